@@ -1,0 +1,115 @@
+#![forbid(unsafe_code)]
+//! Controllers that decide for a side, and the seating of a battle: each
+//! side gets the controller its seat asks for (the AI, the scenario's
+//! scripted orders, or a person).
+
+use std::sync::Arc;
+
+use fray_core::battle::{Battle, rules_app};
+use fray_core::data::{LoadError, Source};
+use fray_core::decision::{Controller, HumanSeat, Scripted};
+use fray_core::dice::Dice;
+use fray_core::log::BattleLog;
+use fray_core::model::Seat;
+use fray_core::scenario::LoadedScenario;
+use fray_rules::declared::{self, DeclaredData};
+
+pub mod declared_ai;
+
+/// A ruleset's parsed data, shared by every battle of a batch.
+#[derive(Clone)]
+pub enum RulesetData {
+    Declared(Arc<DeclaredData>),
+}
+
+impl RulesetData {
+    /// Load the data of `ruleset`: from `source` when given, else the built-in file.
+    pub fn load(ruleset: &str, source: Option<Source>) -> Result<Self, String> {
+        let info = fray_rules::ruleset(ruleset).ok_or_else(|| {
+            format!(
+                "unknown ruleset {ruleset:?} (rulesets: {})",
+                fray_rules::ruleset_ids()
+            )
+        })?;
+        let source = source.unwrap_or_else(|| {
+            Source::inline(&format!("assets/rulesets/{}", info.data_file), info.data)
+        });
+        match info.id {
+            "declared" => Ok(Self::Declared(Arc::new(
+                declared::load_data(&source).map_err(|e| e.to_string())?,
+            ))),
+            other => Err(format!("ruleset {other:?} is not playable yet")),
+        }
+    }
+}
+
+/// How a battle is to be set up.
+#[derive(Clone, Debug)]
+pub struct BattleOptions {
+    pub seed: u64,
+    /// Forced faces, used before the scenario's own.
+    pub dice: Vec<u32>,
+    /// Keep every log entry (false for batches).
+    pub keep_log: bool,
+    /// Seat every side with the AI, whatever the scenario says.
+    pub all_ai: bool,
+}
+
+/// The controller for a seat.
+pub fn controller(
+    data: &RulesetData,
+    seat: Seat,
+    scenario: &LoadedScenario,
+    side: usize,
+) -> Box<dyn Controller> {
+    let ai: Box<dyn Controller> = match data {
+        RulesetData::Declared(_) => Box::new(declared_ai::DeclaredAi::default()),
+    };
+    match seat {
+        Seat::Human => Box::new(HumanSeat),
+        Seat::Ai => ai,
+        Seat::Script => {
+            let mine = scenario
+                .scenario
+                .orders
+                .iter()
+                .filter(|o| {
+                    let actor = &o.order.actor;
+                    let all = scenario.scenario.combatants.iter();
+                    let arrivals = scenario.scenario.arrivals.iter().map(|a| &a.combatant);
+                    all.chain(arrivals)
+                        .any(|c| &c.name == actor && scenario.side_index(&c.side) == Some(side))
+                })
+                .cloned()
+                .collect();
+            Box::new(Scripted::new(mine, ai))
+        }
+    }
+}
+
+/// Build a battle of `scenario` under its ruleset, seated as it says.
+pub fn build_battle(
+    scenario: &LoadedScenario,
+    data: &RulesetData,
+    options: &BattleOptions,
+) -> Result<Battle, LoadError> {
+    let forced = options.dice.iter().chain(&scenario.scenario.dice).copied();
+    let mut app = rules_app(Dice::seeded(options.seed).with_forced(forced));
+    if !options.keep_log {
+        app.insert_resource(BattleLog::counting_only());
+    }
+    match data {
+        RulesetData::Declared(d) => declared::setup(&mut app, d.clone(), scenario)?,
+    }
+    let controllers = scenario
+        .scenario
+        .sides
+        .iter()
+        .enumerate()
+        .map(|(i, side)| {
+            let seat = if options.all_ai { Seat::Ai } else { side.seat };
+            controller(data, seat, scenario, i)
+        })
+        .collect();
+    Ok(Battle::new(app, controllers))
+}

@@ -1,0 +1,165 @@
+//! The battle driver (DESIGN.md seam 3): it keeps the rules stepping while no
+//! person has to decide, handing each open decision to its side's controller.
+//!
+//! A ruleset adds its systems to the [`RulesStep`] schedule. One run of that
+//! schedule is one *step*: the rules take the orders given, do what they can,
+//! and publish the next decisions. The driver loops — answer what controllers
+//! can answer, step — until the battle is over or only people can go on.
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use bevy_ecs::schedule::{ScheduleLabel, SingleThreadedExecutor};
+
+use crate::decision::{Controller, Decisions};
+use crate::dice::Dice;
+use crate::log::BattleLog;
+use crate::model::{BattleResult, Outcome};
+
+/// The schedule a ruleset's systems run in, once per step.
+#[derive(ScheduleLabel, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RulesStep;
+
+/// Where the driver stopped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// These open decisions wait for a person.
+    AwaitingHuman(Vec<u64>),
+    /// The battle is over.
+    Over(BattleResult),
+    /// The battle cannot go on (a forced die that does not fit, rules that stall).
+    Failed(String),
+}
+
+/// Steps without any change before the driver gives up on a battle.
+const STALL_LIMIT: u32 = 64;
+
+/// A battle in progress: the rules' app and one controller per side.
+pub struct Battle {
+    pub app: App,
+    controllers: Vec<Box<dyn Controller>>,
+}
+
+/// An app with what every ruleset needs: the step schedule (single-threaded,
+/// so systems run in one fixed order), the log, decisions and outcome.
+pub fn rules_app(dice: Dice) -> App {
+    let mut app = App::empty();
+    let mut schedule = Schedule::new(RulesStep);
+    schedule.set_executor(SingleThreadedExecutor::new());
+    app.add_schedule(schedule);
+    app.insert_resource(dice)
+        .init_resource::<BattleLog>()
+        .init_resource::<Decisions>()
+        .init_resource::<Outcome>();
+    app
+}
+
+impl Battle {
+    pub fn new(app: App, controllers: Vec<Box<dyn Controller>>) -> Self {
+        Self { app, controllers }
+    }
+
+    pub fn world(&self) -> &World {
+        self.app.world()
+    }
+
+    pub fn world_mut(&mut self) -> &mut World {
+        self.app.world_mut()
+    }
+
+    /// Replace the controller of `side` (the window seats a person, a test a script).
+    pub fn set_controller(&mut self, side: usize, controller: Box<dyn Controller>) {
+        if let Some(slot) = self.controllers.get_mut(side) {
+            *slot = controller;
+        }
+    }
+
+    /// Run the rules once.
+    pub fn step(&mut self) {
+        self.app.world_mut().run_schedule(RulesStep);
+    }
+
+    /// The result, once the battle is over.
+    pub fn outcome(&self) -> Option<&BattleResult> {
+        self.app.world().resource::<Outcome>().0.as_ref()
+    }
+
+    /// Give an order for decision `id` (the window does this for a person).
+    pub fn answer(&mut self, id: u64, order: crate::decision::Order) {
+        self.app
+            .world_mut()
+            .resource_mut::<Decisions>()
+            .answer(id, order);
+    }
+
+    /// Step until the battle is over or a person must decide.
+    pub fn run(&mut self) -> Progress {
+        let mut stalled = 0;
+        let mut refused_in_a_row = 0;
+        loop {
+            let world = self.app.world_mut();
+            if let Some(e) = world.resource::<Dice>().error() {
+                return Progress::Failed(e.to_string());
+            }
+            if let Some(result) = &world.resource::<Outcome>().0 {
+                return Progress::Over(result.clone());
+            }
+            let refusals = world.resource_mut::<Decisions>().take_refusals();
+            for r in &refusals {
+                if let Some(c) = self.controllers.get_mut(r.side) {
+                    c.refused(r);
+                }
+            }
+            if refusals.is_empty() {
+                refused_in_a_row = 0;
+            } else {
+                refused_in_a_row += 1;
+                if refused_in_a_row > STALL_LIMIT {
+                    let r = &refusals[0];
+                    return Progress::Failed(format!(
+                        "the controller of side {} keeps giving refused orders ({})",
+                        r.side, r.reason
+                    ));
+                }
+            }
+            let before = (
+                world.resource::<Decisions>().generation,
+                world.resource::<BattleLog>().count(),
+            );
+            let open: Vec<_> = world
+                .resource::<Decisions>()
+                .open()
+                .iter()
+                .filter(|d| !world.resource::<Decisions>().is_answered(d.id))
+                .cloned()
+                .collect();
+            let mut waiting = Vec::new();
+            for decision in &open {
+                let Some(controller) = self.controllers.get_mut(decision.side) else {
+                    return Progress::Failed(format!("no controller for side {}", decision.side));
+                };
+                match controller.decide(world, decision) {
+                    Some(order) => world.resource_mut::<Decisions>().answer(decision.id, order),
+                    None => waiting.push(decision.id),
+                }
+            }
+            let answered = waiting.len() < open.len();
+            if !waiting.is_empty() && !answered {
+                return Progress::AwaitingHuman(waiting);
+            }
+            self.step();
+            let world = self.app.world();
+            let after = (
+                world.resource::<Decisions>().generation,
+                world.resource::<BattleLog>().count(),
+            );
+            if after == before && !answered {
+                stalled += 1;
+                if stalled > STALL_LIMIT {
+                    return Progress::Failed("the rules stopped making progress".into());
+                }
+            } else {
+                stalled = 0;
+            }
+        }
+    }
+}

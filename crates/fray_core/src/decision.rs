@@ -1,0 +1,262 @@
+//! Decisions and orders (DESIGN.md seam 2).
+//!
+//! When the rules need a choice they *publish* a [`Decision`]: who decides,
+//! for which combatant, and the choices the rules would take, each either
+//! legal or refused with a reason. A controller answers with an [`Order`]. The
+//! rules validate every order when they take it: an illegal one is refused
+//! with a reason in the log and changes nothing, and the decision stays open.
+//! Secret decisions are all published before any is answered, and the rules
+//! reveal them together.
+
+use bevy_ecs::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::grid::Cell;
+
+/// What a controller tells the rules to do. The same shape serves every
+/// ruleset: an action named in the ruleset's data, and what it needs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Order {
+    /// The combatant the order is for, by name.
+    pub actor: String,
+    /// The action, as the ruleset names it (`attack`, `full_defense` …).
+    pub action: String,
+    /// The combatant the action is aimed at, by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// A cell to move toward.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<Cell>,
+    /// The weapon, spell or item used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub with: Option<String>,
+}
+
+impl Order {
+    pub fn new(actor: impl Into<String>, action: impl Into<String>) -> Self {
+        Self {
+            actor: actor.into(),
+            action: action.into(),
+            ..Self::default()
+        }
+    }
+
+    pub fn target(mut self, target: impl Into<String>) -> Self {
+        self.target = Some(target.into());
+        self
+    }
+
+    pub fn with(mut self, with: impl Into<String>) -> Self {
+        self.with = Some(with.into());
+        self
+    }
+
+    pub fn cell(mut self, cell: Cell) -> Self {
+        self.cell = Some(cell);
+        self
+    }
+}
+
+/// One of the things a decision offers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub order: Order,
+    /// How a player reads it ("Attack the ghoul with the longsword (+2)").
+    pub label: String,
+    /// Why the rules would refuse it, if they would.
+    pub refused: Option<String>,
+}
+
+impl Choice {
+    pub fn legal(order: Order, label: impl Into<String>) -> Self {
+        Self {
+            order,
+            label: label.into(),
+            refused: None,
+        }
+    }
+
+    pub fn refused(order: Order, label: impl Into<String>, why: impl Into<String>) -> Self {
+        Self {
+            order,
+            label: label.into(),
+            refused: Some(why.into()),
+        }
+    }
+}
+
+/// A choice the rules are waiting for.
+#[derive(Clone, Debug)]
+pub struct Decision {
+    pub id: u64,
+    /// The side whose controller decides.
+    pub side: usize,
+    /// The combatant the decision is for.
+    pub actor: Entity,
+    pub actor_name: String,
+    /// What is asked, in words ("Brienne: declare an action for round 3").
+    pub prompt: String,
+    /// The paragraph that asks for it.
+    pub rule: String,
+    pub choices: Vec<Choice>,
+    /// Whether the answer stays hidden from other sides until revealed.
+    pub secret: bool,
+    /// Whether an order may also name any destination cell.
+    pub any_cell: bool,
+}
+
+/// An order that the rules would not take, for the controller to hear about.
+#[derive(Clone, Debug)]
+pub struct Refusal {
+    pub decision: u64,
+    pub side: usize,
+    pub order: Order,
+    pub reason: String,
+}
+
+/// The open decisions and the orders given for them, a resource.
+#[derive(Resource, Debug, Default)]
+pub struct Decisions {
+    open: Vec<Decision>,
+    answered: Vec<(u64, Order)>,
+    refusals: Vec<Refusal>,
+    next_id: u64,
+    /// Bumped on every change, so a driver can tell whether anything moved.
+    pub generation: u64,
+}
+
+impl Decisions {
+    /// Publish a decision; its `id` is assigned here and returned.
+    pub fn publish(&mut self, mut decision: Decision) -> u64 {
+        self.next_id += 1;
+        decision.id = self.next_id;
+        self.open.push(decision);
+        self.generation += 1;
+        self.next_id
+    }
+
+    pub fn open(&self) -> &[Decision] {
+        &self.open
+    }
+
+    pub fn get(&self, id: u64) -> Option<&Decision> {
+        self.open.iter().find(|d| d.id == id)
+    }
+
+    /// Whether an order waits to be taken for decision `id`.
+    pub fn is_answered(&self, id: u64) -> bool {
+        self.answered.iter().any(|(d, _)| *d == id)
+    }
+
+    /// A controller's answer; the rules take it on their next step.
+    pub fn answer(&mut self, id: u64, order: Order) {
+        self.answered.retain(|(d, _)| *d != id);
+        self.answered.push((id, order));
+        self.generation += 1;
+    }
+
+    /// The answers waiting, for the rules to validate.
+    pub fn take_answers(&mut self) -> Vec<(u64, Order)> {
+        std::mem::take(&mut self.answered)
+    }
+
+    /// Close decision `id`: its order was taken.
+    pub fn close(&mut self, id: u64) -> Option<Decision> {
+        let i = self.open.iter().position(|d| d.id == id)?;
+        self.generation += 1;
+        Some(self.open.remove(i))
+    }
+
+    /// Close every open decision (the battle ended, or the question lapsed).
+    pub fn close_all(&mut self) {
+        if !self.open.is_empty() {
+            self.generation += 1;
+        }
+        self.open.clear();
+        self.answered.clear();
+    }
+
+    /// Note that an order for `id` was refused; the decision stays open.
+    pub fn refuse(&mut self, id: u64, order: Order, reason: impl Into<String>) {
+        let side = self.get(id).map_or(usize::MAX, |d| d.side);
+        self.refusals.push(Refusal {
+            decision: id,
+            side,
+            order,
+            reason: reason.into(),
+        });
+        self.generation += 1;
+    }
+
+    /// Refusals not yet heard by the controllers.
+    pub fn take_refusals(&mut self) -> Vec<Refusal> {
+        std::mem::take(&mut self.refusals)
+    }
+}
+
+/// Answers decisions for a side: the AI, a script, a replay, the window.
+///
+/// A controller reads the world (it must not change rules state: every change
+/// goes through an order) and returns an order, or `None` when a person has
+/// to decide.
+pub trait Controller: Send {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order>;
+
+    /// The rules refused an order this controller gave.
+    fn refused(&mut self, _refusal: &Refusal) {}
+}
+
+/// A person decides: the driver stops and waits.
+pub struct HumanSeat;
+
+impl Controller for HumanSeat {
+    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
+        None
+    }
+}
+
+/// Orders written in a scenario, for a given round and actor.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptedOrder {
+    pub round: u32,
+    pub order: Order,
+}
+
+/// Plays the scenario's scripted orders, each once, in the round and for the
+/// actor they name; when none fits, hands the decision to `fallback`.
+pub struct Scripted {
+    script: Vec<(ScriptedOrder, bool)>,
+    fallback: Box<dyn Controller>,
+}
+
+impl Scripted {
+    pub fn new(script: Vec<ScriptedOrder>, fallback: Box<dyn Controller>) -> Self {
+        Self {
+            script: script.into_iter().map(|s| (s, false)).collect(),
+            fallback,
+        }
+    }
+}
+
+impl Controller for Scripted {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let round = world.resource::<crate::log::BattleLog>().round;
+        let next = self
+            .script
+            .iter_mut()
+            .find(|(s, used)| !used && s.round == round && s.order.actor == decision.actor_name);
+        match next {
+            Some((s, used)) => {
+                *used = true;
+                Some(s.order.clone())
+            }
+            None => self.fallback.decide(world, decision),
+        }
+    }
+
+    fn refused(&mut self, refusal: &Refusal) {
+        self.fallback.refused(refusal);
+    }
+}

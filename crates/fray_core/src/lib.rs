@@ -1,0 +1,19 @@
+#![forbid(unsafe_code)]
+//! Fray's core: everything a ruleset stands on, with no rendering.
+//!
+//! - [`grid`]: hex and square battlefields behind one set of verbs;
+//! - [`dice`]: notation, seeded dice, forced faces, recorded rolls;
+//! - [`log`]: the battle log, its sentences and JSON lines;
+//! - [`decision`]: decisions, orders and controllers;
+//! - [`battle`]: the driver that steps the rules until a person must decide;
+//! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
+//! - [`model`]: the components every ruleset shares.
+
+pub mod battle;
+pub mod data;
+pub mod decision;
+pub mod dice;
+pub mod grid;
+pub mod log;
+pub mod model;
+pub mod scenario;

@@ -1,0 +1,254 @@
+//! The battle log: the truth of what happened (DESIGN.md seam 5).
+//!
+//! Every state change is one [`LogEntry`]: sequence number, round, the
+//! ruleset's own time mark, actor, event kind, rolls, the check the rolls were
+//! made against (each modifier by name and the target number), the rule
+//! reference and a sentence. The timeline, the log panel, replays and tests all
+//! read it; `fray run --log FILE` writes it as JSON lines.
+
+use std::io::{self, Write};
+
+use bevy_ecs::resource::Resource;
+use serde::{Deserialize, Serialize};
+
+use crate::dice::Roll;
+
+/// A named number added to a roll ("Agility +2", "Full defense +4").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Modifier {
+    pub name: String,
+    pub value: i32,
+}
+
+impl Modifier {
+    pub fn new(name: impl Into<String>, value: i32) -> Self {
+        Self {
+            name: name.into(),
+            value,
+        }
+    }
+}
+
+/// A roll measured against a target number, with its breakdown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Check {
+    /// What the total was compared with ("Defense", "TN").
+    pub against: String,
+    /// The number to meet or beat.
+    pub target: i32,
+    /// Modifiers added to the dice, by name.
+    pub modifiers: Vec<Modifier>,
+    /// Dice plus modifiers.
+    pub total: i32,
+    pub success: bool,
+}
+
+/// One thing that happened.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogEntry {
+    /// 1, 2, 3 … in the order things happened.
+    pub seq: u64,
+    /// The round (or turn) it happened in; 0 before the first.
+    pub round: u32,
+    /// The ruleset's own time mark ("initiative 8", "segment 4", "phase 12").
+    pub time: String,
+    /// Who did it, if anyone.
+    pub actor: Option<String>,
+    /// The kind of event (`attack`, `damage`, `declare`, `morale` …).
+    pub event: String,
+    /// Where the text says so (`004 §Step 2`), or the ruling applied.
+    pub rule: String,
+    /// Every die rolled for it.
+    #[serde(default)]
+    pub rolls: Vec<Roll>,
+    /// The check the rolls were made against, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<Check>,
+    /// A sentence a player can read.
+    pub text: String,
+}
+
+impl LogEntry {
+    /// The entry as a line of a printed battle: `[R2 initiative 8] text (004 §Step 2)`.
+    pub fn sentence(&self) -> String {
+        let mut s = String::with_capacity(self.text.len() + 40);
+        if self.round > 0 {
+            s.push_str(&format!("[round {}", self.round));
+            if !self.time.is_empty() {
+                s.push_str(", ");
+                s.push_str(&self.time);
+            }
+            s.push_str("] ");
+        }
+        s.push_str(&self.text);
+        for roll in &self.rolls {
+            s.push_str(&format!(" {{{roll}}}"));
+        }
+        s.push_str(&format!(" ({})", self.rule));
+        s
+    }
+}
+
+/// What a rules system fills in to log something; the log numbers it.
+#[derive(Clone, Debug, Default)]
+pub struct Event {
+    pub actor: Option<String>,
+    pub event: &'static str,
+    pub rule: String,
+    pub rolls: Vec<Roll>,
+    pub check: Option<Check>,
+    pub text: String,
+}
+
+impl Event {
+    /// An event of `kind` under `rule`, saying `text`.
+    pub fn new(kind: &'static str, rule: impl Into<String>, text: impl Into<String>) -> Self {
+        Self {
+            event: kind,
+            rule: rule.into(),
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    pub fn actor(mut self, name: impl Into<String>) -> Self {
+        self.actor = Some(name.into());
+        self
+    }
+
+    pub fn roll(mut self, roll: Roll) -> Self {
+        self.rolls.push(roll);
+        self
+    }
+
+    pub fn rolls(mut self, rolls: impl IntoIterator<Item = Roll>) -> Self {
+        self.rolls.extend(rolls);
+        self
+    }
+
+    pub fn check(mut self, check: Check) -> Self {
+        self.check = Some(check);
+        self
+    }
+}
+
+/// The battle's log, a resource.
+#[derive(Resource, Debug)]
+pub struct BattleLog {
+    entries: Vec<LogEntry>,
+    next_seq: u64,
+    /// The round and time mark entries are stamped with.
+    pub round: u32,
+    pub time: String,
+    /// When false (batch simulation), entries are counted but not kept.
+    keep: bool,
+}
+
+impl Default for BattleLog {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            next_seq: 1,
+            round: 0,
+            time: String::new(),
+            keep: true,
+        }
+    }
+}
+
+impl BattleLog {
+    /// A log that counts entries without keeping them, for batches of battles.
+    pub fn counting_only() -> Self {
+        Self {
+            keep: false,
+            ..Self::default()
+        }
+    }
+
+    /// Whether entries are kept (callers may skip building costly text when not).
+    pub fn keeps(&self) -> bool {
+        self.keep
+    }
+
+    /// Record `event` at the current round and time mark.
+    pub fn push(&mut self, event: Event) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if !self.keep {
+            return;
+        }
+        self.entries.push(LogEntry {
+            seq,
+            round: self.round,
+            time: self.time.clone(),
+            actor: event.actor,
+            event: event.event.to_string(),
+            rule: event.rule,
+            rolls: event.rolls,
+            check: event.check,
+            text: event.text,
+        });
+    }
+
+    pub fn entries(&self) -> &[LogEntry] {
+        &self.entries
+    }
+
+    /// Number of entries made so far, kept or not.
+    pub fn count(&self) -> u64 {
+        self.next_seq - 1
+    }
+
+    /// Write every entry as one JSON object per line.
+    pub fn write_json_lines(&self, out: &mut impl Write) -> io::Result<()> {
+        for entry in &self.entries {
+            serde_json::to_writer(&mut *out, entry)?;
+            out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dice::Dice;
+
+    #[test]
+    fn entries_are_numbered_and_stamped() {
+        let mut log = BattleLog::default();
+        log.round = 2;
+        log.time = "initiative 8".into();
+        let roll = Dice::seeded(1).with_forced([17]).die(20, "attack");
+        log.push(
+            Event::new("attack", "004 §Defense", "Brienne hits the ghoul.")
+                .actor("Brienne")
+                .roll(roll),
+        );
+        log.push(Event::new("note", "004 §Step 5", "Combat ends."));
+        let e = &log.entries()[0];
+        assert_eq!((e.seq, e.round, e.time.as_str()), (1, 2, "initiative 8"));
+        assert_eq!(
+            e.sentence(),
+            "[round 2, initiative 8] Brienne hits the ghoul. {1d20 [17] = 17} (004 §Defense)"
+        );
+        assert_eq!(log.entries()[1].seq, 2);
+        let mut out = Vec::new();
+        log.write_json_lines(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+        for key in [
+            "seq", "round", "time", "actor", "event", "rule", "rolls", "text",
+        ] {
+            assert!(first.get(key).is_some(), "missing {key}");
+        }
+        assert_eq!(first["rolls"][0]["faces"][0], 17);
+    }
+
+    #[test]
+    fn counting_only_keeps_nothing() {
+        let mut log = BattleLog::counting_only();
+        log.push(Event::new("note", "x", "y"));
+        assert_eq!((log.count(), log.entries().len()), (1, 0));
+    }
+}

@@ -1,0 +1,98 @@
+//! Components and resources every ruleset shares: who is in the battle, on
+//! which side, where, and whether they still fight.
+
+use bevy_ecs::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Index of a side in the scenario's list of sides.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Side(pub usize);
+
+/// A combatant's name and its place in the scenario's listing, which fixes
+/// every "in listing order" tie-break.
+#[derive(Component, Clone, Debug)]
+pub struct Combatant {
+    pub name: String,
+    pub listing: u32,
+}
+
+/// Present while the combatant still counts toward its side fighting on.
+/// A side with no `Fighting` combatant is out of the battle.
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Fighting;
+
+/// Who plays a side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Seat {
+    /// A person at this screen.
+    Human,
+    /// The computer.
+    #[default]
+    Ai,
+    /// The scenario's scripted orders, then the computer when they run out.
+    Script,
+}
+
+/// A side as the battle knows it.
+#[derive(Clone, Debug)]
+pub struct SideInfo {
+    pub name: String,
+    pub seat: Seat,
+    /// Whether this side's creatures take morale checks (the texts' "monsters").
+    pub morale: bool,
+}
+
+/// The sides of the battle, in the scenario's order.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Sides(pub Vec<SideInfo>);
+
+impl Sides {
+    pub fn name(&self, side: Side) -> &str {
+        self.0.get(side.0).map_or("?", |s| s.name.as_str())
+    }
+}
+
+/// How a battle ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum BattleResult {
+    /// One side is left fighting; the others were defeated, ran or surrendered.
+    Victory { side: usize, rounds: u32 },
+    /// Nobody is left fighting.
+    MutualDestruction { rounds: u32 },
+    /// The round cap came first.
+    RoundCap { rounds: u32 },
+}
+
+impl BattleResult {
+    pub fn rounds(&self) -> u32 {
+        match *self {
+            Self::Victory { rounds, .. }
+            | Self::MutualDestruction { rounds }
+            | Self::RoundCap { rounds } => rounds,
+        }
+    }
+
+    pub fn winner(&self) -> Option<usize> {
+        match *self {
+            Self::Victory { side, .. } => Some(side),
+            _ => None,
+        }
+    }
+}
+
+/// Set by the rules when the battle is over.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct Outcome(pub Option<BattleResult>);
+
+/// The round cap the scenario set.
+#[derive(Resource, Clone, Copy, Debug)]
+pub struct RoundCap(pub u32);
+
+/// The sides that still have someone fighting, in order.
+pub fn sides_fighting(world: &mut World) -> Vec<usize> {
+    let mut q = world.query_filtered::<&Side, With<Fighting>>();
+    let mut sides: Vec<usize> = q.iter(world).map(|s| s.0).collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides
+}

@@ -1,0 +1,281 @@
+//! Scenario files: the battlefield, the sides and their seats, the
+//! combatants, late arrivals, forced dice and scripted orders.
+//!
+//! ```ron
+//! (
+//!     name: "Duel at the ford",
+//!     ruleset: "declared",
+//!     grid: (kind: Square, width: 8, height: 8, obstacles: [(3, 3)]),
+//!     sides: [(name: "Wardens"), (name: "Raiders", morale: true)],
+//!     combatants: [
+//!         (name: "Brienne", side: "Wardens", template: "knight", at: (1, 3)),
+//!         (name: "Gorm", side: "Raiders", template: "hobgoblin_warrior", at: (6, 3)),
+//!     ],
+//! )
+//! ```
+//!
+//! Stats come from the ruleset's templates; `set` overrides single stats by
+//! the names the ruleset gives them. Ruleset options (such as how declarations
+//! are made) go in `options`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::data::{LoadError, Source};
+use crate::decision::ScriptedOrder;
+use crate::grid::{Cell, Grid, GridGeometry, GridKind};
+use crate::model::Seat;
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GridSpec {
+    pub kind: GridKind,
+    pub width: u32,
+    pub height: u32,
+    #[serde(default)]
+    pub obstacles: Vec<Cell>,
+    /// Difficult terrain: entering costs double.
+    #[serde(default)]
+    pub difficult: Vec<Cell>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SideSpec {
+    pub name: String,
+    #[serde(default)]
+    pub seat: Seat,
+    /// Whether its creatures take morale checks (the texts' monsters).
+    #[serde(default)]
+    pub morale: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CombatantSpec {
+    pub name: String,
+    /// The side's name.
+    pub side: String,
+    /// A stat block from the ruleset's data.
+    pub template: String,
+    pub at: Cell,
+    /// Unaware of its enemies when combat starts.
+    #[serde(default)]
+    pub surprised: bool,
+    /// Combatants naming the same group share one initiative roll.
+    #[serde(default)]
+    pub initiative_group: Option<String>,
+    /// Single stats overridden, by the ruleset's names for them.
+    #[serde(default)]
+    pub set: BTreeMap<String, i32>,
+    /// Weapons carried instead of the template's.
+    #[serde(default)]
+    pub weapons: Option<Vec<String>>,
+}
+
+/// A combatant who enters an ongoing battle.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arrival {
+    /// The round it arrives in.
+    pub round: u32,
+    /// The ruleset's time mark it arrives after (an initiative count, a segment …).
+    pub after: i32,
+    pub combatant: CombatantSpec,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub ruleset: String,
+    pub grid: GridSpec,
+    /// The seed used when none is given on the command line.
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default = "default_round_cap")]
+    pub round_cap: u32,
+    pub sides: Vec<SideSpec>,
+    pub combatants: Vec<CombatantSpec>,
+    #[serde(default)]
+    pub arrivals: Vec<Arrival>,
+    /// Forced die faces, used before the seeded dice.
+    #[serde(default)]
+    pub dice: Vec<u32>,
+    #[serde(default)]
+    pub orders: Vec<ScriptedOrder>,
+    /// Ruleset options by name (e.g. `"declaration": "simultaneous"`).
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
+}
+
+fn default_round_cap() -> u32 {
+    50
+}
+
+/// A scenario with the text it came from, checked for the mistakes that do
+/// not depend on the ruleset.
+#[derive(Clone, Debug)]
+pub struct LoadedScenario {
+    pub scenario: Scenario,
+    pub source: Source,
+}
+
+impl LoadedScenario {
+    pub fn load(path: &Path) -> Result<Self, LoadError> {
+        Self::from_source(Source::read(path)?)
+    }
+
+    pub fn from_source(source: Source) -> Result<Self, LoadError> {
+        let scenario: Scenario = source.parse()?;
+        let s = Self { scenario, source };
+        s.check()?;
+        Ok(s)
+    }
+
+    /// The side index of a side name.
+    pub fn side_index(&self, name: &str) -> Option<usize> {
+        self.scenario.sides.iter().position(|s| s.name == name)
+    }
+
+    /// The grid the scenario describes.
+    pub fn grid(&self) -> Grid {
+        let g = &self.scenario.grid;
+        let mut grid = Grid::new(g.kind, g.width, g.height);
+        for &c in &g.obstacles {
+            grid.add_obstacle(c);
+        }
+        for &c in &g.difficult {
+            grid.add_difficult(c);
+        }
+        grid
+    }
+
+    fn check(&self) -> Result<(), LoadError> {
+        let s = &self.scenario;
+        let src = &self.source;
+        let g = &s.grid;
+        if !(2..=200).contains(&g.width) || !(2..=200).contains(&g.height) {
+            return Err(
+                src.error_at_field("width", "the grid must be 2 to 200 cells wide and high")
+            );
+        }
+        let grid = self.grid();
+        for &c in g.obstacles.iter().chain(&g.difficult) {
+            if !grid.in_bounds(c) {
+                return Err(src.error_at_field(
+                    "obstacles",
+                    format!("cell {c} is outside the {}×{} grid", g.width, g.height),
+                ));
+            }
+        }
+        if s.sides.len() < 2 {
+            return Err(src.error_at_field("sides", "a battle needs at least two sides"));
+        }
+        for (i, side) in s.sides.iter().enumerate() {
+            if s.sides[..i].iter().any(|o| o.name == side.name) {
+                return Err(src.error_at(
+                    &side.name,
+                    None,
+                    format!("two sides are named {:?}", side.name),
+                ));
+            }
+        }
+        if s.round_cap == 0 {
+            return Err(src.error_at_field("round_cap", "the round cap must be at least 1"));
+        }
+        let all = s
+            .combatants
+            .iter()
+            .chain(s.arrivals.iter().map(|a| &a.combatant));
+        let mut seen: Vec<(&str, Cell)> = Vec::new();
+        for c in all {
+            if self.side_index(&c.side).is_none() {
+                return Err(src.error_at(
+                    &c.side,
+                    Some(&c.name),
+                    format!(
+                        "{:?} names side {:?}, but the sides are {}",
+                        c.name,
+                        c.side,
+                        self.side_names()
+                    ),
+                ));
+            }
+            if !grid.in_bounds(c.at) {
+                return Err(src.error_at(
+                    &c.name,
+                    None,
+                    format!(
+                        "{:?} stands at {}, outside the {}×{} grid",
+                        c.name, c.at, g.width, g.height
+                    ),
+                ));
+            }
+            if grid.is_obstacle(c.at) {
+                return Err(src.error_at(
+                    &c.name,
+                    None,
+                    format!("{:?} stands on an obstacle at {}", c.name, c.at),
+                ));
+            }
+            if seen.iter().any(|(n, _)| *n == c.name) {
+                return Err(src.error_at(
+                    &c.name,
+                    None,
+                    format!("two combatants are named {:?}", c.name),
+                ));
+            }
+            seen.push((&c.name, c.at));
+        }
+        for (i, c) in s.combatants.iter().enumerate() {
+            if let Some(other) = s.combatants[..i].iter().find(|o| o.at == c.at) {
+                return Err(src.error_at(
+                    &c.name,
+                    None,
+                    format!("{:?} and {:?} both stand at {}", other.name, c.name, c.at),
+                ));
+            }
+        }
+        for (i, side) in s.sides.iter().enumerate() {
+            if !s
+                .combatants
+                .iter()
+                .any(|c| self.side_index(&c.side) == Some(i))
+            {
+                return Err(src.error_at(
+                    &side.name,
+                    None,
+                    format!("side {:?} has no combatants", side.name),
+                ));
+            }
+        }
+        for o in &s.orders {
+            if !seen.iter().any(|(n, _)| *n == o.order.actor) {
+                return Err(src.error_at(
+                    &o.order.actor,
+                    Some("orders"),
+                    format!(
+                        "a scripted order is for {:?}, who is not in the scenario",
+                        o.order.actor
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn side_names(&self) -> String {
+        let names: Vec<String> = self
+            .scenario
+            .sides
+            .iter()
+            .map(|s| format!("{:?}", s.name))
+            .collect();
+        names.join(", ")
+    }
+}

@@ -1,0 +1,352 @@
+//! The `declared` ruleset's data (`assets/rulesets/declared.ron`): the action
+//! modifiers of 004 §Step 3, weapons, spells, items, the injury tables, stat
+//! blocks, and every ruling that fills a gap the text leaves.
+
+use std::collections::BTreeMap;
+
+use fray_core::data::{LoadError, Source};
+use fray_core::dice::DiceExpr;
+use serde::Deserialize;
+
+use crate::{PhaseDoc, Ruling};
+
+/// Damage types, each with its Combat Injury table (004 §Combat Injuries).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+pub enum DamageType {
+    Blunt,
+    Piercing,
+    Slashing,
+    Chopping,
+    Fire,
+    Cold,
+    Electric,
+    Sonic,
+    Acid,
+    Holy,
+    Unholy,
+}
+
+impl DamageType {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Blunt => "blunt",
+            Self::Piercing => "piercing",
+            Self::Slashing => "slashing",
+            Self::Chopping => "chopping",
+            Self::Fire => "fire",
+            Self::Cold => "cold",
+            Self::Electric => "electric",
+            Self::Sonic => "sonic",
+            Self::Acid => "acid",
+            Self::Holy => "holy",
+            Self::Unholy => "unholy",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weapon {
+    pub damage: DiceExpr,
+    /// Added to initiative when attacking with it (004 §Step 3).
+    pub speed: i32,
+    /// Critical multiplier: 2, 3 or 4 (004 §Critical Hits).
+    pub critical: u32,
+    pub damage_type: DamageType,
+    /// Cells it reaches in melee; 0 for a missile-only weapon.
+    #[serde(default = "one")]
+    pub reach: u32,
+    /// Cells it can be shot or thrown; 0 for melee only.
+    #[serde(default)]
+    pub range: u32,
+    /// Thrown (spent when thrown) rather than shot.
+    #[serde(default)]
+    pub thrown: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SpellEffect {
+    /// Damage to one creature in range.
+    Damage(DiceExpr, DamageType),
+    /// Stress restored to one creature in range.
+    RestoreStress(DiceExpr),
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spell {
+    /// The casting TN.
+    pub tn: i32,
+    /// Spell speed; the text's default is TN − 10 (004 §Step 3).
+    #[serde(default)]
+    pub speed: Option<i32>,
+    pub range: u32,
+    pub effect: SpellEffect,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// Wound Points and Stress restored, Wound Points first.
+    pub heals: DiceExpr,
+    /// Initiative modifier when used; the text's default is +6.
+    #[serde(default)]
+    pub modifier: Option<i32>,
+}
+
+/// What an injury does in a fight, beyond what the table's text says.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Effect {
+    /// Ability damage, rolled (ability names: Agility, Strength, Dexterity, Perception, Memory).
+    AbilityDamage(String, DiceExpr),
+    HalfSpeed,
+    Prone,
+    /// "take only 1 action per 2 turns".
+    EveryOtherRound,
+    /// "can't attack with that arm": a d4 picks the arm (1–2 main, 3–4 off).
+    ArmUseless,
+    Paralysed,
+    Mute,
+    Suffocating,
+    Concussed,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InjuryRow {
+    pub name: String,
+    pub text: String,
+    #[serde(default)]
+    pub effects: Vec<Effect>,
+}
+
+/// A stat block.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    /// Hit dice: used for Stress (as written) and the morale check's HD.
+    pub hd: u32,
+    /// Maximum Stress (the average of the HD dice, by ruling `stress_is_fixed`).
+    pub stress: i32,
+    /// Strength score: maximum Wound Points and the death threshold.
+    pub strength: i32,
+    pub strength_mod: i32,
+    pub agility_mod: i32,
+    pub insight_mod: i32,
+    /// Defense bonus from armour, shield and the like.
+    #[serde(default)]
+    pub defense_bonus: i32,
+    #[serde(default)]
+    pub armour: i32,
+    /// Cells per round.
+    pub speed: u32,
+    /// Added to the d20 of an attack (ruling `attack_roll`).
+    #[serde(default)]
+    pub attack: i32,
+    #[serde(default)]
+    pub heal: i32,
+    #[serde(default)]
+    pub intimidation: i32,
+    #[serde(default)]
+    pub casting: i32,
+    #[serde(default)]
+    pub weapons: Vec<String>,
+    #[serde(default)]
+    pub spells: Vec<String>,
+    #[serde(default)]
+    pub items: Vec<String>,
+}
+
+/// How declarations are made each round (004 §Step 3 leaves it to the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum DeclarationOrder {
+    /// Everyone writes their action down; all are revealed together.
+    Simultaneous,
+    /// Sides take turns, one creature at a time, in the scenario's side order.
+    RoundRobin,
+    /// Highest Agility modifier declares first.
+    AgilityDescending,
+}
+
+impl DeclarationOrder {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "simultaneous" => Some(Self::Simultaneous),
+            "round_robin" => Some(Self::RoundRobin),
+            "agility_descending" => Some(Self::AgilityDescending),
+            _ => None,
+        }
+    }
+}
+
+/// The numbers the text gives, kept with the data so a table can change them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Numbers {
+    pub initiative_die: DiceExpr,
+    pub consumable_modifier: i32,
+    pub throw_modifier: i32,
+    pub full_defense_modifier: i32,
+    pub full_defense_bonus: i32,
+    pub defensive_attack_extra: i32,
+    pub late_arrival_modifier: i32,
+    pub spell_speed_base: i32,
+    pub morale_dice: DiceExpr,
+    pub morale_base_tn: i32,
+    pub stabilise_base_tn: i32,
+}
+
+/// Numbers of the rulings, next to the rulings' words.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulingNumbers {
+    pub attack_die: DiceExpr,
+    pub critical_on: u32,
+    pub automatic_miss_on: u32,
+    pub check_die: DiceExpr,
+    pub stabilise_modifier: i32,
+    pub intimidate_modifier: i32,
+    pub intimidate_range: u32,
+    pub wait_modifier: i32,
+    pub obvious_defeat_ratio: u32,
+    pub prone_attack_bonus: i32,
+    pub concussed_attack_penalty: i32,
+    pub borrowed_injury_table: DamageType,
+    pub combat_injury_die: DiceExpr,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclaredData {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+    pub round: Vec<PhaseDoc>,
+    pub declaration: DeclarationOrder,
+    pub numbers: Numbers,
+    pub ruling_numbers: RulingNumbers,
+    pub rulings: Vec<Ruling>,
+    pub weapons: BTreeMap<String, Weapon>,
+    #[serde(default)]
+    pub spells: BTreeMap<String, Spell>,
+    #[serde(default)]
+    pub items: BTreeMap<String, Item>,
+    pub injuries: BTreeMap<DamageType, Vec<InjuryRow>>,
+    pub templates: BTreeMap<String, Template>,
+}
+
+impl DeclaredData {
+    /// Parse and check a data file.
+    pub fn load(source: &Source) -> Result<Self, LoadError> {
+        let data: Self = source.parse()?;
+        data.check(source)?;
+        Ok(data)
+    }
+
+    fn check(&self, src: &Source) -> Result<(), LoadError> {
+        if self.id != "declared" {
+            return Err(src.error_at_field(
+                "id",
+                format!("this file is for ruleset {:?}, not \"declared\"", self.id),
+            ));
+        }
+        for (name, t) in &self.templates {
+            for w in &t.weapons {
+                if !self.weapons.contains_key(w) {
+                    return Err(src.error_at(
+                        w,
+                        Some(name),
+                        format!("template {name:?} carries unknown weapon {w:?}"),
+                    ));
+                }
+            }
+            for s in &t.spells {
+                if !self.spells.contains_key(s) {
+                    return Err(src.error_at(
+                        s,
+                        Some(name),
+                        format!("template {name:?} knows unknown spell {s:?}"),
+                    ));
+                }
+            }
+            for i in &t.items {
+                if !self.items.contains_key(i) {
+                    return Err(src.error_at(
+                        i,
+                        Some(name),
+                        format!("template {name:?} carries unknown item {i:?}"),
+                    ));
+                }
+            }
+            if t.strength < 1 {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("template {name:?} needs a Strength of at least 1"),
+                ));
+            }
+        }
+        for (name, w) in &self.weapons {
+            if !(2..=4).contains(&w.critical) {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("weapon {name:?}: the critical multiplier must be 2, 3 or 4"),
+                ));
+            }
+            if w.reach == 0 && w.range == 0 {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("weapon {name:?} has neither reach nor range"),
+                ));
+            }
+        }
+        for (kind, rows) in &self.injuries {
+            if !rows.is_empty()
+                && rows.len() != self.ruling_numbers.combat_injury_die.max() as usize
+            {
+                return Err(src.error_at_field(
+                    "injuries",
+                    format!(
+                        "the {} injury table has {} rows; the injury die has {}",
+                        kind.word(),
+                        rows.len(),
+                        self.ruling_numbers.combat_injury_die.max()
+                    ),
+                ));
+            }
+        }
+        let borrowed = self.ruling_numbers.borrowed_injury_table;
+        if self
+            .injuries
+            .get(&borrowed)
+            .is_none_or(|rows| rows.is_empty())
+        {
+            return Err(src.error_at_field(
+                "borrowed_injury_table",
+                format!(
+                    "the {} injury table is empty, so it cannot be borrowed",
+                    borrowed.word()
+                ),
+            ));
+        }
+        for r in &self.rulings {
+            if self.rulings.iter().filter(|o| o.id == r.id).count() > 1 {
+                return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The ruling named `id` (the data file is checked to have every ruling the code names).
+    pub fn ruling(&self, id: &str) -> String {
+        format!("ruling {id}")
+    }
+}

@@ -1,0 +1,1309 @@
+//! 004 §Step 2 resolution: actions from the lowest initiative to the highest,
+//! ties at the same instant; movement (004 §Speed) with ripostes; attacks
+//! against Defense (004 §Defense, §Armour); damage to Stress then Wound Points
+//! (004 §Stress, §Wound Points); critical hits and Combat Injuries
+//! (004 §Critical Hits, §Combat Injuries).
+
+use bevy_ecs::prelude::*;
+use fray_core::dice::{Dice, DiceExpr};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::model::{Combatant, Fighting, Side};
+
+use super::data::{DamageType, Effect, SpellEffect};
+use super::{
+    Action, BaseInitiative, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState,
+    Routed, Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival,
+    check_die, check_end, next_arrival,
+};
+
+/// A hit rolled but not yet applied: within a group of tied initiatives
+/// every hit lands together when the group is done (004 §Step 2).
+#[derive(Clone, Debug)]
+pub(crate) struct Hit {
+    target: Entity,
+    amount: i32,
+    critical: bool,
+    damage_type: DamageType,
+}
+
+/// 004 §Step 2: resolve the next initiative count — a group of one, or of
+/// several tied creatures acting simultaneously — bringing in any late
+/// arrival whose moment has come first. One count per step.
+pub fn resolve_counts(world: &mut World) {
+    let next = world.resource::<Flow>().queue.first().map(|s| s.initiative);
+    if let Some(i) = next_arrival(world, next) {
+        bring_in_arrival(world, i);
+        return;
+    }
+    let Some(init) = next else {
+        world.resource_mut::<Flow>().stage = Stage::EndRound;
+        return;
+    };
+    let group: Vec<Slot> = {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.count = Some(init);
+        let n = flow
+            .queue
+            .iter()
+            .take_while(|s| s.initiative == init)
+            .count();
+        flow.queue.drain(..n).collect()
+    };
+    world.resource_mut::<BattleLog>().time = format!("initiative {init}");
+    let simultaneous = group.len() > 1;
+    if simultaneous {
+        let names: Vec<String> = group
+            .iter()
+            .map(|s| world.resource::<Flow>().name(s.actor).to_string())
+            .collect();
+        world.resource_mut::<BattleLog>().push(Event::new(
+            "simultaneous",
+            "004 §Step 2",
+            format!(
+                "{} act at the same instant: their hits land together.",
+                names.join(" and ")
+            ),
+        ));
+    }
+    let mut deferred = Vec::new();
+    for slot in group {
+        act(world, &slot, simultaneous.then_some(&mut deferred));
+    }
+    for hit in deferred {
+        apply_hit(world, &hit);
+    }
+    check_end(world);
+}
+
+fn name(world: &World, e: Entity) -> String {
+    world.resource::<Flow>().name(e).to_string()
+}
+
+fn log(world: &mut World, event: Event) {
+    world.resource_mut::<BattleLog>().push(event);
+}
+
+fn health(world: &World, e: Entity) -> Health {
+    world.get::<Health>(e).copied().unwrap_or(Health::Dead)
+}
+
+fn cell(world: &World, e: Entity) -> Cell {
+    world
+        .get::<Cell>(e)
+        .copied()
+        .unwrap_or(Cell::new(-1000, -1000))
+}
+
+/// Resolve one declared action.
+fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
+    let e = slot.actor;
+    let me = name(world, e);
+    let h = health(world, e);
+    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
+    if h == Health::Dead || world.get::<Fled>(e).is_some() || hurts.paralysed {
+        let why = if h == Health::Dead {
+            "is dead"
+        } else if hurts.paralysed {
+            "is paralysed"
+        } else {
+            "has left the battlefield"
+        };
+        log(
+            world,
+            Event::new(
+                "no_action",
+                "004 §Step 2",
+                format!("{me} {why} and does not act."),
+            )
+            .actor(&me),
+        );
+        return;
+    }
+    if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
+        log(
+            world,
+            Event::new(
+                "no_action",
+                "ruling morale_failure",
+                format!("{me} has broken and only flees."),
+            )
+            .actor(&me),
+        );
+        return;
+    }
+    let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.actions_taken += 1;
+    }
+    let stabilised = world.get::<Stabilised>(e).is_some();
+    let strenuous = !matches!(
+        slot.action,
+        Action::Move { .. } | Action::Wait | Action::Flee | Action::FullDefense { .. }
+    );
+    if slot.late {
+        log(
+            world,
+            Event::new(
+                "late_action",
+                "004 §Step 2",
+                format!("{me} acts on its late count."),
+            )
+            .actor(&me),
+        );
+    }
+    // 004 §Wound Points: what Incapacitated, Dying and Stabilised creatures pay.
+    if matches!(h, Health::Incapacitated | Health::Dying) && strenuous {
+        let pays = if stabilised { prior >= 1 } else { true };
+        if pays {
+            let why = if stabilised {
+                "a stabilised creature's action beyond the first in a round"
+            } else {
+                "acting while Incapacitated or Dying"
+            };
+            log(
+                world,
+                Event::new(
+                    "strain",
+                    "004 §Wound Points",
+                    format!("{me} strains itself ({why}) and takes 1 Wound Point."),
+                )
+                .actor(&me),
+            );
+            lose_wound_points(world, e, 1, "004 §Wound Points");
+            if health(world, e) == Health::Dead {
+                return;
+            }
+        }
+    }
+    let can_move = !(h == Health::Dying && !stabilised && strenuous);
+    let budget = if can_move {
+        move_budget(world, e, &slot.action)
+    } else {
+        0
+    };
+    let data = world.resource::<Data>().0.clone();
+    match &slot.action {
+        Action::Attack {
+            target,
+            weapon,
+            defensive,
+        } => {
+            let Some(w) = data.weapons.get(weapon).cloned() else {
+                return;
+            };
+            let mut target = *target;
+            if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
+                match nearest_enemy(world, e) {
+                    Some(t) => {
+                        let (old, new) = (name(world, target), name(world, t));
+                        log(
+                            world,
+                            Event::new(
+                                "retarget",
+                                "ruling retarget",
+                                format!("{old} is gone; {me} turns on {new} instead."),
+                            )
+                            .actor(&me),
+                        );
+                        target = t;
+                    }
+                    None => return,
+                }
+            }
+            let reach = if w.reach > 0 { w.reach } else { w.range };
+            approach(world, e, cell(world, target), reach, budget, !*defensive);
+            if health(world, e) == Health::Dead
+                || world.get::<Fighting>(e).is_none() && h == Health::Fine
+            {
+                return;
+            }
+            let dist = world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, target));
+            if dist > reach {
+                let t = name(world, target);
+                log(
+                    world,
+                    Event::new(
+                        "out_of_reach",
+                        "004 §Speed",
+                        format!(
+                            "{me} cannot reach {t} this round ({dist} cells away, reach {reach})."
+                        ),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            let shot = w.reach == 0;
+            if let Some(hit) = strike(world, e, target, weapon, shot, "attacks") {
+                land(world, hit, deferred.as_deref_mut());
+            }
+            full_defense_riposte(world, target, e);
+        }
+        Action::Throw { weapon, target } => {
+            let Some(w) = data.weapons.get(weapon).cloned() else {
+                return;
+            };
+            let target = *target;
+            if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
+                log(
+                    world,
+                    Event::new(
+                        "no_target",
+                        "004 §Step 3",
+                        format!("{me}'s target is gone; it keeps its {weapon}."),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            approach(world, e, cell(world, target), w.range, budget, true);
+            let dist = world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, target));
+            if dist > w.range {
+                log(
+                    world,
+                    Event::new(
+                        "out_of_reach",
+                        "004 §Speed",
+                        format!(
+                            "{me} is out of throwing range ({dist} cells, range {}).",
+                            w.range
+                        ),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            if let Some(mut kit) = world.get_mut::<Kit>(e)
+                && let Some(i) = kit.weapons.iter().position(|x| x == weapon)
+            {
+                kit.weapons.remove(i);
+            }
+            if let Some(hit) = strike(world, e, target, weapon, false, "throws at") {
+                land(world, hit, deferred.as_deref_mut());
+            }
+            full_defense_riposte(world, target, e);
+        }
+        Action::Cast { spell, target } => {
+            let Some(s) = data.spells.get(spell).cloned() else {
+                return;
+            };
+            let target = *target;
+            approach(world, e, cell(world, target), s.range, budget, true);
+            let dist = world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, target));
+            if dist > s.range {
+                log(
+                    world,
+                    Event::new(
+                        "out_of_reach",
+                        "004 §Speed",
+                        format!("{me} is out of range for {spell}."),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            let casting = world.get::<Stats>(e).map_or(0, |s| s.casting);
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(check_die(&data), format!("{me}'s casting of {spell}"));
+            let total = roll.total + casting;
+            let cast = total >= s.tn;
+            let t = name(world, target);
+            log(
+                world,
+                Event::new(
+                    "cast",
+                    "004 §Step 3 · ruling spell_casting",
+                    format!(
+                        "{me} casts {spell} ({} + {casting} casting = {total} against TN {}): {}.",
+                        roll.total,
+                        s.tn,
+                        if cast {
+                            "the spell takes shape"
+                        } else {
+                            "it fizzles"
+                        }
+                    ),
+                )
+                .actor(&me)
+                .check(Check {
+                    against: "TN".into(),
+                    target: s.tn,
+                    modifiers: vec![Modifier::new("casting", casting)],
+                    total,
+                    success: cast,
+                })
+                .roll(roll),
+            );
+            if !cast {
+                return;
+            }
+            match s.effect {
+                SpellEffect::Damage(dice, dtype) => {
+                    let defense = defense(world, target);
+                    if total < defense {
+                        log(
+                            world,
+                            Event::new(
+                                "miss",
+                                "ruling spell_attack",
+                                format!("{spell} misses {t} ({total} against Defense {defense})."),
+                            )
+                            .actor(&me),
+                        );
+                        return;
+                    }
+                    let roll = world
+                        .resource_mut::<Dice>()
+                        .roll(dice, format!("{spell}'s damage to {t}"));
+                    let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
+                    let amount = (roll.total - armour).max(0);
+                    log(world, Event::new("hit", "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll));
+                    land(
+                        world,
+                        Hit {
+                            target,
+                            amount,
+                            critical: false,
+                            damage_type: dtype,
+                        },
+                        deferred.as_deref_mut(),
+                    );
+                }
+                SpellEffect::RestoreStress(dice) => {
+                    let roll = world
+                        .resource_mut::<Dice>()
+                        .roll(dice, format!("{spell} on {t}"));
+                    let gained = restore_stress(world, target, roll.total);
+                    log(
+                        world,
+                        Event::new(
+                            "heal",
+                            "ruling spell_casting",
+                            format!("{t} recovers {gained} Stress."),
+                        )
+                        .actor(&me)
+                        .roll(roll),
+                    );
+                }
+            }
+        }
+        Action::Consume { item } => {
+            let Some(it) = data.items.get(item).cloned() else {
+                return;
+            };
+            if let Some(mut kit) = world.get_mut::<Kit>(e)
+                && let Some(i) = kit.items.iter().position(|x| x == item)
+            {
+                kit.items.remove(i);
+            }
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(it.heals, format!("{me}'s {item}"));
+            let (wp, stress) = heal(world, e, roll.total);
+            log(
+                world,
+                Event::new(
+                    "heal",
+                    "004 §Step 3 · ruling healing_items",
+                    format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
+                )
+                .actor(&me)
+                .roll(roll),
+            );
+        }
+        Action::Stabilise { target } => {
+            let target = *target;
+            approach(world, e, cell(world, target), 1, budget, true);
+            let t = name(world, target);
+            let dist = world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, target));
+            if dist > 1 {
+                log(
+                    world,
+                    Event::new(
+                        "out_of_reach",
+                        "004 §Speed",
+                        format!("{me} cannot reach {t} to tend the wounds."),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
+                || world.get::<Stabilised>(target).is_some()
+            {
+                log(
+                    world,
+                    Event::new(
+                        "no_target",
+                        "004 §Wound Points",
+                        format!("{t} no longer needs stabilising."),
+                    )
+                    .actor(&me),
+                );
+                return;
+            }
+            let worst = world
+                .get::<Injuries>(target)
+                .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
+            let tn = data.numbers.stabilise_base_tn + worst;
+            let heal = world.get::<Stats>(e).map_or(0, |s| s.heal);
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(check_die(&data), format!("{me}'s Heal check on {t}"));
+            let total = roll.total + heal;
+            let ok = total >= tn;
+            log(
+                world,
+                Event::new("stabilise", "004 §Wound Points", format!(
+                    "{me} tends {t}: Heal {} + {heal} = {total} against TN 10 + {worst} (worst wound) = {tn}: {}.",
+                    roll.total,
+                    if ok { format!("{t} is stabilised") } else { "not enough".to_string() }
+                ))
+                .actor(&me)
+                .check(Check { against: "TN".into(), target: tn, modifiers: vec![Modifier::new("Heal", heal)], total, success: ok })
+                .roll(roll),
+            );
+            if ok {
+                world.entity_mut(target).insert(Stabilised);
+            }
+        }
+        Action::Intimidate { target } => {
+            let target = *target;
+            let range = data.ruling_numbers.intimidate_range;
+            approach(world, e, cell(world, target), range, budget, true);
+            let t = name(world, target);
+            let intim = world.get::<Stats>(e).map_or(0, |s| s.intimidation);
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(check_die(&data), format!("{me}'s Intimidation of {t}"));
+            let total = roll.total + intim;
+            log(world, Event::new("intimidate", "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll));
+            if let Some(mut rs) = world.get_mut::<RoundState>(target) {
+                rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
+            }
+        }
+        Action::Move { toward } | Action::FullDefense { toward } => {
+            if let Some(c) = *toward {
+                approach(
+                    world,
+                    e,
+                    c,
+                    0,
+                    budget,
+                    !matches!(slot.action, Action::Move { .. }),
+                );
+            } else if matches!(slot.action, Action::FullDefense { .. }) {
+                log(
+                    world,
+                    Event::new(
+                        "defend",
+                        "004 §Step 3",
+                        format!("{me} stands in full defense (+4 Defense)."),
+                    )
+                    .actor(&me),
+                );
+            } else {
+                log(
+                    world,
+                    Event::new("hold", "004 §Step 3", format!("{me} holds its ground.")).actor(&me),
+                );
+            }
+        }
+        Action::Wait => {
+            log(
+                world,
+                Event::new("wait", "ruling wait_action", format!("{me} waits.")).actor(&me),
+            );
+        }
+        Action::Flee => flee(world, e, budget),
+    }
+}
+
+/// 004 §Speed, 004 §Step 3 and 004 §Wound Points: how far a combatant may move this action.
+fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
+    let stats_speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
+    let h = health(world, e);
+    let stabilised = world.get::<Stabilised>(e).is_some();
+    let mut speed = stats_speed;
+    if matches!(action, Action::FullDefense { .. }) {
+        speed /= 2;
+    }
+    if hurts.half_speed {
+        speed /= 2;
+    }
+    if matches!(h, Health::Incapacitated | Health::Dying) {
+        speed = if stabilised { stats_speed / 2 } else { 1 };
+    }
+    if hurts.prone {
+        speed = speed.min(1);
+    }
+    speed
+}
+
+/// The Defense of `e` now (004 §Defense, Full-Defense +4 of 004 §Step 3).
+pub(crate) fn defense(world: &World, e: Entity) -> i32 {
+    let data = &world.resource::<Data>().0;
+    let stats = world.get::<Stats>(e);
+    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
+    let full = world.get::<RoundState>(e).is_some_and(|r| r.full_defense);
+    10 + stats.map_or(0, |s| s.agility_mod + s.defense_bonus) - hurts.agility_damage / 2
+        + if full {
+            data.numbers.full_defense_bonus
+        } else {
+            0
+        }
+}
+
+/// The enemies of `e` still fighting, nearest first.
+fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
+    let side = world.get::<Side>(e).copied()?;
+    let here = cell(world, e);
+    let mut q = world.query_filtered::<(Entity, &Side, &Cell, &Combatant), With<Fighting>>();
+    let grid = world.resource::<Grid>();
+    q.iter(world)
+        .filter(|(_, s, ..)| **s != side)
+        .min_by_key(|(_, _, c, k)| (grid.distance(here, **c), k.listing))
+        .map(|(x, ..)| x)
+}
+
+/// Cells taken by combatants other than `e` (the fallen still lie there; the fled are gone).
+fn occupied(world: &mut World, e: Entity) -> Vec<Cell> {
+    let mut q = world.query_filtered::<(Entity, &Cell, &Health), Without<Fled>>();
+    q.iter(world)
+        .filter(|(x, _, h)| *x != e && **h != Health::Dead)
+        .map(|(_, c, _)| *c)
+        .collect()
+}
+
+/// Move `e` toward `goal` until within `stop_within` cells, spending at most
+/// `budget`; entering an enemy's threat range provokes its riposte unless
+/// `provokes` is false (Defensive Attack, 004 §Step 3).
+fn approach(
+    world: &mut World,
+    e: Entity,
+    goal: Cell,
+    stop_within: u32,
+    budget: u32,
+    provokes: bool,
+) {
+    let from = cell(world, e);
+    if budget == 0 || world.resource::<Grid>().distance(from, goal) <= stop_within {
+        return;
+    }
+    let blocked = occupied(world, e);
+    let path = world
+        .resource::<Grid>()
+        .path_toward(from, goal, stop_within, |c| blocked.contains(&c));
+    let me = name(world, e);
+    let Some((steps, _)) = path else {
+        log(
+            world,
+            Event::new(
+                "blocked",
+                "004 §Speed",
+                format!("{me} finds no way through toward {goal}."),
+            )
+            .actor(&me),
+        );
+        return;
+    };
+    let mut spent = 0;
+    let mut at = from;
+    let mut moved = 0;
+    for step in steps {
+        let cost = world
+            .resource::<Grid>()
+            .enter_cost(step)
+            .unwrap_or(u32::MAX);
+        if spent + cost > budget {
+            break;
+        }
+        let threateners = if provokes {
+            threatened_by(world, e, at, step)
+        } else {
+            Vec::new()
+        };
+        spent += cost;
+        at = step;
+        moved += 1;
+        if let Some(mut c) = world.get_mut::<Cell>(e) {
+            *c = step;
+        }
+        for foe in threateners {
+            if riposte(world, foe, e, "as it enters its threat range") {
+                // A mover knocked down stops where it is.
+                if health(world, e) != Health::Fine {
+                    log(
+                        world,
+                        Event::new(
+                            "move",
+                            "004 §Speed",
+                            format!(
+                                "{me} moves {moved} cells from {from} to {at} and is stopped there."
+                            ),
+                        )
+                        .actor(&me),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+    if moved > 0 {
+        log(
+            world,
+            Event::new(
+                "move",
+                "004 §Speed",
+                format!("{me} moves {moved} cells from {from} to {at}."),
+            )
+            .actor(&me),
+        );
+    }
+}
+
+/// Enemies whose threat range (melee reach) `e` enters by stepping `from` → `to`
+/// and who can riposte now (ruling `riposte`).
+fn threatened_by(world: &mut World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> {
+    let side = world.get::<Side>(e).copied();
+    let data = world.resource::<Data>().0.clone();
+    let mut q = world.query_filtered::<(Entity, &Side, &Cell, &Kit, &Health, &RoundState, &Combatant), (Without<Routed>, Without<Surprised>, Without<Fled>)>();
+    let grid = world.resource::<Grid>();
+    let mut out: Vec<(u32, Entity)> = q
+        .iter(world)
+        .filter(|(_, s, _, _, h, rs, _)| {
+            Some(**s) != side && **h == Health::Fine && !rs.reaction_used
+        })
+        .filter_map(|(x, _, c, kit, _, _, k)| {
+            let reach = melee_weapon(&data, kit).map(|(_, r)| r)?;
+            (grid.distance(from, *c) > reach && grid.distance(to, *c) <= reach)
+                .then_some((k.listing, x))
+        })
+        .collect();
+    out.sort_by_key(|o| o.0);
+    out.into_iter().map(|o| o.1).collect()
+}
+
+/// The first melee weapon a kit holds, and its reach.
+fn melee_weapon(data: &super::DeclaredData, kit: &Kit) -> Option<(String, u32)> {
+    kit.weapons.iter().find_map(|w| {
+        data.weapons
+            .get(w)
+            .filter(|d| d.reach > 0)
+            .map(|d| (w.clone(), d.reach))
+    })
+}
+
+/// A riposte: one melee attack as the creature's Reaction (004 §Step 3,
+/// ruling `riposte`). Lands at once. Returns whether it was made.
+fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
+    let data = world.resource::<Data>().0.clone();
+    let Some(kit) = world.get::<Kit>(by).cloned() else {
+        return false;
+    };
+    if world
+        .get::<Hurts>(by)
+        .is_some_and(|h| h.main_arm_useless || h.paralysed)
+    {
+        return false;
+    }
+    let Some((weapon, _)) = melee_weapon(&data, &kit) else {
+        return false;
+    };
+    if let Some(mut rs) = world.get_mut::<RoundState>(by) {
+        if rs.reaction_used {
+            return false;
+        }
+        rs.reaction_used = true;
+    }
+    let (me, them) = (name(world, by), name(world, against));
+    log(
+        world,
+        Event::new(
+            "riposte",
+            "004 §Step 3 · ruling riposte",
+            format!("{me} ripostes against {them} {why}."),
+        )
+        .actor(&me),
+    );
+    if let Some(hit) = strike(world, by, against, &weapon, false, "ripostes at") {
+        apply_hit(world, &hit);
+    }
+    true
+}
+
+/// 004 §Step 3: one attacked while in full defense may riposte as a Reaction.
+fn full_defense_riposte(world: &mut World, defender: Entity, attacker: Entity) {
+    let full = world
+        .get::<RoundState>(defender)
+        .is_some_and(|r| r.full_defense && !r.reaction_used);
+    if !full
+        || health(world, defender) != Health::Fine
+        || world.get::<Surprised>(defender).is_some()
+    {
+        return;
+    }
+    let data = world.resource::<Data>().0.clone();
+    let Some(kit) = world.get::<Kit>(defender).cloned() else {
+        return;
+    };
+    let Some((_, reach)) = melee_weapon(&data, &kit) else {
+        return;
+    };
+    if world
+        .resource::<Grid>()
+        .distance(cell(world, defender), cell(world, attacker))
+        <= reach
+    {
+        riposte(world, defender, attacker, "from full defense");
+    }
+}
+
+/// Roll an attack (ruling `attack_roll`): d20 + attack bonus against Defense
+/// (004 §Defense: equal or exceed hits); a natural 20 is a critical hit and a
+/// natural 1 misses (ruling `natural_rolls`); damage is the weapon's dice plus
+/// Strength for melee and thrown weapons (ruling `damage_bonus`), multiplied
+/// on a critical (004 §Critical Hits), less Armour (004 §Armour).
+fn strike(
+    world: &mut World,
+    attacker: Entity,
+    target: Entity,
+    weapon: &str,
+    shot: bool,
+    verb: &str,
+) -> Option<Hit> {
+    let data = world.resource::<Data>().0.clone();
+    let w = data.weapons.get(weapon)?.clone();
+    let r = &data.ruling_numbers;
+    let (me, them) = (name(world, attacker), name(world, target));
+    let stats = world.get::<Stats>(attacker)?.clone();
+    let hurts = world.get::<Hurts>(attacker).cloned().unwrap_or_default();
+    let target_prone = world.get::<Hurts>(target).is_some_and(|h| h.prone);
+    let mut mods = vec![Modifier::new("attack", stats.attack)];
+    if hurts.dexterity_damage >= 2 {
+        mods.push(Modifier::new(
+            "Dexterity damage",
+            -(hurts.dexterity_damage / 2),
+        ));
+    }
+    if hurts.concussed {
+        mods.push(Modifier::new("concussed", -r.concussed_attack_penalty));
+    }
+    if target_prone && !shot && w.reach > 0 {
+        mods.push(Modifier::new("target prone", r.prone_attack_bonus));
+    }
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(r.attack_die, format!("{me}'s attack on {them}"));
+    let natural = roll.natural();
+    let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
+    let def = defense(world, target);
+    let critical = natural >= r.critical_on;
+    let hit = natural != r.automatic_miss_on && (critical || total >= def);
+    let full = world
+        .get::<RoundState>(target)
+        .is_some_and(|rs| rs.full_defense);
+    let mut verdict = if critical {
+        "a critical hit".to_string()
+    } else if hit {
+        "a hit".to_string()
+    } else if natural == r.automatic_miss_on {
+        "a natural 1 misses".to_string()
+    } else {
+        "a miss".to_string()
+    };
+    if full {
+        verdict.push_str(" (full defense +4)");
+    }
+    let rule = if critical || natural == r.automatic_miss_on {
+        "004 §Defense · ruling natural_rolls"
+    } else {
+        "004 §Defense · ruling attack_roll"
+    };
+    log(
+        world,
+        Event::new("attack", rule, format!(
+            "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}.",
+            total - natural as i32
+        ))
+        .actor(&me)
+        .check(Check { against: "Defense".into(), target: def, modifiers: mods, total, success: hit })
+        .roll(roll),
+    );
+    if !hit {
+        return None;
+    }
+    let bonus = if shot {
+        0
+    } else {
+        stats.strength_mod - hurts.strength_damage / 2
+    };
+    let dice = DiceExpr {
+        modifier: w.damage.modifier + bonus,
+        ..w.damage
+    };
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(dice, format!("{me}'s damage to {them}"));
+    let raw = roll.total.max(0);
+    let multiplied = if critical {
+        raw * w.critical as i32
+    } else {
+        raw
+    };
+    let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
+    let amount = (multiplied - armour).max(0);
+    let mut text = format!(
+        "Damage {} ({}{})",
+        raw,
+        w.damage,
+        if bonus != 0 {
+            format!(" {bonus:+} Strength")
+        } else {
+            String::new()
+        }
+    );
+    if critical {
+        text.push_str(&format!(" × {} critical = {multiplied}", w.critical));
+    }
+    text.push_str(&format!(
+        ", less {armour} Armour: {amount} {} damage.",
+        w.damage_type.word()
+    ));
+    let rule = if critical {
+        "004 §Critical Hits · 004 §Armour"
+    } else {
+        "004 §Armour · ruling damage_bonus"
+    };
+    log(
+        world,
+        Event::new("damage_roll", rule, text).actor(&me).roll(roll),
+    );
+    Some(Hit {
+        target,
+        amount,
+        critical,
+        damage_type: w.damage_type,
+    })
+}
+
+/// Apply a hit now, or hold it for the end of a simultaneous group.
+fn land(world: &mut World, hit: Hit, deferred: Option<&mut Vec<Hit>>) {
+    match deferred {
+        Some(list) => list.push(hit),
+        None => apply_hit(world, &hit),
+    }
+}
+
+/// 004 §Stress, §Wound Points, §Critical Hits, §Combat Injuries: damage takes
+/// Stress first and the rest from Wound Points; a critical hit's damage all
+/// goes to Wound Points and may cause a Combat Injury.
+fn apply_hit(world: &mut World, hit: &Hit) {
+    let t = name(world, hit.target);
+    if hit.amount == 0 {
+        log(
+            world,
+            Event::new(
+                "damage",
+                "004 §Armour",
+                format!("{t}'s armour turns the blow."),
+            )
+            .actor(&t),
+        );
+        return;
+    }
+    if health(world, hit.target) == Health::Dead {
+        return;
+    }
+    let (to_stress, to_wounds) = if hit.critical {
+        (0, hit.amount)
+    } else {
+        let stress = world
+            .get::<Stress>(hit.target)
+            .map_or(0, |s| s.current.max(0));
+        let s = hit.amount.min(stress);
+        (s, hit.amount - s)
+    };
+    if let Some(mut s) = world.get_mut::<Stress>(hit.target) {
+        s.current -= to_stress;
+    }
+    let stress = world.get::<Stress>(hit.target).copied();
+    let wp = world.get::<WoundPoints>(hit.target).copied();
+    let (rule, how) = if hit.critical {
+        ("004 §Critical Hits", "all of it to Wound Points")
+    } else if to_wounds > 0 {
+        ("004 §Stress", "Stress first, the rest to Wound Points")
+    } else {
+        ("004 §Stress", "all of it to Stress")
+    };
+    let now = match (stress, wp) {
+        (Some(s), Some(w)) => format!(
+            " (Stress {}/{}, Wound Points {}/{})",
+            s.current,
+            s.max,
+            w.current - to_wounds,
+            w.max
+        ),
+        _ => String::new(),
+    };
+    log(
+        world,
+        Event::new(
+            "damage",
+            rule,
+            format!(
+                "{t} takes {} damage, {how}: {to_stress} Stress, {to_wounds} Wound Points{now}.",
+                hit.amount
+            ),
+        )
+        .actor(&t),
+    );
+    if to_wounds > 0 {
+        if let Some(mut inj) = world.get_mut::<Injuries>(hit.target) {
+            inj.0.push(Injury {
+                damage_type: hit.damage_type,
+                amount: to_wounds,
+                combat_injury: None,
+            });
+        }
+        if let Some(mut rs) = world.get_mut::<RoundState>(hit.target) {
+            rs.worst_hit = rs.worst_hit.max(to_wounds);
+        }
+        lose_wound_points(world, hit.target, to_wounds, "004 §Wound Points");
+    }
+    if hit.critical && health(world, hit.target) != Health::Dead {
+        combat_injury(world, hit);
+    }
+}
+
+/// 004 §Combat Injuries: d% at or under the critical's damage means a Combat
+/// Injury from the damage type's table (ruling `empty_injury_tables` for the
+/// tables the text leaves empty).
+fn combat_injury(world: &mut World, hit: &Hit) {
+    let data = world.resource::<Data>().0.clone();
+    let t = name(world, hit.target);
+    let roll = world.resource_mut::<Dice>().roll(
+        DiceExpr::new(1, 100),
+        format!("Combat Injury chance for {t}"),
+    );
+    let injured = roll.total <= hit.amount;
+    log(
+        world,
+        Event::new(
+            "injury_check",
+            "004 §Combat Injuries",
+            format!(
+                "Combat Injury check for {t}: d% {} against {} damage: {}.",
+                roll.total,
+                hit.amount,
+                if injured { "an injury" } else { "no injury" }
+            ),
+        )
+        .actor(&t)
+        .roll(roll),
+    );
+    if !injured {
+        return;
+    }
+    let own = data
+        .injuries
+        .get(&hit.damage_type)
+        .filter(|rows| !rows.is_empty());
+    let (table, rows, rule) = match own {
+        Some(rows) => (hit.damage_type, rows.clone(), "004 §Combat Injuries"),
+        None => {
+            let b = data.ruling_numbers.borrowed_injury_table;
+            (
+                b,
+                data.injuries.get(&b).cloned().unwrap_or_default(),
+                "004 §Combat Injuries · ruling empty_injury_tables",
+            )
+        }
+    };
+    if rows.is_empty() {
+        return;
+    }
+    let roll = world.resource_mut::<Dice>().roll(
+        data.ruling_numbers.combat_injury_die,
+        format!("{t}'s {} Combat Injury", table.word()),
+    );
+    let index = (roll.total.max(1) as usize - 1).min(rows.len() - 1);
+    let row = rows[index].clone();
+    let borrowed = if table != hit.damage_type {
+        format!(
+            " (the {} table is empty in the text; the {} table is used)",
+            hit.damage_type.word(),
+            table.word()
+        )
+    } else {
+        String::new()
+    };
+    log(
+        world,
+        Event::new(
+            "injury",
+            rule,
+            format!(
+                "{t} suffers a Combat Injury: {} — {}{borrowed}",
+                row.name, row.text
+            ),
+        )
+        .actor(&t)
+        .roll(roll),
+    );
+    if let Some(mut inj) = world.get_mut::<Injuries>(hit.target)
+        && let Some(last) = inj.0.last_mut()
+    {
+        last.combat_injury = Some(row.name.clone());
+    }
+    for effect in &row.effects {
+        apply_effect(world, hit.target, effect, &row.name);
+    }
+}
+
+/// What an injury's effect does in the fight (ruling `injury_effects`).
+fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
+    let t = name(world, e);
+    let mut note = None;
+    match effect {
+        Effect::AbilityDamage(ability, dice) => {
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(*dice, format!("{t}'s {ability} damage"));
+            let amount = roll.total.max(0);
+            if let Some(mut h) = world.get_mut::<Hurts>(e) {
+                match ability.as_str() {
+                    "Agility" => h.agility_damage += amount,
+                    "Strength" => h.strength_damage += amount,
+                    "Dexterity" => h.dexterity_damage += amount,
+                    _ => {}
+                }
+            }
+            let effect = match ability.as_str() {
+                "Agility" => "Defense falls 1 for every 2 points",
+                "Strength" => "damage falls 1 for every 2 points, and it dies sooner",
+                "Dexterity" => "attacks fall 1 for every 2 points",
+                _ => "no effect in this fight",
+            };
+            log(
+                world,
+                Event::new(
+                    "ability_damage",
+                    "ruling injury_effects",
+                    format!("{t} takes {amount} {ability} damage from the {injury}: {effect}."),
+                )
+                .actor(&t)
+                .roll(roll),
+            );
+            if ability == "Strength" {
+                lose_wound_points(world, e, 0, "ruling injury_effects");
+            }
+            return;
+        }
+        Effect::ArmUseless => {
+            let roll = world
+                .resource_mut::<Dice>()
+                .die(4, format!("which arm of {t}"));
+            let main = roll.total <= 2;
+            if main && let Some(mut h) = world.get_mut::<Hurts>(e) {
+                h.main_arm_useless = true;
+            }
+            let text = if main {
+                format!("The {injury} is in {t}'s main arm: it can no longer attack.")
+            } else {
+                format!("The {injury} is in {t}'s off arm.")
+            };
+            log(
+                world,
+                Event::new("injury_effect", "004 §Combat Injuries", text)
+                    .actor(&t)
+                    .roll(roll),
+            );
+            return;
+        }
+        Effect::HalfSpeed => note = Some("it moves at half speed"),
+        Effect::Prone => {
+            note =
+                Some("it is prone: it crawls 1 cell a round and melee attacks against it gain +2")
+        }
+        Effect::EveryOtherRound => note = Some("it may act only every other round"),
+        Effect::Paralysed => note = Some("it is paralysed and out of the fight"),
+        Effect::Mute => note = Some("it cannot speak, so it cannot cast"),
+        Effect::Suffocating => {
+            note = Some("it cannot breathe: it loses 1 Wound Point at the end of each round")
+        }
+        Effect::Concussed => note = Some("it is concussed: −2 to its attacks"),
+    }
+    if let Some(mut h) = world.get_mut::<Hurts>(e) {
+        match effect {
+            Effect::HalfSpeed => h.half_speed = true,
+            Effect::Prone => h.prone = true,
+            Effect::EveryOtherRound => h.every_other_round = true,
+            Effect::Paralysed => h.paralysed = true,
+            Effect::Mute => h.mute = true,
+            Effect::Suffocating => {
+                h.suffocating = true;
+                h.mute = true;
+            }
+            Effect::Concussed => h.concussed = true,
+            _ => {}
+        }
+    }
+    if matches!(effect, Effect::Paralysed) {
+        world.entity_mut(e).remove::<Fighting>();
+    }
+    if let Some(n) = note {
+        log(
+            world,
+            Event::new(
+                "injury_effect",
+                "ruling injury_effects",
+                format!("{t}: {n}."),
+            )
+            .actor(&t),
+        );
+    }
+}
+
+/// Take Wound Points and move between the states of 004 §Wound Points:
+/// Incapacitated at 0, Dying below 0, dead at minus Strength.
+pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule: &'static str) {
+    let strength = world.get::<Stats>(e).map_or(1, |s| s.strength)
+        - world.get::<Hurts>(e).map_or(0, |h| h.strength_damage);
+    let strength = strength.max(1);
+    let Some(mut wp) = world.get_mut::<WoundPoints>(e) else {
+        return;
+    };
+    wp.current -= amount;
+    let current = wp.current;
+    let before = health(world, e);
+    let after = if current <= -strength {
+        Health::Dead
+    } else if current < 0 {
+        Health::Dying
+    } else if current == 0 {
+        Health::Incapacitated
+    } else {
+        before
+    };
+    if after == before {
+        return;
+    }
+    let t = name(world, e);
+    let text = match after {
+        Health::Dead => {
+            format!("{t} dies ({current} Wound Points reaches minus its Strength of {strength}).")
+        }
+        Health::Dying => format!(
+            "{t} is Dying ({current} Wound Points): it loses 1 more at the end of every round unless stabilised."
+        ),
+        Health::Incapacitated => format!(
+            "{t} is Incapacitated (0 Wound Points): it can crawl and talk, and any other action costs it 1 Wound Point."
+        ),
+        Health::Fine => return,
+    };
+    world.entity_mut(e).insert(after).remove::<Fighting>();
+    if after == Health::Dead {
+        world.entity_mut(e).remove::<Stabilised>();
+    }
+    log(world, Event::new("health", rule, text).actor(&t));
+}
+
+/// Restore Stress, up to its maximum; returns what was gained.
+fn restore_stress(world: &mut World, e: Entity, amount: i32) -> i32 {
+    let Some(mut s) = world.get_mut::<Stress>(e) else {
+        return 0;
+    };
+    let gained = amount.min(s.max - s.current).max(0);
+    s.current += gained;
+    gained
+}
+
+/// A healing item restores Wound Points first, then Stress (ruling
+/// `healing_items`); a creature back above 0 Wound Points is on its feet.
+fn heal(world: &mut World, e: Entity, amount: i32) -> (i32, i32) {
+    let Some(mut wp) = world.get_mut::<WoundPoints>(e) else {
+        return (0, 0);
+    };
+    let gained = amount.min(wp.max - wp.current).max(0);
+    wp.current += gained;
+    let up = wp.current > 0;
+    let stress = restore_stress(world, e, amount - gained);
+    if up && matches!(health(world, e), Health::Incapacitated | Health::Dying) {
+        let mut ent = world.entity_mut(e);
+        ent.insert(Health::Fine).remove::<Stabilised>();
+        if ent.get::<Routed>().is_none() {
+            ent.insert(Fighting);
+        }
+    }
+    (gained, stress)
+}
+
+/// A routed creature runs as far from its enemies as it can; reaching the
+/// edge of the battlefield, it leaves (ruling `morale_failure`).
+fn flee(world: &mut World, e: Entity, budget: u32) {
+    let me = name(world, e);
+    let side = world.get::<Side>(e).copied();
+    let from = cell(world, e);
+    let blocked = occupied(world, e);
+    let mut q = world.query_filtered::<(&Side, &Cell), With<Fighting>>();
+    let foes: Vec<Cell> = q
+        .iter(world)
+        .filter(|(s, _)| Some(**s) != side)
+        .map(|(_, c)| *c)
+        .collect();
+    let grid = world.resource::<Grid>();
+    let reach = grid.reachable(from, budget, |c| blocked.contains(&c));
+    let edge = |c: Cell| {
+        c.x == 0 || c.y == 0 || c.x == grid.width() as i32 - 1 || c.y == grid.height() as i32 - 1
+    };
+    let safety = |c: Cell| foes.iter().map(|f| grid.distance(c, *f)).min().unwrap_or(0);
+    let mut cells: Vec<Cell> = reach.keys().copied().collect();
+    cells.sort();
+    let best = cells
+        .into_iter()
+        .max_by_key(|&c| (edge(c), safety(c), std::cmp::Reverse(c)))
+        .unwrap_or(from);
+    let off = edge(best);
+    if let Some(mut c) = world.get_mut::<Cell>(e) {
+        *c = best;
+    }
+    if off {
+        world.entity_mut(e).insert(Fled).remove::<Fighting>();
+        log(
+            world,
+            Event::new(
+                "fled",
+                "ruling morale_failure",
+                format!("{me} runs from {from} to {best} and off the battlefield."),
+            )
+            .actor(&me),
+        );
+    } else {
+        log(
+            world,
+            Event::new(
+                "move",
+                "ruling morale_failure",
+                format!("{me} runs from {from} to {best}."),
+            )
+            .actor(&me),
+        );
+    }
+}
+
+/// Base initiative of `e` (for tests and the window).
+pub fn base_initiative(world: &World, e: Entity) -> Option<i32> {
+    world.get::<BaseInitiative>(e).map(|b| b.0)
+}

@@ -1,0 +1,62 @@
+#![forbid(unsafe_code)]
+//! Fray's rulesets. Each is a plugin that adds its phases, in the text's
+//! order, to the [`RulesStep`](fray_core::battle::RulesStep) schedule, and a
+//! data file under `assets/rulesets/` that holds its tables and rulings.
+
+use serde::Deserialize;
+
+pub mod declared;
+
+/// One phase of a round, as `fray rules ID` lists it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseDoc {
+    pub name: String,
+    /// The paragraph it comes from (`004 §Step 2`).
+    pub rule: String,
+    pub summary: String,
+}
+
+/// A choice the text leaves to the game master, made once and written down.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruling {
+    /// The name log entries cite (`ruling attack_roll`).
+    pub id: String,
+    /// The paragraph whose gap it fills.
+    pub rule: String,
+    /// What the text leaves open.
+    pub gap: String,
+    /// What Fray does.
+    pub ruling: String,
+}
+
+/// A ruleset as the command line and the menu list it.
+pub struct RulesetInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The text it implements, under `rules/`.
+    pub text: &'static str,
+    /// Its built-in data file.
+    pub data: &'static str,
+    pub data_file: &'static str,
+}
+
+/// Every ruleset Fray plays, with its built-in data.
+pub const RULESETS: &[RulesetInfo] = &[RulesetInfo {
+    id: "declared",
+    name: "Declared actions",
+    text: "004-declared.txt",
+    data: include_str!("../../../assets/rulesets/declared.ron"),
+    data_file: "declared.ron",
+}];
+
+/// The ruleset named `id`.
+pub fn ruleset(id: &str) -> Option<&'static RulesetInfo> {
+    RULESETS.iter().find(|r| r.id == id)
+}
+
+/// The ids of every ruleset, for messages.
+pub fn ruleset_ids() -> String {
+    RULESETS.iter().map(|r| r.id).collect::<Vec<_>>().join(", ")
+}

@@ -1,0 +1,588 @@
+#![forbid(unsafe_code)]
+//! `fray`: the command line.
+//!
+//! ```text
+//! fray run SCENARIO [--seed N] [--dice 3,5,12] [--log FILE.jsonl]
+//! fray sim SCENARIO --battles N [--seed N] [--json]
+//! fray check FILE...
+//! fray rules [ID]
+//! ```
+//!
+//! Exit codes: 0 done; 2 bad input (the message says file, line, column and
+//! what is wrong); 1 anything else.
+
+use std::io::{self, BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_core::battle::{Battle, Progress};
+use fray_core::data::Source;
+use fray_core::decision::Decisions;
+use fray_core::dice::parse_forced;
+use fray_core::log::BattleLog;
+use fray_core::model::{BattleResult, Sides};
+use fray_core::scenario::LoadedScenario;
+
+#[derive(Parser)]
+#[command(
+    name = "fray",
+    version,
+    about = "Tactical combat that plays tabletop combat procedures faithfully."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Play one battle in the terminal and print it as sentences. Sides seated
+    /// Human are asked for their orders; the rest are played by the AI or by
+    /// the scenario's scripted orders.
+    Run {
+        /// A scenario file (assets/scenarios/*.ron).
+        scenario: PathBuf,
+        /// Seed for the dice (default: the scenario's).
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Forced die faces used first, e.g. 8,3,12.
+        #[arg(long, value_parser = parse_forced_arg)]
+        dice: Option<Vec<u32>>,
+        /// Write the log as JSON lines to this file.
+        #[arg(long)]
+        log: Option<PathBuf>,
+        /// Seat the AI on every side.
+        #[arg(long)]
+        all_ai: bool,
+        /// Print only the result.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Run many battles headless and report win rates, lengths and speed.
+    Sim {
+        scenario: PathBuf,
+        /// How many battles (seeds SEED, SEED+1, …).
+        #[arg(long, default_value_t = 1000)]
+        battles: u32,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check ruleset and scenario files; print what is wrong and where.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List the rulesets, or one ruleset's phases and rulings.
+    Rules { id: Option<String> },
+}
+
+fn parse_forced_arg(text: &str) -> Result<Vec<u32>, String> {
+    parse_forced(text)
+}
+
+/// A failure and its exit code.
+struct Failure {
+    code: u8,
+    message: String,
+}
+
+fn bad_input(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+fn failed(message: impl Into<String>) -> Failure {
+    Failure {
+        code: 1,
+        message: message.into(),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let outcome = match cli.command {
+        Command::Run {
+            scenario,
+            seed,
+            dice,
+            log,
+            all_ai,
+            quiet,
+        } => run(
+            &scenario,
+            seed,
+            dice.unwrap_or_default(),
+            log,
+            all_ai,
+            quiet,
+        ),
+        Command::Sim {
+            scenario,
+            battles,
+            seed,
+            json,
+        } => sim(&scenario, battles, seed, json),
+        Command::Check { files } => check(&files),
+        Command::Rules { id } => rules(id.as_deref()),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("fray: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}
+
+/// The ruleset data a scenario needs: `../rulesets/ID.ron` beside the
+/// scenario's folder when it exists, else the built-in file.
+fn load_scenario(path: &Path) -> Result<(LoadedScenario, RulesetData), Failure> {
+    let scenario = LoadedScenario::load(path).map_err(|e| bad_input(e.to_string()))?;
+    let id = scenario.scenario.ruleset.clone();
+    let info = fray_rules::ruleset(&id).ok_or_else(|| {
+        bad_input(
+            scenario
+                .source
+                .error_at(
+                    &id,
+                    None,
+                    format!(
+                        "unknown ruleset {id:?} (rulesets: {})",
+                        fray_rules::ruleset_ids()
+                    ),
+                )
+                .to_string(),
+        )
+    })?;
+    let beside = path
+        .parent()
+        .and_then(Path::parent)
+        .map(|p| p.join("rulesets").join(info.data_file));
+    let source = match beside {
+        Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| bad_input(e.to_string()))?),
+        _ => None,
+    };
+    let data = RulesetData::load(&id, source).map_err(bad_input)?;
+    Ok((scenario, data))
+}
+
+fn run(
+    path: &Path,
+    seed: Option<u64>,
+    dice: Vec<u32>,
+    log_file: Option<PathBuf>,
+    all_ai: bool,
+    quiet: bool,
+) -> Result<(), Failure> {
+    let (scenario, data) = load_scenario(path)?;
+    let seed = seed.unwrap_or(scenario.scenario.seed);
+    let options = BattleOptions {
+        seed,
+        dice,
+        keep_log: true,
+        all_ai,
+    };
+    let mut battle =
+        build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    let mut out = io::stdout().lock();
+    if !quiet {
+        let _ = writeln!(
+            out,
+            "{} — ruleset {}, seed {seed}",
+            scenario.scenario.name, scenario.scenario.ruleset
+        );
+    }
+    let mut printed = 0;
+    let stdin = io::stdin();
+    let result = loop {
+        let progress = battle.run();
+        if !quiet {
+            printed = print_new(&battle, printed, &mut out);
+        }
+        match progress {
+            Progress::Over(result) => break result,
+            Progress::Failed(why) => return Err(bad_input(format!("{}: {why}", path.display()))),
+            Progress::AwaitingHuman(ids) => {
+                let Some(&id) = ids.first() else { continue };
+                let order = ask_human(&battle, id, &mut stdin.lock(), &mut out)?;
+                battle.answer(id, order);
+            }
+        }
+    };
+    if !quiet {
+        printed = print_new(&battle, printed, &mut out);
+    }
+    let _ = printed;
+    let sides = battle.world().resource::<Sides>().clone();
+    let _ = writeln!(out, "Result: {}", describe_result(&result, &sides));
+    if let Some(file) = log_file {
+        let mut f = std::fs::File::create(&file)
+            .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
+        battle
+            .world()
+            .resource::<BattleLog>()
+            .write_json_lines(&mut f)
+            .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
+    }
+    Ok(())
+}
+
+fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {
+    let entries = battle.world().resource::<BattleLog>().entries();
+    for e in &entries[from.min(entries.len())..] {
+        let _ = writeln!(out, "{}", e.sentence());
+    }
+    entries.len()
+}
+
+fn describe_result(result: &BattleResult, sides: &Sides) -> String {
+    match result {
+        BattleResult::Victory { side, rounds } => format!(
+            "{} wins after {rounds} round{}",
+            sides.0.get(*side).map_or("?", |s| s.name.as_str()),
+            if *rounds == 1 { "" } else { "s" }
+        ),
+        BattleResult::MutualDestruction { rounds } => {
+            format!("nobody is left standing after {rounds} rounds")
+        }
+        BattleResult::RoundCap { rounds } => {
+            format!("no winner: the round cap of {rounds} was reached")
+        }
+    }
+}
+
+/// Ask a person at the terminal for an order. Secret decisions are preceded
+/// by a hand-off so the other side does not see them.
+fn ask_human(
+    battle: &Battle,
+    id: u64,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<fray_core::decision::Order, Failure> {
+    let decisions = battle.world().resource::<Decisions>();
+    let decision = decisions
+        .get(id)
+        .ok_or_else(|| failed("the decision vanished"))?
+        .clone();
+    let sides = battle.world().resource::<Sides>();
+    let side_name = sides
+        .0
+        .get(decision.side)
+        .map_or("?", |s| s.name.as_str())
+        .to_string();
+    let mut line = String::new();
+    if decision.secret {
+        let _ = write!(out, "\n— Pass to {side_name} — press Enter —");
+        let _ = out.flush();
+        line.clear();
+        if input.read_line(&mut line).unwrap_or(0) == 0 {
+            return Err(failed("no more input: a person must decide"));
+        }
+    }
+    loop {
+        let _ = writeln!(
+            out,
+            "\n{} ({})  [{side_name}]",
+            decision.prompt, decision.rule
+        );
+        let legal: Vec<_> = decision
+            .choices
+            .iter()
+            .filter(|c| c.refused.is_none())
+            .collect();
+        for (i, c) in legal.iter().enumerate() {
+            let _ = writeln!(out, "  {:>2}. {}", i + 1, c.label);
+        }
+        for c in decision.choices.iter().filter(|c| c.refused.is_some()) {
+            let _ = writeln!(
+                out,
+                "   -  {} — not allowed: {}",
+                c.label,
+                c.refused.as_deref().unwrap_or("")
+            );
+        }
+        let _ = write!(out, "Choose 1-{}: ", legal.len());
+        let _ = out.flush();
+        line.clear();
+        if input.read_line(&mut line).unwrap_or(0) == 0 {
+            return Err(failed("no more input: a person must decide"));
+        }
+        match line.trim().parse::<usize>() {
+            Ok(n) if (1..=legal.len()).contains(&n) => {
+                if decision.secret {
+                    // Scroll the choice away before the next player looks.
+                    let _ = writeln!(out, "{}", "\n".repeat(60));
+                }
+                return Ok(legal[n - 1].order.clone());
+            }
+            _ => {
+                let _ = writeln!(out, "Please type a number from 1 to {}.", legal.len());
+            }
+        }
+    }
+}
+
+/// Resident memory of this process in KiB (Linux), for the sim report.
+fn resident_kib() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4)
+}
+
+fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), Failure> {
+    if battles == 0 {
+        return Err(bad_input("--battles must be at least 1"));
+    }
+    let (scenario, data) = load_scenario(path)?;
+    let seed0 = seed.unwrap_or(scenario.scenario.seed);
+    let sides = scenario.scenario.sides.len();
+    let mut wins = vec![0u32; sides];
+    let (mut draws, mut capped, mut failures) = (0u32, 0u32, 0u32);
+    let mut rounds_total = 0u64;
+    let (mut rounds_min, mut rounds_max) = (u32::MAX, 0);
+    let mut log_entries = 0u64;
+    let rss_start = resident_kib();
+    let mut rss_mid = None;
+    let start = Instant::now();
+    for i in 0..battles {
+        let options = BattleOptions {
+            seed: seed0.wrapping_add(u64::from(i)),
+            dice: Vec::new(),
+            keep_log: false,
+            all_ai: true,
+        };
+        let mut battle =
+            build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+        match battle.run() {
+            Progress::Over(result) => {
+                let r = result.rounds();
+                rounds_total += u64::from(r);
+                rounds_min = rounds_min.min(r);
+                rounds_max = rounds_max.max(r);
+                match result {
+                    BattleResult::Victory { side, .. } => wins[side] += 1,
+                    BattleResult::MutualDestruction { .. } => draws += 1,
+                    BattleResult::RoundCap { .. } => capped += 1,
+                }
+            }
+            Progress::AwaitingHuman(_) | Progress::Failed(_) => failures += 1,
+        }
+        log_entries += battle.world().resource::<BattleLog>().count();
+        if i == battles / 2 {
+            rss_mid = resident_kib();
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    let rss_end = resident_kib();
+    let per_sec = f64::from(battles) / secs.max(1e-9);
+    let finished = battles - failures;
+    let mean_rounds = if finished > 0 {
+        rounds_total as f64 / f64::from(finished)
+    } else {
+        0.0
+    };
+    let names: Vec<String> = scenario
+        .scenario
+        .sides
+        .iter()
+        .map(|s| s.name.clone())
+        .collect();
+    if json {
+        let report = serde_json::json!({
+            "scenario": scenario.scenario.name,
+            "ruleset": scenario.scenario.ruleset,
+            "battles": battles,
+            "first_seed": seed0,
+            "wins": names.iter().zip(&wins).map(|(n, w)| (n.clone(), *w)).collect::<std::collections::BTreeMap<_, _>>(),
+            "mutual_destruction": draws,
+            "round_cap": capped,
+            "failed": failures,
+            "rounds": { "mean": mean_rounds, "min": if finished > 0 { rounds_min } else { 0 }, "max": rounds_max },
+            "log_entries_per_battle": log_entries as f64 / f64::from(battles),
+            "seconds": secs,
+            "battles_per_second": per_sec,
+            "resident_kib": { "start": rss_start, "middle": rss_mid, "end": rss_end },
+        });
+        println!("{report}");
+    } else {
+        println!(
+            "{} ({}), {battles} battles from seed {seed0}",
+            scenario.scenario.name, scenario.scenario.ruleset
+        );
+        for (n, w) in names.iter().zip(&wins) {
+            println!(
+                "  {n:<20} wins {w:>7}  ({:5.1}%)",
+                100.0 * f64::from(*w) / f64::from(battles)
+            );
+        }
+        println!("  nobody standing      {draws:>7}");
+        println!("  round cap            {capped:>7}");
+        if failures > 0 {
+            println!("  failed               {failures:>7}");
+        }
+        println!(
+            "  rounds: mean {mean_rounds:.2}, min {}, max {rounds_max}",
+            if finished > 0 { rounds_min } else { 0 }
+        );
+        println!(
+            "  log entries per battle: {:.1}",
+            log_entries as f64 / f64::from(battles)
+        );
+        println!("  time: {secs:.3} s, {per_sec:.0} battles per second (one thread)");
+        if let (Some(a), Some(m), Some(b)) = (rss_start, rss_mid, rss_end) {
+            println!("  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end");
+        }
+    }
+    if failures > 0 {
+        return Err(failed(format!("{failures} battles could not finish")));
+    }
+    Ok(())
+}
+
+fn check(files: &[PathBuf]) -> Result<(), Failure> {
+    let mut bad = Vec::new();
+    for path in files {
+        match check_file(path) {
+            Ok(what) => println!("{}: ok ({what})", path.display()),
+            Err(f) => {
+                eprintln!("{}", f.message);
+                bad.push(f);
+            }
+        }
+    }
+    match bad.len() {
+        0 => Ok(()),
+        n => Err(bad_input(format!(
+            "{n} of {} files have problems",
+            files.len()
+        ))),
+    }
+}
+
+fn check_file(path: &Path) -> Result<String, Failure> {
+    let source = Source::read(path).map_err(|e| bad_input(e.to_string()))?;
+    let looks_like_ruleset = source.text.contains("templates:") || source.text.contains("rulings:");
+    if looks_like_ruleset {
+        let id = fray_rules::RULESETS
+            .iter()
+            .find(|r| source.text.contains(&format!("id: \"{}\"", r.id)))
+            .map(|r| r.id)
+            .ok_or_else(|| {
+                bad_input(
+                    source
+                        .error_at_field(
+                            "id",
+                            format!(
+                                "not a known ruleset id (rulesets: {})",
+                                fray_rules::ruleset_ids()
+                            ),
+                        )
+                        .to_string(),
+                )
+            })?;
+        RulesetData::load(id, Some(source)).map_err(bad_input)?;
+        return Ok(format!("ruleset {id}"));
+    }
+    let (scenario, data) = load_scenario(path)?;
+    let options = BattleOptions {
+        seed: scenario.scenario.seed,
+        dice: Vec::new(),
+        keep_log: false,
+        all_ai: true,
+    };
+    build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    Ok(format!(
+        "scenario \"{}\", ruleset {}, {} combatants",
+        scenario.scenario.name,
+        scenario.scenario.ruleset,
+        scenario.scenario.combatants.len()
+    ))
+}
+
+fn rules(id: Option<&str>) -> Result<(), Failure> {
+    let Some(id) = id else {
+        println!("Rulesets:");
+        for r in fray_rules::RULESETS {
+            println!("  {:<20} {} (rules/{})", r.id, r.name, r.text);
+        }
+        println!("\n`fray rules ID` lists a ruleset's phases and rulings.");
+        return Ok(());
+    };
+    let data = RulesetData::load(id, None).map_err(bad_input)?;
+    match data {
+        RulesetData::Declared(d) => {
+            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
+            println!("A round, in order:");
+            for (i, p) in d.round.iter().enumerate() {
+                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
+            }
+            println!("\nActions and their initiative modifiers (004 §Step 3):");
+            let n = &d.numbers;
+            let r = &d.ruling_numbers;
+            println!("  attack               + weapon speed");
+            println!(
+                "  defensive_attack     + weapon speed {:+} (no riposte on entering a threat range; {:+} without attacking)",
+                n.defensive_attack_extra, n.defensive_attack_extra
+            );
+            println!(
+                "  full_defense         {:+} (+{} Defense, riposte when attacked, half speed)",
+                n.full_defense_modifier, n.full_defense_bonus
+            );
+            println!(
+                "  cast                 + spell speed (TN − {})",
+                n.spell_speed_base
+            );
+            println!("  consumable           {:+}", n.consumable_modifier);
+            println!("  throw                {:+}", n.throw_modifier);
+            println!(
+                "  stabilise            {:+} (ruling stabilise_action)",
+                r.stabilise_modifier
+            );
+            println!(
+                "  intimidate           {:+} (ruling intimidate_action)",
+                r.intimidate_modifier
+            );
+            println!(
+                "  wait                 {:+} (ruling wait_action)",
+                r.wait_modifier
+            );
+            println!(
+                "\nDeclarations by default: {:?} (scenario option `declaration`).",
+                d.declaration
+            );
+            println!("\nRulings — where the text leaves the choice to the Referee:");
+            for ruling in &d.rulings {
+                println!(
+                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
+                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
+                );
+            }
+            println!("\nWeapons:");
+            for (name, w) in &d.weapons {
+                println!(
+                    "  {name:<12} {} {:<9} speed {:+}, critical ×{}, reach {}, range {}{}",
+                    w.damage,
+                    w.damage_type.word(),
+                    w.speed,
+                    w.critical,
+                    w.reach,
+                    w.range,
+                    if w.thrown { ", thrown" } else { "" }
+                );
+            }
+            println!(
+                "\nStat blocks: {}",
+                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+    }
+    Ok(())
+}
