@@ -50,7 +50,7 @@ enum Command {
         seed: Option<u64>,
         /// Forced die faces used first, e.g. 8,3,12.
         #[arg(long, value_parser = parse_forced_arg)]
-        dice: Option<Vec<u32>>,
+        dice: Option<ForcedDice>,
         /// Write the log as JSON lines to this file.
         #[arg(long)]
         log: Option<PathBuf>,
@@ -82,8 +82,12 @@ enum Command {
     Rules { id: Option<String> },
 }
 
-fn parse_forced_arg(text: &str) -> Result<Vec<u32>, String> {
-    parse_forced(text)
+/// The faces of `--dice 8,3,12`.
+#[derive(Clone, Debug)]
+struct ForcedDice(Vec<u32>);
+
+fn parse_forced_arg(text: &str) -> Result<ForcedDice, String> {
+    parse_forced(text).map(ForcedDice)
 }
 
 /// A failure and its exit code.
@@ -119,7 +123,7 @@ fn main() -> ExitCode {
         } => run(
             &scenario,
             seed,
-            dice.unwrap_or_default(),
+            dice.map(|d| d.0).unwrap_or_default(),
             log,
             all_ai,
             quiet,

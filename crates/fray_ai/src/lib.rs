@@ -63,7 +63,7 @@ pub fn controller(
     side: usize,
 ) -> Box<dyn Controller> {
     let ai: Box<dyn Controller> = match data {
-        RulesetData::Declared(_) => Box::new(declared_ai::DeclaredAi::default()),
+        RulesetData::Declared(_) => Box::new(declared_ai::DeclaredAi),
     };
     match seat {
         Seat::Human => Box::new(HumanSeat),

@@ -216,9 +216,11 @@ mod tests {
 
     #[test]
     fn entries_are_numbered_and_stamped() {
-        let mut log = BattleLog::default();
-        log.round = 2;
-        log.time = "initiative 8".into();
+        let mut log = BattleLog {
+            round: 2,
+            time: "initiative 8".into(),
+            ..BattleLog::default()
+        };
         let roll = Dice::seeded(1).with_forced([17]).die(20, "attack");
         log.push(
             Event::new("attack", "004 §Defense", "Brienne hits the ghoul.")

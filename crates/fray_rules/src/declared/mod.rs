@@ -151,8 +151,7 @@ pub struct RoundState {
     pub worst_hit: i32,
     /// The best Intimidation check made against it this round.
     pub intimidated: Option<i32>,
-    /// Broken rib: acted last round, so rests this one.
-    pub rested_last: bool,
+    /// Acted last round (a Broken Rib allows one action per two rounds).
     pub acted_last_round: bool,
 }
 
@@ -712,10 +711,8 @@ pub fn begin_round(
     let mut declarers: Vec<(u32, i32, usize, Entity)> = Vec::new();
     for (e, c, stats, side, health, hurts, mut rs, surprised, routed, fled) in &mut q {
         let acted_last = rs.actions_taken > 0;
-        let rested_last = rs.rested_last;
         *rs = RoundState {
             acted_last_round: acted_last,
-            rested_last,
             ..RoundState::default()
         };
         commands.entity(e).remove::<Declared>();

@@ -12,9 +12,9 @@ use fray_core::model::{Combatant, Fighting, Side};
 
 use super::data::{DamageType, Effect, SpellEffect};
 use super::{
-    Action, BaseInitiative, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState,
-    Routed, Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival,
-    check_die, check_end, next_arrival,
+    Action, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed, Slot,
+    Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival, check_die,
+    check_end, next_arrival,
 };
 
 /// A hit rolled but not yet applied: within a group of tied initiatives
@@ -374,7 +374,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                             critical: false,
                             damage_type: dtype,
                         },
-                        deferred.as_deref_mut(),
+                        deferred,
                     );
                 }
                 SpellEffect::RestoreStress(dice) => {
@@ -619,6 +619,7 @@ fn approach(
         return;
     };
     let mut spent = 0;
+    let mut start = from;
     let mut at = from;
     let mut moved = 0;
     for step in steps {
@@ -640,23 +641,40 @@ fn approach(
         if let Some(mut c) = world.get_mut::<Cell>(e) {
             *c = step;
         }
+        if threateners.is_empty() {
+            continue;
+        }
+        // The move so far, then the ripostes it provokes, then the rest.
+        let names: Vec<String> = threateners.iter().map(|f| name(world, *f)).collect();
+        log(
+            world,
+            Event::new(
+                "move",
+                "004 §Speed",
+                format!(
+                    "{me} moves {} from {start} to {at}, into the threat range of {}.",
+                    cells(moved),
+                    names.join(" and ")
+                ),
+            )
+            .actor(&me),
+        );
+        start = at;
+        moved = 0;
         for foe in threateners {
-            if riposte(world, foe, e, "as it enters its threat range") {
-                // A mover knocked down stops where it is.
-                if health(world, e) != Health::Fine {
-                    log(
-                        world,
-                        Event::new(
-                            "move",
-                            "004 §Speed",
-                            format!(
-                                "{me} moves {moved} cells from {from} to {at} and is stopped there."
-                            ),
-                        )
-                        .actor(&me),
-                    );
-                    return;
-                }
+            if riposte(world, foe, e, "as it enters its threat range")
+                && health(world, e) != Health::Fine
+            {
+                log(
+                    world,
+                    Event::new(
+                        "stopped",
+                        "004 §Wound Points",
+                        format!("{me} is stopped at {at}."),
+                    )
+                    .actor(&me),
+                );
+                return;
             }
         }
     }
@@ -666,10 +684,18 @@ fn approach(
             Event::new(
                 "move",
                 "004 §Speed",
-                format!("{me} moves {moved} cells from {from} to {at}."),
+                format!("{me} moves {} from {start} to {at}.", cells(moved)),
             )
             .actor(&me),
         );
+    }
+}
+
+fn cells(n: u32) -> String {
+    if n == 1 {
+        "1 cell".into()
+    } else {
+        format!("{n} cells")
     }
 }
 
@@ -1075,8 +1101,7 @@ fn combat_injury(world: &mut World, hit: &Hit) {
 /// What an injury's effect does in the fight (ruling `injury_effects`).
 fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
     let t = name(world, e);
-    let mut note = None;
-    match effect {
+    let note = match effect {
         Effect::AbilityDamage(ability, dice) => {
             let roll = world
                 .resource_mut::<Dice>()
@@ -1132,19 +1157,16 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
             );
             return;
         }
-        Effect::HalfSpeed => note = Some("it moves at half speed"),
+        Effect::HalfSpeed => "it moves at half speed",
         Effect::Prone => {
-            note =
-                Some("it is prone: it crawls 1 cell a round and melee attacks against it gain +2")
+            "it is prone: it crawls 1 cell a round and melee attacks against it gain +2"
         }
-        Effect::EveryOtherRound => note = Some("it may act only every other round"),
-        Effect::Paralysed => note = Some("it is paralysed and out of the fight"),
-        Effect::Mute => note = Some("it cannot speak, so it cannot cast"),
-        Effect::Suffocating => {
-            note = Some("it cannot breathe: it loses 1 Wound Point at the end of each round")
-        }
-        Effect::Concussed => note = Some("it is concussed: −2 to its attacks"),
-    }
+        Effect::EveryOtherRound => "it may act only every other round",
+        Effect::Paralysed => "it is paralysed and out of the fight",
+        Effect::Mute => "it cannot speak, so it cannot cast",
+        Effect::Suffocating => "it cannot breathe: it loses 1 Wound Point at the end of each round",
+        Effect::Concussed => "it is concussed: −2 to its attacks",
+    };
     if let Some(mut h) = world.get_mut::<Hurts>(e) {
         match effect {
             Effect::HalfSpeed => h.half_speed = true,
@@ -1163,17 +1185,15 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
     if matches!(effect, Effect::Paralysed) {
         world.entity_mut(e).remove::<Fighting>();
     }
-    if let Some(n) = note {
-        log(
-            world,
-            Event::new(
-                "injury_effect",
-                "ruling injury_effects",
-                format!("{t}: {n}."),
-            )
-            .actor(&t),
-        );
-    }
+    log(
+        world,
+        Event::new(
+            "injury_effect",
+            "ruling injury_effects",
+            format!("{t}: {note}."),
+        )
+        .actor(&t),
+    );
 }
 
 /// Take Wound Points and move between the states of 004 §Wound Points:
@@ -1301,9 +1321,4 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
             .actor(&me),
         );
     }
-}
-
-/// Base initiative of `e` (for tests and the window).
-pub fn base_initiative(world: &World, e: Entity) -> Option<i32> {
-    world.get::<BaseInitiative>(e).map(|b| b.0)
 }

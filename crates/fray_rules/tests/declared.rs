@@ -1,0 +1,658 @@
+//! The `declared` ruleset (rules/004) with forced dice: each test pins the
+//! exact outcome the text describes.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use fray_core::battle::{Battle, Progress, rules_app};
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order, Scripted};
+use fray_core::dice::Dice;
+use fray_core::log::BattleLog;
+use fray_core::model::BattleResult;
+use fray_core::scenario::LoadedScenario;
+use fray_rules::declared::{self, DeclaredData, Health, Stress, WoundPoints};
+
+/// Declares "wait" for everyone the script does not cover.
+struct Waits;
+
+impl Controller for Waits {
+    fn decide(&mut self, _: &mut World, d: &Decision) -> Option<Order> {
+        Some(Order::new(&d.actor_name, "wait"))
+    }
+}
+
+fn data() -> Arc<DeclaredData> {
+    let info = fray_rules::ruleset("declared").unwrap();
+    Arc::new(declared::load_data(&Source::inline("declared.ron", info.data)).unwrap())
+}
+
+/// A battle from scenario text, every side scripted with `Waits` behind it.
+fn battle(text: &str) -> Battle {
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", text)).unwrap();
+    let mut app = rules_app(Dice::seeded(0).with_forced(scenario.scenario.dice.clone()));
+    declared::setup(&mut app, data(), &scenario).unwrap();
+    let controllers: Vec<Box<dyn Controller>> = (0..scenario.scenario.sides.len())
+        .map(|_| {
+            Box::new(Scripted::new(
+                scenario.scenario.orders.clone(),
+                Box::new(Waits),
+            )) as Box<dyn Controller>
+        })
+        .collect();
+    Battle::new(app, controllers)
+}
+
+fn run(b: &mut Battle) -> BattleResult {
+    match b.run() {
+        Progress::Over(r) => r,
+        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
+    }
+}
+
+fn texts(b: &Battle) -> Vec<String> {
+    b.world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+fn has(b: &Battle, needle: &str) -> bool {
+    texts(b).iter().any(|t| t.contains(needle))
+}
+
+fn assert_has(b: &Battle, needle: &str) {
+    assert!(
+        has(b, needle),
+        "no log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+fn entity(b: &mut Battle, name: &str) -> Entity {
+    let flow = b.world().resource::<declared::Flow>();
+    flow.entity(name).unwrap()
+}
+
+fn wounds(b: &mut Battle, name: &str) -> (i32, i32, Health) {
+    let e = entity(b, name);
+    let w = b.world();
+    (
+        w.get::<Stress>(e).unwrap().current,
+        w.get::<WoundPoints>(e).unwrap().current,
+        *w.get::<Health>(e).unwrap(),
+    )
+}
+
+/// Two fighters side by side; `extra` adds fields (dice, orders, set …).
+fn duel(a: &str, b: &str, dice: &str, orders: &str, cap: u32) -> String {
+    format!(
+        r#"(
+    name: "test", ruleset: "declared", round_cap: {cap},
+    grid: (kind: Square, width: 8, height: 8),
+    options: {{"declaration": "round_robin"}},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1){a}),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1){b}),
+    ],
+    dice: [{dice}],
+    orders: [{orders}],
+)"#
+    )
+}
+
+const ANNA_ATTACKS: &str =
+    r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#;
+
+#[test]
+fn base_initiative_is_d12_minus_agility() {
+    // 004 §Step 2: +2 Agility rolls 1d12-2; -1 Agility rolls 1d12+1.
+    let mut b = battle(&duel(
+        r#", set: {"agility_mod": 2}"#,
+        r#", set: {"agility_mod": -1}"#,
+        "8, 8",
+        "",
+        1,
+    ));
+    run(&mut b);
+    assert_has(&b, "Anna rolls base initiative 8 − 2 (Agility) = 6.");
+    assert_has(&b, "Bors rolls base initiative 8 + 1 (Agility) = 9.");
+    let (a, bo) = (entity(&mut b, "Anna"), entity(&mut b, "Bors"));
+    assert_eq!(
+        b.world().get::<declared::BaseInitiative>(a),
+        Some(&declared::BaseInitiative(6))
+    );
+    assert_eq!(
+        b.world().get::<declared::BaseInitiative>(bo),
+        Some(&declared::BaseInitiative(9))
+    );
+}
+
+#[test]
+fn base_initiative_is_rolled_once_per_combat() {
+    let mut b = battle(&duel("", "", "5, 9", "", 3));
+    run(&mut b);
+    let rolls = texts(&b)
+        .iter()
+        .filter(|t| t.contains("rolls base initiative"))
+        .count();
+    assert_eq!(rolls, 2);
+    assert_has(&b, "Anna declares: wait. Round initiative 5 + 0 = 5.");
+}
+
+#[test]
+fn identical_monsters_share_one_initiative_roll() {
+    let text = r#"(
+    name: "t", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 8, height: 8),
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "W1", side: "B", template: "wolf", at: (5, 1), initiative_group: "wolves"),
+        (name: "W2", side: "B", template: "wolf", at: (5, 3), initiative_group: "wolves"),
+    ],
+    dice: [4, 9, 1],
+)"#;
+    let mut b = battle(text);
+    run(&mut b);
+    assert_has(&b, "W1 rolls base initiative 9 − 2 (Agility) = 7.");
+    assert_has(
+        &b,
+        "W2 shares group \"wolves\"'s initiative roll of 9: base initiative 7.",
+    );
+}
+
+#[test]
+fn round_initiative_adds_the_action_modifier() {
+    // 004 §Step 3: attack + weapon speed, consumable +6, throw +2, full defense -1,
+    // defensive attack + speed + 1 (+1 without attacking), cast + (TN - 10).
+    let d = data();
+    let cases = [
+        (
+            r#"action: "attack", target: "Bors", with: "longsword""#,
+            "Round initiative 5 + 2 = 7.",
+        ),
+        (
+            r#"action: "consumable", with: "healing_draught""#,
+            "Round initiative 5 + 6 = 11.",
+        ),
+        (r#"action: "full_defense""#, "Round initiative 5 − 1 = 4."),
+        (
+            r#"action: "defensive_attack", target: "Bors", with: "longsword""#,
+            "Round initiative 5 + 3 = 8.",
+        ),
+        (
+            r#"action: "defensive_attack""#,
+            "Round initiative 5 + 1 = 6.",
+        ),
+    ];
+    for (order, expect) in cases {
+        let orders = format!(r#"(round: 1, order: (actor: "Anna", {order}))"#);
+        let mut b = battle(&duel("", "", "5, 9, 1, 1, 1, 1, 1, 1", &orders, 1));
+        run(&mut b);
+        assert_has(&b, expect);
+    }
+    assert_eq!(d.numbers.throw_modifier, 2);
+    assert_eq!(d.spells["firebolt"].tn - d.numbers.spell_speed_base, 4);
+}
+
+#[test]
+fn lowest_initiative_acts_first() {
+    // Anna 5 + 2 = 7 attacks before Bors 9 + 2 = 11.
+    let orders = format!(
+        r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#
+    );
+    let mut b = battle(&duel("", "", "5, 9, 2, 2", &orders, 1));
+    run(&mut b);
+    assert_has(&b, "Order of the round, lowest first: Anna 7, Bors 11.");
+    let t = texts(&b);
+    let anna = t
+        .iter()
+        .position(|x| x.starts_with("Anna attacks Bors"))
+        .unwrap();
+    let bors = t
+        .iter()
+        .position(|x| x.starts_with("Bors attacks Anna"))
+        .unwrap();
+    assert!(anna < bors);
+}
+
+#[test]
+fn defense_is_met_by_an_equal_total_and_armour_reduces_each_hit() {
+    // Bors's Defense is 10 + 0 Agility + 3 = 13; Anna attacks at +4: a 9 makes 13 and hits.
+    // Damage 1d8+2 with a 6 = 8, less Bors's Armour 1 = 7, all to Stress (11).
+    let mut b = battle(&duel("", "", "5, 9, 9, 6", ANNA_ATTACKS, 1));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Anna attacks Bors with the longsword: 9 + 4 = 13 against Defense 13: a hit.",
+    );
+    assert_has(
+        &b,
+        "Damage 8 (1d8 +2 Strength), less 1 Armour: 7 slashing damage.",
+    );
+    assert_eq!(wounds(&mut b, "Bors"), (4, 13, Health::Fine));
+    // One less misses.
+    let mut b = battle(&duel("", "", "5, 9, 8", ANNA_ATTACKS, 1));
+    run(&mut b);
+    assert_has(&b, "8 + 4 = 12 against Defense 13: a miss.");
+}
+
+#[test]
+fn damage_takes_stress_first_then_wound_points() {
+    // 004 §Stress: Bors has 3 Stress; 7 damage takes 3 Stress and 4 Wound Points.
+    let mut b = battle(&duel(
+        "",
+        r#", set: {"stress": 3}"#,
+        "5, 9, 15, 6",
+        ANNA_ATTACKS,
+        1,
+    ));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors takes 7 damage, Stress first, the rest to Wound Points: 3 Stress, 4 Wound Points",
+    );
+    assert_eq!(wounds(&mut b, "Bors"), (0, 9, Health::Fine));
+    let e = entity(&mut b, "Bors");
+    let inj = &b.world().get::<declared::Injuries>(e).unwrap().0;
+    assert_eq!(inj.len(), 1);
+    assert_eq!(
+        (inj[0].damage_type, inj[0].amount),
+        (declared::DamageType::Slashing, 4)
+    );
+}
+
+#[test]
+fn a_critical_hit_multiplies_and_bypasses_stress() {
+    // Natural 20 (ruling natural_rolls): 1d8+2 with a 5 = 7, ×2 = 14, less 1 Armour = 13,
+    // all to Wound Points: 13 - 13 = 0, Incapacitated. d% 14 > 13: no Combat Injury.
+    let mut b = battle(&duel("", "", "5, 9, 20, 5, 14", ANNA_ATTACKS, 1));
+    run(&mut b);
+    assert_has(&b, "a critical hit");
+    assert_has(
+        &b,
+        "Damage 7 (1d8 +2 Strength) × 2 critical = 14, less 1 Armour: 13 slashing damage.",
+    );
+    assert_has(
+        &b,
+        "Combat Injury check for Bors: d% 14 against 13 damage: no injury.",
+    );
+    assert_eq!(wounds(&mut b, "Bors"), (11, 0, Health::Incapacitated));
+}
+
+#[test]
+fn a_combat_injury_is_rolled_on_the_blunt_table() {
+    // A mace (blunt) critical: 1d6+1+2 with a 6 = 9, ×2 = 18, less 1 = 17. d% 10 <= 17:
+    // d20 2 is a Broken Shin: 1d8 Agility damage (a 4) and half speed.
+    let mut b = battle(&duel(
+        r#", weapons: ["mace"]"#,
+        "",
+        "5, 9, 20, 6, 10, 2, 4",
+        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "mace"))"#,
+        1,
+    ));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors suffers a Combat Injury: Broken Shin — 1d8 Agility damage. move at half speed.",
+    );
+    assert_has(&b, "Bors takes 4 Agility damage from the Broken Shin");
+    let e = entity(&mut b, "Bors");
+    let hurts = b.world().get::<declared::Hurts>(e).unwrap().clone();
+    assert!(hurts.half_speed);
+    assert_eq!(hurts.agility_damage, 4);
+    let inj = &b.world().get::<declared::Injuries>(e).unwrap().0;
+    assert_eq!(inj[0].combat_injury.as_deref(), Some("Broken Shin"));
+}
+
+#[test]
+fn an_empty_injury_table_borrows_the_blunt_table() {
+    // Longsword (slashing) critical, injury d20 14: Broken Neck, paralysed.
+    let mut b = battle(&duel(
+        "",
+        r#", set: {"strength": 40}"#,
+        "5, 9, 20, 6, 1, 14",
+        ANNA_ATTACKS,
+        1,
+    ));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Broken Neck — paralyzed from the neck down. (the slashing table is empty in the text; the blunt table is used)",
+    );
+    let e = entity(&mut b, "Bors");
+    assert!(b.world().get::<declared::Hurts>(e).unwrap().paralysed);
+}
+
+#[test]
+fn dying_below_zero_loses_a_wound_point_each_round_and_dies_at_minus_strength() {
+    // Bors: Stress 0, Strength 2. A hit for 3 (1d8+2 with a 2 = 4, less 1) leaves -1: Dying.
+    // End of round 1: -2 = minus Strength: dead.
+    let mut b = battle(&duel(
+        "",
+        r#", set: {"stress": 0, "strength": 2}"#,
+        "5, 9, 15, 2",
+        ANNA_ATTACKS,
+        3,
+    ));
+    let r = run(&mut b);
+    assert_has(&b, "Bors is Dying (-1 Wound Points)");
+    assert_eq!(r, BattleResult::Victory { side: 0, rounds: 1 });
+    // Combat ended when Bors stopped fighting; the bleed is shown on a longer fight below.
+    let text = duel(
+        "",
+        r#", set: {"stress": 0, "strength": 3}"#,
+        "5, 9, 9, 15, 3",
+        ANNA_ATTACKS,
+        3,
+    )
+    .replace(
+        r#"(name: "Bors""#,
+        r#"(name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
+        (name: "Bors""#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Bors is Dying (-1 Wound Points)");
+    assert_has(&b, "Bors is dying and loses 1 Wound Point.");
+    assert_has(
+        &b,
+        "Bors dies (-3 Wound Points reaches minus its Strength of 3).",
+    );
+}
+
+#[test]
+fn an_incapacitated_creature_pays_a_wound_point_to_act() {
+    // Bors starts at 0 Wound Points' worth: Strength 13, but takes exactly 13 first.
+    // Simpler: Bors has Strength 4 and no Stress; 1d8+2 with a 3 = 5 less 1 = 4: 0 WP.
+    let orders = format!(
+        r#"{ANNA_ATTACKS}, (round: 2, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#
+    );
+    let text = duel(
+        "",
+        r#", set: {"stress": 0, "strength": 4}"#,
+        "5, 9, 9, 15, 3, 9, 1",
+        &orders,
+        2,
+    )
+    .replace(
+        r#"(name: "Bors""#,
+        r#"(name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
+        (name: "Bors""#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Bors is Incapacitated (0 Wound Points)");
+    assert_has(
+        &b,
+        "Bors strains itself (acting while Incapacitated or Dying) and takes 1 Wound Point.",
+    );
+    assert_has(&b, "Bors is Dying (-1 Wound Points)");
+}
+
+#[test]
+fn stabilising_takes_a_heal_check_against_ten_plus_the_worst_wound() {
+    // Cato (a priest, Heal +5) stabilises Bors, who took a 4-point wound: TN 14.
+    let text = r#"(
+    name: "t", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 3}),
+        (name: "Cato", side: "B", template: "priest", at: (3, 1)),
+    ],
+    dice: [5, 9, 9, 15, 3, 9],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
+        (round: 2, order: (actor: "Cato", action: "stabilise", target: "Bors")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(&b, "Bors is Dying (-1 Wound Points)");
+    assert_has(
+        &b,
+        "Cato tends Bors: Heal 9 + 5 = 14 against TN 10 + 4 (worst wound) = 14: Bors is stabilised.",
+    );
+    let e = entity(&mut b, "Bors");
+    assert!(b.world().get::<declared::Stabilised>(e).is_some());
+    // Round 1's bleed happened before the stabilising; none after.
+    let bleeds = texts(&b)
+        .iter()
+        .filter(|t| t.contains("Bors is dying and loses 1"))
+        .count();
+    assert_eq!(bleeds, 1);
+}
+
+#[test]
+fn equal_initiatives_resolve_simultaneously_and_can_drop_each_other() {
+    // Both at 5 + 2 = 7; each hits the other down to below 0 in the same instant.
+    let orders = format!(
+        r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#
+    );
+    let mut b = battle(&duel(
+        r#", set: {"stress": 0, "strength": 3, "agility_mod": 0}"#,
+        r#", set: {"stress": 0, "strength": 3}"#,
+        "5, 5, 15, 4, 15, 4",
+        &orders,
+        3,
+    ));
+    let r = run(&mut b);
+    assert_has(
+        &b,
+        "Anna and Bors act at the same instant: their hits land together.",
+    );
+    assert_eq!(r, BattleResult::MutualDestruction { rounds: 1 });
+    // Anna: 1d8+1 with a 4 = 5, less her Armour 2 = 3: 0 Wound Points.
+    // Bors: 1d8+2 with a 4 = 6, less his Armour 1 = 5: -2.
+    assert_eq!(wounds(&mut b, "Anna"), (0, 0, Health::Incapacitated));
+    assert_eq!(wounds(&mut b, "Bors"), (0, -2, Health::Dying));
+}
+
+#[test]
+fn surprised_creatures_roll_initiative_but_do_not_act_in_the_first_round() {
+    let mut b = battle(&duel(", surprised: true", "", "5, 9", ANNA_ATTACKS, 2));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Anna is surprised: it rolls initiative but does not act in the first round.",
+    );
+    assert_has(&b, "Anna rolls base initiative 5");
+    let round1: Vec<_> = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .filter(|e| e.round == 1 && e.actor.as_deref() == Some("Anna"))
+        .map(|e| e.event.clone())
+        .collect();
+    assert!(!round1.contains(&"declare".to_string()), "{round1:?}");
+    assert_has(&b, "Anna declares: wait. Round initiative 5 + 0 = 5.");
+}
+
+#[test]
+fn the_ghoul_arriving_late_acts_twice_next_round() {
+    // 004 §Step 2's example, from assets/scenarios/ghoul.ron.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenarios/ghoul.ron"
+    ))
+    .unwrap();
+    let text = text.replace("seed: 11", "seed: 11, round_cap: 2");
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Ghoul enters the combat at (3, 5) while the round is on initiative 13.",
+    );
+    assert_has(&b, "Ghoul rolls base initiative 8 − 0 (Agility) = 8.");
+    assert_has(
+        &b,
+        "Ghoul declares: attack Brienne with the claws. Round initiative 8 + 0 = 8.",
+    );
+    assert_has(
+        &b,
+        "Ghoul's initiative 8 has already passed (the round is on 13): it acts next round at 8 − 12 = -4, as well as at its own count.",
+    );
+    let order = texts(&b)
+        .into_iter()
+        .find(|t| t.starts_with("Order of the round") && t.contains("Ghoul"))
+        .unwrap();
+    assert!(
+        order.contains("Ghoul -4") && order.contains("Ghoul 8"),
+        "{order}"
+    );
+    let round2: Vec<String> = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .filter(|e| e.round == 2 && e.text.starts_with("Ghoul attacks Brienne"))
+        .map(|e| e.time.clone())
+        .collect();
+    assert_eq!(
+        round2,
+        vec!["initiative -4".to_string(), "initiative 8".to_string()]
+    );
+}
+
+#[test]
+fn full_defense_adds_four_to_defense_and_ripostes_when_attacked() {
+    // Bors in full defense: Defense 13 + 4 = 17. Anna's 13 + 4 = 17 hits; Bors ripostes.
+    let orders =
+        format!(r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "full_defense"))"#);
+    let mut b = battle(&duel("", "", "5, 9, 13, 1, 12", &orders, 1));
+    run(&mut b);
+    assert_has(
+        &b,
+        "13 + 4 = 17 against Defense 17: a hit (full defense +4).",
+    );
+    assert_has(&b, "Bors ripostes against Anna from full defense.");
+    assert_has(&b, "Bors ripostes at Anna with the longsword: 12 + 3 = 15");
+}
+
+#[test]
+fn entering_a_threat_range_provokes_a_riposte_unless_attacking_defensively() {
+    let far = |action: &str| {
+        let orders = format!(
+            r#"(round: 1, order: (actor: "Anna", action: "{action}", target: "Bors", with: "longsword"))"#
+        );
+        duel("", "", "5, 9, 2, 2, 2, 2", &orders, 1).replace("at: (2, 1)", "at: (5, 1)")
+    };
+    let mut b = battle(&far("attack"));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors ripostes against Anna as it enters its threat range.",
+    );
+    let mut b = battle(&far("defensive_attack"));
+    run(&mut b);
+    assert!(!has(&b, "ripostes"), "{}", texts(&b).join("\n"));
+    assert_has(&b, "Anna attacks Bors with the longsword");
+}
+
+#[test]
+fn a_natural_one_always_misses() {
+    let mut b = battle(&duel(
+        r#", set: {"attack": 30}"#,
+        "",
+        "5, 9, 1",
+        ANNA_ATTACKS,
+        1,
+    ));
+    run(&mut b);
+    assert_has(&b, "1 + 30 = 31 against Defense 13: a natural 1 misses.");
+}
+
+#[test]
+fn outnumbered_monsters_check_morale_and_rout_on_failure() {
+    // Bors is a monster alone against two: outnumbered. 3d6 (2, 2, 2) + 0 Insight + 2 HD
+    // + 0 allies = 8 against 11 + 2 = 13: fails and routs.
+    let text = duel("", "", "5, 9, 7, 2, 2, 2", "", 1)
+        .replace(
+            r#"(name: "B", seat: Script)"#,
+            r#"(name: "B", seat: Script, morale: true)"#,
+        )
+        .replace(
+            r#"(name: "Bors""#,
+            r#"(name: "Dain", side: "A", template: "sellsword", at: (1, 3)),
+        (name: "Bors""#,
+        );
+    let mut b = battle(&text);
+    let r = run(&mut b);
+    assert_has(
+        &b,
+        "Bors checks morale (is outnumbered 2 to 1): 6 + 0 Insight + 2 HD + 0 allies = 8 against 13 (11 + 2 opponents): fails.",
+    );
+    assert_has(&b, "Bors breaks and flees; it no longer fights.");
+    assert_eq!(r, BattleResult::Victory { side: 0, rounds: 1 });
+}
+
+#[test]
+fn an_obvious_defeat_fails_morale_outright() {
+    // Three against one: ruling obvious_defeat.
+    let text = duel("", "", "5, 9, 7, 7", "", 1)
+        .replace(
+            r#"(name: "B", seat: Script)"#,
+            r#"(name: "B", seat: Script, morale: true)"#,
+        )
+        .replace(
+            r#"(name: "Bors""#,
+            r#"(name: "Dain", side: "A", template: "sellsword", at: (1, 3)),
+        (name: "Edda", side: "A", template: "sellsword", at: (1, 4)),
+        (name: "Bors""#,
+        );
+    let mut b = battle(&text);
+    run(&mut b);
+    assert_has(
+        &b,
+        "facing 3 with 1 on its side, the outcome is obvious and it fails.",
+    );
+}
+
+#[test]
+fn an_illegal_order_is_refused_and_changes_nothing() {
+    // Anna has no greataxe; the order is refused with the reason, and she declares again.
+    let orders =
+        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "greataxe"))"#;
+    let mut b = battle(&duel("", "", "5, 9", orders, 1));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Order refused for Anna: Anna does not carry a greataxe.",
+    );
+    assert_has(&b, "Anna declares: wait.");
+}
+
+#[test]
+fn every_ruling_cited_in_the_code_is_in_the_data() {
+    let d = data();
+    let sources = [
+        include_str!("../src/declared/mod.rs"),
+        include_str!("../src/declared/resolve.rs"),
+    ];
+    for src in sources {
+        for (i, _) in src.match_indices("ruling ") {
+            let id: String = src[i + 7..]
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+                .collect();
+            if id.len() > 3 && src[i + 7..].starts_with(&id) && src[..i].ends_with(['"', ' ', '`'])
+            {
+                if ["named", "ruling", "for"].contains(&id.as_str()) {
+                    continue;
+                }
+                assert!(
+                    d.rulings.iter().any(|r| r.id == id),
+                    "ruling {id:?} is cited but not in declared.ron"
+                );
+            }
+        }
+    }
+}

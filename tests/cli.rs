@@ -1,0 +1,254 @@
+//! The command line as a user meets it: output, exit codes, messages.
+
+use std::process::{Command, Output};
+
+fn fray(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("fray runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const SKIRMISH: &str = "assets/scenarios/skirmish_4v4.ron";
+
+#[test]
+fn run_prints_a_whole_battle_every_line_citing_its_rule() {
+    let o = fray(&["run", SKIRMISH, "--seed", "7"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() > 30, "{text}");
+    for line in &lines[1..lines.len() - 1] {
+        assert!(
+            line.ends_with(')') && (line.contains("(004 §") || line.contains("ruling ")),
+            "line without a rule: {line}"
+        );
+    }
+    assert!(lines.last().unwrap().starts_with("Result: "), "{text}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_log_byte_for_byte() {
+    let dir = std::env::temp_dir().join(format!("fray-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b, c) = (
+        dir.join("a.jsonl"),
+        dir.join("b.jsonl"),
+        dir.join("c.jsonl"),
+    );
+    for (file, seed) in [(&a, "7"), (&b, "7"), (&c, "8")] {
+        let o = fray(&[
+            "run",
+            SKIRMISH,
+            "--seed",
+            seed,
+            "--quiet",
+            "--log",
+            file.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    }
+    let (a, b, c) = (
+        std::fs::read(a).unwrap(),
+        std::fs::read(b).unwrap(),
+        std::fs::read(c).unwrap(),
+    );
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+    let first: serde_json::Value =
+        serde_json::from_slice(a.split(|&x| x == b'\n').next().unwrap()).unwrap();
+    for key in [
+        "seq", "round", "time", "actor", "event", "rule", "rolls", "text",
+    ] {
+        assert!(first.get(key).is_some(), "JSON line lacks {key}");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn forced_dice_from_the_command_line_come_first() {
+    let o = fray(&["run", "assets/scenarios/duel.ron", "--dice", "12,3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(
+        text.contains("Brienne rolls base initiative 12 − 0 (Agility) = 12."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Grusk rolls base initiative 3 − 1 (Agility) = 2."),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_points_at_the_line_and_column_of_a_typo() {
+    let o = fray(&["check", "tests/broken/typo.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("tests/broken/typo.ron:8:35:"), "{err}");
+    assert!(err.contains("templat"), "{err}");
+}
+
+#[test]
+fn check_accepts_every_shipped_file() {
+    let mut files: Vec<String> = ["assets/rulesets/declared.ron"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    for entry in
+        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/scenarios")).unwrap()
+    {
+        files.push(format!(
+            "assets/scenarios/{}",
+            entry.unwrap().file_name().to_string_lossy()
+        ));
+    }
+    let args: Vec<&str> = std::iter::once("check")
+        .chain(files.iter().map(String::as_str))
+        .collect();
+    let o = fray(&args);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn unknown_rulesets_templates_and_bad_dice_are_bad_input() {
+    let o = fray(&["run", "tests/broken/unknown_ruleset.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(
+            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared)"
+        ),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["check", "tests/broken/unknown_template.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("unknown_template.ron:8:45: \"Bors\" uses template \"dragon\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["check", "tests/broken/bad_dice.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad_dice.ron:9:"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad dice notation \"1x12\" at character 2: expected 'd'"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["rules", "chess"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn bad_flags_and_bad_forced_dice_are_bad_input() {
+    let o = fray(&["run", SKIRMISH, "--sed", "7"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--sed"), "{}", stderr(&o));
+    let o = fray(&["run", SKIRMISH, "--dice", "8,x"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("die #2 \"x\" is not a positive whole number"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["run", SKIRMISH, "--dice", "13"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("forced die #1 is 13, which is not a face of a d12"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["run", "no/such/file.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no/such/file.ron:1:1: cannot read the file"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn rules_lists_the_phases_of_a_round_and_every_ruling() {
+    let o = fray(&["rules"]);
+    assert!(stdout(&o).contains("declared"));
+    let o = fray(&["rules", "declared"]);
+    assert_eq!(o.status.code(), Some(0));
+    let text = stdout(&o);
+    for phase in [
+        "Surprise",
+        "Base initiative",
+        "Declare actions",
+        "Resolve",
+        "Morale",
+        "Ending combat",
+    ] {
+        assert!(text.contains(phase), "no phase {phase}");
+    }
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/rulesets/declared.ron"
+    ))
+    .unwrap();
+    let ids: Vec<&str> = data
+        .match_indices("(id: \"")
+        .map(|(i, _)| &data[i + 6..])
+        .map(|s| &s[..s.find('"').unwrap()])
+        .collect();
+    assert!(ids.len() >= 20);
+    for id in ids {
+        assert!(text.contains(id), "ruling {id} not listed");
+    }
+}
+
+#[test]
+fn a_human_seat_plays_in_the_terminal() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("fray-human-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/scenarios/duel.ron"
+    ))
+    .unwrap()
+    .replace(
+        "(name: \"Wardens\", seat: Ai)",
+        "(name: \"Wardens\", seat: Human)",
+    );
+    let file = dir.join("duel.ron");
+    std::fs::write(&file, text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(["run", file.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Hand-offs and choices: always the first legal choice.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all("\n1\n".repeat(200).as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = stdout(&o);
+    assert!(
+        out.contains("Brienne: declare an action for round 1"),
+        "{out}"
+    );
+    assert!(out.contains("Pass to Wardens"), "{out}");
+    assert!(out.contains("Result: "), "{out}{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(dir);
+}
