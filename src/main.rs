@@ -55,8 +55,11 @@ enum Command {
         #[arg(long)]
         log: Option<PathBuf>,
         /// Seat the AI on every side.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "human")]
         all_ai: bool,
+        /// Seat a person at this terminal for the side of this name (repeat for hotseat).
+        #[arg(long, value_name = "SIDE")]
+        human: Vec<String>,
         /// Print only the result.
         #[arg(long)]
         quiet: bool,
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
             dice,
             log,
             all_ai,
+            human,
             quiet,
         } => run(
             &scenario,
@@ -126,6 +130,7 @@ fn main() -> ExitCode {
             dice.map(|d| d.0).unwrap_or_default(),
             log,
             all_ai,
+            &human,
             quiet,
         ),
         Command::Sim {
@@ -184,9 +189,25 @@ fn run(
     dice: Vec<u32>,
     log_file: Option<PathBuf>,
     all_ai: bool,
+    human: &[String],
     quiet: bool,
 ) -> Result<(), Failure> {
-    let (scenario, data) = load_scenario(path)?;
+    let (mut scenario, data) = load_scenario(path)?;
+    for name in human {
+        let Some(i) = scenario.side_index(name) else {
+            let sides: Vec<String> = scenario
+                .scenario
+                .sides
+                .iter()
+                .map(|s| format!("{:?}", s.name))
+                .collect();
+            return Err(bad_input(format!(
+                "--human {name:?}: the scenario's sides are {}",
+                sides.join(", ")
+            )));
+        };
+        scenario.scenario.sides[i].seat = fray_core::model::Seat::Human;
+    }
     let seed = seed.unwrap_or(scenario.scenario.seed);
     let options = BattleOptions {
         seed,
@@ -283,7 +304,13 @@ fn ask_human(
         .map_or("?", |s| s.name.as_str())
         .to_string();
     let mut line = String::new();
-    if decision.secret {
+    let people = sides
+        .0
+        .iter()
+        .filter(|s| s.seat == fray_core::model::Seat::Human)
+        .count();
+    let hand_off = decision.secret && people > 1;
+    if hand_off {
         let _ = write!(out, "\n— Pass to {side_name} — press Enter —");
         let _ = out.flush();
         line.clear();
@@ -321,7 +348,7 @@ fn ask_human(
         }
         match line.trim().parse::<usize>() {
             Ok(n) if (1..=legal.len()).contains(&n) => {
-                if decision.secret {
+                if hand_off {
                     // Scroll the choice away before the next player looks.
                     let _ = writeln!(out, "{}", "\n".repeat(60));
                 }
@@ -353,6 +380,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
     let mut rounds_total = 0u64;
     let (mut rounds_min, mut rounds_max) = (u32::MAX, 0);
     let mut log_entries = 0u64;
+    let mut first_failure: Option<(u64, String)> = None;
     let rss_start = resident_kib();
     let mut rss_mid = None;
     let start = Instant::now();
@@ -377,7 +405,15 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
                     BattleResult::RoundCap { .. } => capped += 1,
                 }
             }
-            Progress::AwaitingHuman(_) | Progress::Failed(_) => failures += 1,
+            Progress::AwaitingHuman(_) => {
+                failures += 1;
+                first_failure
+                    .get_or_insert((options.seed, "a decision was left unanswered".into()));
+            }
+            Progress::Failed(why) => {
+                failures += 1;
+                first_failure.get_or_insert((options.seed, why));
+            }
         }
         log_entries += battle.world().resource::<BattleLog>().count();
         if i == battles / 2 {
@@ -445,8 +481,10 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             println!("  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end");
         }
     }
-    if failures > 0 {
-        return Err(failed(format!("{failures} battles could not finish")));
+    if let Some((seed, why)) = first_failure {
+        return Err(failed(format!(
+            "{failures} battles could not finish; the first, seed {seed}: {why}"
+        )));
     }
     Ok(())
 }

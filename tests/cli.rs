@@ -215,21 +215,9 @@ fn rules_lists_the_phases_of_a_round_and_every_ruling() {
 fn a_human_seat_plays_in_the_terminal() {
     use std::io::Write;
     use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("fray-human-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/assets/scenarios/duel.ron"
-    ))
-    .unwrap()
-    .replace(
-        "(name: \"Wardens\", seat: Ai)",
-        "(name: \"Wardens\", seat: Human)",
-    );
-    let file = dir.join("duel.ron");
-    std::fs::write(&file, text).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
-        .args(["run", file.to_str().unwrap()])
+        .args(["run", "assets/scenarios/duel.ron", "--human", "Wardens"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -248,7 +236,41 @@ fn a_human_seat_plays_in_the_terminal() {
         out.contains("Brienne: declare an action for round 1"),
         "{out}"
     );
-    assert!(out.contains("Pass to Wardens"), "{out}");
     assert!(out.contains("Result: "), "{out}{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(dir);
+    // Hotseat: secret declarations are handed off between the two people.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args([
+            "run",
+            "assets/scenarios/duel.ron",
+            "--human",
+            "Wardens",
+            "--human",
+            "Raiders",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all("\n1\n".repeat(400).as_bytes())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = stdout(&o);
+    assert!(out.contains("— Pass to Wardens — press Enter —"), "{out}");
+    assert!(out.contains("— Pass to Raiders — press Enter —"), "{out}");
+    assert!(out.contains("Grusk writes down an action."), "{out}");
+    assert!(out.contains("Result: "), "{out}{}", stderr(&o));
+    let o = fray(&["run", "assets/scenarios/duel.ron", "--human", "Nobody"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("--human \"Nobody\": the scenario's sides are \"Wardens\", \"Raiders\""),
+        "{}",
+        stderr(&o)
+    );
 }

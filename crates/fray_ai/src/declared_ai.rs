@@ -13,10 +13,15 @@ use fray_core::decision::{Controller, Decision, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Fighting, Side};
 use fray_rules::declared::data::SpellEffect;
-use fray_rules::declared::{Data, Health, Kit, Stats, Stress, WoundPoints};
+use fray_rules::declared::{self, Data, Health, Kit, Stats, Stress, WoundPoints};
 
 #[derive(Default)]
 pub struct DeclaredAi;
+
+/// Whether the rules would take `order` for `me` (the same check they make).
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    declared::validate(world, me, order).is_ok()
+}
 
 /// Chance that d20 + `attack` meets `defense` (a natural 1 misses, a 20 hits).
 fn hit_chance(attack: i32, defense: i32) -> f32 {
@@ -34,15 +39,19 @@ struct Foe {
 }
 
 impl Controller for DeclaredAi {
+    /// The AI always answers: when nothing better is open to it, it waits.
     fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        Some(
+            best_order(world, decision).unwrap_or_else(|| Order::new(&decision.actor_name, "wait")),
+        )
+    }
+}
+
+/// The best order the AI sees, if it sees any.
+fn best_order(world: &mut World, decision: &Decision) -> Option<Order> {
+    {
         let me = decision.actor;
         let name = decision.actor_name.clone();
-        let legal = |o: &Order| {
-            decision
-                .choices
-                .iter()
-                .any(|c| c.refused.is_none() && c.order == *o)
-        };
         let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
         let kit = world.get::<Kit>(me).cloned().unwrap_or_default();
         let stats = world.get::<Stats>(me).cloned()?;
@@ -55,13 +64,13 @@ impl Controller for DeclaredAi {
         if health != Health::Fine {
             return Some(
                 draught
-                    .filter(legal)
+                    .filter(|o| legal(world, me, o))
                     .unwrap_or_else(|| Order::new(&name, "wait")),
             );
         }
         if stress.current == 0
             && wp.current * 2 <= wp.max
-            && let Some(d) = draught.clone().filter(legal)
+            && let Some(d) = draught.clone().filter(|o| legal(world, me, o))
         {
             return Some(d);
         }
@@ -109,14 +118,14 @@ impl Controller for DeclaredAi {
         if stats.heal >= 3 {
             for (ally, cell) in &fallen {
                 let o = Order::new(&name, "stabilise").target(ally);
-                if grid.distance(here, *cell) <= stats.speed + 1 && legal(&o) {
+                if grid.distance(here, *cell) <= stats.speed + 1 && legal(world, me, &o) {
                     return Some(o);
                 }
             }
         }
         let mut best: Option<(f32, Order)> = None;
         let mut consider = |score: f32, order: Order| {
-            if legal(&order) && best.as_ref().is_none_or(|(s, _)| score > *s) {
+            if legal(world, me, &order) && best.as_ref().is_none_or(|(s, _)| score > *s) {
                 best = Some((score, order));
             }
         };
@@ -179,15 +188,25 @@ impl Controller for DeclaredAi {
             data.weapons
                 .get(*w)
                 .is_some_and(|d| d.reach > 0 || d.range > 0)
-        })?;
-        let o = Order::new(&name, "defensive_attack")
-            .target(&nearest.name)
-            .with(weapon);
-        Some(if legal(&o) {
-            o
-        } else {
-            Order::new(&name, "wait")
-        })
+        });
+        let mut tries = Vec::new();
+        if let Some(w) = weapon {
+            tries.push(
+                Order::new(&name, "defensive_attack")
+                    .target(&nearest.name)
+                    .with(w),
+            );
+        }
+        for s in &kit.spells {
+            if matches!(
+                data.spells.get(s).map(|x| &x.effect),
+                Some(SpellEffect::Damage(..))
+            ) {
+                tries.push(Order::new(&name, "cast").target(&nearest.name).with(s));
+            }
+        }
+        tries.push(Order::new(&name, "defensive_attack").cell(nearest.cell));
+        tries.into_iter().find(|o| legal(world, me, o))
     }
 }
 

@@ -125,24 +125,31 @@ impl Battle {
                 world.resource::<Decisions>().generation,
                 world.resource::<BattleLog>().count(),
             );
-            let open: Vec<_> = world
-                .resource::<Decisions>()
-                .open()
-                .iter()
-                .filter(|d| !world.resource::<Decisions>().is_answered(d.id))
-                .cloned()
-                .collect();
+            // Controllers read the world while deciding; the open decisions are
+            // lent to them for the while, then put back.
+            let open = world.resource_mut::<Decisions>().lend_open();
             let mut waiting = Vec::new();
+            let mut asked = 0;
+            let mut failure = None;
             for decision in &open {
+                if world.resource::<Decisions>().is_answered(decision.id) {
+                    continue;
+                }
+                asked += 1;
                 let Some(controller) = self.controllers.get_mut(decision.side) else {
-                    return Progress::Failed(format!("no controller for side {}", decision.side));
+                    failure = Some(format!("no controller for side {}", decision.side));
+                    break;
                 };
                 match controller.decide(world, decision) {
                     Some(order) => world.resource_mut::<Decisions>().answer(decision.id, order),
                     None => waiting.push(decision.id),
                 }
             }
-            let answered = waiting.len() < open.len();
+            world.resource_mut::<Decisions>().restore_open(open);
+            if let Some(why) = failure {
+                return Progress::Failed(why);
+            }
+            let answered = waiting.len() < asked;
             if !waiting.is_empty() && !answered {
                 return Progress::AwaitingHuman(waiting);
             }

@@ -136,6 +136,17 @@ impl Decisions {
         self.next_id
     }
 
+    /// Take the open decisions out while controllers read the world.
+    pub fn lend_open(&mut self) -> Vec<Decision> {
+        std::mem::take(&mut self.open)
+    }
+
+    /// Put lent decisions back, ahead of any published meanwhile.
+    pub fn restore_open(&mut self, mut open: Vec<Decision>) {
+        open.append(&mut self.open);
+        self.open = open;
+    }
+
     pub fn open(&self) -> &[Decision] {
         &self.open
     }

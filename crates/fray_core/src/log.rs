@@ -190,6 +190,11 @@ impl BattleLog {
         });
     }
 
+    /// Count an entry without building it (a log that keeps nothing).
+    pub fn count_one(&mut self) {
+        self.next_seq += 1;
+    }
+
     pub fn entries(&self) -> &[LogEntry] {
         &self.entries
     }

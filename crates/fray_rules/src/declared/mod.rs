@@ -24,9 +24,7 @@ use fray_core::decision::{Choice, Decision, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::{
-    BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides, sides_fighting,
-};
+use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 
 pub mod data;
@@ -1100,6 +1098,13 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+/// What take_declarations needs of a decision.
+struct Asked {
+    actor: Entity,
+    actor_name: String,
+    secret: bool,
+}
+
 /// Publish the declaration decision for `actor`.
 fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
     let round = world.resource::<Flow>().round;
@@ -1116,7 +1121,13 @@ fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
         }
         _ => {}
     }
-    let choices = choices(world, actor);
+    // Batches keep no log and have nobody to show choices to: the AI checks
+    // its orders with `validate`, as every order is checked when taken.
+    let choices = if world.resource::<BattleLog>().keeps() {
+        choices(world, actor)
+    } else {
+        Vec::new()
+    };
     world.resource_mut::<Decisions>().publish(Decision {
         id: 0,
         side,
@@ -1137,7 +1148,11 @@ fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
 pub fn take_declarations(world: &mut World) {
     let answers = world.resource_mut::<Decisions>().take_answers();
     for (id, order) in answers {
-        let Some(decision) = world.resource::<Decisions>().get(id).cloned() else {
+        let Some(decision) = world.resource::<Decisions>().get(id).map(|d| Asked {
+            actor: d.actor,
+            actor_name: d.actor_name.clone(),
+            secret: d.secret,
+        }) else {
             continue;
         };
         let actor = decision.actor;
@@ -1231,16 +1246,20 @@ fn accept_declaration(world: &mut World, actor: Entity, action: Action) {
     let base = world.get::<BaseInitiative>(actor).map_or(0, |b| b.0);
     let m = action_modifier(&data, &action);
     let initiative = base + m;
-    let name = world.resource::<Flow>().name(actor).to_string();
-    let text = format!(
-        "{name} declares: {}. Round initiative {base} {} {} = {initiative}.",
-        describe(world, &action),
-        if m < 0 { "−" } else { "+" },
-        m.abs()
-    );
-    world
-        .resource_mut::<BattleLog>()
-        .push(Event::new("declare", action_rule(&action), text).actor(&name));
+    if world.resource::<BattleLog>().keeps() {
+        let name = world.resource::<Flow>().name(actor).to_string();
+        let text = format!(
+            "{name} declares: {}. Round initiative {base} {} {} = {initiative}.",
+            describe(world, &action),
+            if m < 0 { "−" } else { "+" },
+            m.abs()
+        );
+        world
+            .resource_mut::<BattleLog>()
+            .push(Event::new("declare", action_rule(&action), text).actor(&name));
+    } else {
+        world.resource_mut::<BattleLog>().count_one();
+    }
     if matches!(action, Action::FullDefense { .. })
         && let Some(mut rs) = world.get_mut::<RoundState>(actor)
     {
@@ -1358,17 +1377,22 @@ pub fn dying_lose_wound_points(world: &mut World) {
 /// (ruling `obvious_defeat`); a failure routs (ruling `morale_failure`).
 pub fn morale_checks(world: &mut World) {
     let data = world.resource::<Data>().0.clone();
-    let mut q = world
-        .query_filtered::<(Entity, &Combatant, &Side, &Health), (With<Fighting>, With<Monster>)>();
-    let mut monsters: Vec<(u32, Entity, Side)> = q
-        .iter(world)
-        .filter(|(.., h)| **h == Health::Fine)
-        .map(|(e, c, s, _)| (c.listing, e, *s))
+    let fighting: Vec<(Entity, Side)> = world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
+        .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| (*e, *s)))
         .collect();
-    monsters.sort_by_key(|m| m.0);
-    let mut fighting = world.query_filtered::<&Side, With<Fighting>>();
-    let counts: Vec<Side> = fighting.iter(world).copied().collect();
-    for (_, e, side) in monsters {
+    let monsters: Vec<(Entity, Side)> = fighting
+        .iter()
+        .filter(|(e, _)| {
+            world.get::<Monster>(*e).is_some() && world.get::<Health>(*e) == Some(&Health::Fine)
+        })
+        .copied()
+        .collect();
+    let counts: Vec<Side> = fighting.iter().map(|(_, s)| *s).collect();
+    for (e, side) in monsters {
         if world.get::<Fighting>(e).is_none() {
             continue;
         }
@@ -1507,7 +1531,16 @@ pub fn check_end(world: &mut World) -> bool {
     if world.resource::<Outcome>().0.is_some() {
         return true;
     }
-    let standing = sides_fighting(world);
+    let mut standing: Vec<usize> = {
+        let flow = world.resource::<Flow>();
+        flow.roster
+            .iter()
+            .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
+            .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| s.0))
+            .collect()
+    };
+    standing.sort_unstable();
+    standing.dedup();
     if standing.len() > 1 {
         return false;
     }

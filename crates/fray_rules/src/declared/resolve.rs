@@ -8,7 +8,7 @@ use bevy_ecs::prelude::*;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::{Combatant, Fighting, Side};
+use fray_core::model::{Fighting, Side};
 
 use super::data::{DamageType, Effect, SpellEffect};
 use super::{
@@ -80,8 +80,14 @@ fn name(world: &World, e: Entity) -> String {
     world.resource::<Flow>().name(e).to_string()
 }
 
-fn log(world: &mut World, event: Event) {
-    world.resource_mut::<BattleLog>().push(event);
+/// Log an event; the sentence is only built when the log keeps entries.
+fn log(world: &mut World, event: impl FnOnce() -> Event) {
+    let mut log = world.resource_mut::<BattleLog>();
+    if log.keeps() {
+        log.push(event());
+    } else {
+        log.count_one();
+    }
 }
 
 fn health(world: &World, e: Entity) -> Health {
@@ -109,27 +115,25 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         } else {
             "has left the battlefield"
         };
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "no_action",
                 "004 §Step 2",
                 format!("{me} {why} and does not act."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
         return;
     }
     if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "no_action",
                 "ruling morale_failure",
                 format!("{me} has broken and only flees."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
         return;
     }
     let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
@@ -142,15 +146,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         Action::Move { .. } | Action::Wait | Action::Flee | Action::FullDefense { .. }
     );
     if slot.late {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "late_action",
                 "004 §Step 2",
                 format!("{me} acts on its late count."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
     }
     // 004 §Wound Points: what Incapacitated, Dying and Stabilised creatures pay.
     if matches!(h, Health::Incapacitated | Health::Dying) && strenuous {
@@ -161,15 +164,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             } else {
                 "acting while Incapacitated or Dying"
             };
-            log(
-                world,
+            log(world, || {
                 Event::new(
                     "strain",
                     "004 §Wound Points",
                     format!("{me} strains itself ({why}) and takes 1 Wound Point."),
                 )
-                .actor(&me),
-            );
+                .actor(&me)
+            });
             lose_wound_points(world, e, 1, "004 §Wound Points");
             if health(world, e) == Health::Dead {
                 return;
@@ -197,15 +199,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 match nearest_enemy(world, e) {
                     Some(t) => {
                         let (old, new) = (name(world, target), name(world, t));
-                        log(
-                            world,
+                        log(world, || {
                             Event::new(
                                 "retarget",
                                 "ruling retarget",
                                 format!("{old} is gone; {me} turns on {new} instead."),
                             )
-                            .actor(&me),
-                        );
+                            .actor(&me)
+                        });
                         target = t;
                     }
                     None => return,
@@ -223,8 +224,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .distance(cell(world, e), cell(world, target));
             if dist > reach {
                 let t = name(world, target);
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "out_of_reach",
                         "004 §Speed",
@@ -232,8 +232,8 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                             "{me} cannot reach {t} this round ({dist} cells away, reach {reach})."
                         ),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             let shot = w.reach == 0;
@@ -248,15 +248,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             };
             let target = *target;
             if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "no_target",
                         "004 §Step 3",
                         format!("{me}'s target is gone; it keeps its {weapon}."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             approach(world, e, cell(world, target), w.range, budget, true);
@@ -264,8 +263,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .resource::<Grid>()
                 .distance(cell(world, e), cell(world, target));
             if dist > w.range {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "out_of_reach",
                         "004 §Speed",
@@ -274,8 +272,8 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                             w.range
                         ),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             if let Some(mut kit) = world.get_mut::<Kit>(e)
@@ -298,15 +296,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .resource::<Grid>()
                 .distance(cell(world, e), cell(world, target));
             if dist > s.range {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "out_of_reach",
                         "004 §Speed",
                         format!("{me} is out of range for {spell}."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             let casting = world.get::<Stats>(e).map_or(0, |s| s.casting);
@@ -316,8 +313,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let total = roll.total + casting;
             let cast = total >= s.tn;
             let t = name(world, target);
-            log(
-                world,
+            log(world, || {
                 Event::new(
                     "cast",
                     "004 §Step 3 · ruling spell_casting",
@@ -340,8 +336,8 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                     total,
                     success: cast,
                 })
-                .roll(roll),
-            );
+                .roll(roll)
+            });
             if !cast {
                 return;
             }
@@ -349,15 +345,14 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 SpellEffect::Damage(dice, dtype) => {
                     let defense = defense(world, target);
                     if total < defense {
-                        log(
-                            world,
+                        log(world, || {
                             Event::new(
                                 "miss",
                                 "ruling spell_attack",
                                 format!("{spell} misses {t} ({total} against Defense {defense})."),
                             )
-                            .actor(&me),
-                        );
+                            .actor(&me)
+                        });
                         return;
                     }
                     let roll = world
@@ -365,7 +360,9 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                         .roll(dice, format!("{spell}'s damage to {t}"));
                     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
                     let amount = (roll.total - armour).max(0);
-                    log(world, Event::new("hit", "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll));
+                    log(world, || {
+                        Event::new("hit", "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll)
+                    });
                     land(
                         world,
                         Hit {
@@ -382,16 +379,15 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                         .resource_mut::<Dice>()
                         .roll(dice, format!("{spell} on {t}"));
                     let gained = restore_stress(world, target, roll.total);
-                    log(
-                        world,
+                    log(world, || {
                         Event::new(
                             "heal",
                             "ruling spell_casting",
                             format!("{t} recovers {gained} Stress."),
                         )
                         .actor(&me)
-                        .roll(roll),
-                    );
+                        .roll(roll)
+                    });
                 }
             }
         }
@@ -408,16 +404,15 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .resource_mut::<Dice>()
                 .roll(it.heals, format!("{me}'s {item}"));
             let (wp, stress) = heal(world, e, roll.total);
-            log(
-                world,
+            log(world, || {
                 Event::new(
                     "heal",
                     "004 §Step 3 · ruling healing_items",
                     format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
                 )
                 .actor(&me)
-                .roll(roll),
-            );
+                .roll(roll)
+            });
         }
         Action::Stabilise { target } => {
             let target = *target;
@@ -427,29 +422,27 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .resource::<Grid>()
                 .distance(cell(world, e), cell(world, target));
             if dist > 1 {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "out_of_reach",
                         "004 §Speed",
                         format!("{me} cannot reach {t} to tend the wounds."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
                 || world.get::<Stabilised>(target).is_some()
             {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "no_target",
                         "004 §Wound Points",
                         format!("{t} no longer needs stabilising."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
             let worst = world
@@ -462,8 +455,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .roll(check_die(&data), format!("{me}'s Heal check on {t}"));
             let total = roll.total + heal;
             let ok = total >= tn;
-            log(
-                world,
+            log(world, || {
                 Event::new("stabilise", "004 §Wound Points", format!(
                     "{me} tends {t}: Heal {} + {heal} = {total} against TN 10 + {worst} (worst wound) = {tn}: {}.",
                     roll.total,
@@ -471,8 +463,8 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 ))
                 .actor(&me)
                 .check(Check { against: "TN".into(), target: tn, modifiers: vec![Modifier::new("Heal", heal)], total, success: ok })
-                .roll(roll),
-            );
+                .roll(roll)
+            });
             if ok {
                 world.entity_mut(target).insert(Stabilised);
             }
@@ -487,43 +479,44 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .resource_mut::<Dice>()
                 .roll(check_die(&data), format!("{me}'s Intimidation of {t}"));
             let total = roll.total + intim;
-            log(world, Event::new("intimidate", "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll));
+            log(world, || {
+                Event::new("intimidate", "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll)
+            });
             if let Some(mut rs) = world.get_mut::<RoundState>(target) {
                 rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
             }
         }
         Action::Move { toward } | Action::FullDefense { toward } => {
             if let Some(c) = *toward {
+                // Toward someone's cell means up to them.
+                let taken = occupied(world, e).contains(&c);
                 approach(
                     world,
                     e,
                     c,
-                    0,
+                    u32::from(taken),
                     budget,
                     !matches!(slot.action, Action::Move { .. }),
                 );
             } else if matches!(slot.action, Action::FullDefense { .. }) {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "defend",
                         "004 §Step 3",
                         format!("{me} stands in full defense (+4 Defense)."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
             } else {
-                log(
-                    world,
-                    Event::new("hold", "004 §Step 3", format!("{me} holds its ground.")).actor(&me),
-                );
+                log(world, || {
+                    Event::new("hold", "004 §Step 3", format!("{me} holds its ground.")).actor(&me)
+                });
             }
         }
         Action::Wait => {
-            log(
-                world,
-                Event::new("wait", "ruling wait_action", format!("{me} waits.")).actor(&me),
-            );
+            log(world, || {
+                Event::new("wait", "ruling wait_action", format!("{me} waits.")).actor(&me)
+            });
         }
         Action::Flee => flee(world, e, budget),
     }
@@ -569,20 +562,25 @@ pub(crate) fn defense(world: &World, e: Entity) -> i32 {
 fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
     let side = world.get::<Side>(e).copied()?;
     let here = cell(world, e);
-    let mut q = world.query_filtered::<(Entity, &Side, &Cell, &Combatant), With<Fighting>>();
     let grid = world.resource::<Grid>();
-    q.iter(world)
-        .filter(|(_, s, ..)| **s != side)
-        .min_by_key(|(_, _, c, k)| (grid.distance(here, **c), k.listing))
-        .map(|(x, ..)| x)
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(x, _)| *x)
+        .filter(|x| world.get::<Fighting>(*x).is_some() && world.get::<Side>(*x) != Some(&side))
+        .min_by_key(|x| grid.distance(here, cell(world, *x)))
 }
 
 /// Cells taken by combatants other than `e` (the fallen still lie there; the fled are gone).
-fn occupied(world: &mut World, e: Entity) -> Vec<Cell> {
-    let mut q = world.query_filtered::<(Entity, &Cell, &Health), Without<Fled>>();
-    q.iter(world)
-        .filter(|(x, _, h)| *x != e && **h != Health::Dead)
-        .map(|(_, c, _)| *c)
+fn occupied(world: &World, e: Entity) -> Vec<Cell> {
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(x, _)| *x)
+        .filter(|x| *x != e && world.get::<Fled>(*x).is_none() && health(world, *x) != Health::Dead)
+        .filter_map(|x| world.get::<Cell>(x).copied())
         .collect()
 }
 
@@ -607,15 +605,14 @@ fn approach(
         .path_toward(from, goal, stop_within, |c| blocked.contains(&c));
     let me = name(world, e);
     let Some((steps, _)) = path else {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "blocked",
                 "004 §Speed",
                 format!("{me} finds no way through toward {goal}."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
         return;
     };
     let mut spent = 0;
@@ -646,8 +643,7 @@ fn approach(
         }
         // The move so far, then the ripostes it provokes, then the rest.
         let names: Vec<String> = threateners.iter().map(|f| name(world, *f)).collect();
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "move",
                 "004 §Speed",
@@ -657,37 +653,35 @@ fn approach(
                     names.join(" and ")
                 ),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
         start = at;
         moved = 0;
         for foe in threateners {
             if riposte(world, foe, e, "as it enters its threat range")
                 && health(world, e) != Health::Fine
             {
-                log(
-                    world,
+                log(world, || {
                     Event::new(
                         "stopped",
                         "004 §Wound Points",
                         format!("{me} is stopped at {at}."),
                     )
-                    .actor(&me),
-                );
+                    .actor(&me)
+                });
                 return;
             }
         }
     }
     if moved > 0 {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "move",
                 "004 §Speed",
                 format!("{me} moves {} from {start} to {at}.", cells(moved)),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
     }
 }
 
@@ -701,24 +695,37 @@ fn cells(n: u32) -> String {
 
 /// Enemies whose threat range (melee reach) `e` enters by stepping `from` → `to`
 /// and who can riposte now (ruling `riposte`).
-fn threatened_by(world: &mut World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> {
+fn threatened_by(world: &World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> {
     let side = world.get::<Side>(e).copied();
-    let data = world.resource::<Data>().0.clone();
-    let mut q = world.query_filtered::<(Entity, &Side, &Cell, &Kit, &Health, &RoundState, &Combatant), (Without<Routed>, Without<Surprised>, Without<Fled>)>();
+    let data = &world.resource::<Data>().0;
     let grid = world.resource::<Grid>();
-    let mut out: Vec<(u32, Entity)> = q
-        .iter(world)
-        .filter(|(_, s, _, _, h, rs, _)| {
-            Some(**s) != side && **h == Health::Fine && !rs.reaction_used
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(x, _)| *x)
+        .filter(|&x| {
+            world.get::<Side>(x).copied() != side
+                && health(world, x) == Health::Fine
+                && world
+                    .get::<RoundState>(x)
+                    .is_some_and(|rs| !rs.reaction_used)
+                && world.get::<Routed>(x).is_none()
+                && world.get::<Surprised>(x).is_none()
+                && world.get::<Fled>(x).is_none()
         })
-        .filter_map(|(x, _, c, kit, _, _, k)| {
-            let reach = melee_weapon(&data, kit).map(|(_, r)| r)?;
-            (grid.distance(from, *c) > reach && grid.distance(to, *c) <= reach)
-                .then_some((k.listing, x))
+        .filter(|&x| {
+            let Some(reach) = world
+                .get::<Kit>(x)
+                .and_then(|k| melee_weapon(data, k))
+                .map(|(_, r)| r)
+            else {
+                return false;
+            };
+            let at = cell(world, x);
+            grid.distance(from, at) > reach && grid.distance(to, at) <= reach
         })
-        .collect();
-    out.sort_by_key(|o| o.0);
-    out.into_iter().map(|o| o.1).collect()
+        .collect()
 }
 
 /// The first melee weapon a kit holds, and its reach.
@@ -754,15 +761,14 @@ fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
         rs.reaction_used = true;
     }
     let (me, them) = (name(world, by), name(world, against));
-    log(
-        world,
+    log(world, || {
         Event::new(
             "riposte",
             "004 §Step 3 · ruling riposte",
             format!("{me} ripostes against {them} {why}."),
         )
-        .actor(&me),
-    );
+        .actor(&me)
+    });
     if let Some(hit) = strike(world, by, against, &weapon, false, "ripostes at") {
         apply_hit(world, &hit);
     }
@@ -857,16 +863,15 @@ fn strike(
     } else {
         "004 §Defense · ruling attack_roll"
     };
-    log(
-        world,
+    log(world, || {
         Event::new("attack", rule, format!(
             "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}.",
             total - natural as i32
         ))
         .actor(&me)
         .check(Check { against: "Defense".into(), target: def, modifiers: mods, total, success: hit })
-        .roll(roll),
-    );
+        .roll(roll)
+    });
     if !hit {
         return None;
     }
@@ -912,10 +917,9 @@ fn strike(
     } else {
         "004 §Armour · ruling damage_bonus"
     };
-    log(
-        world,
-        Event::new("damage_roll", rule, text).actor(&me).roll(roll),
-    );
+    log(world, || {
+        Event::new("damage_roll", rule, text).actor(&me).roll(roll)
+    });
     Some(Hit {
         target,
         amount,
@@ -938,15 +942,14 @@ fn land(world: &mut World, hit: Hit, deferred: Option<&mut Vec<Hit>>) {
 fn apply_hit(world: &mut World, hit: &Hit) {
     let t = name(world, hit.target);
     if hit.amount == 0 {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "damage",
                 "004 §Armour",
                 format!("{t}'s armour turns the blow."),
             )
-            .actor(&t),
-        );
+            .actor(&t)
+        });
         return;
     }
     if health(world, hit.target) == Health::Dead {
@@ -983,8 +986,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
         ),
         _ => String::new(),
     };
-    log(
-        world,
+    log(world, || {
         Event::new(
             "damage",
             rule,
@@ -993,8 +995,8 @@ fn apply_hit(world: &mut World, hit: &Hit) {
                 hit.amount
             ),
         )
-        .actor(&t),
-    );
+        .actor(&t)
+    });
     if to_wounds > 0 {
         if let Some(mut inj) = world.get_mut::<Injuries>(hit.target) {
             inj.0.push(Injury {
@@ -1024,8 +1026,7 @@ fn combat_injury(world: &mut World, hit: &Hit) {
         format!("Combat Injury chance for {t}"),
     );
     let injured = roll.total <= hit.amount;
-    log(
-        world,
+    log(world, || {
         Event::new(
             "injury_check",
             "004 §Combat Injuries",
@@ -1037,8 +1038,8 @@ fn combat_injury(world: &mut World, hit: &Hit) {
             ),
         )
         .actor(&t)
-        .roll(roll),
-    );
+        .roll(roll)
+    });
     if !injured {
         return;
     }
@@ -1075,8 +1076,7 @@ fn combat_injury(world: &mut World, hit: &Hit) {
     } else {
         String::new()
     };
-    log(
-        world,
+    log(world, || {
         Event::new(
             "injury",
             rule,
@@ -1086,8 +1086,8 @@ fn combat_injury(world: &mut World, hit: &Hit) {
             ),
         )
         .actor(&t)
-        .roll(roll),
-    );
+        .roll(roll)
+    });
     if let Some(mut inj) = world.get_mut::<Injuries>(hit.target)
         && let Some(last) = inj.0.last_mut()
     {
@@ -1121,16 +1121,15 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
                 "Dexterity" => "attacks fall 1 for every 2 points",
                 _ => "no effect in this fight",
             };
-            log(
-                world,
+            log(world, || {
                 Event::new(
                     "ability_damage",
                     "ruling injury_effects",
                     format!("{t} takes {amount} {ability} damage from the {injury}: {effect}."),
                 )
                 .actor(&t)
-                .roll(roll),
-            );
+                .roll(roll)
+            });
             if ability == "Strength" {
                 lose_wound_points(world, e, 0, "ruling injury_effects");
             }
@@ -1149,12 +1148,11 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
             } else {
                 format!("The {injury} is in {t}'s off arm.")
             };
-            log(
-                world,
+            log(world, || {
                 Event::new("injury_effect", "004 §Combat Injuries", text)
                     .actor(&t)
-                    .roll(roll),
-            );
+                    .roll(roll)
+            });
             return;
         }
         Effect::HalfSpeed => "it moves at half speed",
@@ -1185,15 +1183,14 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
     if matches!(effect, Effect::Paralysed) {
         world.entity_mut(e).remove::<Fighting>();
     }
-    log(
-        world,
+    log(world, || {
         Event::new(
             "injury_effect",
             "ruling injury_effects",
             format!("{t}: {note}."),
         )
-        .actor(&t),
-    );
+        .actor(&t)
+    });
 }
 
 /// Take Wound Points and move between the states of 004 §Wound Points:
@@ -1237,7 +1234,7 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     if after == Health::Dead {
         world.entity_mut(e).remove::<Stabilised>();
     }
-    log(world, Event::new("health", rule, text).actor(&t));
+    log(world, || Event::new("health", rule, text).actor(&t));
 }
 
 /// Restore Stress, up to its maximum; returns what was gained.
@@ -1301,24 +1298,22 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
     }
     if off {
         world.entity_mut(e).insert(Fled).remove::<Fighting>();
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "fled",
                 "ruling morale_failure",
                 format!("{me} runs from {from} to {best} and off the battlefield."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
     } else {
-        log(
-            world,
+        log(world, || {
             Event::new(
                 "move",
                 "ruling morale_failure",
                 format!("{me} runs from {from} to {best}."),
             )
-            .actor(&me),
-        );
+            .actor(&me)
+        });
     }
 }
