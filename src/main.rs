@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_ai::{BattleOptions, RulesetData, build_battle, reset_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::data::Source;
 use fray_core::decision::Decisions;
@@ -384,6 +384,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
     let rss_start = resident_kib();
     let mut rss_mid = None;
     let start = Instant::now();
+    let mut reused: Option<Battle> = None;
     for i in 0..battles {
         let options = BattleOptions {
             seed: seed0.wrapping_add(u64::from(i)),
@@ -391,8 +392,17 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             keep_log: false,
             all_ai: true,
         };
-        let mut battle =
-            build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+        // One app for the whole batch: its schedule is built once.
+        let battle = match &mut reused {
+            Some(b) => {
+                reset_battle(b, &scenario, &data, &options)
+                    .map_err(|e| bad_input(e.to_string()))?;
+                b
+            }
+            None => reused.insert(
+                build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?,
+            ),
+        };
         match battle.run() {
             Progress::Over(result) => {
                 let r = result.rounds();

@@ -13,7 +13,7 @@ use fray_core::decision::{Controller, Decision, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Fighting, Side};
 use fray_rules::declared::data::SpellEffect;
-use fray_rules::declared::{self, Data, Health, Kit, Stats, Stress, WoundPoints};
+use fray_rules::declared::{self, Data, Flow, Health, Kit, Stats, Stress, WoundPoints};
 
 #[derive(Default)]
 pub struct DeclaredAi;
@@ -78,20 +78,35 @@ fn best_order(world: &mut World, decision: &Decision) -> Option<Order> {
         let side = *world.get::<Side>(me)?;
         let here = *world.get::<Cell>(me)?;
         let mut foes = Vec::new();
-        let mut q = world.query_filtered::<(
-            &Combatant,
-            &Side,
-            &Cell,
-            &Stats,
-            &Stress,
-            &WoundPoints,
-            &Kit,
-        ), With<Fighting>>();
         let mut fallen = Vec::new();
-        for (c, s, cell, st, sr, w, k) in q.iter(world) {
+        // In listing order, so ties are broken the same way in every world.
+        for (e, _) in &world.resource::<Flow>().roster {
+            let e = *e;
+            let (Some(c), Some(s), Some(cell), Some(h)) = (
+                world.get::<Combatant>(e),
+                world.get::<Side>(e),
+                world.get::<Cell>(e),
+                world.get::<Health>(e),
+            ) else {
+                continue;
+            };
             if *s == side {
+                if matches!(h, Health::Dying | Health::Incapacitated) {
+                    fallen.push((c.name.clone(), *cell));
+                }
                 continue;
             }
+            if world.get::<Fighting>(e).is_none() {
+                continue;
+            }
+            let (Some(st), Some(sr), Some(w), Some(k)) = (
+                world.get::<Stats>(e),
+                world.get::<Stress>(e),
+                world.get::<WoundPoints>(e),
+                world.get::<Kit>(e),
+            ) else {
+                continue;
+            };
             let melee_reach = k
                 .weapons
                 .iter()
@@ -107,12 +122,6 @@ fn best_order(world: &mut World, decision: &Decision) -> Option<Order> {
                 left: sr.current.max(0) + w.current.max(0),
                 melee_reach,
             });
-        }
-        let mut allies = world.query::<(&Combatant, &Side, &Cell, &Health)>();
-        for (c, s, cell, h) in allies.iter(world) {
-            if *s == side && matches!(h, Health::Dying | Health::Incapacitated) {
-                fallen.push((c.name.clone(), *cell));
-            }
         }
         let grid = world.resource::<Grid>();
         if stats.heal >= 3 {

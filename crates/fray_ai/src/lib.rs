@@ -87,6 +87,49 @@ pub fn controller(
     }
 }
 
+/// Make `battle` a fresh battle of the same scenario with new options,
+/// keeping its schedule (built once, for batches of battles).
+pub fn reset_battle(
+    battle: &mut Battle,
+    scenario: &LoadedScenario,
+    data: &RulesetData,
+    options: &BattleOptions,
+) -> Result<(), LoadError> {
+    let forced: Vec<u32> = options
+        .dice
+        .iter()
+        .chain(&scenario.scenario.dice)
+        .copied()
+        .collect();
+    let world = battle.world_mut();
+    // Resources live on entities too: only the combatants go.
+    let gone = match data {
+        RulesetData::Declared(_) => declared::roster(world),
+    };
+    for e in gone {
+        world.despawn(e);
+    }
+    fray_core::model::set_resource(world, Dice::seeded(options.seed).with_forced(forced));
+    fray_core::model::set_resource(
+        world,
+        if options.keep_log {
+            BattleLog::default()
+        } else {
+            BattleLog::counting_only()
+        },
+    );
+    fray_core::model::set_resource(world, fray_core::decision::Decisions::default());
+    fray_core::model::set_resource(world, fray_core::model::Outcome::default());
+    match data {
+        RulesetData::Declared(d) => declared::populate(world, d.clone(), scenario)?,
+    }
+    for (i, side) in scenario.scenario.sides.iter().enumerate() {
+        let seat = if options.all_ai { Seat::Ai } else { side.seat };
+        battle.set_controller(i, controller(data, seat, scenario, i));
+    }
+    Ok(())
+}
+
 /// Build a battle of `scenario` under its ruleset, seated as it says.
 pub fn build_battle(
     scenario: &LoadedScenario,

@@ -75,7 +75,11 @@ impl Battle {
 
     /// Run the rules once.
     pub fn step(&mut self) {
-        self.app.world_mut().run_schedule(RulesStep);
+        let world = self.app.world_mut();
+        world.run_schedule(RulesStep);
+        // As App::update does after each frame: forget removed-component
+        // records, which would otherwise pile up over a long battle or batch.
+        world.clear_trackers();
     }
 
     /// The result, once the battle is over.

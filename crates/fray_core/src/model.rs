@@ -96,3 +96,17 @@ pub fn sides_fighting(world: &mut World) -> Vec<usize> {
     sides.dedup();
     sides
 }
+
+/// Set a resource: overwrite it in place if present, insert it otherwise.
+/// A batch of battles resets its world this way between battles.
+pub fn set_resource<
+    R: Resource + bevy_ecs::component::Component<Mutability = bevy_ecs::component::Mutable>,
+>(
+    world: &mut World,
+    value: R,
+) {
+    match world.get_resource_mut::<R>() {
+        Some(mut r) => *r = value,
+        None => world.insert_resource(value),
+    }
+}

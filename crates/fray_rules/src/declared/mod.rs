@@ -515,6 +515,18 @@ pub fn setup(
     data: Arc<DeclaredData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
+    populate(app.world_mut(), data, scenario)?;
+    app.add_plugins(plugin);
+    Ok(())
+}
+
+/// Fill a world (fresh, or cleared for the next battle of a batch) with the
+/// scenario: grid, sides, combatants and the state of the round.
+pub fn populate(
+    world: &mut World,
+    data: Arc<DeclaredData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
     check_scenario(&data, scenario)?;
     let s = &scenario.scenario;
     let declaration = s
@@ -522,19 +534,21 @@ pub fn setup(
         .get("declaration")
         .and_then(|d| DeclarationOrder::parse(d))
         .unwrap_or(data.declaration);
-    let world = app.world_mut();
-    world.insert_resource(scenario.grid());
-    world.insert_resource(Sides(
-        s.sides
-            .iter()
-            .map(|side| fray_core::model::SideInfo {
-                name: side.name.clone(),
-                seat: side.seat,
-                morale: side.morale,
-            })
-            .collect(),
-    ));
-    world.insert_resource(RoundCap(s.round_cap));
+    fray_core::model::set_resource(world, scenario.grid());
+    fray_core::model::set_resource(
+        world,
+        Sides(
+            s.sides
+                .iter()
+                .map(|side| fray_core::model::SideInfo {
+                    name: side.name.clone(),
+                    seat: side.seat,
+                    morale: side.morale,
+                })
+                .collect(),
+        ),
+    );
+    fray_core::model::set_resource(world, RoundCap(s.round_cap));
     let mut roster = Vec::new();
     for (i, spec) in s.combatants.iter().enumerate() {
         let e = spawn_combatant(world, &data, scenario, spec, i as u32)?;
@@ -545,20 +559,22 @@ pub fn setup(
     }
     let mut arrivals = s.arrivals.clone();
     arrivals.sort_by_key(|a| (a.round, a.after));
-    world.insert_resource(Flow {
-        stage: Stage::Start,
-        round: 0,
-        declaration,
-        to_declare: Vec::new(),
-        hidden: Vec::new(),
-        queue: Vec::new(),
-        count: None,
-        arrivals,
-        roster,
-    });
-    world.insert_resource(Data(data));
-    world.insert_resource(ScenarioSource(scenario.clone()));
-    app.add_plugins(plugin);
+    fray_core::model::set_resource(
+        world,
+        Flow {
+            stage: Stage::Start,
+            round: 0,
+            declaration,
+            to_declare: Vec::new(),
+            hidden: Vec::new(),
+            queue: Vec::new(),
+            count: None,
+            arrivals,
+            roster,
+        },
+    );
+    fray_core::model::set_resource(world, Data(data));
+    fray_core::model::set_resource(world, ScenarioSource(scenario.clone()));
     Ok(())
 }
 
@@ -569,6 +585,18 @@ pub struct ScenarioSource(pub LoadedScenario);
 /// 004 §Step 2: the Referee may have identical monsters share one roll.
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct InitiativeGroup(pub String);
+
+/// Every combatant, arrivals included, in listing order. Rules iterate this
+/// rather than queries so that the order never depends on how the world
+/// stores its entities.
+pub fn roster(world: &World) -> Vec<Entity> {
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .collect()
+}
 
 /// Current round of a battle under this ruleset.
 pub fn round(world: &World) -> u32 {
@@ -707,7 +735,13 @@ pub fn begin_round(
         format!("Round {} begins.", flow.round),
     ));
     let mut declarers: Vec<(u32, i32, usize, Entity)> = Vec::new();
-    for (e, c, stats, side, health, hurts, mut rs, surprised, routed, fled) in &mut q {
+    // In listing order, so the log reads the same however the world stores them.
+    let roster: Vec<Entity> = flow.roster.iter().map(|(e, _)| *e).collect();
+    for e in roster {
+        let Ok((e, c, stats, side, health, hurts, mut rs, surprised, routed, fled)) = q.get_mut(e)
+        else {
+            continue;
+        };
         let acted_last = rs.actions_taken > 0;
         *rs = RoundState {
             acted_last_round: acted_last,
@@ -1230,12 +1264,19 @@ pub fn take_declarations(world: &mut World) {
 }
 
 fn auto_declare_routed(world: &mut World) {
-    let mut q = world.query_filtered::<Entity, (With<Routed>, Without<Fled>, Without<Declared>)>();
-    let routed: Vec<Entity> = q.iter(world).collect();
+    let routed: Vec<Entity> = world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .filter(|&e| {
+            world.get::<Routed>(e).is_some()
+                && world.get::<Fled>(e).is_none()
+                && world.get::<Declared>(e).is_none()
+                && world.get::<Health>(e) == Some(&Health::Fine)
+        })
+        .collect();
     for e in routed {
-        if world.get::<Health>(e) != Some(&Health::Fine) {
-            continue;
-        }
         accept_declaration(world, e, Action::Flee);
     }
 }
@@ -1274,9 +1315,12 @@ fn accept_declaration(world: &mut World, actor: Entity, action: Action) {
 /// actions (004 §Step 2); lowest initiative first; ties keep listing order.
 fn order_the_round(world: &mut World) {
     let mut slots = Vec::new();
-    let mut q = world.query::<(Entity, &Combatant, Option<&Declared>, Option<&LateAction>)>();
     let mut late_done = Vec::new();
-    for (e, c, declared, late) in q.iter(world) {
+    for e in roster(world) {
+        let Some(c) = world.get::<Combatant>(e) else {
+            continue;
+        };
+        let (declared, late) = (world.get::<Declared>(e), world.get::<LateAction>(e));
         if let Some(d) = declared {
             slots.push((
                 c.listing,
@@ -1335,24 +1379,24 @@ fn order_the_round(world: &mut World) {
 /// every round, unless stabilised; so does one who cannot breathe (ruling
 /// `injury_effects`).
 pub fn dying_lose_wound_points(world: &mut World) {
-    let mut q = world.query::<(Entity, &Combatant, &Health, &Hurts, Has<Stabilised>)>();
-    let mut bleeding: Vec<(u32, Entity, &'static str)> = q
-        .iter(world)
-        .filter_map(|(e, c, h, hurts, stable)| {
-            if *h == Health::Dead {
+    let bleeding: Vec<(Entity, &'static str)> = roster(world)
+        .into_iter()
+        .filter_map(|e| {
+            let h = *world.get::<Health>(e)?;
+            let suffocating = world.get::<Hurts>(e)?.suffocating;
+            if h == Health::Dead {
                 None
-            } else if *h == Health::Dying && !stable {
-                Some((c.listing, e, "004 §Wound Points"))
-            } else if hurts.suffocating {
-                Some((c.listing, e, "ruling injury_effects"))
+            } else if h == Health::Dying && world.get::<Stabilised>(e).is_none() {
+                Some((e, "004 §Wound Points"))
+            } else if suffocating {
+                Some((e, "ruling injury_effects"))
             } else {
                 None
             }
         })
         .collect();
-    bleeding.sort_by_key(|b| b.0);
     world.resource_mut::<BattleLog>().time = "end of round".into();
-    for (_, e, rule) in bleeding {
+    for (e, rule) in bleeding {
         let name = world.resource::<Flow>().name(e).to_string();
         let why = if rule == "004 §Wound Points" {
             "is dying"
@@ -1498,10 +1542,10 @@ pub fn morale_checks(world: &mut World) {
 /// 004 §Step 5: combat ends when one side (or nobody) is left fighting, and
 /// the round cap ends it too. Surprise lasts the first round only.
 pub fn end_of_round(world: &mut World) {
-    let mut q = world.query_filtered::<Entity, With<Surprised>>();
-    let surprised: Vec<Entity> = q.iter(world).collect();
-    for e in surprised {
-        world.entity_mut(e).remove::<Surprised>();
+    for e in roster(world) {
+        if world.get::<Surprised>(e).is_some() {
+            world.entity_mut(e).remove::<Surprised>();
+        }
     }
     let round = world.resource::<Flow>().round;
     world.resource_mut::<BattleLog>().push(Event::new(

@@ -1274,11 +1274,10 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
     let side = world.get::<Side>(e).copied();
     let from = cell(world, e);
     let blocked = occupied(world, e);
-    let mut q = world.query_filtered::<(&Side, &Cell), With<Fighting>>();
-    let foes: Vec<Cell> = q
-        .iter(world)
-        .filter(|(s, _)| Some(**s) != side)
-        .map(|(_, c)| *c)
+    let foes: Vec<Cell> = super::roster(world)
+        .into_iter()
+        .filter(|&x| world.get::<Fighting>(x).is_some() && world.get::<Side>(x).copied() != side)
+        .map(|x| cell(world, x))
         .collect();
     let grid = world.resource::<Grid>();
     let reach = grid.reachable(from, budget, |c| blocked.contains(&c));
