@@ -2,6 +2,8 @@
 //! `fray`: the command line.
 //!
 //! ```text
+//! fray                                   the game window, main menu
+//! fray play SCENARIO [--seed N] [--human SIDE]... [--all-ai] [--steps K --screenshot FILE]
 //! fray run SCENARIO [--seed N] [--dice 3,5,12] [--log FILE.jsonl]
 //! fray sim SCENARIO --battles N [--seed N] [--json]
 //! fray check FILE...
@@ -33,12 +35,37 @@ use fray_core::scenario::LoadedScenario;
     about = "Tactical combat that plays tabletop combat procedures faithfully."
 )]
 struct Cli {
+    /// Without a command, the game window opens at the main menu.
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Open the game window straight into a battle.
+    Play {
+        scenario: PathBuf,
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Seat a person for the side of this name (repeat for hotseat).
+        #[arg(long, value_name = "SIDE", conflicts_with = "all_ai")]
+        human: Vec<String>,
+        /// The AI plays every side: watch the battle.
+        #[arg(long)]
+        all_ai: bool,
+        /// Play this many log events, then stop (with --screenshot: save and exit).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Write a PNG of the window once the steps are played (or the driven battle ends), then exit.
+        #[arg(long)]
+        screenshot: Option<PathBuf>,
+        /// Play every Human seat through the player's input actions to the result screen, then exit.
+        #[arg(long)]
+        drive: bool,
+        /// Report the frame update's CPU time (p50, p99) over this many frames, then exit.
+        #[arg(long)]
+        bench_frames: Option<u32>,
+    },
     /// Play one battle in the terminal and print it as sentences. Sides seated
     /// Human are asked for their orders; the rest are played by the AI or by
     /// the scenario's scripted orders.
@@ -113,10 +140,87 @@ fn failed(message: impl Into<String>) -> Failure {
     }
 }
 
+mod game;
+
+/// Open the window on a battle, after checking what the command line names.
+fn play(
+    scenario: PathBuf,
+    seed: Option<u64>,
+    humans: Vec<String>,
+    all_ai: bool,
+    steps: Option<u64>,
+    screenshot: Option<PathBuf>,
+    drive: bool,
+    bench_frames: Option<u32>,
+) -> Result<(), Failure> {
+    let (loaded, _) = load_scenario(&scenario)?;
+    for name in &humans {
+        if loaded.side_index(name).is_none() {
+            let sides: Vec<String> = loaded
+                .scenario
+                .sides
+                .iter()
+                .map(|s| format!("{:?}", s.name))
+                .collect();
+            return Err(bad_input(format!(
+                "--human {name:?}: the scenario's sides are {}",
+                sides.join(", ")
+            )));
+        }
+    }
+    if let Some(dir) = screenshot
+        .as_ref()
+        .and_then(|p| p.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(bad_input(format!(
+            "--screenshot: the folder {} does not exist",
+            dir.display()
+        )));
+    }
+    if drive && humans.is_empty() {
+        return Err(bad_input(
+            "--drive needs at least one --human SIDE to drive",
+        ));
+    }
+    game::run(game::Launch {
+        scenario: Some(scenario),
+        seed,
+        all_ai,
+        humans,
+        steps,
+        screenshot,
+        drive,
+        bench_frames,
+    })
+    .map_err(failed)
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Command::Run {
+        None => game::run(game::Launch::default()).map_err(failed),
+        Some(Command::Play {
+            scenario,
+            seed,
+            human,
+            all_ai,
+            steps,
+            screenshot,
+            drive,
+            bench_frames,
+        }) => play(
+            scenario,
+            seed,
+            human,
+            all_ai,
+            steps,
+            screenshot,
+            drive,
+            bench_frames,
+        ),
+        Some(Command::Run {
             scenario,
             seed,
             dice,
@@ -124,7 +228,7 @@ fn main() -> ExitCode {
             all_ai,
             human,
             quiet,
-        } => run(
+        }) => run(
             &scenario,
             seed,
             dice.map(|d| d.0).unwrap_or_default(),
@@ -133,14 +237,14 @@ fn main() -> ExitCode {
             &human,
             quiet,
         ),
-        Command::Sim {
+        Some(Command::Sim {
             scenario,
             battles,
             seed,
             json,
-        } => sim(&scenario, battles, seed, json),
-        Command::Check { files } => check(&files),
-        Command::Rules { id } => rules(id.as_deref()),
+        }) => sim(&scenario, battles, seed, json),
+        Some(Command::Check { files }) => check(&files),
+        Some(Command::Rules { id }) => rules(id.as_deref()),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
@@ -385,6 +489,9 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
     let mut rss_mid = None;
     let start = Instant::now();
     let mut reused: Option<Battle> = None;
+    // Decision times in microseconds, as a histogram so memory stays flat.
+    let mut histogram = vec![0u64; 20_001];
+    let mut decision_times: Vec<u32> = Vec::new();
     for i in 0..battles {
         let options = BattleOptions {
             seed: seed0.wrapping_add(u64::from(i)),
@@ -403,7 +510,14 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
                 build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?,
             ),
         };
-        match battle.run() {
+        battle.decision_times = Some(std::mem::take(&mut decision_times));
+        let progress = battle.run();
+        decision_times = battle.decision_times.take().unwrap_or_default();
+        for &us in &decision_times {
+            histogram[(us as usize).min(20_000)] += 1;
+        }
+        decision_times.clear();
+        match progress {
             Progress::Over(result) => {
                 let r = result.rounds();
                 rounds_total += u64::from(r);
@@ -431,6 +545,19 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let decisions: u64 = histogram.iter().sum();
+    let pct = |p: f64| -> f64 {
+        let want = (decisions as f64 * p).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (us, n) in histogram.iter().enumerate() {
+            seen += n;
+            if seen >= want {
+                return us as f64 / 1000.0;
+            }
+        }
+        0.0
+    };
+    let (ai_p50, ai_p99) = (pct(0.5), pct(0.99));
     let rss_end = resident_kib();
     let per_sec = f64::from(battles) / secs.max(1e-9);
     let finished = battles - failures;
@@ -459,6 +586,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             "log_entries_per_battle": log_entries as f64 / f64::from(battles),
             "seconds": secs,
             "battles_per_second": per_sec,
+            "ai_decision_ms": { "p50": ai_p50, "p99": ai_p99, "decisions": decisions },
             "resident_kib": { "start": rss_start, "middle": rss_mid, "end": rss_end },
         });
         println!("{report}");
@@ -487,6 +615,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             log_entries as f64 / f64::from(battles)
         );
         println!("  time: {secs:.3} s, {per_sec:.0} battles per second (one thread)");
+        println!("  AI decisions: {decisions} taken, p50 {ai_p50:.3} ms, p99 {ai_p99:.3} ms");
         if let (Some(a), Some(m), Some(b)) = (rss_start, rss_mid, rss_end) {
             println!("  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end");
         }

@@ -37,6 +37,12 @@ const STALL_LIMIT: u32 = 64;
 pub struct Battle {
     pub app: App,
     controllers: Vec<Box<dyn Controller>>,
+    stalled: u32,
+    refused_in_a_row: u32,
+    /// The last order the rules refused, for the window to show.
+    pub last_refusal: Option<crate::decision::Refusal>,
+    /// When set, how long each controller's decision took (microseconds).
+    pub decision_times: Option<Vec<u32>>,
 }
 
 /// An app with what every ruleset needs: the step schedule (single-threaded,
@@ -55,7 +61,14 @@ pub fn rules_app(dice: Dice) -> App {
 
 impl Battle {
     pub fn new(app: App, controllers: Vec<Box<dyn Controller>>) -> Self {
-        Self { app, controllers }
+        Self {
+            app,
+            controllers,
+            stalled: 0,
+            refused_in_a_row: 0,
+            last_refusal: None,
+            decision_times: None,
+        }
     }
 
     pub fn world(&self) -> &World {
@@ -97,80 +110,98 @@ impl Battle {
 
     /// Step until the battle is over or a person must decide.
     pub fn run(&mut self) -> Progress {
-        let mut stalled = 0;
-        let mut refused_in_a_row = 0;
         loop {
-            let world = self.app.world_mut();
-            if let Some(e) = world.resource::<Dice>().error() {
-                return Progress::Failed(e.to_string());
-            }
-            if let Some(result) = &world.resource::<Outcome>().0 {
-                return Progress::Over(result.clone());
-            }
-            let refusals = world.resource_mut::<Decisions>().take_refusals();
-            for r in &refusals {
-                if let Some(c) = self.controllers.get_mut(r.side) {
-                    c.refused(r);
-                }
-            }
-            if refusals.is_empty() {
-                refused_in_a_row = 0;
-            } else {
-                refused_in_a_row += 1;
-                if refused_in_a_row > STALL_LIMIT {
-                    let r = &refusals[0];
-                    return Progress::Failed(format!(
-                        "the controller of side {} keeps giving refused orders ({})",
-                        r.side, r.reason
-                    ));
-                }
-            }
-            let before = (
-                world.resource::<Decisions>().generation,
-                world.resource::<BattleLog>().count(),
-            );
-            // Controllers read the world while deciding; the open decisions are
-            // lent to them for the while, then put back.
-            let open = world.resource_mut::<Decisions>().lend_open();
-            let mut waiting = Vec::new();
-            let mut asked = 0;
-            let mut failure = None;
-            for decision in &open {
-                if world.resource::<Decisions>().is_answered(decision.id) {
-                    continue;
-                }
-                asked += 1;
-                let Some(controller) = self.controllers.get_mut(decision.side) else {
-                    failure = Some(format!("no controller for side {}", decision.side));
-                    break;
-                };
-                match controller.decide(world, decision) {
-                    Some(order) => world.resource_mut::<Decisions>().answer(decision.id, order),
-                    None => waiting.push(decision.id),
-                }
-            }
-            world.resource_mut::<Decisions>().restore_open(open);
-            if let Some(why) = failure {
-                return Progress::Failed(why);
-            }
-            let answered = waiting.len() < asked;
-            if !waiting.is_empty() && !answered {
-                return Progress::AwaitingHuman(waiting);
-            }
-            self.step();
-            let world = self.app.world();
-            let after = (
-                world.resource::<Decisions>().generation,
-                world.resource::<BattleLog>().count(),
-            );
-            if after == before && !answered {
-                stalled += 1;
-                if stalled > STALL_LIMIT {
-                    return Progress::Failed("the rules stopped making progress".into());
-                }
-            } else {
-                stalled = 0;
+            if let Some(progress) = self.advance() {
+                return progress;
             }
         }
+    }
+
+    /// One turn of the driver: let the controllers answer what they can,
+    /// then run the rules once. `None` means the battle moved on and can go
+    /// on; `Some` says why it stopped.
+    pub fn advance(&mut self) -> Option<Progress> {
+        let world = self.app.world_mut();
+        if let Some(e) = world.resource::<Dice>().error() {
+            return Some(Progress::Failed(e.to_string()));
+        }
+        if let Some(result) = &world.resource::<Outcome>().0 {
+            return Some(Progress::Over(result.clone()));
+        }
+        let refusals = world.resource_mut::<Decisions>().take_refusals();
+        for r in &refusals {
+            if let Some(c) = self.controllers.get_mut(r.side) {
+                c.refused(r);
+            }
+        }
+        if let Some(r) = refusals.last() {
+            self.last_refusal = Some(r.clone());
+            self.refused_in_a_row += 1;
+            if self.refused_in_a_row > STALL_LIMIT {
+                return Some(Progress::Failed(format!(
+                    "the controller of side {} keeps giving refused orders ({})",
+                    r.side, r.reason
+                )));
+            }
+        } else {
+            self.refused_in_a_row = 0;
+        }
+        let before = (
+            world.resource::<Decisions>().generation,
+            world.resource::<BattleLog>().count(),
+        );
+        // Controllers read the world while deciding; the open decisions are
+        // lent to them for the while, then put back.
+        let open = world.resource_mut::<Decisions>().lend_open();
+        let mut waiting = Vec::new();
+        let mut asked = 0;
+        let mut failure = None;
+        for decision in &open {
+            if world.resource::<Decisions>().is_answered(decision.id) {
+                continue;
+            }
+            asked += 1;
+            let Some(controller) = self.controllers.get_mut(decision.side) else {
+                failure = Some(format!("no controller for side {}", decision.side));
+                break;
+            };
+            let started = self.decision_times.is_some().then(std::time::Instant::now);
+            let order = controller.decide(world, decision);
+            if let (Some(t), Some(times)) = (started, self.decision_times.as_mut()) {
+                times.push(t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+            }
+            match order {
+                Some(order) => world.resource_mut::<Decisions>().answer(decision.id, order),
+                None => waiting.push(decision.id),
+            }
+        }
+        world.resource_mut::<Decisions>().restore_open(open);
+        if let Some(why) = failure {
+            return Some(Progress::Failed(why));
+        }
+        let answered = waiting.len() < asked;
+        let any_answer_waiting = world
+            .resource::<Decisions>()
+            .open()
+            .iter()
+            .any(|d| world.resource::<Decisions>().is_answered(d.id));
+        if !waiting.is_empty() && !answered && !any_answer_waiting {
+            return Some(Progress::AwaitingHuman(waiting));
+        }
+        self.step();
+        let world = self.app.world();
+        let after = (
+            world.resource::<Decisions>().generation,
+            world.resource::<BattleLog>().count(),
+        );
+        if after == before && !answered {
+            self.stalled += 1;
+            if self.stalled > STALL_LIMIT {
+                return Some(Progress::Failed("the rules stopped making progress".into()));
+            }
+        } else {
+            self.stalled = 0;
+        }
+        None
     }
 }

@@ -104,6 +104,8 @@ pub struct Decision {
     pub secret: bool,
     /// Whether an order may also name any destination cell.
     pub any_cell: bool,
+    /// The order that moves toward a clicked cell, with `cell` left to fill in.
+    pub move_order: Option<Order>,
 }
 
 /// An order that the rules would not take, for the controller to hear about.

@@ -7,7 +7,8 @@
 //! - [`decision`]: decisions, orders and controllers;
 //! - [`battle`]: the driver that steps the rules until a person must decide;
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
-//! - [`model`]: the components every ruleset shares.
+//! - [`model`]: the components every ruleset shares;
+//! - [`view`]: what a ruleset shows the window.
 
 pub mod battle;
 pub mod data;
@@ -17,3 +18,4 @@ pub mod grid;
 pub mod log;
 pub mod model;
 pub mod scenario;
+pub mod view;

@@ -64,6 +64,12 @@ pub struct LogEntry {
     /// The check the rolls were made against, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<Check>,
+    /// Whom it was done to, if anyone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Damage taken (or healed, negative), for the window's floating numbers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amount: Option<i32>,
     /// A sentence a player can read.
     pub text: String,
 }
@@ -97,6 +103,8 @@ pub struct Event {
     pub rule: String,
     pub rolls: Vec<Roll>,
     pub check: Option<Check>,
+    pub target: Option<String>,
+    pub amount: Option<i32>,
     pub text: String,
 }
 
@@ -128,6 +136,16 @@ impl Event {
 
     pub fn check(mut self, check: Check) -> Self {
         self.check = Some(check);
+        self
+    }
+
+    pub fn target(mut self, name: impl Into<String>) -> Self {
+        self.target = Some(name.into());
+        self
+    }
+
+    pub fn amount(mut self, amount: i32) -> Self {
+        self.amount = Some(amount);
         self
     }
 }
@@ -186,6 +204,8 @@ impl BattleLog {
             rule: event.rule,
             rolls: event.rolls,
             check: event.check,
+            target: event.target,
+            amount: event.amount,
             text: event.text,
         });
     }

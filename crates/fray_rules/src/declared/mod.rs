@@ -29,6 +29,7 @@ use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 
 pub mod data;
 mod resolve;
+pub mod view;
 
 pub use data::{DamageType, DeclarationOrder, DeclaredData, Template};
 
@@ -573,6 +574,7 @@ pub fn populate(
             roster,
         },
     );
+    fray_core::model::set_resource(world, view::VIEW);
     fray_core::model::set_resource(world, Data(data));
     fray_core::model::set_resource(world, ScenarioSource(scenario.clone()));
     Ok(())
@@ -1145,6 +1147,7 @@ fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
     let name = world.resource::<Flow>().name(actor).to_string();
     let side = world.get::<Side>(actor).map_or(0, |s| s.0);
     let health = world.get::<Health>(actor).copied().unwrap_or(Health::Fine);
+    let name_for_move = name.clone();
     let mut prompt = format!("{name}: declare an action for round {round}");
     match health {
         Health::Incapacitated => {
@@ -1155,9 +1158,14 @@ fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
         }
         _ => {}
     }
-    // Batches keep no log and have nobody to show choices to: the AI checks
-    // its orders with `validate`, as every order is checked when taken.
-    let choices = if world.resource::<BattleLog>().keeps() {
+    // The list of choices is for people to read: the AI and scripts check
+    // their orders with `validate`, as every order is checked when taken.
+    let person = world
+        .resource::<Sides>()
+        .0
+        .get(side)
+        .is_some_and(|s| s.seat == fray_core::model::Seat::Human);
+    let choices = if person {
         choices(world, actor)
     } else {
         Vec::new()
@@ -1172,6 +1180,7 @@ fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
         choices,
         secret,
         any_cell: true,
+        move_order: Some(Order::new(&name_for_move, "defensive_attack")),
     });
 }
 

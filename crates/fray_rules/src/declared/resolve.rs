@@ -768,6 +768,7 @@ fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
             format!("{me} ripostes against {them} {why}."),
         )
         .actor(&me)
+        .target(&them)
     });
     if let Some(hit) = strike(world, by, against, &weapon, false, "ripostes at") {
         apply_hit(world, &hit);
@@ -869,6 +870,7 @@ fn strike(
             total - natural as i32
         ))
         .actor(&me)
+        .target(&them)
         .check(Check { against: "Defense".into(), target: def, modifiers: mods, total, success: hit })
         .roll(roll)
     });
@@ -996,6 +998,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
             ),
         )
         .actor(&t)
+        .amount(hit.amount)
     });
     if to_wounds > 0 {
         if let Some(mut inj) = world.get_mut::<Injuries>(hit.target) {

@@ -1,0 +1,82 @@
+//! What a ruleset shows: the window draws only this, so a ruleset that
+//! lands later shows up fully without window changes.
+//!
+//! A ruleset inserts a [`RulesView`] resource into its battle world: plain
+//! functions that read the world and describe tokens (with the bars the
+//! ruleset tracks), the initiative tracker in the ruleset's own terms, the
+//! round's timeline and a unit sheet.
+
+use bevy_ecs::prelude::*;
+
+use crate::grid::Cell;
+
+/// A bar under a token: Stress, Wound Points, EN, BD, Body …
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bar {
+    pub label: &'static str,
+    pub current: i32,
+    pub max: i32,
+}
+
+/// One combatant as the board draws it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TokenView {
+    pub entity: Entity,
+    pub name: String,
+    pub side: usize,
+    pub cell: Cell,
+    pub bars: Vec<Bar>,
+    /// Short states shown under the name ("surprised", "dying", "routed").
+    pub states: Vec<String>,
+    /// Out of the fight (down, dead, fled): drawn faded.
+    pub out: bool,
+    /// Gone from the battlefield: not drawn.
+    pub gone: bool,
+    /// Cells it threatens (where moving provokes its reaction), if any.
+    pub threat_reach: u32,
+    /// Cells it may move this round, for showing reach.
+    pub speed: u32,
+}
+
+/// One row of the initiative tracker.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrackerRow {
+    /// The ruleset's own mark for the row ("initiative 8", "segment 4").
+    pub mark: String,
+    /// Everyone acting at that mark (ties share a row: simultaneous).
+    pub names: Vec<String>,
+    /// Still to come this round, acting now, or done.
+    pub state: RowState,
+    /// Extra words ("late −12", "declared: attack Gorm").
+    pub note: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowState {
+    Done,
+    Now,
+    Coming,
+}
+
+/// The initiative tracker.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrackerView {
+    /// The round's structure in words ("Round 3 · resolving, lowest first").
+    pub heading: String,
+    pub rows: Vec<TrackerRow>,
+    /// Who sits out and why ("Osric: surprised").
+    pub waiting: Vec<String>,
+}
+
+/// Functions a ruleset provides for the window.
+#[derive(Resource, Clone, Copy)]
+pub struct RulesView {
+    pub tokens: fn(&World) -> Vec<TokenView>,
+    pub tracker: fn(&World) -> TrackerView,
+    /// Name–value lines for a unit sheet.
+    pub sheet: fn(&World, Entity) -> Vec<(String, String)>,
+    /// The round number, for "skip to the next round".
+    pub round: fn(&World) -> u32,
+    /// What `actor` attacking `target` looks like: chance to hit, damage range.
+    pub preview: fn(&World, Entity, Entity) -> Option<String>,
+}

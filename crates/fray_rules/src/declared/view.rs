@@ -1,0 +1,296 @@
+//! What the `declared` ruleset shows the window: Stress and Wound Points
+//! bars, the round's initiative order lowest first with ties grouped, who is
+//! surprised or late, and a unit sheet.
+
+use bevy_ecs::prelude::*;
+use fray_core::grid::Cell;
+use fray_core::model::{Combatant, Side};
+use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+
+use super::{
+    BaseInitiative, Data, Declared, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed,
+    Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, describe, resolve, roster,
+};
+
+/// The functions the window calls.
+pub const VIEW: RulesView = RulesView {
+    tokens,
+    tracker,
+    sheet,
+    round: super::round,
+    preview,
+};
+
+/// Chance to hit and damage range of `actor`'s best weapon against `target`
+/// (ruling attack_roll: d20 + attack against Defense; natural 1 misses, 20 hits).
+fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+    let data = &world.resource::<Data>().0;
+    let stats = world.get::<Stats>(actor)?;
+    let kit = world.get::<Kit>(actor)?;
+    let armour = world.get::<Stats>(target)?.armour;
+    let defense = resolve::defense(world, target);
+    let need = (defense - stats.attack).clamp(2, 20);
+    let chance = (21 - need) * 5;
+    let lines: Vec<String> = kit
+        .weapons
+        .iter()
+        .filter_map(|w| data.weapons.get(w).map(|d| (w, d)))
+        .map(|(w, d)| {
+            let bonus = if d.reach == 0 { 0 } else { stats.strength_mod };
+            let lo = (d.damage.min() + bonus - armour).max(0);
+            let hi = (d.damage.max() + bonus - armour).max(0);
+            format!("{w}: {chance}% to hit (Defense {defense}), {lo}–{hi} damage after Armour, ×{} on a 20", d.critical)
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn tokens(world: &World) -> Vec<TokenView> {
+    let data = &world.resource::<Data>().0;
+    roster(world)
+        .into_iter()
+        .filter_map(|e| {
+            let c = world.get::<Combatant>(e)?;
+            let stress = world.get::<Stress>(e)?;
+            let wp = world.get::<WoundPoints>(e)?;
+            let health = *world.get::<Health>(e)?;
+            let mut states = Vec::new();
+            match health {
+                Health::Fine => {}
+                Health::Incapacitated => states.push("incapacitated".to_string()),
+                Health::Dying => states.push("dying".to_string()),
+                Health::Dead => states.push("dead".to_string()),
+            }
+            if world.get::<Stabilised>(e).is_some() {
+                states.push("stabilised".into());
+            }
+            if world.get::<Surprised>(e).is_some() {
+                states.push("surprised".into());
+            }
+            if world.get::<Routed>(e).is_some() {
+                states.push("routed".into());
+            }
+            if world
+                .get::<Declared>(e)
+                .is_some_and(|d| matches!(d.action, super::Action::FullDefense { .. }))
+            {
+                states.push("full defense".into());
+            }
+            let reach = world
+                .get::<Kit>(e)
+                .map(|k| {
+                    k.weapons
+                        .iter()
+                        .filter_map(|w| data.weapons.get(w))
+                        .map(|w| w.reach)
+                        .max()
+                        .unwrap_or(0)
+                })
+                .unwrap_or(0);
+            Some(TokenView {
+                entity: e,
+                name: c.name.clone(),
+                side: world.get::<Side>(e)?.0,
+                cell: *world.get::<Cell>(e)?,
+                bars: vec![
+                    Bar {
+                        label: "Stress",
+                        current: stress.current,
+                        max: stress.max,
+                    },
+                    Bar {
+                        label: "Wounds",
+                        current: wp.current,
+                        max: wp.max,
+                    },
+                ],
+                states,
+                out: health != Health::Fine || world.get::<Routed>(e).is_some(),
+                gone: world.get::<Fled>(e).is_some(),
+                threat_reach: if health == Health::Fine { reach } else { 0 },
+                speed: world.get::<Stats>(e).map_or(0, |s| s.speed),
+            })
+        })
+        .collect()
+}
+
+fn tracker(world: &World) -> TrackerView {
+    let flow = world.resource::<Flow>();
+    let mut view = TrackerView::default();
+    let phase = match flow.stage {
+        Stage::Start => "rolling base initiative",
+        Stage::BeginRound | Stage::Declaring => "declaring actions",
+        Stage::Resolving | Stage::Arriving(_) => "resolving, lowest initiative first",
+        Stage::EndRound => "end of round: the dying bleed, morale",
+        Stage::Over => "combat over",
+    };
+    view.heading = format!("Round {} · {phase}", flow.round.max(1));
+    // What has resolved this round: declarations whose count is at or below the current one.
+    let mut rows: Vec<TrackerRow> = Vec::new();
+    let count = flow.count;
+    let mut push = |mark: i32, name: String, state: RowState, note: String| {
+        let label = format!("initiative {mark}");
+        match rows
+            .iter_mut()
+            .find(|r| r.mark == label && r.state == state)
+        {
+            Some(r) => {
+                r.names.push(name);
+                if !note.is_empty() {
+                    r.note = if r.note.is_empty() {
+                        note
+                    } else {
+                        format!("{}; {note}", r.note)
+                    };
+                }
+            }
+            None => rows.push(TrackerRow {
+                mark: label,
+                names: vec![name],
+                state,
+                note,
+            }),
+        }
+    };
+    let mut entries: Vec<(i32, String, RowState, String)> = Vec::new();
+    for slot in &flow.queue {
+        let state = if Some(slot.initiative) == count {
+            RowState::Now
+        } else {
+            RowState::Coming
+        };
+        let note = if slot.late {
+            "late, −12".to_string()
+        } else {
+            describe(world, &slot.action)
+        };
+        entries.push((
+            slot.initiative,
+            flow.name(slot.actor).to_string(),
+            state,
+            note,
+        ));
+    }
+    for e in roster(world) {
+        if let Some(d) = world.get::<Declared>(e) {
+            let queued = flow
+                .queue
+                .iter()
+                .any(|s| s.actor == e && !s.late && s.initiative == d.initiative);
+            if !queued
+                && matches!(
+                    flow.stage,
+                    Stage::Resolving | Stage::Arriving(_) | Stage::EndRound
+                )
+            {
+                let state = if Some(d.initiative) == count {
+                    RowState::Now
+                } else {
+                    RowState::Done
+                };
+                entries.push((
+                    d.initiative,
+                    flow.name(e).to_string(),
+                    state,
+                    describe(world, &d.action),
+                ));
+            }
+        }
+        let name = flow.name(e);
+        if world.get::<Surprised>(e).is_some() {
+            view.waiting
+                .push(format!("{name}: surprised, does not act this round"));
+        }
+        if let Some(l) = world.get::<LateAction>(e) {
+            view.waiting.push(format!(
+                "{name}: arrived late, acts next round at {} as well",
+                l.initiative
+            ));
+        }
+        if world.get::<Routed>(e).is_some() && world.get::<Fled>(e).is_none() {
+            view.waiting.push(format!("{name}: routed, flees"));
+        }
+        if matches!(flow.stage, Stage::Declaring) && flow.hidden.iter().any(|(x, _)| *x == e) {
+            view.waiting
+                .push(format!("{name}: has written down an action (hidden)"));
+        }
+    }
+    entries.sort_by_key(|e| e.0);
+    for (mark, name, state, note) in entries {
+        push(mark, name, state, note);
+    }
+    view.rows = rows;
+    view
+}
+
+fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let (Some(c), Some(stats)) = (world.get::<Combatant>(e), world.get::<Stats>(e)) else {
+        return out;
+    };
+    let mut line = |k: &str, v: String| out.push((k.to_string(), v));
+    line("Name", c.name.clone());
+    if let (Some(s), Some(w)) = (world.get::<Stress>(e), world.get::<WoundPoints>(e)) {
+        line("Stress", format!("{} / {}", s.current, s.max));
+        line("Wound Points", format!("{} / {}", w.current, w.max));
+    }
+    if let Some(h) = world.get::<Health>(e) {
+        line("Condition", format!("{h:?}"));
+    }
+    line("Defense", resolve::defense(world, e).to_string());
+    line("Armour", stats.armour.to_string());
+    line("Speed", format!("{} cells", stats.speed));
+    line("Attack", format!("{:+}", stats.attack));
+    line(
+        "Strength",
+        format!("{} ({:+})", stats.strength, stats.strength_mod),
+    );
+    line("Agility", format!("{:+}", stats.agility_mod));
+    line("HD", stats.hd.to_string());
+    if let Some(b) = world.get::<BaseInitiative>(e) {
+        line("Base initiative", b.0.to_string());
+    }
+    if let Some(d) = world.get::<Declared>(e) {
+        line(
+            "Declared",
+            format!("{} at {}", describe(world, &d.action), d.initiative),
+        );
+    }
+    if let Some(k) = world.get::<Kit>(e) {
+        line("Weapons", k.weapons.join(", "));
+        if !k.spells.is_empty() {
+            line("Spells", k.spells.join(", "));
+        }
+        if !k.items.is_empty() {
+            line("Items", k.items.join(", "));
+        }
+    }
+    if let Some(i) = world.get::<Injuries>(e) {
+        for inj in &i.0 {
+            line(
+                "Injury",
+                format!(
+                    "{} {}{}",
+                    inj.amount,
+                    inj.damage_type.word(),
+                    inj.combat_injury
+                        .as_ref()
+                        .map(|c| format!(" — {c}"))
+                        .unwrap_or_default()
+                ),
+            );
+        }
+    }
+    if let Some(h) = world.get::<Hurts>(e)
+        && (h.agility_damage + h.strength_damage + h.dexterity_damage > 0)
+    {
+        line(
+            "Ability damage",
+            format!(
+                "Agility {}, Strength {}, Dexterity {}",
+                h.agility_damage, h.strength_damage, h.dexterity_damage
+            ),
+        );
+    }
+    out
+}

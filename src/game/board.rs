@@ -1,0 +1,677 @@
+//! The battlefield: the scenario's grid as hexes or squares with obstacles
+//! and rough ground, a token per combatant in its side's colour with its
+//! name and the bars its ruleset tracks, the camera, and what hovering shows
+//! (path and cost, reachable cells, threatened cells, a target's odds).
+
+use bevy::prelude::*;
+use bevy::sprite::Anchor;
+use bevy_egui::input::EguiWantsInput;
+use fray_core::grid::{Cell, Grid, GridGeometry, GridKind};
+use fray_core::view::TokenView;
+use leafwing_input_manager::prelude::*;
+
+use super::Screen;
+use super::input::GameAction;
+use super::session::{SPEEDS, Session};
+
+/// Circumradius of a hex, half the side of a square, in world units.
+const R: f32 = 30.0;
+
+/// Side colours, in the scenario's order of sides.
+pub const SIDE_COLOURS: [(f32, f32, f32); 4] = [
+    (0.25, 0.55, 0.95),
+    (0.90, 0.30, 0.25),
+    (0.35, 0.80, 0.40),
+    (0.85, 0.70, 0.20),
+];
+
+pub fn side_colour(side: usize) -> Color {
+    let (r, g, b) = SIDE_COLOURS[side % SIDE_COLOURS.len()];
+    Color::srgb(r, g, b)
+}
+
+/// Where cells sit in the world.
+#[derive(Resource, Clone)]
+pub struct Layout {
+    pub grid: Grid,
+}
+
+impl Layout {
+    /// The centre of `c`: pointy-top hexes with odd rows shifted right, or squares; row 0 at the top.
+    pub fn centre(&self, c: Cell) -> Vec2 {
+        match self.grid.kind() {
+            GridKind::Hex => {
+                let w = 3f32.sqrt() * R;
+                let shift = if c.y.rem_euclid(2) == 1 { 0.5 } else { 0.0 };
+                Vec2::new(w * (c.x as f32 + shift), -1.5 * R * c.y as f32)
+            }
+            GridKind::Square => Vec2::new(2.0 * R * c.x as f32, -2.0 * R * c.y as f32),
+        }
+    }
+
+    /// The cell under a world position, if it is on the board.
+    pub fn cell_at(&self, p: Vec2) -> Option<Cell> {
+        let mut best = None;
+        let mut best_d = f32::MAX;
+        for y in 0..self.grid.height() as i32 {
+            for x in 0..self.grid.width() as i32 {
+                let c = Cell::new(x, y);
+                let d = self.centre(c).distance_squared(p);
+                if d < best_d {
+                    best_d = d;
+                    best = Some(c);
+                }
+            }
+        }
+        best.filter(|_| best_d <= R * R * 1.1)
+    }
+
+    /// The corners of `c`'s outline, shrunk by `inset`.
+    pub fn outline(&self, c: Cell, inset: f32) -> Vec<Vec2> {
+        let o = self.centre(c);
+        match self.grid.kind() {
+            GridKind::Hex => (0..=6)
+                .map(|i| {
+                    let a = std::f32::consts::FRAC_PI_3 * i as f32 + std::f32::consts::FRAC_PI_6;
+                    o + Vec2::new(a.cos(), a.sin()) * (R - inset)
+                })
+                .collect(),
+            GridKind::Square => {
+                let h = R - inset;
+                vec![
+                    o + Vec2::new(-h, -h),
+                    o + Vec2::new(h, -h),
+                    o + Vec2::new(h, h),
+                    o + Vec2::new(-h, h),
+                    o + Vec2::new(-h, -h),
+                ]
+            }
+        }
+    }
+
+    pub fn bounds(&self) -> Rect {
+        let a = self.centre(Cell::new(0, 0));
+        let b = self.centre(Cell::new(
+            self.grid.width() as i32 - 1,
+            self.grid.height() as i32 - 1,
+        ));
+        Rect::from_corners(a, b).inflate(R * 1.5)
+    }
+}
+
+/// Everything the board spawned; cleared when the board is rebuilt or the menu returns.
+#[derive(Component)]
+pub struct BoardPart;
+
+fn clear_board(mut commands: Commands, parts: Query<Entity, With<BoardPart>>) {
+    for e in &parts {
+        commands.entity(e).despawn();
+    }
+}
+
+/// A combatant's token; `of` is the combatant in the battle's world.
+#[derive(Component)]
+pub struct Token {
+    pub of: Entity,
+    pos: Vec2,
+}
+
+#[derive(Component)]
+struct TokenDisc;
+
+#[derive(Component)]
+struct TokenLabel;
+
+#[derive(Component)]
+struct BarFill {
+    index: usize,
+}
+
+#[derive(Component)]
+struct Floating {
+    ttl: f32,
+}
+
+/// A strike shown as a line from attacker to target for a moment.
+#[derive(Component)]
+struct Flash {
+    from: String,
+    to: String,
+    ttl: f32,
+}
+
+/// The tokens as the ruleset describes them, read once per frame.
+#[derive(Resource, Default)]
+pub struct Views(pub Vec<TokenView>);
+
+fn refresh_views(session: Option<NonSend<Session>>, mut views: ResMut<Views>) {
+    views.0 = match session {
+        Some(s) => (s.view.tokens)(s.battle.world()),
+        None => Vec::new(),
+    };
+}
+
+/// What the pointer is over.
+#[derive(Resource, Default, Debug, Clone)]
+pub struct Hover {
+    pub cell: Option<Cell>,
+    /// The combatant (battle world) under the pointer.
+    pub token: Option<Entity>,
+    pub world_pos: Vec2,
+    /// Whether the pointer is over a panel rather than the board.
+    pub over_ui: bool,
+}
+
+#[derive(Resource)]
+struct Palette {
+    disc: Handle<Mesh>,
+    ring: Handle<Mesh>,
+    sides: Vec<Handle<ColorMaterial>>,
+    faded: Vec<Handle<ColorMaterial>>,
+    white: Handle<ColorMaterial>,
+    gold: Handle<ColorMaterial>,
+}
+
+fn spawn_board(
+    mut commands: Commands,
+    session: Option<NonSend<Session>>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    mut materials: ResMut<Assets<ColorMaterial>>,
+    camera: Option<Single<(&mut Transform, &mut Projection), With<Camera2d>>>,
+    windows: Query<&Window>,
+) {
+    let Some(s) = session else { return };
+    let grid = s.battle.world().resource::<Grid>().clone();
+    let layout = Layout { grid: grid.clone() };
+    let tile = match grid.kind() {
+        GridKind::Hex => meshes.add(RegularPolygon::new(R - 1.5, 6)),
+        GridKind::Square => meshes.add(Rectangle::new(2.0 * R - 3.0, 2.0 * R - 3.0)),
+    };
+    let open = materials.add(Color::srgb(0.20, 0.23, 0.20));
+    let open_alt = materials.add(Color::srgb(0.22, 0.25, 0.21));
+    let rough = materials.add(Color::srgb(0.33, 0.29, 0.18));
+    let blocked = materials.add(Color::srgb(0.07, 0.07, 0.08));
+    for y in 0..grid.height() as i32 {
+        for x in 0..grid.width() as i32 {
+            let c = Cell::new(x, y);
+            let m = if grid.is_obstacle(c) {
+                blocked.clone()
+            } else if grid.is_difficult(c) {
+                rough.clone()
+            } else if (x + y) % 2 == 0 {
+                open.clone()
+            } else {
+                open_alt.clone()
+            };
+            commands.spawn((
+                BoardPart,
+                Mesh2d(tile.clone()),
+                MeshMaterial2d(m),
+                Transform::from_translation(layout.centre(c).extend(0.0)),
+            ));
+        }
+    }
+    let sides = s.sides().0.len().max(1);
+    let palette = Palette {
+        disc: meshes.add(Circle::new(R * 0.62)),
+        ring: meshes.add(Circle::new(R * 0.72)),
+        sides: (0..sides).map(|i| materials.add(side_colour(i))).collect(),
+        faded: (0..sides)
+            .map(|i| materials.add(side_colour(i).with_alpha(0.35)))
+            .collect(),
+        white: materials.add(Color::srgb(0.95, 0.95, 0.95)),
+        gold: materials.add(Color::srgb(1.0, 0.85, 0.2)),
+    };
+    for t in (s.view.tokens)(s.battle.world()) {
+        spawn_token(&mut commands, &palette, &layout, &t);
+    }
+    // Frame the board.
+    if let Some(mut cam) = camera {
+        let b = layout.bounds();
+        let (ref mut tf, ref mut proj) = *cam;
+        tf.translation = b.center().extend(0.0) + Vec3::new(0.0, -40.0, 0.0);
+        let (w, h) = windows
+            .iter()
+            .next()
+            .map_or((1280.0, 720.0), |w| (w.width(), w.height()));
+        // Leave room for the side panels.
+        let scale = (b.width() / (w - 640.0).max(320.0))
+            .max(b.height() / (h - 220.0).max(240.0))
+            .clamp(0.3, 6.0);
+        if let Projection::Orthographic(o) = &mut **proj {
+            o.scale = scale;
+        }
+        tf.translation.x += 20.0 * scale;
+    }
+    commands.insert_resource(palette);
+    commands.insert_resource(layout);
+    commands.insert_resource(Hover::default());
+}
+
+fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &TokenView) {
+    let pos = layout.centre(t.cell);
+    commands
+        .spawn((
+            BoardPart,
+            Token { of: t.entity, pos },
+            Transform::from_translation(pos.extend(5.0)),
+            Visibility::default(),
+        ))
+        .with_children(|p| {
+            p.spawn((
+                Mesh2d(palette.ring.clone()),
+                MeshMaterial2d(palette.white.clone()),
+                Transform::from_xyz(0.0, 0.0, 0.0),
+            ));
+            p.spawn((
+                TokenDisc,
+                Mesh2d(palette.disc.clone()),
+                MeshMaterial2d(palette.sides[t.side % palette.sides.len()].clone()),
+                Transform::from_xyz(0.0, 0.0, 0.1),
+            ));
+            let initials: String = t.name.chars().take(2).collect();
+            p.spawn((
+                Text2d::new(initials),
+                TextFont::from_font_size(15.0),
+                TextColor(Color::WHITE),
+                Transform::from_xyz(0.0, 0.0, 0.3),
+            ));
+            p.spawn((
+                TokenLabel,
+                Text2d::new(t.name.clone()),
+                TextFont::from_font_size(11.0),
+                TextColor(Color::srgb(0.95, 0.95, 0.9)),
+                Anchor::BOTTOM_CENTER,
+                Transform::from_xyz(0.0, R * 0.74, 0.4),
+            ));
+            for (i, _) in t.bars.iter().enumerate() {
+                let y = -R * 0.78 - i as f32 * 5.0;
+                p.spawn((
+                    Sprite::from_color(Color::srgb(0.1, 0.1, 0.1), Vec2::new(R * 1.4, 4.0)),
+                    Transform::from_xyz(0.0, y, 0.2),
+                ));
+                p.spawn((
+                    BarFill { index: i },
+                    Sprite::from_color(bar_colour(i), Vec2::new(R * 1.4, 4.0)),
+                    Anchor::CENTER_LEFT,
+                    Transform::from_xyz(-R * 0.7, y, 0.3),
+                ));
+            }
+        });
+}
+
+fn bar_colour(i: usize) -> Color {
+    [
+        Color::srgb(0.95, 0.8, 0.2),
+        Color::srgb(0.85, 0.15, 0.15),
+        Color::srgb(0.3, 0.7, 0.95),
+        Color::srgb(0.6, 0.9, 0.5),
+    ][i % 4]
+}
+
+/// Move tokens along toward their cells, fill their bars, fade the fallen.
+fn sync_tokens(
+    session: Option<NonSend<Session>>,
+    layout: Option<Res<Layout>>,
+    palette: Option<Res<Palette>>,
+    time: Res<Time>,
+    mut tokens: Query<(&mut Token, &mut Transform, &mut Visibility, &Children)>,
+    mut discs: Query<&mut MeshMaterial2d<ColorMaterial>, With<TokenDisc>>,
+    mut bars: Query<(&BarFill, &mut Transform), Without<Token>>,
+    views: Res<Views>,
+) {
+    let (Some(s), Some(layout), Some(palette)) = (session, layout, palette) else {
+        return;
+    };
+    let views = &views.0;
+    let instant = SPEEDS[s.speed].is_none();
+    for (mut token, mut tf, mut vis, children) in &mut tokens {
+        let Some(v) = views.iter().find(|v| v.entity == token.of) else {
+            continue;
+        };
+        let target = layout.centre(v.cell);
+        let step = time.delta_secs() * R * 2.0 * 6.0;
+        let d = target - token.pos;
+        token.pos = if instant || d.length() <= step {
+            target
+        } else {
+            token.pos + d.normalize() * step
+        };
+        tf.translation = token.pos.extend(if s.selected == Some(token.of) {
+            7.0
+        } else {
+            5.0
+        });
+        *vis = if v.gone {
+            Visibility::Hidden
+        } else {
+            Visibility::Inherited
+        };
+        for child in children.iter() {
+            if let Ok(mut m) = discs.get_mut(child) {
+                let set = if v.out {
+                    &palette.faded
+                } else {
+                    &palette.sides
+                };
+                m.0 = set[v.side % set.len()].clone();
+            }
+            if let Ok((bar, mut btf)) = bars.get_mut(child)
+                && let Some(b) = v.bars.get(bar.index)
+            {
+                let f = if b.max > 0 {
+                    (b.current.max(0) as f32 / b.max as f32).min(1.0)
+                } else {
+                    0.0
+                };
+                btf.scale.x = f.max(0.001);
+            }
+        }
+    }
+    let _ = &palette.gold;
+}
+
+/// Floating numbers for damage, and a flash line from attacker to target, as
+/// new log entries arrive.
+fn announce(
+    mut commands: Commands,
+    session: Option<NonSendMut<Session>>,
+    layout: Option<Res<Layout>>,
+    tokens: Query<&Token>,
+    views: Res<Views>,
+) {
+    let (Some(mut s), Some(layout)) = (session, layout) else {
+        return;
+    };
+    let total = s.log().entries().len();
+    if s.seen >= total {
+        return;
+    }
+    let views = &views.0;
+    let at = |name: &str| {
+        views
+            .iter()
+            .find(|v| v.name == name)
+            .map(|v| layout.centre(v.cell))
+    };
+    let now = |name: &str| {
+        views
+            .iter()
+            .find(|v| v.name == name)
+            .and_then(|v| tokens.iter().find(|t| t.of == v.entity))
+            .map(|t| t.pos)
+    };
+    // Only the latest events get a flash: a long jump (skipping a round) would be a tangle.
+    let recent = total.saturating_sub(12).max(s.seen);
+    for (i, e) in s.log().entries()[s.seen..total].iter().enumerate() {
+        if s.seen + i >= recent
+            && let (Some(actor), Some(target)) = (e.actor.as_deref(), e.target.as_deref())
+        {
+            commands.spawn((
+                BoardPart,
+                Flash {
+                    from: actor.to_string(),
+                    to: target.to_string(),
+                    ttl: 0.6,
+                },
+            ));
+        }
+        if let (Some(amount), Some(actor)) = (e.amount, e.actor.as_deref())
+            && let Some(p) = now(actor).or_else(|| at(actor))
+        {
+            commands.spawn((
+                BoardPart,
+                Floating { ttl: 1.6 },
+                Text2d::new(format!("-{amount}")),
+                TextFont::from_font_size(20.0),
+                TextColor(Color::srgb(1.0, 0.35, 0.3)),
+                Transform::from_translation(p.extend(20.0) + Vec3::new(0.0, R * 0.6, 0.0)),
+            ));
+        }
+    }
+    s.seen = total;
+}
+
+fn draw_flashes(
+    mut commands: Commands,
+    mut gizmos: Gizmos,
+    time: Res<Time>,
+    mut flashes: Query<(Entity, &mut Flash)>,
+    tokens: Query<&Token>,
+    session: Option<NonSend<Session>>,
+) {
+    let Some(s) = session else { return };
+    let world = s.battle.world();
+    let pos = |name: &str| {
+        tokens
+            .iter()
+            .find(|t| {
+                world
+                    .get::<fray_core::model::Combatant>(t.of)
+                    .is_some_and(|c| c.name == name)
+            })
+            .map(|t| t.pos)
+    };
+    for (e, mut f) in &mut flashes {
+        f.ttl -= time.delta_secs();
+        if let (Some(a), Some(b)) = (pos(&f.from), pos(&f.to)) {
+            let alpha = (f.ttl / 0.6).clamp(0.0, 1.0);
+            gizmos.line_2d(a, b, Color::srgba(1.0, 0.9, 0.4, alpha));
+        }
+        if f.ttl <= 0.0 {
+            commands.entity(e).despawn();
+        }
+    }
+}
+
+fn float_up(
+    mut commands: Commands,
+    time: Res<Time>,
+    mut q: Query<(Entity, &mut Floating, &mut Transform, &mut TextColor)>,
+) {
+    for (e, mut f, mut tf, mut colour) in &mut q {
+        f.ttl -= time.delta_secs();
+        tf.translation.y += time.delta_secs() * 30.0;
+        colour.0 = colour.0.with_alpha((f.ttl / 1.6).clamp(0.0, 1.0));
+        if f.ttl <= 0.0 {
+            commands.entity(e).despawn();
+        }
+    }
+}
+
+/// Pan with keys or by dragging, zoom with the wheel or keys.
+fn camera_control(
+    actions: Single<&ActionState<GameAction>>,
+    mut camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
+    hover: Option<Res<Hover>>,
+    time: Res<Time>,
+) {
+    let (ref mut tf, ref mut proj) = *camera;
+    let Projection::Orthographic(o) = &mut **proj else {
+        return;
+    };
+    let mut pan = Vec2::ZERO;
+    if actions.pressed(&GameAction::PanUp) {
+        pan.y += 1.0;
+    }
+    if actions.pressed(&GameAction::PanDown) {
+        pan.y -= 1.0;
+    }
+    if actions.pressed(&GameAction::PanLeft) {
+        pan.x -= 1.0;
+    }
+    if actions.pressed(&GameAction::PanRight) {
+        pan.x += 1.0;
+    }
+    tf.translation += (pan * 500.0 * o.scale * time.delta_secs()).extend(0.0);
+    let over_ui = hover.is_some_and(|h| h.over_ui);
+    if actions.pressed(&GameAction::Drag) && !over_ui {
+        let m = actions.axis_pair(&GameAction::PointerMotion);
+        tf.translation += Vec3::new(-m.x, m.y, 0.0) * o.scale;
+    }
+    let mut zoom = 0.0;
+    if !over_ui {
+        zoom += actions.value(&GameAction::Zoom).clamp(-3.0, 3.0) * 0.1;
+    }
+    if actions.pressed(&GameAction::ZoomIn) {
+        zoom += 1.5 * time.delta_secs();
+    }
+    if actions.pressed(&GameAction::ZoomOut) {
+        zoom -= 1.5 * time.delta_secs();
+    }
+    o.scale = (o.scale * (1.0 - zoom)).clamp(0.2, 8.0);
+}
+
+/// Which cell and token the pointer is over.
+fn track_hover(
+    windows: Query<&Window>,
+    camera: Single<(&Camera, &GlobalTransform), With<Camera2d>>,
+    layout: Option<Res<Layout>>,
+    hover: Option<ResMut<Hover>>,
+    wants: Option<Res<EguiWantsInput>>,
+    rects: Option<Res<super::panels::PanelRects>>,
+    tokens: Query<&Token>,
+) {
+    let (Some(layout), Some(mut hover)) = (layout, hover) else {
+        return;
+    };
+    let (cam, cam_tf) = *camera;
+    let cursor = windows.iter().next().and_then(|w| w.cursor_position());
+    let over_panel =
+        cursor.is_some_and(|c| rects.is_some_and(|r| r.0.iter().any(|r| r.contains(c))));
+    hover.over_ui =
+        over_panel || wants.is_some_and(|w| w.is_pointer_over_area() || w.is_using_pointer());
+    let p = cursor.and_then(|c| cam.viewport_to_world_2d(cam_tf, c).ok());
+    let Some(p) = p.filter(|_| !hover.over_ui) else {
+        hover.cell = None;
+        hover.token = None;
+        return;
+    };
+    hover.world_pos = p;
+    hover.cell = layout.cell_at(p);
+    hover.token = tokens
+        .iter()
+        .find(|t| t.pos.distance(p) < R * 0.7)
+        .map(|t| t.of);
+}
+
+/// Outline what hovering and selection mean: the selected unit's reachable
+/// cells, the path to the hovered cell, the cells enemies threaten.
+fn highlights(
+    mut gizmos: Gizmos,
+    session: Option<NonSend<Session>>,
+    layout: Option<Res<Layout>>,
+    hover: Option<Res<Hover>>,
+    views: Res<Views>,
+) {
+    let (Some(s), Some(layout), Some(hover)) = (session, layout, hover) else {
+        return;
+    };
+    let views = &views.0;
+    let deciding = s.human_decision().map(|d| d.actor);
+    let focus = deciding.or(s.selected);
+    let Some(me) = focus.and_then(|f| views.iter().find(|v| v.entity == f)) else {
+        if let Some(c) = hover.cell {
+            gizmos.linestrip_2d(layout.outline(c, 2.0), Color::srgba(1.0, 1.0, 1.0, 0.5));
+        }
+        return;
+    };
+    let grid = &layout.grid;
+    let blocked: Vec<Cell> = views
+        .iter()
+        .filter(|v| v.entity != me.entity && !v.gone && !v.states.iter().any(|x| x == "dead"))
+        .map(|v| v.cell)
+        .collect();
+    // Threatened cells: within the reach of an enemy still standing.
+    for foe in views
+        .iter()
+        .filter(|v| v.side != me.side && !v.out && !v.gone && v.threat_reach > 0)
+    {
+        for c in grid.within(foe.cell, foe.threat_reach) {
+            if c != foe.cell {
+                gizmos.linestrip_2d(layout.outline(c, 6.0), Color::srgba(1.0, 0.3, 0.25, 0.6));
+            }
+        }
+    }
+    // Reachable cells this round.
+    let reach = grid.reachable(me.cell, me.speed, |c| blocked.contains(&c));
+    for c in reach.keys() {
+        gizmos.linestrip_2d(layout.outline(*c, 3.0), Color::srgba(0.4, 0.9, 0.5, 0.55));
+    }
+    gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));
+    if let Some(c) = hover.cell {
+        let goal_taken = blocked.contains(&c);
+        if let Some((path, _)) =
+            grid.path_toward(me.cell, c, u32::from(goal_taken), |x| blocked.contains(&x))
+        {
+            let mut pts = vec![layout.centre(me.cell)];
+            pts.extend(path.iter().map(|p| layout.centre(*p)));
+            gizmos.linestrip_2d(pts, Color::srgb(1.0, 0.95, 0.5));
+        }
+        gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
+    }
+}
+
+/// Clicking a token selects it; while a person decides, clicking an enemy
+/// picks the first legal choice aimed at it and clicking an open cell moves
+/// toward it (when the decision allows a cell).
+fn click(
+    actions: Single<&ActionState<GameAction>>,
+    session: Option<NonSendMut<Session>>,
+    hover: Option<Res<Hover>>,
+) {
+    let (Some(mut s), Some(hover)) = (session, hover) else {
+        return;
+    };
+    if hover.over_ui || !actions.just_pressed(&GameAction::Select) || s.handoff.is_some() {
+        return;
+    }
+    let decision = s.human_decision().cloned();
+    if let Some(d) = decision {
+        if let Some(t) = hover.token.filter(|t| *t != d.actor) {
+            let name = s
+                .battle
+                .world()
+                .get::<fray_core::model::Combatant>(t)
+                .map(|c| c.name.clone());
+            if let Some(choice) = d
+                .choices
+                .iter()
+                .find(|c| c.refused.is_none() && c.order.target == name)
+            {
+                s.answer(d.id, choice.order.clone());
+                return;
+            }
+        } else if hover.token.is_none()
+            && let (Some(c), Some(template)) = (hover.cell, d.move_order.clone())
+            && d.any_cell
+        {
+            s.answer(d.id, template.cell(c));
+            return;
+        }
+    }
+    s.selected = hover.token.or(s.selected);
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<Views>()
+        .add_systems(OnEnter(Screen::Battle), (clear_board, spawn_board).chain())
+        .add_systems(OnEnter(Screen::Menu), clear_board)
+        .add_systems(
+            Update,
+            (
+                track_hover,
+                camera_control,
+                click,
+                refresh_views,
+                sync_tokens,
+                announce,
+                float_up,
+                draw_flashes,
+                highlights,
+            )
+                .chain()
+                .after(super::session::Drive)
+                .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
+        );
+}

@@ -1,0 +1,155 @@
+//! Input: every key and mouse button goes through leafwing-input-manager
+//! actions, bound from `assets/settings/input.ron`, which a player can edit.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use bevy::prelude::*;
+use fray_core::data::{LoadError, Source};
+use leafwing_input_manager::prelude::*;
+use serde::Deserialize;
+
+/// What a player can do with keys and the mouse.
+#[derive(Actionlike, PartialEq, Eq, Clone, Copy, Hash, Debug, Reflect)]
+pub enum GameAction {
+    PanUp,
+    PanDown,
+    PanLeft,
+    PanRight,
+    ZoomIn,
+    ZoomOut,
+    #[actionlike(Axis)]
+    Zoom,
+    #[actionlike(DualAxis)]
+    PointerMotion,
+    Drag,
+    Select,
+    Pause,
+    Step,
+    NextRound,
+    Faster,
+    Slower,
+    Confirm,
+    Menu,
+    Choose1,
+    Choose2,
+    Choose3,
+    Choose4,
+    Choose5,
+    Choose6,
+    Choose7,
+    Choose8,
+    Choose9,
+}
+
+impl GameAction {
+    /// The action named in the settings file.
+    fn named(name: &str) -> Option<Self> {
+        use GameAction::*;
+        Some(match name {
+            "PanUp" => PanUp,
+            "PanDown" => PanDown,
+            "PanLeft" => PanLeft,
+            "PanRight" => PanRight,
+            "ZoomIn" => ZoomIn,
+            "ZoomOut" => ZoomOut,
+            "Drag" => Drag,
+            "Select" => Select,
+            "Pause" => Pause,
+            "Step" => Step,
+            "NextRound" => NextRound,
+            "Faster" => Faster,
+            "Slower" => Slower,
+            "Confirm" => Confirm,
+            "Menu" => Menu,
+            "Choose1" => Choose1,
+            "Choose2" => Choose2,
+            "Choose3" => Choose3,
+            "Choose4" => Choose4,
+            "Choose5" => Choose5,
+            "Choose6" => Choose6,
+            "Choose7" => Choose7,
+            "Choose8" => Choose8,
+            "Choose9" => Choose9,
+            _ => return None,
+        })
+    }
+
+    /// The choose-the-nth-choice actions, in order.
+    pub const CHOOSE: [GameAction; 9] = [
+        GameAction::Choose1,
+        GameAction::Choose2,
+        GameAction::Choose3,
+        GameAction::Choose4,
+        GameAction::Choose5,
+        GameAction::Choose6,
+        GameAction::Choose7,
+        GameAction::Choose8,
+        GameAction::Choose9,
+    ];
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Bindings {
+    keys: BTreeMap<String, Vec<KeyCode>>,
+    #[serde(default)]
+    mouse: BTreeMap<String, Vec<MouseButton>>,
+}
+
+/// The built-in bindings, used when no settings file is found.
+const DEFAULT_BINDINGS: &str = include_str!("../../assets/settings/input.ron");
+
+/// Read the bindings file at `path` (or the built-in one) into an input map.
+pub fn load_bindings(path: Option<&Path>) -> Result<InputMap<GameAction>, LoadError> {
+    let source = match path {
+        Some(p) if p.is_file() => Source::read(p)?,
+        _ => Source::inline("assets/settings/input.ron", DEFAULT_BINDINGS),
+    };
+    let bindings: Bindings = source.parse()?;
+    let mut map = InputMap::default();
+    for (name, keys) in &bindings.keys {
+        let action = GameAction::named(name)
+            .ok_or_else(|| source.error_at(name, None, format!("no action named {name:?}")))?;
+        for key in keys {
+            map.insert(action, *key);
+        }
+    }
+    for (name, buttons) in &bindings.mouse {
+        let action = GameAction::named(name)
+            .ok_or_else(|| source.error_at(name, None, format!("no action named {name:?}")))?;
+        for b in buttons {
+            map.insert(action, *b);
+        }
+    }
+    map.insert_axis(GameAction::Zoom, MouseScrollAxis::Y);
+    map.insert_dual_axis(GameAction::PointerMotion, MouseMove::default());
+    Ok(map)
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.add_plugins(InputManagerPlugin::<GameAction>::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_bindings_load() {
+        let map = load_bindings(None).unwrap();
+        assert!(!map.get(&GameAction::Confirm).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_wrong_action_name_points_at_it() {
+        let dir = std::env::temp_dir().join(format!("fray-input-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("input.ron");
+        std::fs::write(&f, "(\n  keys: {\n    \"Jump\": [Space],\n  },\n)").unwrap();
+        let e = load_bindings(Some(&f)).unwrap_err();
+        assert_eq!((e.line, e.col), (3, 5));
+        assert!(e.message.contains("no action named \"Jump\""));
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

@@ -1,0 +1,589 @@
+//! The battle screen's panels (bevy_egui): controls, the initiative tracker
+//! in the ruleset's own terms, the round's timeline, the combat log with
+//! each entry's roll breakdown, the unit sheet, the pending decision, the
+//! hotseat hand-off and the in-battle menu.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use fray_core::decision::{Decision, Decisions, Order};
+use fray_core::log::LogEntry;
+use fray_core::view::RowState;
+use leafwing_input_manager::prelude::*;
+
+use super::Screen;
+use super::board::{Hover, side_colour};
+use super::input::GameAction;
+use super::session::{SPEEDS, Session};
+
+/// Screen rectangles the panels took last frame, so the board ignores the
+/// pointer over them.
+#[derive(Resource, Default)]
+pub struct PanelRects(pub Vec<Rect>);
+
+/// Whether the in-battle menu is open.
+#[derive(Resource, Default)]
+struct BattleMenu(bool);
+
+fn colour32(c: Color) -> egui::Color32 {
+    let s = c.to_srgba();
+    egui::Color32::from_rgb(
+        (s.red * 255.0) as u8,
+        (s.green * 255.0) as u8,
+        (s.blue * 255.0) as u8,
+    )
+}
+
+fn speed_label(i: usize) -> String {
+    match SPEEDS[i] {
+        Some(x) => format!("{x} steps/s"),
+        None => "until a decision".into(),
+    }
+}
+
+/// Keyboard controls, through the same actions the bindings file names.
+fn keys(
+    actions: Single<&ActionState<GameAction>>,
+    session: Option<NonSendMut<Session>>,
+    mut menu: ResMut<BattleMenu>,
+) {
+    let Some(mut s) = session else { return };
+    if actions.just_pressed(&GameAction::Menu) {
+        menu.0 = !menu.0;
+    }
+    if actions.just_pressed(&GameAction::Confirm)
+        && let Some(side) = s.handoff.take()
+    {
+        s.shown_side = Some(side);
+        return;
+    }
+    if actions.just_pressed(&GameAction::Pause) {
+        s.paused = !s.paused;
+    }
+    if actions.just_pressed(&GameAction::Step) {
+        s.paused = true;
+        s.advance();
+    }
+    if actions.just_pressed(&GameAction::NextRound) {
+        s.skip_to_round = Some((s.view.round)(s.battle.world()));
+    }
+    if actions.just_pressed(&GameAction::Faster) {
+        s.speed = (s.speed + 1).min(SPEEDS.len() - 1);
+    }
+    if actions.just_pressed(&GameAction::Slower) {
+        s.speed = s.speed.saturating_sub(1);
+    }
+    if s.handoff.is_none()
+        && let Some(d) = s.human_decision().cloned()
+    {
+        for (i, a) in GameAction::CHOOSE.iter().enumerate() {
+            if actions.just_pressed(a)
+                && let Some(c) = d.choices.iter().filter(|c| c.refused.is_none()).nth(i)
+            {
+                s.answer(d.id, c.order.clone());
+                break;
+            }
+        }
+    }
+}
+
+/// Decide whether a secret decision must be handed to its side first.
+fn hand_off(session: Option<NonSendMut<Session>>) {
+    let Some(mut s) = session else { return };
+    let secret_open = s
+        .battle
+        .world()
+        .resource::<Decisions>()
+        .open()
+        .iter()
+        .any(|d| d.secret);
+    if !secret_open {
+        s.shown_side = None;
+    }
+    if s.people() < 2 || s.handoff.is_some() {
+        return;
+    }
+    if let Some(d) = s.human_decision()
+        && d.secret
+        && s.shown_side != Some(d.side)
+    {
+        let side = d.side;
+        s.handoff = Some(side);
+    }
+}
+
+fn entry_colour(e: &LogEntry) -> egui::Color32 {
+    match e.event.as_str() {
+        "damage" | "health" | "injury" => egui::Color32::from_rgb(240, 140, 120),
+        "attack" | "riposte" | "cast" => egui::Color32::from_rgb(235, 225, 170),
+        "round" | "round_end" | "order" => egui::Color32::from_rgb(150, 190, 240),
+        "refused" => egui::Color32::from_rgb(255, 110, 110),
+        "end" => egui::Color32::from_rgb(140, 240, 140),
+        _ => egui::Color32::from_gray(210),
+    }
+}
+
+fn breakdown(ui: &mut egui::Ui, e: &LogEntry) {
+    ui.label(egui::RichText::new(&e.text).strong());
+    egui::Grid::new("breakdown")
+        .num_columns(2)
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("When");
+            ui.label(format!("round {}, {}", e.round, e.time));
+            ui.end_row();
+            ui.label("Rule");
+            ui.label(egui::RichText::new(&e.rule).color(egui::Color32::from_rgb(160, 200, 255)));
+            ui.end_row();
+            for r in &e.rolls {
+                ui.label("Roll");
+                let faces: Vec<String> = r.faces.iter().map(u32::to_string).collect();
+                ui.label(format!(
+                    "{} for {}: faces [{}]{} = {}{}",
+                    r.notation,
+                    r.purpose,
+                    faces.join(", "),
+                    if r.modifier != 0 {
+                        format!(" {:+}", r.modifier)
+                    } else {
+                        String::new()
+                    },
+                    r.total,
+                    if r.forced { " (forced)" } else { "" }
+                ));
+                ui.end_row();
+            }
+            if let Some(c) = &e.check {
+                for m in &c.modifiers {
+                    ui.label("Modifier");
+                    ui.label(format!("{} {:+}", m.name, m.value));
+                    ui.end_row();
+                }
+                ui.label("Total");
+                ui.label(format!(
+                    "{} against {} {}: {}",
+                    c.total,
+                    c.against,
+                    c.target,
+                    if c.success { "success" } else { "failure" }
+                ));
+                ui.end_row();
+            }
+        });
+}
+
+fn choice_button(
+    ui: &mut egui::Ui,
+    index: Option<usize>,
+    label: &str,
+    refused: Option<&str>,
+    preview: Option<&str>,
+) -> bool {
+    let text = match index {
+        Some(i) if i < 9 => format!("{}. {label}", i + 1),
+        _ => label.to_string(),
+    };
+    let mut r = ui.add_enabled(refused.is_none(), egui::Button::new(text));
+    if let Some(why) = refused {
+        r = r.on_disabled_hover_text(format!("Not allowed: {why}"));
+    }
+    if let Some(p) = preview {
+        r = r.on_hover_text(p);
+    }
+    r.clicked()
+}
+
+fn battle_ui(
+    mut contexts: EguiContexts,
+    session: Option<NonSendMut<Session>>,
+    mut rects: ResMut<PanelRects>,
+    mut menu: ResMut<BattleMenu>,
+    hover: Option<Res<Hover>>,
+    mut next: ResMut<NextState<Screen>>,
+    mut exit: MessageWriter<AppExit>,
+) -> Result {
+    let ctx = contexts.ctx_mut()?;
+    let Some(mut s) = session else { return Ok(()) };
+    rects.0.clear();
+    let mut root = egui::Ui::new(
+        ctx.clone(),
+        "battle".into(),
+        egui::UiBuilder::new()
+            .layer_id(egui::LayerId::background())
+            .max_rect(ctx.viewport_rect()),
+    );
+    let to_rect = |r: egui::Rect| Rect::new(r.min.x, r.min.y, r.max.x, r.max.y);
+    let world = s.battle.world();
+    let round = (s.view.round)(world);
+    let tracker = (s.view.tracker)(world);
+    let sides = s.sides().clone();
+
+    // Controls.
+    let mut pause_toggle = false;
+    let mut step = false;
+    let mut skip = false;
+    let mut speed = s.speed;
+    let top = egui::Panel::top("controls").show(&mut root, |ui| {
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new(&s.scenario.scenario.name).strong());
+            ui.label(format!(
+                "· {} · seed {} · round {round}",
+                s.scenario.scenario.ruleset, s.setup.seed
+            ));
+            ui.separator();
+            if ui
+                .button(if s.paused { "▶ Play" } else { "⏸ Pause" })
+                .on_hover_text("P")
+                .clicked()
+            {
+                pause_toggle = true;
+            }
+            if ui
+                .button("Step")
+                .on_hover_text("One rules step (.)")
+                .clicked()
+            {
+                step = true;
+            }
+            if ui.button("Next round").on_hover_text("N").clicked() {
+                skip = true;
+            }
+            egui::ComboBox::from_id_salt("speed")
+                .selected_text(speed_label(speed))
+                .show_ui(ui, |ui| {
+                    for i in 0..SPEEDS.len() {
+                        ui.selectable_value(&mut speed, i, speed_label(i));
+                    }
+                });
+            let watching = s.people() == 0;
+            ui.label(if watching {
+                "watch mode: the AI plays every side"
+            } else {
+                ""
+            });
+            if ui.button("Menu").on_hover_text("Escape").clicked() {
+                menu.0 = true;
+            }
+        });
+    });
+    rects.0.push(to_rect(top.response.rect));
+
+    // Tracker and unit sheet.
+    let selected = s.selected;
+    let left = egui::Panel::left("tracker")
+        .default_size(270.0)
+        .resizable(true)
+        .show(&mut root, |ui| {
+            ui.heading("Initiative");
+            ui.label(&tracker.heading);
+            egui::ScrollArea::vertical()
+                .id_salt("tracker_rows")
+                .max_height(300.0)
+                .show(ui, |ui| {
+                    for row in &tracker.rows {
+                        let (mark, colour) = match row.state {
+                            RowState::Done => ("✓", egui::Color32::from_gray(140)),
+                            RowState::Now => ("▶", egui::Color32::from_rgb(255, 230, 120)),
+                            RowState::Coming => ("·", egui::Color32::from_gray(220)),
+                        };
+                        let together = if row.names.len() > 1 {
+                            " (simultaneous)"
+                        } else {
+                            ""
+                        };
+                        ui.colored_label(
+                            colour,
+                            format!("{mark} {}: {}{together}", row.mark, row.names.join(" + ")),
+                        );
+                        if !row.note.is_empty() {
+                            ui.label(
+                                egui::RichText::new(format!("    {}", row.note))
+                                    .small()
+                                    .color(egui::Color32::from_gray(170)),
+                            );
+                        }
+                    }
+                    for w in &tracker.waiting {
+                        ui.colored_label(egui::Color32::from_rgb(200, 170, 255), w);
+                    }
+                });
+            ui.separator();
+            ui.heading("Unit");
+            match selected {
+                Some(e) => {
+                    egui::Grid::new("sheet")
+                        .num_columns(2)
+                        .striped(true)
+                        .show(ui, |ui| {
+                            for (k, v) in (s.view.sheet)(world, e) {
+                                ui.label(k);
+                                ui.label(v);
+                                ui.end_row();
+                            }
+                        });
+                }
+                None => {
+                    ui.label("Click a token to see its sheet.");
+                }
+            }
+        });
+    rects.0.push(to_rect(left.response.rect));
+
+    // Log and breakdown.
+    let mut picked = s.picked_entry;
+    let entries = s.log().entries();
+    let right = egui::Panel::right("log")
+        .default_size(380.0)
+        .resizable(true)
+        .show(&mut root, |ui| {
+            ui.heading("Combat log");
+            ui.label(egui::RichText::new("Click an entry for its rolls and rule.").small());
+            // Only the rows in view are laid out: the log grows long.
+            let row_height = 17.0;
+            egui::ScrollArea::vertical()
+                .id_salt("log_rows")
+                .max_height(ui.available_height() * 0.62)
+                .auto_shrink([false, false])
+                .stick_to_bottom(true)
+                .show_rows(ui, row_height, entries.len(), |ui, range| {
+                    for i in range {
+                        let e = &entries[i];
+                        let when = if e.round > 0 {
+                            format!("[{}·{}] ", e.round, e.time)
+                        } else {
+                            String::new()
+                        };
+                        let text = format!("{when}{} ({})", e.text, e.rule);
+                        let mut rich = egui::RichText::new(text).color(entry_colour(e)).size(12.0);
+                        if picked == Some(i) {
+                            rich = rich.background_color(egui::Color32::from_rgb(50, 60, 90));
+                        }
+                        let r = ui.add(
+                            egui::Label::new(rich)
+                                .truncate()
+                                .sense(egui::Sense::click()),
+                        );
+                        if r.clicked() {
+                            picked = Some(i);
+                        }
+                    }
+                });
+            ui.separator();
+            match picked.and_then(|i| entries.get(i)) {
+                Some(e) => breakdown(ui, e),
+                None => {
+                    ui.label("No entry picked.");
+                }
+            }
+        });
+    rects.0.push(to_rect(right.response.rect));
+
+    // The decision and the round's timeline.
+    let decision: Option<Decision> = if s.handoff.is_some() {
+        None
+    } else {
+        s.human_decision().cloned()
+    };
+    let hovered_target = hover.as_ref().and_then(|h| h.token);
+    let mut answer: Option<(u64, Order)> = None;
+    let bottom = egui::Panel::bottom("decision").default_size(150.0).resizable(true).show(&mut root, |ui| {
+        ui.horizontal(|ui| {
+            ui.label(egui::RichText::new("Timeline").strong());
+            let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
+            for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
+                match marks.last_mut() {
+                    Some((t, list)) if *t == e.time => list.push(e),
+                    _ => marks.push((e.time.clone(), vec![e])),
+                }
+            }
+            egui::ScrollArea::horizontal().id_salt("timeline").show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    for (time, list) in &marks {
+                        let mut kinds: Vec<(&str, usize)> = Vec::new();
+                        for e in list.iter() {
+                            let mark = match e.event.as_str() {
+                                "riposte" => "⚡riposte",
+                                "attack" => "⚔",
+                                "cast" => "✨",
+                                "move" => "→",
+                                "declare" => "✎",
+                                "arrive" => "⊕arrives",
+                                "late_action" => "late",
+                                "simultaneous" => "=tie",
+                                "morale" => "morale",
+                                "stabilise" => "✚",
+                                "health" => "✖",
+                                _ => continue,
+                            };
+                            match kinds.iter_mut().find(|(k, _)| *k == mark) {
+                                Some((_, n)) => *n += 1,
+                                None => kinds.push((mark, 1)),
+                            }
+                        }
+                        let kinds: Vec<String> = kinds
+                            .iter()
+                            .map(|(k, n)| if *n > 1 { format!("{k}×{n}") } else { k.to_string() })
+                            .collect();
+                        let r = ui.button(format!("{time} {}", kinds.join(" "))).on_hover_text(
+                            list.iter().map(|e| e.text.as_str()).collect::<Vec<_>>().join("\n"),
+                        );
+                        if r.clicked() {
+                            picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
+                        }
+                    }
+                });
+            });
+        });
+        ui.separator();
+        match &decision {
+            Some(d) => {
+                let side = sides.name(fray_core::model::Side(d.side)).to_string();
+                ui.horizontal(|ui| {
+                    ui.colored_label(colour32(side_colour(d.side)), format!("[{side}]"));
+                    ui.label(egui::RichText::new(&d.prompt).strong());
+                    ui.label(egui::RichText::new(format!("({})", d.rule)).small());
+                });
+                if let Some(r) = &s.battle.last_refusal
+                    && r.decision == d.id
+                {
+                    ui.colored_label(egui::Color32::from_rgb(255, 120, 120), format!("Refused: {}", r.reason));
+                }
+                ui.label(egui::RichText::new("Click a choice, press its number, click an enemy to attack it, or click a cell to move there.").small());
+                egui::ScrollArea::vertical().id_salt("choices").show(ui, |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        let mut legal_index = 0;
+                        for c in &d.choices {
+                            let index = c.refused.is_none().then(|| {
+                                legal_index += 1;
+                                legal_index - 1
+                            });
+                            let preview = c.order.target.as_ref().and_then(|t| {
+                                let target = world_entity(world, t)?;
+                                (s.view.preview)(world, d.actor, target)
+                            });
+                            if choice_button(ui, index, &c.label, c.refused.as_deref(), preview.as_deref()) {
+                                answer = Some((d.id, c.order.clone()));
+                            }
+                        }
+                    });
+                });
+            }
+            None => {
+                let text = match &s.progress {
+                    Some(fray_core::battle::Progress::Failed(why)) => format!("The battle cannot go on: {why}"),
+                    _ if s.paused => "Paused. Step (.) or Play (P).".to_string(),
+                    _ => "The rules are running.".to_string(),
+                };
+                ui.label(text);
+                if let (Some(t), Some(sel)) = (hovered_target, s.selected)
+                    && t != sel
+                    && let Some(p) = (s.view.preview)(world, sel, t)
+                {
+                    ui.label(p);
+                }
+            }
+        }
+    });
+    rects.0.push(to_rect(bottom.response.rect));
+
+    // Hotseat hand-off: hide everything else until the right person confirms.
+    if let Some(side) = s.handoff {
+        let name = sides.name(fray_core::model::Side(side)).to_string();
+        egui::Area::new("handoff_shade".into())
+            .fixed_pos(egui::pos2(0.0, 0.0))
+            .order(egui::Order::Foreground)
+            .show(ctx, |ui| {
+                let rect = ctx.viewport_rect();
+                ui.painter()
+                    .rect_filled(rect, 0.0, egui::Color32::from_rgb(12, 12, 16));
+                ui.allocate_rect(rect, egui::Sense::click());
+            });
+        let mut confirm = false;
+        egui::Window::new("Hand-off")
+            .order(egui::Order::Tooltip)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .collapsible(false)
+            .resizable(false)
+            .title_bar(false)
+            .show(ctx, |ui| {
+                ui.heading(format!("Pass to {name} — press Space"));
+                ui.label("The other side's choices stay hidden until all are revealed together.");
+                if ui
+                    .button(format!("I am {name}: show my decision"))
+                    .clicked()
+                {
+                    confirm = true;
+                }
+            });
+        if confirm {
+            s.handoff = None;
+            s.shown_side = Some(side);
+        }
+    }
+
+    if menu.0 {
+        egui::Window::new("Paused")
+            .order(egui::Order::Foreground)
+            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                if ui.button("Resume").clicked() {
+                    menu.0 = false;
+                }
+                if ui.button("Restart this battle").clicked() {
+                    menu.0 = false;
+                    let setup = s.setup.clone();
+                    if let Ok(fresh) = Session::start(setup) {
+                        *s = fresh;
+                        next.set(Screen::Battle);
+                    }
+                }
+                if ui.button("Main menu").clicked() {
+                    menu.0 = false;
+                    next.set(Screen::Menu);
+                }
+                if ui.button("Quit").clicked() {
+                    exit.write(AppExit::Success);
+                }
+            });
+    }
+
+    s.picked_entry = picked;
+    if pause_toggle {
+        s.paused = !s.paused;
+    }
+    if step {
+        s.paused = true;
+        s.advance();
+    }
+    if skip {
+        s.skip_to_round = Some(round);
+    }
+    s.speed = speed;
+    if let Some((id, order)) = answer {
+        s.answer(id, order);
+    }
+    Ok(())
+}
+
+fn world_entity(world: &World, name: &str) -> Option<Entity> {
+    let view = world.get_resource::<fray_core::view::RulesView>()?;
+    (view.tokens)(world)
+        .into_iter()
+        .find(|t| t.name == name)
+        .map(|t| t.entity)
+}
+
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<PanelRects>()
+        .init_resource::<BattleMenu>()
+        .add_systems(
+            Update,
+            (keys, hand_off).chain().run_if(in_state(Screen::Battle)),
+        )
+        .add_systems(
+            EguiPrimaryContextPass,
+            battle_ui.run_if(in_state(Screen::Battle)),
+        );
+}
