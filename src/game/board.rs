@@ -160,6 +160,8 @@ pub struct Hover {
     pub world_pos: Vec2,
     /// Whether the pointer is over a panel rather than the board.
     pub over_ui: bool,
+    /// The path to the hovered cell in words: length, cost, threats entered.
+    pub path_info: Option<String>,
 }
 
 #[derive(Resource)]

@@ -401,17 +401,17 @@ fn battle_ui(
                         let mut kinds: Vec<(&str, usize)> = Vec::new();
                         for e in list.iter() {
                             let mark = match e.event.as_str() {
-                                "riposte" => "⚡riposte",
-                                "attack" => "⚔",
-                                "cast" => "✨",
-                                "move" => "→",
-                                "declare" => "✎",
-                                "arrive" => "⊕arrives",
-                                "late_action" => "late",
-                                "simultaneous" => "=tie",
+                                "riposte" => "RIPOSTE",
+                                "attack" => "attack",
+                                "cast" => "spell",
+                                "move" => "move",
+                                "declare" => "declared",
+                                "arrive" => "ARRIVES",
+                                "late_action" => "late -12",
+                                "simultaneous" => "tie",
                                 "morale" => "morale",
-                                "stabilise" => "✚",
-                                "health" => "✖",
+                                "stabilise" => "stabilise",
+                                "health" => "down",
                                 _ => continue,
                             };
                             match kinds.iter_mut().find(|(k, _)| *k == mark) {
@@ -448,6 +448,14 @@ fn battle_ui(
                     ui.colored_label(egui::Color32::from_rgb(255, 120, 120), format!("Refused: {}", r.reason));
                 }
                 ui.label(egui::RichText::new("Click a choice, press its number, click an enemy to attack it, or click a cell to move there.").small());
+                if let Some(info) = hover.as_ref().and_then(|h| h.path_info.clone()) {
+                    ui.label(egui::RichText::new(info).color(egui::Color32::from_rgb(250, 240, 150)));
+                }
+                if let Some(t) = hovered_target
+                    && let Some(p) = (s.view.preview)(world, d.actor, t)
+                {
+                    ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
+                }
                 egui::ScrollArea::vertical().id_salt("choices").show(ui, |ui| {
                     ui.horizontal_wrapped(|ui| {
                         let mut legal_index = 0;
@@ -573,7 +581,6 @@ fn world_entity(world: &World, name: &str) -> Option<Entity> {
         .find(|t| t.name == name)
         .map(|t| t.entity)
 }
-
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PanelRects>()

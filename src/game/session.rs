@@ -207,7 +207,7 @@ fn drive(
     }
     if s.progress.is_none() && s.person_must_decide() {
         // Bring a person's next decision up at once, whatever the speed.
-        s.advance();
+        s.progress = s.battle.advance();
         return;
     }
     if let Some(round) = s.skip_to_round {
