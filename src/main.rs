@@ -140,7 +140,30 @@ fn failed(message: impl Into<String>) -> Failure {
     }
 }
 
+#[cfg(feature = "window")]
 mod game;
+
+/// Without the window feature there is nothing to open.
+#[cfg(not(feature = "window"))]
+mod game {
+    // The same fields as the window's launch options, so `main` reads the same.
+    #[allow(dead_code)]
+    #[derive(Default)]
+    pub struct Launch {
+        pub scenario: Option<std::path::PathBuf>,
+        pub seed: Option<u64>,
+        pub all_ai: bool,
+        pub humans: Vec<String>,
+        pub steps: Option<u64>,
+        pub screenshot: Option<std::path::PathBuf>,
+        pub drive: bool,
+        pub bench_frames: Option<u32>,
+    }
+
+    pub fn run(_: Launch) -> Result<(), String> {
+        Err("this fray was built without the game window (cargo feature `window`)".into())
+    }
+}
 
 /// Open the window on a battle, after checking what the command line names.
 fn play(
@@ -258,33 +281,7 @@ fn main() -> ExitCode {
 /// The ruleset data a scenario needs: `../rulesets/ID.ron` beside the
 /// scenario's folder when it exists, else the built-in file.
 fn load_scenario(path: &Path) -> Result<(LoadedScenario, RulesetData), Failure> {
-    let scenario = LoadedScenario::load(path).map_err(|e| bad_input(e.to_string()))?;
-    let id = scenario.scenario.ruleset.clone();
-    let info = fray_rules::ruleset(&id).ok_or_else(|| {
-        bad_input(
-            scenario
-                .source
-                .error_at(
-                    &id,
-                    None,
-                    format!(
-                        "unknown ruleset {id:?} (rulesets: {})",
-                        fray_rules::ruleset_ids()
-                    ),
-                )
-                .to_string(),
-        )
-    })?;
-    let beside = path
-        .parent()
-        .and_then(Path::parent)
-        .map(|p| p.join("rulesets").join(info.data_file));
-    let source = match beside {
-        Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| bad_input(e.to_string()))?),
-        _ => None,
-    };
-    let data = RulesetData::load(&id, source).map_err(bad_input)?;
-    Ok((scenario, data))
+    fray_ai::load_scenario(path).map_err(bad_input)
 }
 
 fn run(

@@ -52,6 +52,7 @@ fn run(
     session: Option<NonSendMut<Session>>,
     screen: Res<State<Screen>>,
     mut actions: Single<&mut ActionState<GameAction>>,
+    menu: Option<Res<super::menu::MenuState>>,
     mut exit: MessageWriter<AppExit>,
 ) {
     auto.frames += 1;
@@ -70,6 +71,16 @@ fn run(
                 auto.driven_choices += 1;
             }
         }
+    }
+    // An unattended run whose battle could not start has nothing to wait for.
+    let unattended = launch.steps.is_some() || launch.drive || launch.screenshot.is_some();
+    if unattended
+        && launch.scenario.is_some()
+        && let Some(err) = menu.as_ref().and_then(|m| m.error.clone())
+    {
+        error!("the battle could not start: {err}");
+        exit.write(AppExit::from_code(2));
+        return;
     }
     if launch.drive && auto.frames > DRIVE_LIMIT {
         error!("the driven battle did not reach its result in {DRIVE_LIMIT} frames");

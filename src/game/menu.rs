@@ -22,13 +22,13 @@ struct Entry {
 }
 
 #[derive(Resource, Default)]
-struct MenuState {
+pub struct MenuState {
     entries: Vec<Entry>,
     problems: Vec<String>,
     selected: usize,
     seats: Vec<Seat>,
     seed: u64,
-    error: Option<String>,
+    pub error: Option<String>,
 }
 
 /// A battle the menu (or the command line) asked for; started by an exclusive system.

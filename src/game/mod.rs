@@ -14,7 +14,7 @@ use bevy_egui::EguiPlugin;
 mod autoplay;
 mod board;
 pub mod input;
-mod menu;
+pub mod menu;
 mod panels;
 pub mod session;
 
@@ -77,7 +77,8 @@ pub fn run(launch: Launch) -> Result<(), String> {
         }),
         ..default()
     });
-    if launch.bench_frames.is_some() {
+    let bench = launch.bench_frames.is_some();
+    if bench {
         // Measuring the game's own update: keep the GPU (here a software
         // rasteriser on the same cores) out of the numbers.
         plugins = plugins.set(bevy::render::RenderPlugin {

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_ai::{BattleOptions, build_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::decision::{Decision, Decisions, HumanSeat, Order};
 use fray_core::log::BattleLog;
@@ -60,8 +60,7 @@ pub struct Session {
 impl Session {
     /// Load a scenario and seat it.
     pub fn start(setup: Setup) -> Result<Self, String> {
-        let scenario = LoadedScenario::load(&setup.path).map_err(|e| e.to_string())?;
-        let data = RulesetData::load(&scenario.scenario.ruleset, None)?;
+        let (scenario, data) = fray_ai::load_scenario(&setup.path)?;
         let options = BattleOptions {
             seed: setup.seed,
             dice: Vec::new(),

@@ -43,6 +43,37 @@ impl RulesetData {
     }
 }
 
+/// Load a scenario and its ruleset's data: `../rulesets/ID.ron` beside the
+/// scenario's folder when that file exists (so an edited copy is used), else
+/// the built-in file. Errors are `file:line:col: what is wrong`.
+pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, RulesetData), String> {
+    let scenario = LoadedScenario::load(path).map_err(|e| e.to_string())?;
+    let id = scenario.scenario.ruleset.clone();
+    let info = fray_rules::ruleset(&id).ok_or_else(|| {
+        scenario
+            .source
+            .error_at(
+                &id,
+                None,
+                format!(
+                    "unknown ruleset {id:?} (rulesets: {})",
+                    fray_rules::ruleset_ids()
+                ),
+            )
+            .to_string()
+    })?;
+    let beside = path
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map(|p| p.join("rulesets").join(info.data_file));
+    let source = match beside {
+        Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| e.to_string())?),
+        _ => None,
+    };
+    let data = RulesetData::load(&id, source)?;
+    Ok((scenario, data))
+}
+
 /// How a battle is to be set up.
 #[derive(Clone, Debug)]
 pub struct BattleOptions {
