@@ -38,6 +38,9 @@ struct Cli {
     /// Without a command, the game window opens at the main menu.
     #[command(subcommand)]
     command: Option<Command>,
+    /// With no command: write a PNG of the main menu once it is drawn, then exit.
+    #[arg(long, value_name = "FILE")]
+    screenshot: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -223,7 +226,11 @@ fn play(
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        None => game::run(game::Launch::default()).map_err(failed),
+        None => game::run(game::Launch {
+            screenshot: cli.screenshot,
+            ..game::Launch::default()
+        })
+        .map_err(failed),
         Some(Command::Play {
             scenario,
             seed,

@@ -35,6 +35,21 @@ pub struct MenuState {
 #[derive(Resource)]
 pub struct StartBattle(pub Setup);
 
+/// Seats the menu proposes: the scenario's, with a person on the first side
+/// when nobody else is seated Human (scripts play as the AI).
+fn proposed_seats(seats: &[Seat]) -> Vec<Seat> {
+    let mut out: Vec<Seat> = seats
+        .iter()
+        .map(|s| if *s == Seat::Script { Seat::Ai } else { *s })
+        .collect();
+    if !out.contains(&Seat::Human)
+        && let Some(first) = out.first_mut()
+    {
+        *first = Seat::Human;
+    }
+    out
+}
+
 fn scan() -> MenuState {
     let mut state = MenuState::default();
     let dir = assets_dir().join("scenarios");
