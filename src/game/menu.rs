@@ -80,11 +80,7 @@ fn scan() -> MenuState {
         .position(|e| e.path.ends_with("skirmish_4v4.ron"));
     state.selected = preferred.unwrap_or(0);
     if let Some(e) = state.entries.get(state.selected) {
-        state.seats = e
-            .seats
-            .iter()
-            .map(|s| if *s == Seat::Script { Seat::Ai } else { *s })
-            .collect();
+        state.seats = proposed_seats(&e.seats);
         state.seed = e.seed;
     }
     state
@@ -186,11 +182,7 @@ fn menu_ui(
             if let Some(i) = picked {
                 state.selected = i;
                 let e = &state.entries[i];
-                let seats = e
-                    .seats
-                    .iter()
-                    .map(|s| if *s == Seat::Script { Seat::Ai } else { *s })
-                    .collect();
+                let seats = proposed_seats(&e.seats);
                 let seed = e.seed;
                 state.seats = seats;
                 state.seed = seed;
