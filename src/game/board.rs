@@ -231,7 +231,7 @@ fn spawn_board(
     if let Some(mut cam) = camera {
         let b = layout.bounds();
         let (ref mut tf, ref mut proj) = *cam;
-        tf.translation = b.center().extend(0.0) + Vec3::new(0.0, -40.0, 0.0);
+        tf.translation = b.center().extend(0.0);
         let (w, h) = windows
             .iter()
             .next()
@@ -243,7 +243,8 @@ fn spawn_board(
         if let Projection::Orthographic(o) = &mut **proj {
             o.scale = scale;
         }
-        tf.translation.x += 20.0 * scale;
+        // The tracker (left) is narrower than the log (right): centre the board between them.
+        tf.translation.x += 55.0 * scale;
     }
     commands.insert_resource(palette);
     commands.insert_resource(layout);

@@ -14,7 +14,7 @@ use fray_core::model::Seat;
 use fray_core::scenario::LoadedScenario;
 use fray_rules::declared::{self, DeclaredData};
 
-pub mod declared_ai;
+pub mod basic;
 
 /// A ruleset's parsed data, shared by every battle of a batch.
 #[derive(Clone)]
@@ -86,16 +86,10 @@ pub struct BattleOptions {
     pub all_ai: bool,
 }
 
-/// The controller for a seat.
-pub fn controller(
-    data: &RulesetData,
-    seat: Seat,
-    scenario: &LoadedScenario,
-    side: usize,
-) -> Box<dyn Controller> {
-    let ai: Box<dyn Controller> = match data {
-        RulesetData::Declared(_) => Box::new(declared_ai::DeclaredAi),
-    };
+/// The controller for a seat: the basic AI (through the ruleset's appraisal),
+/// the scenario's scripted orders with the AI behind them, or a person.
+pub fn controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn Controller> {
+    let ai: Box<dyn Controller> = Box::new(basic::BasicAi);
     match seat {
         Seat::Human => Box::new(HumanSeat),
         Seat::Ai => ai,
@@ -156,7 +150,7 @@ pub fn reset_battle(
     }
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
-        battle.set_controller(i, controller(data, seat, scenario, i));
+        battle.set_controller(i, controller(seat, scenario, i));
     }
     Ok(())
 }
@@ -182,7 +176,7 @@ pub fn build_battle(
         .enumerate()
         .map(|(i, side)| {
             let seat = if options.all_ai { Seat::Ai } else { side.seat };
-            controller(data, seat, scenario, i)
+            controller(seat, scenario, i)
         })
         .collect();
     Ok(Battle::new(app, controllers))

@@ -2,6 +2,7 @@
 //! Fray's core: everything a ruleset stands on, with no rendering.
 //!
 //! - [`grid`]: hex and square battlefields behind one set of verbs;
+//! - [`ai`]: how a ruleset appraises orders for the basic AI;
 //! - [`dice`]: notation, seeded dice, forced faces, recorded rolls;
 //! - [`log`]: the battle log, its sentences and JSON lines;
 //! - [`decision`]: decisions, orders and controllers;
@@ -10,6 +11,7 @@
 //! - [`model`]: the components every ruleset shares;
 //! - [`view`]: what a ruleset shows the window.
 
+pub mod ai;
 pub mod battle;
 pub mod data;
 pub mod decision;

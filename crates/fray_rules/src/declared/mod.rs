@@ -27,6 +27,7 @@ use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 
+pub mod ai;
 pub mod data;
 mod resolve;
 pub mod view;
@@ -575,6 +576,7 @@ pub fn populate(
         },
     );
     fray_core::model::set_resource(world, view::VIEW);
+    fray_core::model::set_resource(world, ai::HOOKS);
     fray_core::model::set_resource(world, Data(data));
     fray_core::model::set_resource(world, ScenarioSource(scenario.clone()));
     Ok(())

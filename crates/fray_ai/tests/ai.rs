@@ -1,0 +1,108 @@
+//! The basic AI through the `declared` ruleset's appraisal: it closes in
+//! without provoking ripostes, attacks plainly once in reach, and goes for
+//! the target it can finish.
+
+use fray_ai::basic::BasicAi;
+use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_core::battle::Progress;
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decisions, Order};
+use fray_core::scenario::LoadedScenario;
+
+/// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
+fn first_order(combatants: &str, who: &str) -> Order {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "declared",
+    grid: (kind: Square, width: 10, height: 10),
+    options: {{"declaration": "round_robin"}},
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [{combatants}],
+    dice: [5, 9, 9, 9],
+)"#
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let data = RulesetData::load("declared", None).unwrap();
+    let options = BattleOptions {
+        seed: 1,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: false,
+    };
+    let mut battle = build_battle(&scenario, &data, &options).unwrap();
+    loop {
+        let Progress::AwaitingHuman(ids) = battle.run() else {
+            panic!("the battle ended before {who} decided")
+        };
+        let decision = battle
+            .world()
+            .resource::<Decisions>()
+            .get(ids[0])
+            .unwrap()
+            .clone();
+        let order = BasicAi
+            .decide(battle.world_mut(), &decision)
+            .expect("the AI answers");
+        if decision.actor_name == who {
+            return order;
+        }
+        battle.answer(decision.id, Order::new(&decision.actor_name, "wait"));
+    }
+}
+
+#[test]
+fn the_ai_closes_in_defensively_rather_than_provoke_a_riposte() {
+    let o = first_order(
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (4, 1))"#,
+        "Anna",
+    );
+    assert_eq!(
+        o,
+        Order::new("Anna", "defensive_attack")
+            .target("Bors")
+            .with("longsword")
+    );
+}
+
+#[test]
+fn the_ai_attacks_plainly_when_already_in_reach() {
+    let o = first_order(
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1))"#,
+        "Anna",
+    );
+    assert_eq!(
+        o,
+        Order::new("Anna", "attack")
+            .target("Bors")
+            .with("longsword")
+    );
+}
+
+#[test]
+fn the_ai_goes_for_the_foe_it_can_finish() {
+    let o = first_order(
+        r#"(name: "Anna", side: "A", template: "knight", at: (2, 2)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 2)),
+           (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (1, 2), set: {"stress": 0, "strength": 2})"#,
+        "Anna",
+    );
+    assert_eq!(o.target.as_deref(), Some("Cato"), "{o:?}");
+}
+
+#[test]
+fn the_ai_strikes_the_foe_in_reach_before_one_far_away() {
+    let o = first_order(
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (9, 9)),
+           (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (2, 1))"#,
+        "Anna",
+    );
+    assert_eq!(
+        o,
+        Order::new("Anna", "attack")
+            .target("Cato")
+            .with("longsword")
+    );
+}

@@ -1,0 +1,82 @@
+//! What a ruleset tells the basic AI about the orders open to a combatant.
+//!
+//! The basic AI (`fray_ai::BasicAi`) knows no ruleset: it asks the battle's
+//! [`AiHooks`] for the legal orders worth considering, each appraised in
+//! common terms — expected damage, what the target has left, the risk of
+//! reactions provoked on the way, other worth (healing, stabilising), and how
+//! much closer it ends to the enemy — and picks the best. A ruleset that
+//! provides the hooks is played by the AI with no AI code of its own.
+
+use bevy_ecs::prelude::*;
+
+use crate::decision::Order;
+
+/// One order and what the ruleset expects of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Appraisal {
+    pub order: Order,
+    /// Expected damage dealt (chance to hit times mean damage past armour).
+    pub damage: f32,
+    /// What the target has left before it is out of the fight (0: no target).
+    pub target_left: f32,
+    /// Expected damage taken from reactions (attacks of opportunity, ripostes) it provokes.
+    pub risk: f32,
+    /// Worth of anything else it does, in damage points (healing, stabilising; small costs negative).
+    pub other: f32,
+    /// Cells closer to the nearest enemy it ends (negative: farther).
+    pub closing: f32,
+}
+
+impl Appraisal {
+    /// An order with nothing expected of it.
+    pub fn plain(order: Order) -> Self {
+        Self {
+            order,
+            damage: 0.0,
+            target_left: 0.0,
+            risk: 0.0,
+            other: 0.0,
+            closing: 0.0,
+        }
+    }
+
+    /// How the basic AI ranks it: damage, more when it can finish the target,
+    /// plus other worth, less the risk, with closing in as the tie-breaker.
+    pub fn score(&self) -> f32 {
+        let finish = if self.target_left > 0.0 {
+            (self.damage / self.target_left).min(1.0)
+        } else {
+            0.0
+        };
+        self.damage * (1.0 + finish) + self.other - self.risk + 0.01 * self.closing
+    }
+}
+
+/// The ruleset's appraisal of the orders worth considering for a combatant,
+/// and the rules' own check of an order (the AI gives the best legal one).
+#[derive(Resource, Clone, Copy)]
+pub struct AiHooks {
+    pub appraise: fn(&World, Entity) -> Vec<Appraisal>,
+    pub legal: fn(&World, Entity, &Order) -> bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finishing_a_target_counts_double() {
+        let hit = |damage, left| Appraisal {
+            damage,
+            target_left: left,
+            ..Appraisal::plain(Order::new("a", "attack"))
+        };
+        assert_eq!(hit(4.0, 4.0).score(), 8.0);
+        assert_eq!(hit(4.0, 16.0).score(), 5.0);
+        let risky = Appraisal {
+            risk: 3.0,
+            ..hit(4.0, 16.0)
+        };
+        assert_eq!(risky.score(), 2.0);
+    }
+}

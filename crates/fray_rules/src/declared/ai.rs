@@ -1,0 +1,230 @@
+//! The `declared` ruleset's appraisal of the orders open to a creature, for
+//! the basic AI (`fray_core::ai`).
+//!
+//! Attacks are worth their chance to hit (d20 + attack against Defense, ruling
+//! `attack_roll`) times the mean damage past Armour, for every target the
+//! creature can reach this round. Walking into an enemy's threat range with a
+//! plain attack risks its riposte (ruling `riposte`); the Defensive Attack
+//! avoids that for +1 initiative. A badly hurt creature values a draught; a
+//! healer values stabilising a fallen ally; a creature that is down values
+//! nothing strenuous (each such action costs it a Wound Point).
+
+use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::decision::Order;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::model::{Combatant, Fighting, Side};
+
+use super::data::SpellEffect;
+use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, roster, validate};
+
+pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+
+/// The same check the rules make when they take the order.
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    validate(world, me, order).is_ok()
+}
+
+/// Chance that d20 + `attack` meets `defense` (a natural 1 misses, a 20 hits).
+pub fn hit_chance(attack: i32, defense: i32) -> f32 {
+    let need = (defense - attack).clamp(2, 20);
+    (21 - need) as f32 / 20.0
+}
+
+struct Foe {
+    name: String,
+    cell: Cell,
+    defense: i32,
+    armour: i32,
+    left: f32,
+    /// Reach of its melee weapon (0: none) and the riposte it threatens.
+    reach: u32,
+    riposte: f32,
+}
+
+fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    let mut out = Vec::new();
+    let (Some(c), Some(stats), Some(kit), Some(wp), Some(stress), Some(&here), Some(&side)) = (
+        world.get::<Combatant>(me),
+        world.get::<Stats>(me),
+        world.get::<Kit>(me),
+        world.get::<WoundPoints>(me),
+        world.get::<Stress>(me),
+        world.get::<Cell>(me),
+        world.get::<Side>(me),
+    ) else {
+        return out;
+    };
+    let name = c.name.clone();
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
+    // Only the order the AI picks is checked (with `legal`): appraising is cheap.
+    let mut offer = |a: Appraisal| out.push(a);
+    offer(Appraisal::plain(Order::new(&name, "wait")));
+    for item in &kit.items {
+        let Some(it) = data.items.get(item) else {
+            continue;
+        };
+        let hurt = if health != Health::Fine {
+            3.0
+        } else if stress.current == 0 && wp.current * 2 <= wp.max {
+            1.0
+        } else {
+            0.0
+        };
+        offer(Appraisal {
+            other: hurt * it.heals.mean(),
+            ..Appraisal::plain(Order::new(&name, "consumable").with(item))
+        });
+    }
+    if health != Health::Fine {
+        // Down: anything strenuous costs a Wound Point (004 §Wound Points).
+        return out;
+    }
+    let my_defense = super::resolve::defense(world, me);
+    let mut foes = Vec::new();
+    for e in roster(world) {
+        let (Some(k), Some(s), Some(&cell), Some(st), Some(sr), Some(w), Some(kt)) = (
+            world.get::<Combatant>(e),
+            world.get::<Side>(e),
+            world.get::<Cell>(e),
+            world.get::<Stats>(e),
+            world.get::<Stress>(e),
+            world.get::<WoundPoints>(e),
+            world.get::<Kit>(e),
+        ) else {
+            continue;
+        };
+        if *s == side {
+            let fallen = matches!(
+                world.get::<Health>(e),
+                Some(Health::Dying | Health::Incapacitated)
+            ) && world.get::<Stabilised>(e).is_none();
+            if fallen && stats.heal >= 3 && grid.distance(here, cell) <= stats.speed + 1 {
+                offer(Appraisal {
+                    other: 6.0,
+                    ..Appraisal::plain(Order::new(&name, "stabilise").target(&k.name))
+                });
+            }
+            continue;
+        }
+        if world.get::<Fighting>(e).is_none() {
+            continue;
+        }
+        let melee = kt
+            .weapons
+            .iter()
+            .filter_map(|w| data.weapons.get(w))
+            .filter(|w| w.reach > 0)
+            .max_by_key(|w| w.reach);
+        let riposte = melee.map_or(0.0, |w| {
+            hit_chance(st.attack, my_defense)
+                * (w.damage.mean() + st.strength_mod as f32 - stats.armour as f32).max(0.0)
+        });
+        foes.push(Foe {
+            name: k.name.clone(),
+            cell,
+            defense: super::resolve::defense(world, e),
+            armour: st.armour,
+            left: (sr.current.max(0) + w.current.max(0)) as f32,
+            reach: melee.map_or(0, |w| w.reach),
+            riposte,
+        });
+    }
+    let nearest = foes
+        .iter()
+        .map(|f| grid.distance(here, f.cell))
+        .min()
+        .unwrap_or(0);
+    for foe in &foes {
+        let dist = grid.distance(here, foe.cell);
+        for w in &kit.weapons {
+            let Some(wd) = data.weapons.get(w) else {
+                continue;
+            };
+            let shot = wd.reach == 0;
+            let reach = if shot { wd.range } else { wd.reach };
+            if dist > reach + stats.speed {
+                continue;
+            }
+            let bonus = if shot { 0 } else { stats.strength_mod };
+            let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
+            let damage = hit_chance(stats.attack, foe.defense) * mean;
+            let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
+            let attack = Appraisal {
+                damage,
+                target_left: foe.left,
+                closing,
+                ..Appraisal::plain(Order::new(&name, "attack").target(&foe.name).with(w))
+            };
+            // Entering the target's threat range provokes its riposte; attacking
+            // defensively does not, for +1 initiative.
+            let provokes = dist > reach && foe.reach >= reach && !shot;
+            if provokes {
+                offer(Appraisal {
+                    risk: foe.riposte,
+                    ..attack.clone()
+                });
+                offer(Appraisal {
+                    other: -0.1,
+                    order: Order::new(&name, "defensive_attack")
+                        .target(&foe.name)
+                        .with(w),
+                    ..attack
+                });
+            } else {
+                offer(attack);
+            }
+            if wd.thrown && dist > 1 && dist <= wd.range + stats.speed {
+                let mean =
+                    (wd.damage.mean() + stats.strength_mod as f32 - foe.armour as f32).max(0.0);
+                offer(Appraisal {
+                    damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
+                    target_left: foe.left,
+                    ..Appraisal::plain(Order::new(&name, "throw").target(&foe.name).with(w))
+                });
+            }
+        }
+        for s in &kit.spells {
+            let Some(spell) = data.spells.get(s) else {
+                continue;
+            };
+            if let SpellEffect::Damage(dice, _) = spell.effect
+                && dist <= spell.range + stats.speed
+            {
+                let p = hit_chance(stats.casting, spell.tn.max(foe.defense));
+                offer(Appraisal {
+                    damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
+                    target_left: foe.left,
+                    ..Appraisal::plain(Order::new(&name, "cast").target(&foe.name).with(s))
+                });
+            }
+        }
+    }
+    // Nobody in reach: advance on the nearest foe, defensively.
+    if let Some(foe) = foes.iter().min_by_key(|f| grid.distance(here, f.cell)) {
+        let closing = stats
+            .speed
+            .min(grid.distance(here, foe.cell).saturating_sub(1)) as f32;
+        if let Some(w) = kit.weapons.iter().find(|w| {
+            data.weapons
+                .get(*w)
+                .is_some_and(|d| d.reach > 0 || d.range > 0)
+        }) {
+            offer(Appraisal {
+                closing,
+                ..Appraisal::plain(
+                    Order::new(&name, "defensive_attack")
+                        .target(&foe.name)
+                        .with(w),
+                )
+            });
+        }
+        offer(Appraisal {
+            closing,
+            ..Appraisal::plain(Order::new(&name, "defensive_attack").cell(foe.cell))
+        });
+    }
+    out
+}
