@@ -179,21 +179,8 @@ fn play(
     drive: bool,
     bench_frames: Option<u32>,
 ) -> Result<(), Failure> {
-    let (loaded, _) = load_scenario(&scenario)?;
-    for name in &humans {
-        if loaded.side_index(name).is_none() {
-            let sides: Vec<String> = loaded
-                .scenario
-                .sides
-                .iter()
-                .map(|s| format!("{:?}", s.name))
-                .collect();
-            return Err(bad_input(format!(
-                "--human {name:?}: the scenario's sides are {}",
-                sides.join(", ")
-            )));
-        }
-    }
+    let (mut loaded, _) = load_scenario(&scenario)?;
+    seat_people(&mut loaded, &humans)?;
     if let Some(dir) = screenshot
         .as_ref()
         .and_then(|p| p.parent())
@@ -287,21 +274,9 @@ fn main() -> ExitCode {
 
 /// The ruleset data a scenario needs: `../rulesets/ID.ron` beside the
 /// scenario's folder when it exists, else the built-in file.
-fn load_scenario(path: &Path) -> Result<(LoadedScenario, RulesetData), Failure> {
-    fray_ai::load_scenario(path).map_err(bad_input)
-}
-
-fn run(
-    path: &Path,
-    seed: Option<u64>,
-    dice: Vec<u32>,
-    log_file: Option<PathBuf>,
-    all_ai: bool,
-    human: &[String],
-    quiet: bool,
-) -> Result<(), Failure> {
-    let (mut scenario, data) = load_scenario(path)?;
-    for name in human {
+/// Seat a person on each side named by `--human`.
+fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), Failure> {
+    for name in humans {
         let Some(i) = scenario.side_index(name) else {
             let sides: Vec<String> = scenario
                 .scenario
@@ -316,6 +291,24 @@ fn run(
         };
         scenario.scenario.sides[i].seat = fray_core::model::Seat::Human;
     }
+    Ok(())
+}
+
+fn load_scenario(path: &Path) -> Result<(LoadedScenario, RulesetData), Failure> {
+    fray_ai::load_scenario(path).map_err(bad_input)
+}
+
+fn run(
+    path: &Path,
+    seed: Option<u64>,
+    dice: Vec<u32>,
+    log_file: Option<PathBuf>,
+    all_ai: bool,
+    human: &[String],
+    quiet: bool,
+) -> Result<(), Failure> {
+    let (mut scenario, data) = load_scenario(path)?;
+    seat_people(&mut scenario, human)?;
     let seed = seed.unwrap_or(scenario.scenario.seed);
     let options = BattleOptions {
         seed,

@@ -211,26 +211,34 @@ fn rules_lists_the_phases_of_a_round_and_every_ruling() {
     }
 }
 
-#[test]
-fn a_human_seat_plays_in_the_terminal() {
+/// Run fray with `input` on its standard input.
+fn fray_with_input(args: &[&str], input: &str) -> Output {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
-        .args(["run", "assets/scenarios/duel.ron", "--human", "Wardens"])
+        .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Hand-offs and choices: always the first legal choice.
     child
         .stdin
         .take()
         .unwrap()
-        .write_all("\n1\n".repeat(200).as_bytes())
+        .write_all(input.as_bytes())
         .unwrap();
-    let o = child.wait_with_output().unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_human_seat_plays_in_the_terminal() {
+    // Hand-offs and choices: always the first legal choice.
+    let o = fray_with_input(
+        &["run", "assets/scenarios/duel.ron", "--human", "Wardens"],
+        &"\n1\n".repeat(200),
+    );
     let out = stdout(&o);
     assert!(
         out.contains("Brienne: declare an action for round 1"),
@@ -238,28 +246,17 @@ fn a_human_seat_plays_in_the_terminal() {
     );
     assert!(out.contains("Result: "), "{out}{}", stderr(&o));
     // Hotseat: secret declarations are handed off between the two people.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
-        .args([
+    let o = fray_with_input(
+        &[
             "run",
             "assets/scenarios/duel.ron",
             "--human",
             "Wardens",
             "--human",
             "Raiders",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all("\n1\n".repeat(400).as_bytes())
-        .unwrap();
-    let o = child.wait_with_output().unwrap();
+        ],
+        &"\n1\n".repeat(400),
+    );
     let out = stdout(&o);
     assert!(out.contains("— Pass to Wardens — press Enter —"), "{out}");
     assert!(out.contains("— Pass to Raiders — press Enter —"), "{out}");
