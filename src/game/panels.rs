@@ -231,7 +231,7 @@ fn battle_ui(
             ));
             ui.separator();
             if ui
-                .button(if s.paused { "▶ Play" } else { "⏸ Pause" })
+                .button(if s.paused { "Play" } else { "Pause" })
                 .on_hover_text("P")
                 .clicked()
             {
@@ -281,9 +281,9 @@ fn battle_ui(
                 .show(ui, |ui| {
                     for row in &tracker.rows {
                         let (mark, colour) = match row.state {
-                            RowState::Done => ("✓", egui::Color32::from_gray(140)),
-                            RowState::Now => ("▶", egui::Color32::from_rgb(255, 230, 120)),
-                            RowState::Coming => ("·", egui::Color32::from_gray(220)),
+                            RowState::Done => ("done", egui::Color32::from_gray(140)),
+                            RowState::Now => ("NOW", egui::Color32::from_rgb(255, 230, 120)),
+                            RowState::Coming => ("next", egui::Color32::from_gray(220)),
                         };
                         let together = if row.names.len() > 1 {
                             " (simultaneous)"
