@@ -114,6 +114,9 @@ fn clear_board(mut commands: Commands, parts: Query<Entity, With<BoardPart>>) {
 pub struct Token {
     pub of: Entity,
     pos: Vec2,
+    /// The cell it was last seen in, and the cells still to walk through.
+    cell: Cell,
+    path: std::collections::VecDeque<Cell>,
 }
 
 #[derive(Component)]
@@ -256,7 +259,12 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
     commands
         .spawn((
             BoardPart,
-            Token { of: t.entity, pos },
+            Token {
+                of: t.entity,
+                pos,
+                cell: t.cell,
+                path: Default::default(),
+            },
             Transform::from_translation(pos.extend(5.0)),
             Visibility::default(),
         ))
@@ -332,14 +340,37 @@ fn sync_tokens(
         let Some(v) = views.iter().find(|v| v.entity == token.of) else {
             continue;
         };
-        let target = layout.centre(v.cell);
-        let step = time.delta_secs() * R * 2.0 * 6.0;
-        let d = target - token.pos;
-        token.pos = if instant || d.length() <= step {
-            target
-        } else {
-            token.pos + d.normalize() * step
-        };
+        // A token walks cell by cell along the grid's shortest path to where it now stands.
+        if v.cell != token.cell {
+            let from = token.path.back().copied().unwrap_or(token.cell);
+            let steps = layout
+                .grid
+                .path_toward(from, v.cell, 0, |_| false)
+                .map(|(p, _)| p)
+                .unwrap_or_else(|| vec![v.cell]);
+            token.path.extend(steps);
+            token.cell = v.cell;
+        }
+        if instant {
+            token.path.clear();
+            token.pos = layout.centre(v.cell);
+        }
+        let mut budget = time.delta_secs() * R * 2.0 * 8.0;
+        while budget > 0.0 {
+            let Some(&next) = token.path.front() else {
+                break;
+            };
+            let target = layout.centre(next);
+            let d = target - token.pos;
+            if d.length() <= budget {
+                token.pos = target;
+                budget -= d.length();
+                token.path.pop_front();
+            } else {
+                token.pos += d.normalize() * budget;
+                budget = 0.0;
+            }
+        }
         tf.translation = token.pos.extend(if s.selected == Some(token.of) {
             7.0
         } else {
