@@ -635,7 +635,13 @@ fn every_ruling_cited_in_the_code_is_in_the_data() {
     let d = data();
     let sources = [
         include_str!("../src/declared/mod.rs"),
+        include_str!("../src/declared/start.rs"),
+        include_str!("../src/declared/declare.rs"),
         include_str!("../src/declared/resolve.rs"),
+        include_str!("../src/declared/arrivals.rs"),
+        include_str!("../src/declared/end_round.rs"),
+        include_str!("../src/declared/ai.rs"),
+        include_str!("../src/declared/view.rs"),
     ];
     for src in sources {
         for (i, _) in src.match_indices("ruling ") {

@@ -1,0 +1,135 @@
+//! 004 §Step 2: combatants who enter an ongoing combat.
+
+use super::declare::publish_declaration;
+use super::start::{initiative_sentence, roll_base_initiative};
+use super::*;
+
+/// The arrival due before `count` resolves in this round, if any.
+pub(crate) fn next_arrival(world: &World, before: Option<i32>) -> Option<usize> {
+    let flow = world.resource::<Flow>();
+    flow.arrivals
+        .iter()
+        .position(|a| a.round == flow.round && before.is_none_or(|count| a.after < count))
+}
+
+/// 004 §Step 2: a newcomer rolls initiative at once and, if not surprised,
+/// declares; if its count has passed it acts next round at −12 as well.
+pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
+    let arrival = world.resource_mut::<Flow>().arrivals.remove(index);
+    let data = world.resource::<Data>().0.clone();
+    let scenario = world.resource::<ScenarioSource>().0.clone();
+    let listing = world.resource::<Flow>().roster.len() as u32;
+    let spec = &arrival.combatant;
+    let e = match spawn_combatant(world, &data, &scenario, spec, listing) {
+        Ok(e) => e,
+        Err(_) => return, // checked when the scenario was loaded
+    };
+    world
+        .resource_mut::<Flow>()
+        .roster
+        .push((e, spec.name.clone()));
+    world.resource_mut::<BattleLog>().time = format!("after initiative {}", arrival.after);
+    world.resource_mut::<Flow>().count = Some(arrival.after);
+    let agility = world.get::<Stats>(e).map_or(0, |s| s.agility_mod);
+    let roll = {
+        let mut dice = world.resource_mut::<Dice>();
+        roll_base_initiative(&mut dice, &data, &spec.name, agility)
+    };
+    let (base, roll) = roll;
+    world.entity_mut(e).insert(BaseInitiative(base));
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            "arrive",
+            "004 §Step 2",
+            format!(
+                "{} enters the combat at {} while the round is on initiative {}.",
+                spec.name, spec.at, arrival.after
+            ),
+        )
+        .actor(&spec.name),
+    );
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            "initiative",
+            "004 §Step 2",
+            initiative_sentence(&spec.name, &roll, agility, base),
+        )
+        .actor(&spec.name)
+        .roll(roll),
+    );
+    if spec.surprised {
+        world.resource_mut::<BattleLog>().push(
+            Event::new(
+                "surprised",
+                "004 §Step 1",
+                format!("{} is surprised and does not declare.", spec.name),
+            )
+            .actor(&spec.name),
+        );
+        return;
+    }
+    world.resource_mut::<Flow>().stage = Stage::Arriving(e);
+    publish_declaration(world, e, false);
+}
+
+/// What the resolution of an arrival's declaration does (004 §Step 2): join
+/// this round's order if its count is still to come, or carry the action to
+/// next round at −12.
+pub(crate) fn place_arrival(world: &mut World, e: Entity) {
+    let Some(declared) = world.get::<Declared>(e).cloned() else {
+        return;
+    };
+    let data = world.resource::<Data>().0.clone();
+    let count = world.resource::<Flow>().count.unwrap_or(i32::MIN);
+    let name = world.resource::<Flow>().name(e).to_string();
+    if declared.initiative <= count {
+        let late = declared.initiative + data.numbers.late_arrival_modifier;
+        world.resource_mut::<BattleLog>().push(
+            Event::new(
+                "late",
+                "004 §Step 2",
+                format!(
+                    "{name}'s initiative {} has already passed (the round is on {count}): it acts next round at {} − 12 = {late}, as well as at its own count.",
+                    declared.initiative, declared.initiative
+                ),
+            )
+            .actor(&name),
+        );
+        world.entity_mut(e).insert(LateAction {
+            action: declared.action,
+            initiative: late,
+        });
+        world.entity_mut(e).remove::<Declared>();
+    } else {
+        let listing = world.get::<Combatant>(e).map_or(u32::MAX, |c| c.listing);
+        let slot = Slot {
+            actor: e,
+            initiative: declared.initiative,
+            action: declared.action,
+            late: false,
+        };
+        let mut listings = Vec::new();
+        for s in &world.resource::<Flow>().queue {
+            listings.push(world.get::<Combatant>(s.actor).map_or(0, |c| c.listing));
+        }
+        let mut flow = world.resource_mut::<Flow>();
+        let at = flow
+            .queue
+            .iter()
+            .zip(&listings)
+            .position(|(s, l)| (s.initiative, *l) > (slot.initiative, listing))
+            .unwrap_or(flow.queue.len());
+        flow.queue.insert(at, slot);
+        world.resource_mut::<BattleLog>().push(
+            Event::new(
+                "join",
+                "004 §Step 2",
+                format!(
+                    "{name} will act this round at initiative {}.",
+                    declared.initiative
+                ),
+            )
+            .actor(&name),
+        );
+    }
+}

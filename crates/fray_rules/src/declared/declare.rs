@@ -1,0 +1,588 @@
+//! 004 §Step 3: declarations, their initiative modifiers, and the order of
+//! the round (004 §Step 2).
+
+use super::*;
+
+/// The initiative modifier of an action (004 §Step 3, and the rulings for
+/// the actions the list leaves out).
+pub fn action_modifier(data: &DeclaredData, action: &Action) -> i32 {
+    let n = &data.numbers;
+    let r = &data.ruling_numbers;
+    match action {
+        Action::Attack {
+            weapon, defensive, ..
+        } => {
+            let speed = data.weapons.get(weapon).map_or(0, |w| w.speed);
+            speed
+                + if *defensive {
+                    n.defensive_attack_extra
+                } else {
+                    0
+                }
+        }
+        Action::Move { .. } | Action::Flee => n.defensive_attack_extra,
+        Action::FullDefense { .. } => n.full_defense_modifier,
+        Action::Cast { spell, .. } => data
+            .spells
+            .get(spell)
+            .map_or(0, |s| s.speed.unwrap_or(s.tn - n.spell_speed_base)),
+        Action::Consume { item } => data
+            .items
+            .get(item)
+            .and_then(|i| i.modifier)
+            .unwrap_or(n.consumable_modifier),
+        Action::Throw { .. } => n.throw_modifier,
+        Action::Stabilise { .. } => r.stabilise_modifier,
+        Action::Intimidate { .. } => r.intimidate_modifier,
+        Action::Wait => r.wait_modifier,
+    }
+}
+
+/// The rule an action's modifier comes from.
+fn action_rule(action: &Action) -> &'static str {
+    match action {
+        Action::Stabilise { .. } => "ruling stabilise_action",
+        Action::Intimidate { .. } => "ruling intimidate_action",
+        Action::Wait => "ruling wait_action",
+        Action::Flee => "ruling morale_failure",
+        _ => "004 §Step 3",
+    }
+}
+
+/// A declared action in words.
+pub fn describe(world: &World, action: &Action) -> String {
+    let name = |e: Entity| {
+        world
+            .get::<Combatant>(e)
+            .map_or_else(|| "?".to_string(), |c| c.name.clone())
+    };
+    match action {
+        Action::Attack {
+            target,
+            weapon,
+            defensive: false,
+        } => format!("attack {} with the {weapon}", name(*target)),
+        Action::Attack { target, weapon, .. } => {
+            format!("attack {} defensively with the {weapon}", name(*target))
+        }
+        Action::Move { toward: Some(c) } => {
+            format!("move defensively toward {c} without attacking")
+        }
+        Action::Move { toward: None } => "hold defensively without attacking".into(),
+        Action::FullDefense { toward: Some(c) } => format!("take full defense, moving toward {c}"),
+        Action::FullDefense { toward: None } => "take full defense".into(),
+        Action::Cast { spell, target } => format!("cast {spell} on {}", name(*target)),
+        Action::Consume { item } => format!("use a {item}"),
+        Action::Throw { weapon, target } => format!("throw the {weapon} at {}", name(*target)),
+        Action::Stabilise { target } => format!("stabilise {}", name(*target)),
+        Action::Intimidate { target } => format!("intimidate {}", name(*target)),
+        Action::Wait => "wait".into(),
+        Action::Flee => "flee".into(),
+    }
+}
+
+/// Turn an order into an action, or say why the rules refuse it.
+pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, String> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let me = world.get::<Combatant>(actor).ok_or("no such combatant")?;
+    if order.actor != me.name {
+        return Err(format!(
+            "this decision is {}'s, not {}'s",
+            me.name, order.actor
+        ));
+    }
+    let side = world.get::<Side>(actor).copied().ok_or("no side")?;
+    let kit = world.get::<Kit>(actor).ok_or("no kit")?;
+    let hurts = world.get::<Hurts>(actor).ok_or("no hurts")?;
+    let rs = world.get::<RoundState>(actor).ok_or("no round state")?;
+    let target = || -> Result<Entity, String> {
+        let t = order
+            .target
+            .as_deref()
+            .ok_or_else(|| format!("{} needs a target", order.action))?;
+        let e = flow
+            .entity(t)
+            .ok_or_else(|| format!("there is no combatant named {t:?}"))?;
+        if world.get::<Health>(e) == Some(&Health::Dead) {
+            return Err(format!("{t} is dead"));
+        }
+        if world.get::<Fled>(e).is_some() {
+            return Err(format!("{t} has left the battlefield"));
+        }
+        Ok(e)
+    };
+    let enemy = || -> Result<Entity, String> {
+        let e = target()?;
+        if world.get::<Side>(e) == Some(&side) {
+            return Err(format!("{} is on your side", flow.name(e)));
+        }
+        Ok(e)
+    };
+    let cell = match order.cell {
+        Some(c) if !grid.in_bounds(c) => return Err(format!("{c} is off the battlefield")),
+        Some(c) if grid.is_obstacle(c) => return Err(format!("{c} is an obstacle")),
+        c => c,
+    };
+    if hurts.every_other_round && rs.acted_last_round && order.action != "wait" {
+        return Err("Broken rib: only one action every two rounds, and it acted last round (004 §Combat Injuries)".into());
+    }
+    let weapon = |want_thrown: bool| -> Result<String, String> {
+        let w = match &order.with {
+            Some(w) => w.clone(),
+            None => kit
+                .weapons
+                .iter()
+                .find(|w| {
+                    data.weapons.get(*w).is_some_and(|d| {
+                        if want_thrown {
+                            d.thrown
+                        } else {
+                            d.reach > 0 || d.range > 0
+                        }
+                    })
+                })
+                .cloned()
+                .ok_or("no weapon for that")?,
+        };
+        if !kit.weapons.contains(&w) {
+            return Err(format!("{} does not carry a {w}", me.name));
+        }
+        let d = data
+            .weapons
+            .get(&w)
+            .ok_or_else(|| format!("unknown weapon {w:?}"))?;
+        if want_thrown && !d.thrown {
+            return Err(format!("the {w} is not a thrown weapon"));
+        }
+        if hurts.main_arm_useless {
+            return Err(
+                "its weapon arm is broken: it can't attack with that arm (004 §Combat Injuries)"
+                    .into(),
+            );
+        }
+        Ok(w)
+    };
+    match order.action.as_str() {
+        "attack" => Ok(Action::Attack {
+            target: enemy()?,
+            weapon: weapon(false)?,
+            defensive: false,
+        }),
+        "defensive_attack" => {
+            if order.target.is_none() {
+                Ok(Action::Move { toward: cell })
+            } else {
+                Ok(Action::Attack {
+                    target: enemy()?,
+                    weapon: weapon(false)?,
+                    defensive: true,
+                })
+            }
+        }
+        "full_defense" => Ok(Action::FullDefense { toward: cell }),
+        "cast" => {
+            let spell = order
+                .with
+                .clone()
+                .ok_or("cast needs a spell (with: \"...\")")?;
+            if !kit.spells.contains(&spell) {
+                return Err(format!("{} does not know {spell}", me.name));
+            }
+            if hurts.mute {
+                return Err("it cannot speak, so it cannot cast (ruling injury_effects)".into());
+            }
+            let s = data.spells.get(&spell).ok_or("unknown spell")?;
+            let t = match s.effect {
+                data::SpellEffect::Damage(..) => enemy()?,
+                data::SpellEffect::RestoreStress(_) => target()?,
+            };
+            Ok(Action::Cast { spell, target: t })
+        }
+        "consumable" => {
+            let item = order
+                .with
+                .clone()
+                .ok_or("consumable needs an item (with: \"...\")")?;
+            if !kit.items.contains(&item) {
+                return Err(format!("{} has no {item} left", me.name));
+            }
+            Ok(Action::Consume { item })
+        }
+        "throw" => Ok(Action::Throw {
+            weapon: weapon(true)?,
+            target: enemy()?,
+        }),
+        "stabilise" => {
+            let t = target()?;
+            if world.get::<Side>(t) != Some(&side) {
+                return Err(format!("{} is not an ally", flow.name(t)));
+            }
+            match world.get::<Health>(t) {
+                Some(Health::Incapacitated | Health::Dying) => {}
+                _ => {
+                    return Err(format!(
+                        "{} is neither Dying nor Incapacitated",
+                        flow.name(t)
+                    ));
+                }
+            }
+            if world.get::<Stabilised>(t).is_some() {
+                return Err(format!("{} is already stabilised", flow.name(t)));
+            }
+            Ok(Action::Stabilise { target: t })
+        }
+        "intimidate" => Ok(Action::Intimidate { target: enemy()? }),
+        "wait" => Ok(Action::Wait),
+        other => Err(format!(
+            "unknown action {other:?} (actions: {})",
+            ACTIONS.join(", ")
+        )),
+    }
+}
+
+/// The choices a declaration offers, legal or refused with the reason.
+pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let Some(me) = world.get::<Combatant>(actor) else {
+        return Vec::new();
+    };
+    let side = world.get::<Side>(actor).copied();
+    let kit = world.get::<Kit>(actor).cloned().unwrap_or_default();
+    let mut out = Vec::new();
+    let mut offer = |order: Order| match validate(world, actor, &order) {
+        Ok(action) => {
+            let m = action_modifier(data, &action);
+            let text = format!("{} (initiative {m:+})", describe(world, &action));
+            out.push(Choice::legal(order, capitalise(&text)));
+        }
+        Err(why) => {
+            let text = format!(
+                "{} {}",
+                order.action.replace('_', " "),
+                order.target.clone().unwrap_or_default()
+            );
+            out.push(Choice::refused(order, capitalise(text.trim()), why));
+        }
+    };
+    for (e, name) in &flow.roster {
+        if world.get::<Side>(*e).copied() == side
+            || world.get::<Health>(*e) == Some(&Health::Dead)
+            || world.get::<Fled>(*e).is_some()
+        {
+            continue;
+        }
+        for w in &kit.weapons {
+            let Some(wd) = data.weapons.get(w) else {
+                continue;
+            };
+            if wd.reach > 0 || wd.range > 0 && !wd.thrown {
+                offer(Order::new(&me.name, "attack").target(name).with(w));
+                offer(
+                    Order::new(&me.name, "defensive_attack")
+                        .target(name)
+                        .with(w),
+                );
+            }
+            if wd.thrown {
+                offer(Order::new(&me.name, "throw").target(name).with(w));
+            }
+        }
+        for s in &kit.spells {
+            if matches!(
+                data.spells.get(s).map(|s| &s.effect),
+                Some(data::SpellEffect::Damage(..))
+            ) {
+                offer(Order::new(&me.name, "cast").target(name).with(s));
+            }
+        }
+        if world.get::<Monster>(*e).is_some() {
+            offer(Order::new(&me.name, "intimidate").target(name));
+        }
+    }
+    for (e, name) in &flow.roster {
+        if world.get::<Side>(*e).copied() != side {
+            continue;
+        }
+        if matches!(
+            world.get::<Health>(*e),
+            Some(Health::Dying | Health::Incapacitated)
+        ) && world.get::<Stabilised>(*e).is_none()
+            && *e != actor
+        {
+            offer(Order::new(&me.name, "stabilise").target(name));
+        }
+        for s in &kit.spells {
+            if matches!(
+                data.spells.get(s).map(|s| &s.effect),
+                Some(data::SpellEffect::RestoreStress(_))
+            ) {
+                offer(Order::new(&me.name, "cast").target(name).with(s));
+            }
+        }
+    }
+    for i in &kit.items {
+        offer(Order::new(&me.name, "consumable").with(i));
+    }
+    offer(Order::new(&me.name, "defensive_attack"));
+    offer(Order::new(&me.name, "full_defense"));
+    offer(Order::new(&me.name, "wait"));
+    out
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// What take_declarations needs of a decision.
+struct Asked {
+    actor: Entity,
+    actor_name: String,
+    secret: bool,
+}
+
+/// Publish the declaration decision for `actor`.
+pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
+    let round = world.resource::<Flow>().round;
+    let name = world.resource::<Flow>().name(actor).to_string();
+    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
+    let health = world.get::<Health>(actor).copied().unwrap_or(Health::Fine);
+    let name_for_move = name.clone();
+    let mut prompt = format!("{name}: declare an action for round {round}");
+    match health {
+        Health::Incapacitated => {
+            prompt.push_str(" (Incapacitated: it can crawl; any other action costs 1 Wound Point)")
+        }
+        Health::Dying => {
+            prompt.push_str(" (Dying: one action, not both move and act; each costs 1 Wound Point)")
+        }
+        _ => {}
+    }
+    // The list of choices is for people to read: the AI and scripts check
+    // their orders with `validate`, as every order is checked when taken.
+    let person = world
+        .resource::<Sides>()
+        .0
+        .get(side)
+        .is_some_and(|s| s.seat == fray_core::model::Seat::Human);
+    let choices = if person {
+        choices(world, actor)
+    } else {
+        Vec::new()
+    };
+    world.resource_mut::<Decisions>().publish(Decision {
+        id: 0,
+        side,
+        actor,
+        actor_name: name,
+        prompt,
+        rule: "004 §Step 3".into(),
+        choices,
+        secret,
+        any_cell: true,
+        move_order: Some(Order::new(&name_for_move, "defensive_attack")),
+    });
+}
+
+/// 004 §Step 3: take declarations — one at a time in the scenario's order, or
+/// all written down secretly and revealed together — and, when everyone has
+/// declared, set each Round Initiative (base + the action's modifier) and
+/// order the round.
+pub fn take_declarations(world: &mut World) {
+    let answers = world.resource_mut::<Decisions>().take_answers();
+    for (id, order) in answers {
+        let Some(decision) = world.resource::<Decisions>().get(id).map(|d| Asked {
+            actor: d.actor,
+            actor_name: d.actor_name.clone(),
+            secret: d.secret,
+        }) else {
+            continue;
+        };
+        let actor = decision.actor;
+        match validate(world, actor, &order) {
+            Err(reason) => {
+                world.resource_mut::<BattleLog>().push(
+                    Event::new(
+                        "refused",
+                        "004 §Step 3",
+                        format!("Order refused for {}: {reason}.", decision.actor_name),
+                    )
+                    .actor(&decision.actor_name),
+                );
+                world.resource_mut::<Decisions>().refuse(id, order, reason);
+            }
+            Ok(action) => {
+                world.resource_mut::<Decisions>().close(id);
+                if decision.secret {
+                    world.resource_mut::<Flow>().hidden.push((actor, action));
+                    world.resource_mut::<BattleLog>().push(
+                        Event::new(
+                            "declare",
+                            "004 §Step 3",
+                            format!("{} writes down an action.", decision.actor_name),
+                        )
+                        .actor(&decision.actor_name),
+                    );
+                } else {
+                    accept_declaration(world, actor, action);
+                }
+            }
+        }
+    }
+    let stage = world.resource::<Flow>().stage;
+    if !world.resource::<Decisions>().open().is_empty() {
+        return;
+    }
+    if let Stage::Arriving(e) = stage {
+        if world.get::<Declared>(e).is_none() {
+            publish_declaration(world, e, false);
+            return;
+        }
+        place_arrival(world, e);
+        world.resource_mut::<Flow>().stage = Stage::Resolving;
+        return;
+    }
+    // Routed creatures flee without declaring; the rest declare in order.
+    auto_declare_routed(world);
+    let simultaneous = world.resource::<Flow>().declaration == DeclarationOrder::Simultaneous;
+    let pending: Vec<Entity> = std::mem::take(&mut world.resource_mut::<Flow>().to_declare);
+    if simultaneous {
+        if !pending.is_empty() {
+            for &e in &pending {
+                publish_declaration(world, e, true);
+            }
+            return;
+        }
+        let hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+        if !hidden.is_empty() {
+            world.resource_mut::<BattleLog>().push(Event::new(
+                "reveal",
+                "004 §Step 3",
+                "All declarations are revealed together.",
+            ));
+        }
+        for (e, action) in hidden {
+            accept_declaration(world, e, action);
+        }
+    } else if let Some((&next, rest)) = pending.split_first() {
+        world.resource_mut::<Flow>().to_declare = rest.to_vec();
+        publish_declaration(world, next, false);
+        return;
+    }
+    order_the_round(world);
+}
+
+fn auto_declare_routed(world: &mut World) {
+    let routed: Vec<Entity> = world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .filter(|&e| {
+            world.get::<Routed>(e).is_some()
+                && world.get::<Fled>(e).is_none()
+                && world.get::<Declared>(e).is_none()
+                && world.get::<Health>(e) == Some(&Health::Fine)
+        })
+        .collect();
+    for e in routed {
+        accept_declaration(world, e, Action::Flee);
+    }
+}
+
+/// Record a declaration and its Round Initiative (004 §Step 2).
+fn accept_declaration(world: &mut World, actor: Entity, action: Action) {
+    let data = world.resource::<Data>().0.clone();
+    let base = world.get::<BaseInitiative>(actor).map_or(0, |b| b.0);
+    let m = action_modifier(&data, &action);
+    let initiative = base + m;
+    if world.resource::<BattleLog>().keeps() {
+        let name = world.resource::<Flow>().name(actor).to_string();
+        let text = format!(
+            "{name} declares: {}. Round initiative {base} {} {} = {initiative}.",
+            describe(world, &action),
+            if m < 0 { "−" } else { "+" },
+            m.abs()
+        );
+        world
+            .resource_mut::<BattleLog>()
+            .push(Event::new("declare", action_rule(&action), text).actor(&name));
+    } else {
+        world.resource_mut::<BattleLog>().count_one();
+    }
+    if matches!(action, Action::FullDefense { .. })
+        && let Some(mut rs) = world.get_mut::<RoundState>(actor)
+    {
+        rs.full_defense = true;
+    }
+    world
+        .entity_mut(actor)
+        .insert(Declared { action, initiative });
+}
+
+/// Build the round's queue: every declaration, and late arrivals' −12
+/// actions (004 §Step 2); lowest initiative first; ties keep listing order.
+fn order_the_round(world: &mut World) {
+    let mut slots = Vec::new();
+    let mut late_done = Vec::new();
+    for e in roster(world) {
+        let Some(c) = world.get::<Combatant>(e) else {
+            continue;
+        };
+        let (declared, late) = (world.get::<Declared>(e), world.get::<LateAction>(e));
+        if let Some(d) = declared {
+            slots.push((
+                c.listing,
+                Slot {
+                    actor: e,
+                    initiative: d.initiative,
+                    action: d.action.clone(),
+                    late: false,
+                },
+            ));
+        }
+        if let Some(l) = late {
+            slots.push((
+                c.listing,
+                Slot {
+                    actor: e,
+                    initiative: l.initiative,
+                    action: l.action.clone(),
+                    late: true,
+                },
+            ));
+            late_done.push(e);
+        }
+    }
+    for e in late_done {
+        world.entity_mut(e).remove::<LateAction>();
+    }
+    slots.sort_by_key(|(listing, s)| (s.initiative, *listing, s.late));
+    let queue: Vec<Slot> = slots.into_iter().map(|(_, s)| s).collect();
+    let order: Vec<String> = queue
+        .iter()
+        .map(|s| {
+            format!(
+                "{} {}",
+                world.resource::<Flow>().name(s.actor),
+                s.initiative
+            )
+        })
+        .collect();
+    if !order.is_empty() {
+        world.resource_mut::<BattleLog>().push(Event::new(
+            "order",
+            "004 §Step 2",
+            format!("Order of the round, lowest first: {}.", order.join(", ")),
+        ));
+    }
+    let mut flow = world.resource_mut::<Flow>();
+    flow.queue = queue;
+    flow.stage = Stage::Resolving;
+}

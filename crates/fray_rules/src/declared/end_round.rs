@@ -1,0 +1,241 @@
+//! The end of the round: 004 §Wound Points (the dying bleed), §Step 4
+//! (morale) and §Step 5 (ending combat).
+
+use super::*;
+
+/// 004 §Wound Points: a Dying creature loses 1 Wound Point at the end of
+/// every round, unless stabilised; so does one who cannot breathe (ruling
+/// `injury_effects`).
+pub fn dying_lose_wound_points(world: &mut World) {
+    let bleeding: Vec<(Entity, &'static str)> = roster(world)
+        .into_iter()
+        .filter_map(|e| {
+            let h = *world.get::<Health>(e)?;
+            let suffocating = world.get::<Hurts>(e)?.suffocating;
+            if h == Health::Dead {
+                None
+            } else if h == Health::Dying && world.get::<Stabilised>(e).is_none() {
+                Some((e, "004 §Wound Points"))
+            } else if suffocating {
+                Some((e, "ruling injury_effects"))
+            } else {
+                None
+            }
+        })
+        .collect();
+    world.resource_mut::<BattleLog>().time = "end of round".into();
+    for (e, rule) in bleeding {
+        let name = world.resource::<Flow>().name(e).to_string();
+        let why = if rule == "004 §Wound Points" {
+            "is dying"
+        } else {
+            "cannot breathe"
+        };
+        world.resource_mut::<BattleLog>().push(
+            Event::new(
+                "bleed",
+                rule,
+                format!("{name} {why} and loses 1 Wound Point."),
+            )
+            .actor(&name),
+        );
+        resolve::lose_wound_points(world, e, 1, rule);
+    }
+}
+
+/// 004 §Step 4: monsters check morale at the end of each round when a
+/// trigger applies; the check is 3d6 + Insight + HD + allies against 11 +
+/// opponents (or the Intimidation result); an obvious outcome fails outright
+/// (ruling `obvious_defeat`); a failure routs (ruling `morale_failure`).
+pub fn morale_checks(world: &mut World) {
+    let data = world.resource::<Data>().0.clone();
+    let fighting: Vec<(Entity, Side)> = world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
+        .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| (*e, *s)))
+        .collect();
+    let monsters: Vec<(Entity, Side)> = fighting
+        .iter()
+        .filter(|(e, _)| {
+            world.get::<Monster>(*e).is_some() && world.get::<Health>(*e) == Some(&Health::Fine)
+        })
+        .copied()
+        .collect();
+    let counts: Vec<Side> = fighting.iter().map(|(_, s)| *s).collect();
+    for (e, side) in monsters {
+        if world.get::<Fighting>(e).is_none() {
+            continue;
+        }
+        let name = world.resource::<Flow>().name(e).to_string();
+        let (stats, wp, rs) = match (
+            world.get::<Stats>(e),
+            world.get::<WoundPoints>(e),
+            world.get::<RoundState>(e),
+        ) {
+            (Some(s), Some(w), Some(r)) => (s.clone(), *w, r.clone()),
+            _ => continue,
+        };
+        let allies = counts.iter().filter(|s| **s == side).count() as i32 - 1;
+        let opponents = counts.iter().filter(|s| **s != side).count() as i32;
+        let mut triggers = Vec::new();
+        if rs.worst_hit * 2 > wp.max {
+            triggers.push(format!(
+                "took {} Wound Points in a single hit, more than half its {}",
+                rs.worst_hit, wp.max
+            ));
+        }
+        if opponents > allies + 1 {
+            triggers.push(format!("is outnumbered {} to {}", opponents, allies + 1));
+        }
+        if let Some(i) = rs.intimidated {
+            triggers.push(format!("was intimidated (check {i})"));
+        }
+        if triggers.is_empty() {
+            continue;
+        }
+        let tn_numbers = data.numbers.morale_base_tn + opponents;
+        let tn = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
+        let obvious = opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1);
+        let failed;
+        if obvious {
+            failed = true;
+            world.resource_mut::<BattleLog>().push(
+                Event::new(
+                    "morale",
+                    "004 §Step 4 · ruling obvious_defeat",
+                    format!(
+                        "{name} must check morale ({}); facing {opponents} with {} on its side, the outcome is obvious and it fails.",
+                        triggers.join("; "),
+                        allies + 1
+                    ),
+                )
+                .actor(&name),
+            );
+        } else {
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(data.numbers.morale_dice, format!("{name}'s morale"));
+            let mods = vec![
+                Modifier::new("Insight", stats.insight_mod),
+                Modifier::new("HD", stats.hd as i32),
+                Modifier::new("allies", allies),
+            ];
+            let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
+            failed = total < tn;
+            let against = if rs.intimidated.is_some_and(|i| i >= tn_numbers) {
+                "the Intimidation check".to_string()
+            } else {
+                format!("11 + {opponents} opponents")
+            };
+            world.resource_mut::<BattleLog>().push(
+                Event::new(
+                    "morale",
+                    "004 §Step 4",
+                    format!(
+                        "{name} checks morale ({}): {} + {} Insight + {} HD + {allies} allies = {total} against {tn} ({against}): {}.",
+                        triggers.join("; "),
+                        roll.total,
+                        stats.insight_mod,
+                        stats.hd,
+                        if failed { "fails" } else { "holds" }
+                    ),
+                )
+                .actor(&name)
+                .check(Check {
+                    against,
+                    target: tn,
+                    modifiers: mods,
+                    total,
+                    success: !failed,
+                })
+                .roll(roll),
+            );
+        }
+        if failed {
+            world.entity_mut(e).insert(Routed).remove::<Fighting>();
+            world.resource_mut::<BattleLog>().push(
+                Event::new(
+                    "rout",
+                    "ruling morale_failure",
+                    format!("{name} breaks and flees; it no longer fights."),
+                )
+                .actor(&name),
+            );
+        }
+    }
+}
+
+/// 004 §Step 5: combat ends when one side (or nobody) is left fighting, and
+/// the round cap ends it too. Surprise lasts the first round only.
+pub fn end_of_round(world: &mut World) {
+    for e in roster(world) {
+        if world.get::<Surprised>(e).is_some() {
+            world.entity_mut(e).remove::<Surprised>();
+        }
+    }
+    let round = world.resource::<Flow>().round;
+    world.resource_mut::<BattleLog>().push(Event::new(
+        "round_end",
+        "004 §Step 4",
+        format!("Round {round} ends."),
+    ));
+    if check_end(world) {
+        return;
+    }
+    let cap = world.resource::<RoundCap>().0;
+    if round >= cap {
+        world.resource_mut::<BattleLog>().push(Event::new(
+            "end",
+            "004 §Step 5",
+            format!("The round cap of {cap} is reached; the fighting stops with no winner."),
+        ));
+        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds: round });
+        world.resource_mut::<Flow>().stage = Stage::Over;
+        return;
+    }
+    world.resource_mut::<Flow>().stage = Stage::BeginRound;
+}
+
+/// 004 §Step 5: if at most one side still fights, combat ends.
+pub fn check_end(world: &mut World) -> bool {
+    if world.resource::<Outcome>().0.is_some() {
+        return true;
+    }
+    let mut standing: Vec<usize> = {
+        let flow = world.resource::<Flow>();
+        flow.roster
+            .iter()
+            .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
+            .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| s.0))
+            .collect()
+    };
+    standing.sort_unstable();
+    standing.dedup();
+    if standing.len() > 1 {
+        return false;
+    }
+    let round = world.resource::<Flow>().round;
+    let result = match standing.first() {
+        Some(&side) => BattleResult::Victory {
+            side,
+            rounds: round,
+        },
+        None => BattleResult::MutualDestruction { rounds: round },
+    };
+    let text = match &result {
+        BattleResult::Victory { side, .. } => {
+            let name = world.resource::<Sides>().name(Side(*side)).to_string();
+            format!("Combat ends: {name} alone is still fighting, and wins after {round} rounds.")
+        }
+        _ => format!("Combat ends: nobody is left fighting after {round} rounds."),
+    };
+    world
+        .resource_mut::<BattleLog>()
+        .push(Event::new("end", "004 §Step 5", text));
+    world.resource_mut::<Outcome>().0 = Some(result);
+    world.resource_mut::<Flow>().stage = Stage::Over;
+    world.resource_mut::<Decisions>().close_all();
+    true
+}
