@@ -203,7 +203,13 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         }
     }
     // Nobody in reach: advance on the nearest foe, defensively.
-    if let Some(foe) = foes.iter().min_by_key(|f| grid.distance(here, f.cell)) {
+    // Among foes equally far in steps, the one most nearly straight ahead, so
+    // a line of attackers spreads over a line of defenders.
+    let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
+    if let Some(foe) = foes
+        .iter()
+        .min_by_key(|f| (grid.distance(here, f.cell), straightness(f.cell)))
+    {
         let closing = stats
             .speed
             .min(grid.distance(here, foe.cell).saturating_sub(1)) as f32;
