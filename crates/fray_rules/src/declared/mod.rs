@@ -247,6 +247,11 @@ pub struct Flow {
     pub queue: Vec<Slot>,
     /// The count being resolved, once resolution has begun.
     pub count: Option<i32>,
+    /// What is left of the count being resolved, one action per step, its
+    /// size, and the hits of a tie held until all of it has acted.
+    pub group: Vec<Slot>,
+    pub group_size: usize,
+    pub(crate) deferred: Vec<resolve::Hit>,
     /// Arrivals still to come, in order.
     pub arrivals: Vec<Arrival>,
     /// Names of the combatants, by entity, in listing order.
@@ -581,6 +586,9 @@ pub fn populate(
             hidden: Vec::new(),
             queue: Vec::new(),
             count: None,
+            group: Vec::new(),
+            group_size: 0,
+            deferred: Vec::new(),
             arrivals,
             roster,
         },

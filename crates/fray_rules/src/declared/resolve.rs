@@ -20,7 +20,7 @@ use super::{
 /// A hit rolled but not yet applied: within a group of tied initiatives
 /// every hit lands together when the group is done (004 §Step 2).
 #[derive(Clone, Debug)]
-pub(crate) struct Hit {
+pub struct Hit {
     target: Entity,
     amount: i32,
     critical: bool,
@@ -31,16 +31,44 @@ pub(crate) struct Hit {
 /// several tied creatures acting simultaneously — bringing in any late
 /// arrival whose moment has come first. One count per step.
 pub fn resolve_counts(world: &mut World) {
+    if world.resource::<Flow>().group.is_empty() && !begin_count(world) {
+        return;
+    }
+    // One action per step, so the timing can be followed action by action.
+    let (slot, simultaneous, mut deferred) = {
+        let mut flow = world.resource_mut::<Flow>();
+        let slot = flow.group.remove(0);
+        (
+            slot,
+            flow.group_size > 1,
+            std::mem::take(&mut flow.deferred),
+        )
+    };
+    act(world, &slot, simultaneous.then_some(&mut deferred));
+    if world.resource::<Flow>().group.is_empty() {
+        for hit in deferred {
+            apply_hit(world, &hit);
+        }
+        check_end(world);
+    } else {
+        world.resource_mut::<Flow>().deferred = deferred;
+    }
+}
+
+/// Take the next initiative count's group off the queue, bringing in any
+/// late arrival whose moment has come first. False when there is nothing to
+/// act this step (an arrival is declaring, or the round is over).
+fn begin_count(world: &mut World) -> bool {
     let next = world.resource::<Flow>().queue.first().map(|s| s.initiative);
     if let Some(i) = next_arrival(world, next) {
         bring_in_arrival(world, i);
-        return;
+        return false;
     }
     let Some(init) = next else {
         world.resource_mut::<Flow>().stage = Stage::EndRound;
-        return;
+        return false;
     };
-    let group: Vec<Slot> = {
+    let names: Vec<String> = {
         let mut flow = world.resource_mut::<Flow>();
         flow.count = Some(init);
         let n = flow
@@ -48,15 +76,17 @@ pub fn resolve_counts(world: &mut World) {
             .iter()
             .take_while(|s| s.initiative == init)
             .count();
-        flow.queue.drain(..n).collect()
+        let group: Vec<Slot> = flow.queue.drain(..n).collect();
+        flow.group_size = group.len();
+        flow.group = group;
+        let flow = world.resource::<Flow>();
+        flow.group
+            .iter()
+            .map(|s| flow.name(s.actor).to_string())
+            .collect()
     };
     world.resource_mut::<BattleLog>().time = format!("initiative {init}");
-    let simultaneous = group.len() > 1;
-    if simultaneous {
-        let names: Vec<String> = group
-            .iter()
-            .map(|s| world.resource::<Flow>().name(s.actor).to_string())
-            .collect();
+    if names.len() > 1 {
         world.resource_mut::<BattleLog>().push(Event::new(
             "simultaneous",
             "004 §Step 2",
@@ -66,14 +96,7 @@ pub fn resolve_counts(world: &mut World) {
             ),
         ));
     }
-    let mut deferred = Vec::new();
-    for slot in group {
-        act(world, &slot, simultaneous.then_some(&mut deferred));
-    }
-    for hit in deferred {
-        apply_hit(world, &hit);
-    }
-    check_end(world);
+    true
 }
 
 fn name(world: &World, e: Entity) -> String {
