@@ -662,3 +662,37 @@ fn every_ruling_cited_in_the_code_is_in_the_data() {
         }
     }
 }
+
+#[test]
+fn an_attacker_whose_target_fell_turns_on_the_nearest_enemy() {
+    // Ruling retarget: Cato (initiative 1 + 2 = 3) kills Bors before Anna (9 + 2 = 11) acts.
+    let text = r#"(
+    name: "t", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Cato", side: "A", template: "knight", at: (3, 2)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 1}),
+        (name: "Dain", side: "B", template: "hobgoblin_warrior", at: (1, 2)),
+    ],
+    dice: [9, 1, 9, 9, 15, 5, 15, 5],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
+        (round: 1, order: (actor: "Cato", action: "attack", target: "Bors", with: "longsword")),
+    ],
+)"#;
+    let mut b = battle(text);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors dies (-5 Wound Points reaches minus its Strength of 1).",
+    );
+    assert_has(&b, "Bors is gone; Anna turns on Dain instead.");
+    assert_has(
+        &b,
+        "Anna attacks Dain with the longsword: 15 + 4 = 19 against Defense 13: a hit.",
+    );
+    assert_eq!(wounds(&mut b, "Dain").0, 11 - 6);
+}

@@ -217,24 +217,9 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let Some(w) = data.weapons.get(weapon).cloned() else {
                 return;
             };
-            let mut target = *target;
-            if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
-                match nearest_enemy(world, e) {
-                    Some(t) => {
-                        let (old, new) = (name(world, target), name(world, t));
-                        log(world, || {
-                            Event::new(
-                                "retarget",
-                                "ruling retarget",
-                                format!("{old} is gone; {me} turns on {new} instead."),
-                            )
-                            .actor(&me)
-                        });
-                        target = t;
-                    }
-                    None => return,
-                }
-            }
+            let Some(target) = living_target(world, e, *target, true) else {
+                return;
+            };
             let reach = if w.reach > 0 { w.reach } else { w.range };
             approach(world, e, cell(world, target), reach, budget, !*defensive);
             if health(world, e) == Health::Dead
@@ -313,7 +298,10 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let Some(s) = data.spells.get(spell).cloned() else {
                 return;
             };
-            let target = *target;
+            let harmful = matches!(s.effect, SpellEffect::Damage(..));
+            let Some(target) = living_target(world, e, *target, harmful) else {
+                return;
+            };
             approach(world, e, cell(world, target), s.range, budget, true);
             let dist = world
                 .resource::<Grid>()
@@ -493,7 +481,9 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             }
         }
         Action::Intimidate { target } => {
-            let target = *target;
+            let Some(target) = living_target(world, e, *target, true) else {
+                return;
+            };
             let range = data.ruling_numbers.intimidate_range;
             approach(world, e, cell(world, target), range, budget, true);
             let t = name(world, target);
@@ -543,6 +533,42 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         }
         Action::Flee => flee(world, e, budget),
     }
+}
+
+/// The declared target if it is still there; otherwise, for a hostile action,
+/// the nearest enemy still fighting (ruling `retarget`); otherwise nobody.
+fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) -> Option<Entity> {
+    if health(world, target) != Health::Dead && world.get::<Fled>(target).is_none() {
+        return Some(target);
+    }
+    let (me, old) = (name(world, e), name(world, target));
+    let new = if hostile {
+        nearest_enemy(world, e)
+    } else {
+        None
+    };
+    match new {
+        Some(t) => {
+            let new = name(world, t);
+            log(world, || {
+                Event::new(
+                    "retarget",
+                    "ruling retarget",
+                    format!("{old} is gone; {me} turns on {new} instead."),
+                )
+                .actor(&me)
+            });
+        }
+        None => log(world, || {
+            Event::new(
+                "no_target",
+                "ruling retarget",
+                format!("{old} is gone; {me}'s action has no one to aim at."),
+            )
+            .actor(&me)
+        }),
+    }
+    new
 }
 
 /// 004 §Speed, 004 §Step 3 and 004 §Wound Points: how far a combatant may move this action.
