@@ -164,9 +164,11 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         rs.actions_taken += 1;
     }
     let stabilised = world.get::<Stabilised>(e).is_some();
+    // Crawling (moving without acting) and waiting cost a fallen creature
+    // nothing; any other action is strenuous (004 §Wound Points).
     let strenuous = !matches!(
         slot.action,
-        Action::Move { .. } | Action::Wait | Action::Flee | Action::FullDefense { .. }
+        Action::Move { .. } | Action::Wait | Action::Flee
     );
     if slot.late {
         log(world, || {
