@@ -88,15 +88,6 @@ pub struct Outcome(pub Option<BattleResult>);
 #[derive(Resource, Clone, Copy, Debug)]
 pub struct RoundCap(pub u32);
 
-/// The sides that still have someone fighting, in order.
-pub fn sides_fighting(world: &mut World) -> Vec<usize> {
-    let mut q = world.query_filtered::<&Side, With<Fighting>>();
-    let mut sides: Vec<usize> = q.iter(world).map(|s| s.0).collect();
-    sides.sort_unstable();
-    sides.dedup();
-    sides
-}
-
 /// Set a resource: overwrite it in place if present, insert it otherwise.
 /// A batch of battles resets its world this way between battles.
 pub fn set_resource<
