@@ -86,21 +86,35 @@ fn wounds(b: &mut Battle, name: &str) -> (i32, i32, Health) {
     )
 }
 
-/// Two fighters side by side; `extra` adds fields (dice, orders, set …).
-fn duel(a: &str, b: &str, dice: &str, orders: &str, cap: u32) -> String {
+/// A battle on an open 8×8 field: sides A and B, both scripted, declaring in
+/// turn; `combatants`, forced `dice` and scripted `orders` as RON lists.
+fn field(cap: u32, combatants: &str, dice: &str, orders: &str) -> String {
     format!(
         r#"(
     name: "test", ruleset: "declared", round_cap: {cap},
     grid: (kind: Square, width: 8, height: 8),
     options: {{"declaration": "round_robin"}},
     sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
-        (name: "Anna", side: "A", template: "knight", at: (1, 1){a}),
-        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1){b}),
-    ],
+    combatants: [{combatants}],
     dice: [{dice}],
     orders: [{orders}],
 )"#
+    )
+}
+
+/// Anna (a knight, side A) beside Bors (a hobgoblin warrior, side B); `a` and
+/// `b` add fields to each (`set`, `weapons` …).
+fn duel(a: &str, b: &str, dice: &str, orders: &str, cap: u32) -> String {
+    field(
+        cap,
+        &format!(
+            r#"
+        (name: "Anna", side: "A", template: "knight", at: (1, 1){a}),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1){b}),
+    "#
+        ),
+        dice,
+        orders,
     )
 }
 
@@ -145,18 +159,15 @@ fn base_initiative_is_rolled_once_per_combat() {
 
 #[test]
 fn identical_monsters_share_one_initiative_roll() {
-    let text = r#"(
-    name: "t", ruleset: "declared", round_cap: 1,
-    grid: (kind: Square, width: 8, height: 8),
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
-        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
         (name: "W1", side: "B", template: "wolf", at: (5, 1), initiative_group: "wolves"),
-        (name: "W2", side: "B", template: "wolf", at: (5, 3), initiative_group: "wolves"),
-    ],
-    dice: [4, 9, 1],
-)"#;
-    let mut b = battle(text);
+        (name: "W2", side: "B", template: "wolf", at: (5, 3), initiative_group: "wolves"),"#,
+        "4, 9, 1",
+        "",
+    );
+    let mut b = battle(&text);
     run(&mut b);
     assert_has(&b, "W1 rolls base initiative 9 − 2 (Agility) = 7.");
     assert_has(
@@ -397,23 +408,16 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
 #[test]
 fn stabilising_takes_a_heal_check_against_ten_plus_the_worst_wound() {
     // Cato (a priest, Heal +5) stabilises Bors, who took a 4-point wound: TN 14.
-    let text = r#"(
-    name: "t", ruleset: "declared", round_cap: 2,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
-        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+    let text = field(
+        2,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
         (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 3}),
-        (name: "Cato", side: "B", template: "priest", at: (3, 1)),
-    ],
-    dice: [5, 9, 9, 15, 3, 9],
-    orders: [
-        (round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
-        (round: 2, order: (actor: "Cato", action: "stabilise", target: "Bors")),
-    ],
-)"#;
-    let mut b = battle(text);
+        (name: "Cato", side: "B", template: "priest", at: (3, 1)),"#,
+        "5, 9, 9, 15, 3, 9",
+        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
+        (round: 2, order: (actor: "Cato", action: "stabilise", target: "Bors")),"#,
+    );
+    let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Bors is Dying (-1 Wound Points)");
     assert_has(
@@ -666,24 +670,17 @@ fn every_ruling_cited_in_the_code_is_in_the_data() {
 #[test]
 fn an_attacker_whose_target_fell_turns_on_the_nearest_enemy() {
     // Ruling retarget: Cato (initiative 1 + 2 = 3) kills Bors before Anna (9 + 2 = 11) acts.
-    let text = r#"(
-    name: "t", ruleset: "declared", round_cap: 1,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
-        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
         (name: "Cato", side: "A", template: "knight", at: (3, 2)),
         (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 1}),
-        (name: "Dain", side: "B", template: "hobgoblin_warrior", at: (1, 2)),
-    ],
-    dice: [9, 1, 9, 9, 15, 5, 15, 5],
-    orders: [
-        (round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
-        (round: 1, order: (actor: "Cato", action: "attack", target: "Bors", with: "longsword")),
-    ],
-)"#;
-    let mut b = battle(text);
+        (name: "Dain", side: "B", template: "hobgoblin_warrior", at: (1, 2)),"#,
+        "9, 1, 9, 9, 15, 5, 15, 5",
+        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
+        (round: 1, order: (actor: "Cato", action: "attack", target: "Bors", with: "longsword")),"#,
+    );
+    let mut b = battle(&text);
     run(&mut b);
     assert_has(
         &b,
