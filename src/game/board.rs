@@ -709,3 +709,45 @@ pub(super) fn plugin(app: &mut App) {
                 .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
         );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cell_is_found_under_its_own_centre() {
+        for kind in [GridKind::Hex, GridKind::Square] {
+            let layout = Layout {
+                grid: Grid::new(kind, 9, 7),
+            };
+            for y in 0..7 {
+                for x in 0..9 {
+                    let c = Cell::new(x, y);
+                    assert_eq!(layout.cell_at(layout.centre(c)), Some(c), "{kind:?} {c}");
+                    // A little off centre still picks the same cell.
+                    assert_eq!(
+                        layout.cell_at(layout.centre(c) + Vec2::new(R * 0.4, -R * 0.3)),
+                        Some(c)
+                    );
+                }
+            }
+            assert_eq!(
+                layout.cell_at(layout.centre(Cell::new(0, 0)) - Vec2::splat(R * 3.0)),
+                None
+            );
+        }
+    }
+
+    #[test]
+    fn odd_hex_rows_sit_half_a_hex_to_the_right() {
+        let layout = Layout {
+            grid: Grid::new(GridKind::Hex, 4, 4),
+        };
+        let (a, b) = (
+            layout.centre(Cell::new(0, 0)),
+            layout.centre(Cell::new(0, 1)),
+        );
+        assert!((b.x - a.x - 3f32.sqrt() * R / 2.0).abs() < 1e-3);
+        assert!((a.y - b.y - 1.5 * R).abs() < 1e-3);
+    }
+}
