@@ -224,13 +224,45 @@ pub fn check_end(world: &mut World) -> bool {
         },
         None => BattleResult::MutualDestruction { rounds: round },
     };
-    let text = match &result {
+    let mut text = match &result {
         BattleResult::Victory { side, .. } => {
             let name = world.resource::<Sides>().name(Side(*side)).to_string();
             format!("Combat ends: {name} alone is still fighting, and wins after {round} rounds.")
         }
         _ => format!("Combat ends: nobody is left fighting after {round} rounds."),
     };
+    // How the others stopped fighting: defeated, routed or gone.
+    let sides = world.resource::<Sides>().0.len();
+    for side in (0..sides).filter(|s| standing.first() != Some(s)) {
+        let mut tally: Vec<(&str, u32)> = Vec::new();
+        for e in roster(world) {
+            if world.get::<Side>(e) != Some(&Side(side)) {
+                continue;
+            }
+            let state = if world.get::<Fled>(e).is_some() {
+                "fled"
+            } else if world.get::<Routed>(e).is_some() {
+                "routed"
+            } else {
+                match world.get::<Health>(e) {
+                    Some(Health::Dead) => "dead",
+                    Some(Health::Dying) => "dying",
+                    Some(Health::Incapacitated) => "incapacitated",
+                    _ if world.get::<Hurts>(e).is_some_and(|h| h.paralysed) => "paralysed",
+                    _ => continue,
+                }
+            };
+            match tally.iter_mut().find(|(k, _)| *k == state) {
+                Some((_, n)) => *n += 1,
+                None => tally.push((state, 1)),
+            }
+        }
+        if !tally.is_empty() {
+            let parts: Vec<String> = tally.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let name = world.resource::<Sides>().name(Side(side)).to_string();
+            text.push_str(&format!(" {name}: {}.", parts.join(", ")));
+        }
+    }
     world
         .resource_mut::<BattleLog>()
         .push(Event::new("end", "004 §Step 5", text));
