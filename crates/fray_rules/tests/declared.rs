@@ -595,6 +595,10 @@ fn outnumbered_monsters_check_morale_and_rout_on_failure() {
         "Bors checks morale (is outnumbered 2 to 1): 6 + 0 Insight + 2 HD + 0 allies = 8 against 13 (11 + 2 opponents): fails.",
     );
     assert_has(&b, "Bors breaks and flees; it no longer fights.");
+    assert_has(
+        &b,
+        "Combat ends: A alone is still fighting, and wins after 1 round. B: 1 routed.",
+    );
     assert_eq!(r, BattleResult::Victory { side: 0, rounds: 1 });
 }
 

@@ -227,9 +227,15 @@ pub fn check_end(world: &mut World) -> bool {
     let mut text = match &result {
         BattleResult::Victory { side, .. } => {
             let name = world.resource::<Sides>().name(Side(*side)).to_string();
-            format!("Combat ends: {name} alone is still fighting, and wins after {round} rounds.")
+            format!(
+                "Combat ends: {name} alone is still fighting, and wins after {}.",
+                rounds(round)
+            )
         }
-        _ => format!("Combat ends: nobody is left fighting after {round} rounds."),
+        _ => format!(
+            "Combat ends: nobody is left fighting after {}.",
+            rounds(round)
+        ),
     };
     // How the others stopped fighting: defeated, routed or gone.
     let sides = world.resource::<Sides>().0.len();
@@ -270,4 +276,13 @@ pub fn check_end(world: &mut World) -> bool {
     world.resource_mut::<Flow>().stage = Stage::Over;
     world.resource_mut::<Decisions>().close_all();
     true
+}
+
+/// "1 round", "3 rounds".
+fn rounds(n: u32) -> String {
+    if n == 1 {
+        "1 round".into()
+    } else {
+        format!("{n} rounds")
+    }
 }
