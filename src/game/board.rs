@@ -6,7 +6,8 @@
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
 use bevy_egui::input::EguiWantsInput;
-use fray_core::grid::{Cell, Grid, GridGeometry, GridKind};
+use fray_core::grid::{Cell, Grid, GridKind};
+use fray_core::threat::{self, Threatener};
 use fray_core::view::TokenView;
 use leafwing_input_manager::prelude::*;
 
@@ -595,12 +596,13 @@ fn highlights(
     mut gizmos: Gizmos,
     session: Option<NonSend<Session>>,
     layout: Option<Res<Layout>>,
-    hover: Option<Res<Hover>>,
+    hover: Option<ResMut<Hover>>,
     views: Res<Views>,
 ) {
-    let (Some(s), Some(layout), Some(hover)) = (session, layout, hover) else {
+    let (Some(s), Some(layout), Some(mut hover)) = (session, layout, hover) else {
         return;
     };
+    hover.path_info = None;
     let views = &views.0;
     let deciding = s.human_decision().map(|d| d.actor);
     let focus = deciding.or(s.selected);
@@ -617,14 +619,18 @@ fn highlights(
         .map(|v| v.cell)
         .collect();
     // Threatened cells: within the reach of an enemy still standing.
-    for foe in views
+    let threats: Vec<Threatener> = views
         .iter()
         .filter(|v| v.side != me.side && !v.out && !v.gone && v.threat_reach > 0)
-    {
-        for c in grid.within(foe.cell, foe.threat_reach) {
-            if c != foe.cell {
-                gizmos.linestrip_2d(layout.outline(c, 6.0), Color::srgba(1.0, 0.3, 0.25, 0.6));
-            }
+        .map(|v| Threatener {
+            entity: v.entity,
+            cell: v.cell,
+            reach: v.threat_reach,
+        })
+        .collect();
+    for t in &threats {
+        for c in t.cells(grid) {
+            gizmos.linestrip_2d(layout.outline(c, 6.0), Color::srgba(1.0, 0.3, 0.25, 0.6));
         }
     }
     // Reachable cells this round.
@@ -633,17 +639,46 @@ fn highlights(
         gizmos.linestrip_2d(layout.outline(*c, 3.0), Color::srgba(0.4, 0.9, 0.5, 0.55));
     }
     gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));
-    if let Some(c) = hover.cell {
-        let goal_taken = blocked.contains(&c);
-        if let Some((path, _)) =
-            grid.path_toward(me.cell, c, u32::from(goal_taken), |x| blocked.contains(&x))
-        {
-            let mut pts = vec![layout.centre(me.cell)];
-            pts.extend(path.iter().map(|p| layout.centre(*p)));
-            gizmos.linestrip_2d(pts, Color::srgb(1.0, 0.95, 0.5));
+    let Some(c) = hover.cell else { return };
+    gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
+    let goal_taken = blocked.contains(&c);
+    let Some((path, cost)) =
+        grid.path_toward(me.cell, c, u32::from(goal_taken), |x| blocked.contains(&x))
+    else {
+        hover.path_info = Some(format!("No way through to {c}."));
+        return;
+    };
+    let mut pts = vec![layout.centre(me.cell)];
+    pts.extend(path.iter().map(|p| layout.centre(*p)));
+    gizmos.linestrip_2d(pts, Color::srgb(1.0, 0.95, 0.5));
+    // Whose threat the path enters: each may react as it passes.
+    let mut entered: Vec<&str> = Vec::new();
+    let mut prev = me.cell;
+    for step in &path {
+        for t in threat::entered(grid, prev, *step, &threats) {
+            if let Some(v) = views.iter().find(|v| v.entity == t.entity)
+                && !entered.contains(&v.name.as_str())
+            {
+                entered.push(&v.name);
+            }
         }
-        gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
+        prev = *step;
     }
+    let mut info = format!(
+        "Path to {c}: {} cells, movement cost {cost} of {} this round",
+        path.len(),
+        me.speed
+    );
+    if cost > me.speed {
+        info.push_str(" (too far for one round)");
+    }
+    if !entered.is_empty() {
+        info.push_str(&format!(
+            "; enters the threat range of {} (may provoke a reaction)",
+            entered.join(", ")
+        ));
+    }
+    hover.path_info = Some(info);
 }
 
 /// Clicking a token selects it; while a person decides, clicking an enemy

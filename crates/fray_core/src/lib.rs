@@ -9,6 +9,7 @@
 //! - [`battle`]: the driver that steps the rules until a person must decide;
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
 //! - [`model`]: the components every ruleset shares;
+//! - [`threat`]: threatened cells and the moves that enter or leave them;
 //! - [`view`]: what a ruleset shows the window.
 
 pub mod ai;
@@ -20,4 +21,5 @@ pub mod grid;
 pub mod log;
 pub mod model;
 pub mod scenario;
+pub mod threat;
 pub mod view;

@@ -9,6 +9,7 @@ use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
+use fray_core::threat::{self, Threatener};
 
 use super::data::{DamageType, Effect, SpellEffect};
 use super::{
@@ -750,7 +751,7 @@ fn threatened_by(world: &World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> 
     let side = world.get::<Side>(e).copied();
     let data = &world.resource::<Data>().0;
     let grid = world.resource::<Grid>();
-    world
+    let able: Vec<Threatener> = world
         .resource::<Flow>()
         .roster
         .iter()
@@ -765,17 +766,17 @@ fn threatened_by(world: &World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> 
                 && world.get::<Surprised>(x).is_none()
                 && world.get::<Fled>(x).is_none()
         })
-        .filter(|&x| {
-            let Some(reach) = world
-                .get::<Kit>(x)
-                .and_then(|k| melee_weapon(data, k))
-                .map(|(_, r)| r)
-            else {
-                return false;
-            };
-            let at = cell(world, x);
-            grid.distance(from, at) > reach && grid.distance(to, at) <= reach
+        .filter_map(|x| {
+            let reach = world.get::<Kit>(x).and_then(|k| melee_weapon(data, k))?.1;
+            Some(Threatener {
+                entity: x,
+                cell: cell(world, x),
+                reach,
+            })
         })
+        .collect();
+    threat::entered(grid, from, to, &able)
+        .map(|t| t.entity)
         .collect()
 }
 
