@@ -169,19 +169,14 @@ mod game {
 }
 
 /// Open the window on a battle, after checking what the command line names.
-fn play(
-    scenario: PathBuf,
-    seed: Option<u64>,
-    humans: Vec<String>,
-    all_ai: bool,
-    steps: Option<u64>,
-    screenshot: Option<PathBuf>,
-    drive: bool,
-    bench_frames: Option<u32>,
-) -> Result<(), Failure> {
-    let (mut loaded, _) = load_scenario(&scenario)?;
-    seat_people(&mut loaded, &humans)?;
-    if let Some(dir) = screenshot
+fn play(launch: game::Launch) -> Result<(), Failure> {
+    let Some(scenario) = launch.scenario.as_deref() else {
+        return game::run(launch).map_err(failed);
+    };
+    let (mut loaded, _) = load_scenario(scenario)?;
+    seat_people(&mut loaded, &launch.humans)?;
+    if let Some(dir) = launch
+        .screenshot
         .as_ref()
         .and_then(|p| p.parent())
         .filter(|d| !d.as_os_str().is_empty())
@@ -192,22 +187,12 @@ fn play(
             dir.display()
         )));
     }
-    if drive && humans.is_empty() {
+    if launch.drive && launch.humans.is_empty() {
         return Err(bad_input(
             "--drive needs at least one --human SIDE to drive",
         ));
     }
-    game::run(game::Launch {
-        scenario: Some(scenario),
-        seed,
-        all_ai,
-        humans,
-        steps,
-        screenshot,
-        drive,
-        bench_frames,
-    })
-    .map_err(failed)
+    game::run(launch).map_err(failed)
 }
 
 fn main() -> ExitCode {
@@ -227,16 +212,16 @@ fn main() -> ExitCode {
             screenshot,
             drive,
             bench_frames,
-        }) => play(
-            scenario,
+        }) => play(game::Launch {
+            scenario: Some(scenario),
             seed,
-            human,
             all_ai,
+            humans: human,
             steps,
             screenshot,
             drive,
             bench_frames,
-        ),
+        }),
         Some(Command::Run {
             scenario,
             seed,

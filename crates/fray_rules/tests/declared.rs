@@ -118,6 +118,10 @@ fn duel(a: &str, b: &str, dice: &str, orders: &str, cap: u32) -> String {
     )
 }
 
+/// Bors's ally far away, so the fight goes on while Bors is down.
+const BYSTANDER: &str = r#"(name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
+        (name: "Bors""#;
+
 const ANNA_ATTACKS: &str =
     r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#;
 
@@ -361,11 +365,7 @@ fn dying_below_zero_loses_a_wound_point_each_round_and_dies_at_minus_strength() 
         ANNA_ATTACKS,
         3,
     )
-    .replace(
-        r#"(name: "Bors""#,
-        r#"(name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
-        (name: "Bors""#,
-    );
+    .replace(r#"(name: "Bors""#, BYSTANDER);
     let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Bors is Dying (-1 Wound Points)");
@@ -378,8 +378,8 @@ fn dying_below_zero_loses_a_wound_point_each_round_and_dies_at_minus_strength() 
 
 #[test]
 fn an_incapacitated_creature_pays_a_wound_point_to_act() {
-    // Bors starts at 0 Wound Points' worth: Strength 13, but takes exactly 13 first.
-    // Simpler: Bors has Strength 4 and no Stress; 1d8+2 with a 3 = 5 less 1 = 4: 0 WP.
+    // Bors has Strength 4 and no Stress: 1d8+2 with a 3 = 5, less 1 Armour = 4: 0 Wound Points.
+    // In round 2 his attack strains him to -1: Dying.
     let orders = format!(
         r#"{ANNA_ATTACKS}, (round: 2, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#
     );
@@ -390,11 +390,7 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
         &orders,
         2,
     )
-    .replace(
-        r#"(name: "Bors""#,
-        r#"(name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
-        (name: "Bors""#,
-    );
+    .replace(r#"(name: "Bors""#, BYSTANDER);
     let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Bors is Incapacitated (0 Wound Points)");
