@@ -56,7 +56,7 @@ enum Command {
         /// The AI plays every side: watch the battle.
         #[arg(long)]
         all_ai: bool,
-        /// Play this many log events, then stop (with --screenshot: save and exit).
+        /// Play this many log events, or until a person must decide, then stop (with --screenshot: save and exit).
         #[arg(long)]
         steps: Option<u64>,
         /// Write a PNG of the window once the steps are played (or the driven battle ends), then exit.
@@ -740,6 +740,59 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
                     w.range,
                     if w.thrown { ", thrown" } else { "" }
                 );
+            }
+            println!(
+                "\nStat blocks: {}",
+                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
+        RulesetData::Phases(d) => {
+            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
+            println!("A battle, in order:");
+            for (i, p) in d.turn.iter().enumerate() {
+                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
+            }
+            println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
+            for p in &d.paragraphs {
+                println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
+            }
+            println!("\nThe table of actions (002 §Table), row by row:");
+            for m in &d.manoeuvres {
+                let offered = match (&m.action, &m.not_offered) {
+                    (Some(a), _) => format!("order `{a}`"),
+                    (None, Some(why)) => format!("not offered yet: {why}"),
+                    (None, None) => "not offered yet".to_string(),
+                };
+                println!(
+                    "  {:<58} {:<18} AoO: {}\n     {offered}",
+                    m.name,
+                    m.kind.words(),
+                    m.provokes.words()
+                );
+                if !m.effect.is_empty() {
+                    println!("     {}", m.effect);
+                }
+            }
+            println!("\nRulings — where the text leaves the choice to the game master:");
+            for ruling in &d.rulings {
+                println!(
+                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
+                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
+                );
+            }
+            println!("\nWeapons:");
+            for (name, w) in &d.weapons {
+                if w.melee() {
+                    println!(
+                        "  {name:<12} {} normal damage, melee (the wielder's reach)",
+                        w.damage
+                    );
+                } else {
+                    println!(
+                        "  {name:<12} {} normal damage, range {}, {} shots",
+                        w.damage, w.range, w.shots
+                    );
+                }
             }
             println!(
                 "\nStat blocks: {}",

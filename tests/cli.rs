@@ -19,6 +19,7 @@ fn stderr(o: &Output) -> String {
 }
 
 const SKIRMISH: &str = "assets/scenarios/skirmish_4v4.ron";
+const PHASES: &str = "assets/scenarios/phases_reach.ron";
 
 #[test]
 fn run_prints_a_whole_battle_every_line_citing_its_rule() {
@@ -40,15 +41,23 @@ fn run_prints_a_whole_battle_every_line_citing_its_rule() {
 fn the_same_seed_gives_the_same_log_byte_for_byte() {
     let dir = std::env::temp_dir().join(format!("fray-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (a, b, c) = (
+    let (a, b, c, d, e) = (
         dir.join("a.jsonl"),
         dir.join("b.jsonl"),
         dir.join("c.jsonl"),
+        dir.join("d.jsonl"),
+        dir.join("e.jsonl"),
     );
-    for (file, seed) in [(&a, "7"), (&b, "7"), (&c, "8")] {
+    for (file, seed, scenario) in [
+        (&a, "7", SKIRMISH),
+        (&b, "7", SKIRMISH),
+        (&c, "8", SKIRMISH),
+        (&d, "5", PHASES),
+        (&e, "5", PHASES),
+    ] {
         let o = fray(&[
             "run",
-            SKIRMISH,
+            scenario,
             "--seed",
             seed,
             "--quiet",
@@ -62,6 +71,9 @@ fn the_same_seed_gives_the_same_log_byte_for_byte() {
         std::fs::read(b).unwrap(),
         std::fs::read(c).unwrap(),
     );
+    let (d, e) = (std::fs::read(d).unwrap(), std::fs::read(e).unwrap());
+    assert!(!d.is_empty());
+    assert_eq!(d, e, "the phases ruleset's log differs between runs");
     assert!(!a.is_empty());
     assert_eq!(a, b);
     assert_ne!(a, c);
@@ -101,7 +113,7 @@ fn check_points_at_the_line_and_column_of_a_typo() {
 
 #[test]
 fn check_accepts_every_shipped_file() {
-    let mut files: Vec<String> = ["assets/rulesets/declared.ron"]
+    let mut files: Vec<String> = ["assets/rulesets/declared.ron", "assets/rulesets/phases.ron"]
         .iter()
         .map(|s| s.to_string())
         .collect();
@@ -126,7 +138,7 @@ fn unknown_rulesets_templates_and_bad_dice_are_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(
-            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared)"
+            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared, phases)"
         ),
         "{}",
         stderr(&o)
@@ -269,5 +281,39 @@ fn a_human_seat_plays_in_the_terminal() {
             .contains("--human \"Nobody\": the scenario's sides are \"Wardens\", \"Raiders\""),
         "{}",
         stderr(&o)
+    );
+}
+
+#[test]
+fn rules_phases_maps_every_paragraph_and_row_of_the_table() {
+    let o = fray(&["rules", "phases"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for needle in [
+        "002 §Time",
+        "002 §Abort Consequences",
+        "002 §1-Hex Step",
+        "Move By an opponent",
+        "not offered yet: The text gives no damage or penalties for it.",
+        "order `withdraw`",
+        "Yes (acrobatics check negates)",
+        "ruling ready_trigger",
+    ] {
+        assert!(
+            text.contains(needle),
+            "`fray rules phases` lacks {needle:?}"
+        );
+    }
+}
+
+#[test]
+fn a_phases_stat_that_does_not_exist_is_bad_input() {
+    let o = fray(&["check", "tests/broken/phases_unknown_stat.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("tests/broken/phases_unknown_stat.ron:9:")
+            && err.contains("\"ocv\" is not a stat of the phases ruleset"),
+        "{err}"
     );
 }

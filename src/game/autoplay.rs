@@ -1,7 +1,7 @@
 //! Unattended runs of the window, for tests and measurements:
 //!
-//! - `--steps K --screenshot FILE`: play K log events, write a PNG of the
-//!   window and exit;
+//! - `--steps K --screenshot FILE`: play K log events (or until a person
+//!   must decide), write a PNG of the window and exit;
 //! - `--drive`: play every Human seat through the same input actions a player
 //!   uses (Confirm for the hand-off, Choose1 for the first legal choice) until
 //!   the result screen;
@@ -39,7 +39,10 @@ fn goal_reached(launch: &Launch, session: Option<&Session>, screen: Screen) -> b
         return screen == Screen::Result;
     }
     match (launch.steps, session) {
-        (Some(k), Some(s)) => s.log().count() >= k || s.result().is_some(),
+        // A person must decide: the steps cannot go on without them.
+        (Some(k), Some(s)) => {
+            s.log().count() >= k || s.result().is_some() || s.human_decision().is_some()
+        }
         (None, Some(_)) => screen != Screen::Menu,
         (_, None) => screen == Screen::Menu && launch.scenario.is_none(),
     }

@@ -402,6 +402,16 @@ fn battle_ui(
                         for e in list.iter() {
                             let mark = match e.event.as_str() {
                                 "riposte" => "RIPOSTE",
+                                "opportunity" => "AoO",
+                                "readied" | "readied_attack" => "READIED",
+                                "abort" => "ABORT",
+                                "delay" => "delay",
+                                "ready" => "ready",
+                                "lapse" => "lapse",
+                                "provoke" => "provokes",
+                                "stunned" => "stunned",
+                                "block" => "block",
+                                "dodge" => "dodge",
                                 "attack" => "attack",
                                 "cast" => "spell",
                                 "move" => "move",

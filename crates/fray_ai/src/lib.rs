@@ -13,6 +13,7 @@ use fray_core::log::BattleLog;
 use fray_core::model::Seat;
 use fray_core::scenario::LoadedScenario;
 use fray_rules::declared::{self, DeclaredData};
+use fray_rules::phases::{self, PhasesData};
 
 pub mod basic;
 
@@ -20,6 +21,7 @@ pub mod basic;
 #[derive(Clone)]
 pub enum RulesetData {
     Declared(Arc<DeclaredData>),
+    Phases(Arc<PhasesData>),
 }
 
 impl RulesetData {
@@ -37,6 +39,9 @@ impl RulesetData {
         match info.id {
             "declared" => Ok(Self::Declared(Arc::new(
                 declared::load_data(&source).map_err(|e| e.to_string())?,
+            ))),
+            "phases" => Ok(Self::Phases(Arc::new(
+                phases::load_data(&source).map_err(|e| e.to_string())?,
             ))),
             other => Err(format!("ruleset {other:?} is not playable yet")),
         }
@@ -130,6 +135,7 @@ pub fn reset_battle(
     // Resources live on entities too: only the combatants go.
     let gone = match data {
         RulesetData::Declared(_) => declared::roster(world),
+        RulesetData::Phases(_) => phases::roster(world),
     };
     for e in gone {
         world.despawn(e);
@@ -147,6 +153,7 @@ pub fn reset_battle(
     fray_core::model::set_resource(world, fray_core::model::Outcome::default());
     match data {
         RulesetData::Declared(d) => declared::populate(world, d.clone(), scenario)?,
+        RulesetData::Phases(d) => phases::populate(world, d.clone(), scenario)?,
     }
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
@@ -168,6 +175,7 @@ pub fn build_battle(
     }
     match data {
         RulesetData::Declared(d) => declared::setup(&mut app, d.clone(), scenario)?,
+        RulesetData::Phases(d) => phases::setup(&mut app, d.clone(), scenario)?,
     }
     let controllers = scenario
         .scenario

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 pub mod declared;
+pub mod phases;
 
 /// One phase of a round, as `fray rules ID` lists it.
 #[derive(Clone, Debug, Deserialize)]
@@ -43,13 +44,22 @@ pub struct RulesetInfo {
 }
 
 /// Every ruleset Fray plays, with its built-in data.
-pub const RULESETS: &[RulesetInfo] = &[RulesetInfo {
-    id: "declared",
-    name: "Declared actions",
-    text: "004-declared.txt",
-    data: include_str!("../../../assets/rulesets/declared.ron"),
-    data_file: "declared.ron",
-}];
+pub const RULESETS: &[RulesetInfo] = &[
+    RulesetInfo {
+        id: "declared",
+        name: "Declared actions",
+        text: "004-declared.txt",
+        data: include_str!("../../../assets/rulesets/declared.ron"),
+        data_file: "declared.ron",
+    },
+    RulesetInfo {
+        id: "phases",
+        name: "Phases",
+        text: "002-phases.txt",
+        data: include_str!("../../../assets/rulesets/phases.ron"),
+        data_file: "phases.ron",
+    },
+];
 
 /// The ruleset named `id`.
 pub fn ruleset(id: &str) -> Option<&'static RulesetInfo> {

@@ -1,0 +1,130 @@
+//! The basic AI through the `phases` ruleset's appraisal: it takes the
+//! 1-hex step rather than provoke, attacks whoever provokes it, and a
+//! long-reach fighter readies for whoever comes within reach.
+
+use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_core::battle::{Battle, Progress};
+use fray_core::data::Source;
+use fray_core::decision::{Decisions, Order};
+use fray_core::grid::Cell;
+use fray_core::log::BattleLog;
+use fray_core::scenario::LoadedScenario;
+
+fn battle(combatants: &str, seats: (&str, &str)) -> Battle {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "phases", round_cap: 1,
+    grid: (kind: Square, width: 12, height: 12),
+    sides: [(name: "A", seat: {}), (name: "B", seat: {})],
+    combatants: [{combatants}],
+)"#,
+        seats.0, seats.1
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let data = RulesetData::load("phases", None).unwrap();
+    let options = BattleOptions {
+        seed: 1,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: false,
+    };
+    build_battle(&scenario, &data, &options).unwrap()
+}
+
+fn texts(b: &Battle) -> Vec<String> {
+    b.world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+#[test]
+fn the_ai_steps_out_of_a_threat_instead_of_provoking() {
+    // Bo (CV 6, first) stands next to Ash; Cy, all but out, is two hexes
+    // away. Walking there would give Ash an attack of opportunity; the
+    // 1-hex step gives none.
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3)),
+           (name: "Cy", side: "A", template: "bravo", at: (6, 3), set: {"stun": 2}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6})"#,
+        ("Ai", "Ai"),
+    );
+    assert!(matches!(b.run(), Progress::Over(_)));
+    let log = texts(&b);
+    let first_bo = log.iter().find(|t| t.starts_with("Bo ")).expect("Bo acts");
+    // (5, 2) and (5, 3) both reach Cy and are out of Ash's reach.
+    assert!(
+        first_bo.starts_with("Bo takes a 1-hex step from (4, 3) to (5, "),
+        "{}",
+        log.join("\n")
+    );
+    assert!(
+        log.iter()
+            .take_while(|t| !t.contains("phase 2"))
+            .all(|t| !t.contains("an opportunity"))
+    );
+}
+
+#[test]
+fn the_ai_takes_the_attack_of_opportunity_a_mover_gives() {
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3)),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6})"#,
+        ("Ai", "Human"),
+    );
+    let Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Bo decides first")
+    };
+    let d = b
+        .world()
+        .resource::<Decisions>()
+        .get(ids[0])
+        .unwrap()
+        .clone();
+    assert_eq!(d.actor_name, "Bo");
+    b.answer(d.id, Order::new("Bo", "move").cell(Cell::new(7, 3)));
+    // Bo ends its turns and takes attacks as they come from here on.
+    loop {
+        match b.run() {
+            Progress::AwaitingHuman(ids) => {
+                let d = b
+                    .world()
+                    .resource::<Decisions>()
+                    .get(ids[0])
+                    .unwrap()
+                    .clone();
+                let pass = d.choices.iter().any(|c| c.order.action == "pass");
+                let action = if pass { "pass" } else { "end" };
+                b.answer(d.id, Order::new(&d.actor_name, action));
+            }
+            Progress::Over(_) => break,
+            Progress::Failed(why) => panic!("{why}"),
+        }
+    }
+    let log = texts(&b);
+    assert!(
+        log.iter()
+            .any(|t| t.starts_with("Ash strikes at (attack of opportunity) Bo")),
+        "{}",
+        log.join("\n")
+    );
+}
+
+#[test]
+fn a_long_reach_readies_for_whoever_comes_within_it() {
+    let mut b = battle(
+        r#"(name: "Ann", side: "A", template: "stretcher", at: (2, 3), set: {"cv": 8}),
+           (name: "Bo", side: "B", template: "bravo", at: (9, 3))"#,
+        ("Ai", "Ai"),
+    );
+    assert!(matches!(b.run(), Progress::Over(_)));
+    let log = texts(&b);
+    assert!(
+        log.iter().any(|t| t
+            .starts_with("Ann readies a strike at the first opponent to come within its reach")),
+        "{}",
+        log.join("\n")
+    );
+}

@@ -1,0 +1,477 @@
+//! The `phases` ruleset's appraisal of the orders open to a character, for
+//! the basic AI (`fray_core::ai`).
+//!
+//! A strike is worth its chance to hit (002 §Attack Roll) times the mean
+//! STUN past PD. Moving out of a threatened hex risks the attacks of
+//! opportunity it gives (002 §Moving Out), less what an Acrobatics roll
+//! saves; the 1-hex step risks nothing, so the AI steps to reach a foe or to
+//! get out of its reach whenever it can. Attacks of opportunity are always
+//! worth taking. A long-reach fighter readies a strike for whoever comes
+//! within reach. Aborting to Dodge is worth it only when the blow could
+//! knock the character out.
+
+use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::decision::Order;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+
+use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};
+use super::turn::{dcv, ocv};
+use super::view::chance_3d6_at_least;
+use super::{Asking, Data, Flow, Guard, Kit, Stats, Stun, Stunned, Use, enemies, up};
+
+pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+
+/// The same check the rules make when they take the order.
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    validate(world, me, order).is_ok()
+}
+
+/// Chance to hit and mean STUN past PD of `a`'s `manoeuvre` on `t`.
+fn expected(world: &World, a: Entity, t: Entity, manoeuvre: &str, weapon: &str) -> (f32, f32) {
+    let data = &world.resource::<Data>().0;
+    let (o, _) = ocv(world, a, manoeuvre);
+    let (d, _) = dcv(world, t);
+    let p = chance_3d6_at_least(data.numbers.attack_base + d - o);
+    let Some(w) = data.weapons.get(weapon) else {
+        return (p, 0.0);
+    };
+    let mut dice = w.damage;
+    if manoeuvre == "haymaker" {
+        dice.count += data.ruling_numbers.haymaker_extra_dice;
+    }
+    let pd = world.get::<Stats>(t).map_or(0, |s| s.pd) as f32;
+    (p, (dice.mean() - pd).max(0.0))
+}
+
+fn strike_value(world: &World, a: Entity, t: Entity, manoeuvre: &str) -> f32 {
+    melee_weapon(world, a).map_or(0.0, |(_, w)| {
+        let (p, m) = expected(world, a, t, manoeuvre, &w);
+        p * m
+    })
+}
+
+fn stun_left(world: &World, e: Entity) -> f32 {
+    world
+        .get::<Stun>(e)
+        .map_or(0.0, |s| s.current.max(0) as f32)
+}
+
+/// Foes who could take an attack of opportunity on `me` when it leaves `cell`.
+fn threats_at(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> Vec<Entity> {
+    let grid = world.resource::<Grid>();
+    let data = &world.resource::<Data>().0;
+    foes.iter()
+        .copied()
+        .filter(|&f| {
+            let (Some(s), Some(&fc), Some(u), Some(g)) = (
+                world.get::<Stats>(f),
+                world.get::<Cell>(f),
+                world.get::<Use>(f),
+                world.get::<Guard>(f),
+            ) else {
+                return false;
+            };
+            fc != cell
+                && grid.distance(fc, cell) <= s.reach
+                && world.get::<Stunned>(f).is_none()
+                && !g.dodge
+                && u.opportunities < data.numbers.opportunities_per_phase + s.combat_reflexes
+                && !u.left_by.contains(&me)
+        })
+        .collect()
+}
+
+/// Expected STUN taken from the attacks of opportunity a walk gives.
+fn walk_risk(world: &World, me: Entity, path: &[Cell], spare_first: bool, foes: &[Entity]) -> f32 {
+    let Some(&here) = world.get::<Cell>(me) else {
+        return 0.0;
+    };
+    let mut seen: Vec<Entity> = Vec::new();
+    let mut risk = 0.0;
+    let left = std::iter::once(here).chain(path.iter().copied().take(path.len().saturating_sub(1)));
+    for (i, cell) in left.enumerate() {
+        if i == 0 && spare_first {
+            continue;
+        }
+        for f in threats_at(world, me, cell, foes) {
+            if !seen.contains(&f) {
+                seen.push(f);
+                risk += strike_value(world, f, me, "strike");
+            }
+        }
+    }
+    let acrobatics = world
+        .get::<Stats>(me)
+        .and_then(|s| s.skills.get("acrobatics").copied());
+    match acrobatics {
+        // The roll (3d6 at or under the skill) negates the whole move's opportunities.
+        Some(skill) => risk * chance_3d6_at_least(skill + 1),
+        None => risk,
+    }
+}
+
+/// Expected STUN `me` would take standing in `cell` from foes who reach it.
+fn exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
+    let grid = world.resource::<Grid>();
+    foes.iter()
+        .filter(|&&f| {
+            world.get::<Stunned>(f).is_none()
+                && world
+                    .get::<Stats>(f)
+                    .zip(world.get::<Cell>(f))
+                    .is_some_and(|(s, &fc)| fc != cell && grid.distance(fc, cell) <= s.reach)
+        })
+        .map(|&f| strike_value(world, f, me, "strike"))
+        .sum()
+}
+
+/// How much more STUN `me` would take at `cell` at the Haymaker's -5 DCV.
+fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let penalty = data.manoeuvre("haymaker").map_or(0, |m| m.dcv);
+    let (d, _) = dcv(world, me);
+    foes.iter()
+        .filter(|&&f| {
+            world.get::<Stunned>(f).is_none()
+                && world
+                    .get::<Stats>(f)
+                    .zip(world.get::<Cell>(f))
+                    .is_some_and(|(s, &fc)| grid.distance(fc, cell) <= s.reach + s.movement / 2)
+        })
+        .filter_map(|&f| {
+            let (_, w) = melee_weapon(world, f)?;
+            let (p, mean) = expected(world, f, me, "strike", &w);
+            let (o, _) = ocv(world, f, "strike");
+            let worse = chance_3d6_at_least(data.numbers.attack_base + d + penalty - o);
+            Some((worse - p) * mean)
+        })
+        .sum()
+}
+
+fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    let flow = world.resource::<Flow>();
+    let Some((_, actor, asking)) = flow.asking else {
+        return Vec::new();
+    };
+    if actor != me {
+        return Vec::new();
+    }
+    let name = flow.name(me).to_string();
+    match asking {
+        Asking::Opportunity { mover } => {
+            let m = flow.name(mover).to_string();
+            vec![
+                Appraisal {
+                    damage: strike_value(world, me, mover, "strike"),
+                    target_left: stun_left(world, mover),
+                    ..Appraisal::plain(Order::new(&name, "strike").target(&m))
+                },
+                Appraisal::plain(Order::new(&name, "pass")),
+            ]
+        }
+        Asking::Abort { attacker } => {
+            let pass = Appraisal::plain(Order::new(&name, "pass"));
+            let Some((_, w)) = melee_weapon(world, attacker).or_else(|| {
+                world
+                    .get::<Kit>(attacker)
+                    .and_then(|k| k.weapons.first().cloned().map(|w| (0, w)))
+            }) else {
+                return vec![pass];
+            };
+            let data = &world.resource::<Data>().0;
+            let (p, mean) = expected(world, attacker, me, "strike", &w);
+            let (o, _) = ocv(world, attacker, "strike");
+            let (d, _) = dcv(world, me);
+            let dodged = chance_3d6_at_least(
+                data.numbers.attack_base + d + data.ruling_numbers.dodge_dcv - o,
+            );
+            let saved = (p - dodged) * mean;
+            // Worth it only when the blow could knock the character out, and
+            // only with this phase's action: giving up the next phase's, phase
+            // after phase, would leave it never fighting back.
+            let knockout = mean >= stun_left(world, me) * 0.8;
+            let this_phase = !flow.done.contains(&me);
+            let cost = strike_value(world, me, attacker, "strike");
+            let worth = if knockout && this_phase {
+                saved * 2.0 - cost
+            } else {
+                -1.0
+            };
+            vec![
+                pass,
+                Appraisal {
+                    other: worth,
+                    ..Appraisal::plain(Order::new(&name, "dodge"))
+                },
+            ]
+        }
+        Asking::Turn => turn_options(world, me, &name),
+    }
+}
+
+fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
+    let mut out = vec![Appraisal::plain(Order::new(name, "end"))];
+    let (Some(&here), Some(stats)) = (world.get::<Cell>(me), world.get::<Stats>(me)) else {
+        return out;
+    };
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let flow = world.resource::<Flow>();
+    let foes: Vec<Entity> = flow
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| enemies(world, me, e) && up(world, e))
+        .collect();
+    if foes.is_empty() {
+        return out;
+    }
+    let nearest = |c: Cell| {
+        foes.iter()
+            .filter_map(|&f| world.get::<Cell>(f))
+            .map(|&fc| grid.distance(c, fc))
+            .min()
+            .unwrap_or(0) as f32
+    };
+    let can = |order: &Order| validate(world, me, order).ok();
+    let used = world.get::<Use>(me).cloned().unwrap_or_default();
+    let attack_left =
+        !used.attack && !used.full_phase && used.actions < if flow.restricted { 1 } else { 2 };
+    // Strikes and haymakers on foes within reach.
+    let here_exposure = exposure(world, me, here, &foes);
+    for &f in &foes {
+        let n = flow.name(f).to_string();
+        if in_reach(world, me, f) {
+            for m in ["strike", "haymaker"] {
+                let order = Order::new(name, m).target(&n);
+                if can(&order).is_none() {
+                    continue;
+                }
+                let risk = if m == "haymaker" {
+                    haymaker_exposure(world, me, here, &foes)
+                } else {
+                    0.0
+                };
+                out.push(Appraisal {
+                    damage: strike_value(world, me, f, m),
+                    target_left: stun_left(world, f),
+                    risk,
+                    ..Appraisal::plain(order)
+                });
+            }
+        }
+        // Shots.
+        let order = Order::new(name, "shoot").target(&n);
+        if let Some(Plan::Attack { weapon, .. }) = can(&order) {
+            let (p, mean) = expected(world, me, f, "shoot", &weapon);
+            out.push(Appraisal {
+                damage: p * mean,
+                target_left: stun_left(world, f),
+                ..Appraisal::plain(order)
+            });
+        }
+    }
+    // Reload an empty gun.
+    let reload = Order::new(name, "reload");
+    if can(&reload).is_some()
+        && let Some(kit) = world.get::<Kit>(me)
+        && kit
+            .shots
+            .iter()
+            .zip(&kit.weapons)
+            .any(|(s, w)| *s == 0 && data.weapons.get(w).is_some_and(|d| d.shots > 0))
+    {
+        let risk = walk_risk(world, me, &[here], false, &foes)
+            * if stats.skills.contains_key("fast_draw") {
+                0.5
+            } else {
+                1.0
+            };
+        out.push(Appraisal {
+            other: 3.0,
+            risk,
+            ..Appraisal::plain(reload)
+        });
+    }
+    // Moving: to a hex within reach of a foe (to strike after), else closer.
+    let budget = movement_left(world, me);
+    let step_open = step_refusal(world, me).is_none();
+    let taken = orders::occupied(world, me);
+    let mut cells: Vec<(Cell, u32)> = grid
+        .reachable(here, budget.max(u32::from(step_open)), |c| {
+            taken.contains(&c)
+        })
+        .into_iter()
+        .filter(|(c, _)| *c != here)
+        .collect();
+    cells.sort();
+    let before = nearest(here);
+    let ranged = world.get::<Kit>(me).is_some_and(|k| {
+        k.weapons
+            .iter()
+            .zip(&k.shots)
+            .any(|(w, s)| data.weapons.get(w).is_some_and(|d| !d.melee() && *s > 0))
+    });
+    // A readied character waits for its foes rather than walk up to them.
+    let waiting = matches!(
+        world.get::<super::Hold>(me),
+        Some(super::Hold::Readied { .. })
+    );
+    // What each foe is worth and threatens, once.
+    struct FoeInfo {
+        cell: Cell,
+        reach: u32,
+        /// My strike on it: expected STUN, and its STUN left.
+        mine: f32,
+        left: f32,
+        /// Its strike on me (0 while it is Stunned).
+        theirs: f32,
+    }
+    let info: Vec<FoeInfo> = foes
+        .iter()
+        .filter_map(|&f| {
+            let s = world.get::<Stats>(f)?;
+            Some(FoeInfo {
+                cell: *world.get::<Cell>(f)?,
+                reach: s.reach,
+                mine: strike_value(world, me, f, "strike"),
+                left: stun_left(world, f),
+                theirs: if world.get::<Stunned>(f).is_some() {
+                    0.0
+                } else {
+                    strike_value(world, f, me, "strike")
+                },
+            })
+        })
+        .collect();
+    let exposure_at = |cell: Cell| -> f32 {
+        info.iter()
+            .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.reach)
+            .map(|f| f.theirs)
+            .sum()
+    };
+    let half = orders::half_move(stats);
+    // First a cheap appraisal of every hex (no path, no risk), then the few
+    // best of each kind are checked by the rules and priced for the risk of
+    // the way there.
+    let mut strikes: Vec<(f32, Appraisal)> = Vec::new();
+    let mut closes: Vec<(f32, Appraisal)> = Vec::new();
+    for (cell, cost) in cells {
+        let step = step_open && cost == 1 && grid.distance(here, cell) == 1;
+        let attack_after =
+            attack_left && (step || (cost <= half && !flow.restricted && used.actions == 0));
+        let strike_there = info
+            .iter()
+            .filter(|f| grid.distance(cell, f.cell) <= stats.reach)
+            .map(|f| (f.mine, f.left))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let exposure_there = exposure_at(cell);
+        let closing = before - nearest(cell);
+        let mut a = Appraisal {
+            closing: if ranged { -closing } else { closing },
+            ..Appraisal::plain(Order::new(name, "move").cell(cell))
+        };
+        match strike_there {
+            Some((value, left)) if attack_after && !ranged => {
+                a.damage = value * 0.9;
+                a.target_left = left;
+                // Where fewer foes reach back is better.
+                a.other = -(exposure_there - here_exposure).max(0.0) * 0.2;
+                strikes.push((a.score(), a));
+            }
+            _ => {
+                if step && here_exposure > 0.0 {
+                    // Stepping out of reach is worth what it spares.
+                    a.other = (here_exposure - exposure_there) * 0.5;
+                } else {
+                    // Walking into reach without striking invites the first
+                    // blow: better to wait one hex out and step in to strike.
+                    a.other = -exposure_there * 0.5;
+                }
+                if waiting {
+                    a.closing = 0.0;
+                }
+                closes.push((a.score(), a));
+            }
+        }
+    }
+    let best = |mut list: Vec<(f32, Appraisal)>| -> Option<Appraisal> {
+        list.sort_by(|a, b| b.0.total_cmp(&a.0));
+        list.into_iter()
+            .take(4)
+            .filter_map(|(_, mut a)| {
+                let Some(Plan::Move { path, how, .. }) = can(&a.order) else {
+                    return None;
+                };
+                if how != super::MoveHow::Step {
+                    a.risk = walk_risk(world, me, &path, false, &foes);
+                }
+                Some(a)
+            })
+            .max_by(|a, b| a.score().total_cmp(&b.score()))
+    };
+    let best_strike = best(strikes);
+    let best_close = best(closes);
+    out.extend(best_strike);
+    out.extend(best_close);
+    // A long reach readies for whoever comes within it.
+    let in_reach_now = foes.iter().any(|&f| in_reach(world, me, f));
+    let ready = Order::new(name, "ready");
+    if !in_reach_now && stats.reach >= 2 && can(&ready).is_some() {
+        let coming = foes
+            .iter()
+            .filter(|&&f| {
+                world
+                    .get::<Stats>(f)
+                    .zip(world.get::<Cell>(f))
+                    .is_some_and(|(s, &fc)| {
+                        s.reach < stats.reach && grid.distance(fc, here) <= s.movement + stats.reach
+                    })
+            })
+            .map(|&f| strike_value(world, me, f, "strike"))
+            .fold(0.0f32, f32::max);
+        if coming > 0.0 {
+            out.push(Appraisal {
+                damage: coming * 0.8,
+                ..Appraisal::plain(ready)
+            });
+        }
+    }
+    // Recover when nobody can reach this phase.
+    let safe = foes.iter().all(|&f| {
+        world
+            .get::<Stats>(f)
+            .zip(world.get::<Cell>(f))
+            .is_none_or(|(s, &fc)| grid.distance(fc, here) > s.movement + s.reach)
+    });
+    if let Some(stun) = world.get::<Stun>(me) {
+        let missing = (stun.max - stun.current).min(stats.rec) as f32;
+        for action in ["recover", "start_recovery", "complete_recovery"] {
+            let order = Order::new(name, action);
+            if can(&order).is_some() {
+                let worth = if action == "complete_recovery" {
+                    missing
+                } else if safe {
+                    missing * 0.3
+                } else {
+                    -1.0
+                };
+                out.push(Appraisal {
+                    other: worth,
+                    ..Appraisal::plain(order)
+                });
+            }
+        }
+    }
+    // Dodge when threatened and unable to strike.
+    let dodge = Order::new(name, "dodge");
+    if here_exposure > 0.0 && !in_reach_now && !ranged && can(&dodge).is_some() {
+        out.push(Appraisal {
+            other: here_exposure * 0.1,
+            ..Appraisal::plain(dodge)
+        });
+    }
+    out
+}

@@ -1,0 +1,318 @@
+//! The `phases` ruleset's data (`assets/rulesets/phases.ron`): the numbers of
+//! rules/002, its table of manoeuvres (each with its action type, whether it
+//! provokes, and the order that performs it or why none does yet), weapons,
+//! stat blocks, every ruling, and the map from each paragraph of the text to
+//! where Fray implements it.
+
+use std::collections::BTreeMap;
+
+use fray_core::data::{LoadError, Source};
+use fray_core::dice::DiceExpr;
+use serde::Deserialize;
+
+use crate::{PhaseDoc, Ruling};
+
+/// 002 §Action Types: how long an action takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+pub enum ActionType {
+    Attack,
+    Move,
+    FullPhase,
+    Free,
+    NotAnAction,
+}
+
+impl ActionType {
+    pub fn words(self) -> &'static str {
+        match self {
+            Self::Attack => "attack action",
+            Self::Move => "move action",
+            Self::FullPhase => "full-phase action",
+            Self::Free => "free action",
+            Self::NotAnAction => "not an action",
+        }
+    }
+}
+
+/// The table's "Attack of Opportunity?" column.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub enum Provokes {
+    No,
+    Yes,
+    /// "Yes (skill check negates)": the skill named here (ruling `skill_check_negates`).
+    SkillNegates(String),
+    /// "Usually (varies)": what Fray decides, as a ruling's words.
+    Varies(String),
+}
+
+impl Provokes {
+    pub fn words(&self) -> String {
+        match self {
+            Self::No => "No".into(),
+            Self::Yes => "Yes".into(),
+            Self::SkillNegates(skill) => format!("Yes ({skill} check negates)"),
+            Self::Varies(how) => format!("Usually (varies): {how}"),
+        }
+    }
+}
+
+/// One row of the text's table of manoeuvres and actions.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manoeuvre {
+    pub name: String,
+    pub kind: ActionType,
+    pub provokes: Provokes,
+    /// The order action that performs it, when Fray offers it.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// Why Fray does not offer it yet.
+    #[serde(default)]
+    pub not_offered: Option<String>,
+    /// What it does (a ruling where the text is silent).
+    #[serde(default)]
+    pub effect: String,
+    #[serde(default)]
+    pub ocv: i32,
+    #[serde(default)]
+    pub dcv: i32,
+}
+
+/// Where a paragraph of the text is implemented.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paragraph {
+    /// The name log entries cite (`002 §Delay`).
+    pub rule: String,
+    /// How the paragraph begins, to find it in the text.
+    pub begins: String,
+    /// Where Fray implements it, or the ruling it rests on.
+    pub implemented: String,
+}
+
+/// The numbers the text gives.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Numbers {
+    /// 002 §Time: phases of 3 seconds, four to a 12-second turn.
+    pub phases_per_turn: u32,
+    pub seconds_per_phase: u32,
+    /// 002 §Attack Roll: 3d6 + OCV against 10 + DCV.
+    pub attack_dice: DiceExpr,
+    pub attack_base: i32,
+    /// 002 §Surprise Phase: the unaware's DCV during it.
+    pub unaware_dcv: i32,
+    /// 002 §Threat: most characters' reach.
+    pub reach: u32,
+    /// 002 §One per Phase: attacks of opportunity per phase without Combat Reflexes.
+    pub opportunities_per_phase: u32,
+}
+
+/// Numbers of the rulings, next to the rulings' words.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulingNumbers {
+    pub initiative_tie_die: DiceExpr,
+    pub skill_dice: DiceExpr,
+    pub stunned_dcv_divisor: i32,
+    pub underwater_dcv: i32,
+    pub dodge_dcv: i32,
+    pub haymaker_extra_dice: u32,
+    pub block_ocv: i32,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weapon {
+    /// Normal damage dice (ruling `damage`).
+    pub damage: DiceExpr,
+    /// Hexes it can be fired; 0 for a melee weapon (its reach is the wielder's).
+    #[serde(default)]
+    pub range: u32,
+    /// Shots before it must be reloaded; 0 for no limit.
+    #[serde(default)]
+    pub shots: u32,
+}
+
+impl Weapon {
+    pub fn melee(&self) -> bool {
+        self.range == 0
+    }
+}
+
+/// A stat block.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    /// Combat Value: OCV and DCV, and the Initiative score (002 §Initiative).
+    pub cv: i32,
+    #[serde(default)]
+    pub lightning_reflexes: i32,
+    /// Added to OCV (ruling `combat_levels`).
+    #[serde(default)]
+    pub combat_levels: i32,
+    /// Combat movement in hexes per phase.
+    #[serde(rename = "move")]
+    pub movement: u32,
+    /// Melee reach in hexes; more than 1 with Growth or Stretching (002 §Threat).
+    #[serde(default)]
+    pub reach: Option<u32>,
+    /// Extra attacks of opportunity per phase (002 §Combat Reflexes).
+    #[serde(default)]
+    pub combat_reflexes: u32,
+    /// Physical defence, taken off each hit's STUN and BODY (ruling `damage`).
+    #[serde(default)]
+    pub pd: i32,
+    /// Stunned by more STUN than this in one hit (ruling `stunned`).
+    pub con: i32,
+    /// Restored by a Recovery (ruling `recovery`).
+    pub rec: i32,
+    pub stun: i32,
+    pub body: i32,
+    /// Skill rolls (3d6 at or under), by skill name (ruling `skill_check_negates`).
+    #[serde(default)]
+    pub skills: BTreeMap<String, i32>,
+    pub weapons: Vec<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhasesData {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+    pub turn: Vec<PhaseDoc>,
+    pub numbers: Numbers,
+    pub ruling_numbers: RulingNumbers,
+    pub manoeuvres: Vec<Manoeuvre>,
+    pub paragraphs: Vec<Paragraph>,
+    pub rulings: Vec<Ruling>,
+    pub weapons: BTreeMap<String, Weapon>,
+    pub templates: BTreeMap<String, Template>,
+}
+
+impl PhasesData {
+    /// Parse and check a data file.
+    pub fn load(source: &Source) -> Result<Self, LoadError> {
+        let data: Self = source.parse()?;
+        data.check(source)?;
+        Ok(data)
+    }
+
+    fn check(&self, src: &Source) -> Result<(), LoadError> {
+        if self.id != "phases" {
+            return Err(src.error_at_field(
+                "id",
+                format!("this file is for ruleset {:?}, not \"phases\"", self.id),
+            ));
+        }
+        if self.numbers.phases_per_turn == 0 {
+            return Err(src.error_at_field("phases_per_turn", "a turn needs at least one phase"));
+        }
+        if self.ruling_numbers.stunned_dcv_divisor < 1 {
+            return Err(src.error_at_field("stunned_dcv_divisor", "the divisor must be at least 1"));
+        }
+        for (name, t) in &self.templates {
+            if t.weapons.is_empty() {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("template {name:?} carries no weapon (fists are a weapon)"),
+                ));
+            }
+            for w in &t.weapons {
+                if !self.weapons.contains_key(w) {
+                    return Err(src.error_at(
+                        w,
+                        Some(name),
+                        format!("template {name:?} carries unknown weapon {w:?}"),
+                    ));
+                }
+            }
+            if t.stun < 1 || t.body < 1 {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("template {name:?} needs STUN and BODY of at least 1"),
+                ));
+            }
+        }
+        for m in &self.manoeuvres {
+            match (&m.action, &m.not_offered) {
+                (Some(a), None) if !ACTIONS.contains(&a.as_str()) => {
+                    return Err(src.error_at(
+                        a,
+                        Some(&m.name),
+                        format!(
+                            "manoeuvre {:?} names action {a:?}, which is not one of: {}",
+                            m.name,
+                            ACTIONS.join(", ")
+                        ),
+                    ));
+                }
+                (Some(_), None) | (None, Some(_)) => {}
+                _ => {
+                    return Err(src.error_at(
+                        &m.name,
+                        None,
+                        format!(
+                            "manoeuvre {:?} needs either `action` (the order that performs it) or `not_offered` (why not), not both",
+                            m.name
+                        ),
+                    ));
+                }
+            }
+        }
+        for a in ACTIONS.iter().filter(|a| !OUTSIDE_TABLE.contains(a)) {
+            if self.manoeuvre(a).is_none() {
+                return Err(src
+                    .error_at_field("manoeuvres", format!("no manoeuvre row names action {a:?}")));
+            }
+        }
+        for r in &self.rulings {
+            if self.rulings.iter().filter(|o| o.id == r.id).count() > 1 {
+                return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
+            }
+        }
+        Ok(())
+    }
+
+    /// The row of the table an order action performs.
+    pub fn manoeuvre(&self, action: &str) -> Option<&Manoeuvre> {
+        self.manoeuvres
+            .iter()
+            .find(|m| m.action.as_deref() == Some(action))
+    }
+
+    /// How a ruling is cited in the log.
+    pub fn ruling(&self, id: &str) -> String {
+        format!("ruling {id}")
+    }
+}
+
+/// The order actions of the ruleset, each a row of the table.
+pub const ACTIONS: &[&str] = &[
+    "strike",
+    "haymaker",
+    "shoot",
+    "block",
+    "dodge",
+    "move",
+    "full_move",
+    "step",
+    "withdraw",
+    "reload",
+    "recover",
+    "start_recovery",
+    "complete_recovery",
+    "recover_from_stun",
+    "delay",
+    "ready",
+    "pass",
+    "end",
+];
+
+/// Orders that are not rows of the table of their own: readying (002
+/// §Ready), letting an opportunity or an abort pass, ending a turn with
+/// actions unused, and completing a Recovery (the row of `start_recovery`).
+pub const OUTSIDE_TABLE: &[&str] = &["ready", "pass", "end", "complete_recovery"];

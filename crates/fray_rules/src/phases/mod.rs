@@ -1,0 +1,641 @@
+//! The `phases` ruleset: rules/002-phases.txt.
+//!
+//! A battle, in the text's order (each a system of [`RulesStep`]):
+//!
+//! 1. [`start_of_combat`] — 002 §Initiative and §Surprise, once: scores, ties,
+//!    and whether a Surprise Phase happens;
+//! 2. [`turn::run_phase`] — 002 §Time, phases 1 to 4 of each turn (and the
+//!    Surprise Phase): characters act in initiative order; attacks of
+//!    opportunity, readied actions and aborts cut into the action under way;
+//! 3. [`turn::post_turn`] — 002 §Time, the Post-Turn Recovery;
+//! 4. [`turn::check_end`] — ruling `knocked_out`: the battle ends when one side
+//!    or none is left on its feet.
+//!
+//! Interrupts are a stack of [`Work`]: the action under way stays below
+//! whatever cuts into it, and goes on when that has resolved (002 §Interrupts).
+//! Gaps the text leaves are rulings in `assets/rulesets/phases.ron`; each log
+//! entry that applies one cites it as `ruling <id>`.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use fray_core::battle::RulesStep;
+use fray_core::data::{LoadError, Source};
+use fray_core::grid::Cell;
+use fray_core::model::{Combatant, Fighting, RoundCap, Side, Sides};
+use fray_core::scenario::{CombatantSpec, LoadedScenario};
+
+pub mod ai;
+pub mod data;
+mod orders;
+mod start;
+mod turn;
+pub mod view;
+
+pub use data::{ActionType, PhasesData, Provokes, Template};
+pub use orders::{choices, validate};
+pub use start::start_of_combat;
+
+/// The ruleset's data, shared by every battle of a batch.
+#[derive(Resource, Clone)]
+pub struct Data(pub Arc<PhasesData>);
+
+/// A character's numbers, from its stat block.
+#[derive(Component, Clone, Debug)]
+pub struct Stats {
+    pub cv: i32,
+    pub lightning_reflexes: i32,
+    pub combat_levels: i32,
+    pub movement: u32,
+    pub reach: u32,
+    pub combat_reflexes: u32,
+    pub pd: i32,
+    pub con: i32,
+    pub rec: i32,
+    pub underwater: bool,
+    pub skills: BTreeMap<String, i32>,
+}
+
+/// STUN: lost to every hit; at 0 or less, unconscious (ruling `knocked_out`).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stun {
+    pub current: i32,
+    pub max: i32,
+}
+
+/// BODY: at 0 or less, down for good (ruling `knocked_out`).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Body {
+    pub current: i32,
+    pub max: i32,
+}
+
+/// Weapons carried, and the shots left in each (for weapons that have shots).
+#[derive(Component, Clone, Debug, Default)]
+pub struct Kit {
+    pub weapons: Vec<String>,
+    pub shots: Vec<u32>,
+}
+
+/// 002 §Initiative: the score, and where delay or ready moved the character.
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub struct Initiative {
+    pub score: i32,
+    /// "just before Gorm (readied)" once the character has been moved.
+    pub moved: Option<String>,
+}
+
+/// 002 §Surprise: not aware of its opponents when combat starts.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Unaware;
+
+/// Ruling `stunned`.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Stunned;
+
+/// Ruling `knocked_out`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Condition {
+    Fine,
+    Unconscious,
+    Down,
+}
+
+/// What a character has used of the phase (002 §Normal Phase), reset each phase.
+#[derive(Component, Clone, Debug, Default)]
+pub struct Use {
+    /// Attack and move actions taken (two at most).
+    pub actions: u8,
+    pub attack: bool,
+    pub full_phase: bool,
+    /// Moved some distance (not by the 1-hex step).
+    pub moved: bool,
+    pub stepped: bool,
+    /// Attacks of opportunity made this phase.
+    pub opportunities: u32,
+    /// Movers whose leaving this character's threat already counted (002 §Combat Reflexes).
+    pub left_by: Vec<Entity>,
+}
+
+/// Manoeuvres in effect until the character's next action: their OCV and
+/// DCV (ruling `opportunity_manoeuvre`), Dodge and Block.
+#[derive(Component, Clone, Debug, Default)]
+pub struct Guard {
+    pub manoeuvres: Vec<(String, i32, i32)>,
+    pub dodge: bool,
+    pub block: bool,
+}
+
+impl Guard {
+    /// 002 §One per Phase: the worst bonus and every penalty, of the
+    /// manoeuvres in effect and `extra`.
+    pub fn combined(&self, extra: Option<(i32, i32)>) -> (i32, i32) {
+        let all: Vec<(i32, i32)> = self
+            .manoeuvres
+            .iter()
+            .map(|(_, o, d)| (*o, *d))
+            .chain(extra)
+            .collect();
+        // The worst of the bonuses (a manoeuvre without one gives none) and
+        // every penalty.
+        let combine = |vals: Vec<i32>| -> i32 {
+            let bonus = vals.iter().copied().filter(|v| *v > 0).min().unwrap_or(0);
+            let penalties: i32 = vals.iter().map(|v| (*v).min(0)).sum();
+            bonus + penalties
+        };
+        (
+            combine(all.iter().map(|a| a.0).collect()),
+            combine(all.iter().map(|a| a.1).collect()),
+        )
+    }
+}
+
+/// 002 §Ready: a readied strike's condition (ruling `ready_trigger`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// An enemy comes within reach.
+    EntersReach,
+    /// This character begins an action.
+    Acts(Entity),
+}
+
+/// A delayed or readied character (002 §Delay, §Ready).
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub enum Hold {
+    /// Acts immediately before `before` (or at the end of the phase) in the
+    /// phase numbered `fires`.
+    Delayed {
+        before: Option<Entity>,
+        fires: u32,
+    },
+    Readied {
+        trigger: Trigger,
+        weapon: String,
+    },
+}
+
+/// 002 §Abort Consequences: gave up its action in the phase numbered here.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AbortedAhead(pub u32);
+
+/// Ruling `split_full_phase`: Take a Recovery begun with a move action, in
+/// the phase numbered here.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct RecoveryStarted(pub u32);
+
+/// A turn: the character's own place in the order, or a delayed one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TurnKind {
+    Regular,
+    Delayed,
+}
+
+/// How a move treats the threats it leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveHow {
+    /// Move action or full move: provokes, Acrobatics negates.
+    Move,
+    /// Never provokes (002 §1-Hex Step).
+    Step,
+    /// The first hex spares (ruling `withdraw`).
+    Withdraw,
+}
+
+/// Why an attack is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttackKind {
+    Action,
+    Opportunity,
+    Readied,
+}
+
+/// Something under way. The top of [`Flow::stack`] is done first; an
+/// interrupt is pushed above what it interrupts (002 §Interrupts).
+#[derive(Clone, Debug)]
+pub enum Work {
+    /// A character's turn: it is asked for actions until it has none left.
+    Turn {
+        actor: Entity,
+        kind: TurnKind,
+        begun: bool,
+    },
+    /// Walking a path, one hex at a time.
+    Move {
+        actor: Entity,
+        path: Vec<Cell>,
+        at: usize,
+        how: MoveHow,
+        /// A move action, a full-phase move, or the step (not an action).
+        kind: ActionType,
+        /// Ruling `skill_check_negates`: the roll, once made.
+        skill: Option<bool>,
+        /// The opportunities of leaving the current hex were offered.
+        offered: bool,
+        /// Where the move last logged from.
+        logged_from: Cell,
+    },
+    /// An attack, asking the target whether it aborts first.
+    Attack {
+        attacker: Entity,
+        target: Entity,
+        manoeuvre: String,
+        weapon: String,
+        kind: AttackKind,
+        abort_asked: bool,
+    },
+    /// An action that provokes in a threatened hex (002 §Distracting
+    /// Actions): its opportunities are offered, then it happens.
+    Provoking { actor: Entity, action: String },
+    /// Reload `weapon`, once the opportunities it gave have resolved.
+    Reload { actor: Entity, weapon: usize },
+    /// Ask `threatener` whether it takes its attack of opportunity.
+    Opportunity { threatener: Entity, mover: Entity },
+}
+
+/// What the open decision asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Asking {
+    Turn,
+    Opportunity { mover: Entity },
+    Abort { attacker: Entity },
+}
+
+/// Where the battle is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Start,
+    Phase,
+    PostTurn,
+    Over,
+}
+
+/// The state of the battle.
+#[derive(Resource, Debug)]
+pub struct Flow {
+    pub stage: Stage,
+    pub turn: u32,
+    /// 0 for the Surprise Phase, then 1 to 4.
+    pub phase: u32,
+    /// 002 §Restricted Phase: one attack or move action only.
+    pub restricted: bool,
+    /// 002 §Initiative: everyone, highest first, as moved by delay and ready.
+    pub order: Vec<Entity>,
+    /// Who has had its place in the order this phase.
+    pub done: Vec<Entity>,
+    pub stack: Vec<Work>,
+    /// The open decision: its id, whom it is for and what it asks.
+    pub asking: Option<(u64, Entity, Asking)>,
+    /// Ruling `darkness`: no 1-hex steps.
+    pub darkness: bool,
+    /// Names of the characters, by entity, in listing order.
+    pub roster: Vec<(Entity, String)>,
+}
+
+impl Flow {
+    pub fn entity(&self, name: &str) -> Option<Entity> {
+        self.roster.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+    }
+
+    pub fn name(&self, e: Entity) -> &str {
+        self.roster
+            .iter()
+            .find(|(x, _)| *x == e)
+            .map_or("?", |(_, n)| n.as_str())
+    }
+
+    /// A number for each phase, in order: turn × 5 + phase.
+    pub fn phase_index(&self) -> u32 {
+        self.turn * 5 + self.phase
+    }
+
+    /// The number of the phase after this one.
+    pub fn next_phase_index(&self, phases_per_turn: u32) -> u32 {
+        if self.phase >= phases_per_turn {
+            (self.turn + 1) * 5 + 1
+        } else {
+            self.phase_index() + 1
+        }
+    }
+
+    /// "phase 2" or "Surprise Phase".
+    pub fn phase_words(&self) -> String {
+        if self.phase == 0 {
+            "Surprise Phase".into()
+        } else {
+            format!("phase {}", self.phase)
+        }
+    }
+}
+
+/// Adds the ruleset's stages to the step schedule, in the text's order.
+pub fn plugin(app: &mut App) {
+    app.add_systems(
+        RulesStep,
+        (
+            start_of_combat.run_if(stage_is(Stage::Start)),
+            turn::run_phase.run_if(stage_is(Stage::Phase)),
+            turn::post_turn.run_if(stage_is(Stage::PostTurn)),
+            turn::check_end,
+        )
+            .chain(),
+    );
+}
+
+fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
+    move |flow: Res<Flow>| flow.stage == stage
+}
+
+/// Load the data file's text.
+pub fn load_data(source: &Source) -> Result<PhasesData, LoadError> {
+    PhasesData::load(source)
+}
+
+/// The stats a scenario may `set`.
+pub const STATS: &[&str] = &[
+    "cv",
+    "lightning_reflexes",
+    "combat_levels",
+    "move",
+    "reach",
+    "combat_reflexes",
+    "pd",
+    "con",
+    "rec",
+    "stun",
+    "body",
+    "underwater",
+    "acrobatics",
+    "fast_draw",
+];
+
+/// Resolve a scenario character's stat block, or say where it is wrong.
+fn stat_block(
+    data: &PhasesData,
+    spec: &CombatantSpec,
+    src: &Source,
+) -> Result<(Stats, i32, i32, Kit), LoadError> {
+    let t = data.templates.get(&spec.template).ok_or_else(|| {
+        let known: Vec<&str> = data.templates.keys().map(String::as_str).collect();
+        src.error_at(
+            &spec.template,
+            Some(&spec.name),
+            format!(
+                "{:?} uses template {:?}, which the phases ruleset does not have (it has {})",
+                spec.name,
+                spec.template,
+                known.join(", ")
+            ),
+        )
+    })?;
+    let mut stats = Stats {
+        cv: t.cv,
+        lightning_reflexes: t.lightning_reflexes,
+        combat_levels: t.combat_levels,
+        movement: t.movement,
+        reach: t.reach.unwrap_or(data.numbers.reach),
+        combat_reflexes: t.combat_reflexes,
+        pd: t.pd,
+        con: t.con,
+        rec: t.rec,
+        underwater: false,
+        skills: t.skills.clone(),
+    };
+    let (mut stun, mut body) = (t.stun, t.body);
+    for (key, &value) in &spec.set {
+        let n = value.max(0) as u32;
+        match key.as_str() {
+            "cv" => stats.cv = value,
+            "lightning_reflexes" => stats.lightning_reflexes = value,
+            "combat_levels" => stats.combat_levels = value,
+            "move" => stats.movement = n,
+            "reach" => stats.reach = n,
+            "combat_reflexes" => stats.combat_reflexes = n,
+            "pd" => stats.pd = value,
+            "con" => stats.con = value,
+            "rec" => stats.rec = value,
+            "stun" => stun = value,
+            "body" => body = value,
+            "underwater" => stats.underwater = value != 0,
+            "acrobatics" | "fast_draw" => {
+                stats.skills.insert(key.clone(), value);
+            }
+            _ => {
+                return Err(src.error_at(
+                    key,
+                    Some(&spec.name),
+                    format!(
+                        "{key:?} is not a stat of the phases ruleset (stats: {})",
+                        STATS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if stun < 1 || body < 1 {
+        return Err(src.error_at(
+            &spec.name,
+            None,
+            format!("{:?} needs STUN and BODY of at least 1", spec.name),
+        ));
+    }
+    let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
+    if weapons.is_empty() {
+        return Err(src.error_at(
+            &spec.name,
+            None,
+            format!("{:?} carries no weapon (fists are a weapon)", spec.name),
+        ));
+    }
+    let mut shots = Vec::new();
+    for w in &weapons {
+        let Some(d) = data.weapons.get(w) else {
+            return Err(src.error_at(
+                w,
+                Some(&spec.name),
+                format!("{:?} carries unknown weapon {w:?}", spec.name),
+            ));
+        };
+        shots.push(d.shots);
+    }
+    Ok((stats, stun, body, Kit { weapons, shots }))
+}
+
+/// Check a scenario against the ruleset: stat blocks, options, orders.
+pub fn check_scenario(data: &PhasesData, scenario: &LoadedScenario) -> Result<(), LoadError> {
+    let s = &scenario.scenario;
+    let src = &scenario.source;
+    for spec in &s.combatants {
+        stat_block(data, spec, src)?;
+        if spec.initiative_group.is_some() {
+            return Err(src.error_at_field(
+                "initiative_group",
+                "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
+            ));
+        }
+    }
+    if let Some(a) = s.arrivals.first() {
+        return Err(src.error_at(
+            &a.combatant.name,
+            None,
+            "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
+        ));
+    }
+    for (key, value) in &s.options {
+        match key.as_str() {
+            "darkness" if value == "true" || value == "false" => {}
+            "darkness" => {
+                return Err(src.error_at(
+                    value,
+                    Some("options"),
+                    format!("darkness {value:?} is not \"true\" or \"false\""),
+                ));
+            }
+            _ => {
+                return Err(src.error_at(
+                    key,
+                    Some("options"),
+                    format!("the phases ruleset has no option {key:?} (it has: darkness)"),
+                ));
+            }
+        }
+    }
+    for o in &s.orders {
+        if !data::ACTIONS.contains(&o.order.action.as_str()) {
+            return Err(src.error_at(
+                &o.order.action,
+                Some("orders"),
+                format!(
+                    "unknown action {:?} (actions: {})",
+                    o.order.action,
+                    data::ACTIONS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Build the battle's world and add the ruleset's systems.
+pub fn setup(
+    app: &mut App,
+    data: Arc<PhasesData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
+    populate(app.world_mut(), data, scenario)?;
+    app.add_plugins(plugin);
+    Ok(())
+}
+
+/// Fill a world (fresh, or cleared for the next battle of a batch) with the
+/// scenario: grid, sides, characters and the state of the battle.
+pub fn populate(
+    world: &mut World,
+    data: Arc<PhasesData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
+    check_scenario(&data, scenario)?;
+    let s = &scenario.scenario;
+    fray_core::model::set_resource(world, scenario.grid());
+    fray_core::model::set_resource(
+        world,
+        Sides(
+            s.sides
+                .iter()
+                .map(|side| fray_core::model::SideInfo {
+                    name: side.name.clone(),
+                    seat: side.seat,
+                    morale: side.morale,
+                })
+                .collect(),
+        ),
+    );
+    fray_core::model::set_resource(world, RoundCap(s.round_cap));
+    let mut roster = Vec::new();
+    for (i, spec) in s.combatants.iter().enumerate() {
+        let (stats, stun, body, kit) = stat_block(&data, spec, &scenario.source)?;
+        let side = scenario.side_index(&spec.side).unwrap_or(0);
+        let mut e = world.spawn((
+            Combatant {
+                name: spec.name.clone(),
+                listing: i as u32,
+            },
+            Side(side),
+            spec.at,
+            Fighting,
+            Stun {
+                current: stun,
+                max: stun,
+            },
+            Body {
+                current: body,
+                max: body,
+            },
+            stats,
+            kit,
+            Condition::Fine,
+            Use::default(),
+            Guard::default(),
+        ));
+        if spec.surprised {
+            e.insert(Unaware);
+        }
+        roster.push((e.id(), spec.name.clone()));
+    }
+    fray_core::model::set_resource(
+        world,
+        Flow {
+            stage: Stage::Start,
+            turn: 0,
+            phase: 0,
+            restricted: false,
+            order: Vec::new(),
+            done: Vec::new(),
+            stack: Vec::new(),
+            asking: None,
+            darkness: s.options.get("darkness").is_some_and(|d| d == "true"),
+            roster,
+        },
+    );
+    fray_core::model::set_resource(world, view::VIEW);
+    fray_core::model::set_resource(world, ai::HOOKS);
+    fray_core::model::set_resource(world, Data(data));
+    Ok(())
+}
+
+/// Every character in listing order. Rules iterate this rather than queries,
+/// so the order never depends on how the world stores its entities.
+pub fn roster(world: &World) -> Vec<Entity> {
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .collect()
+}
+
+/// The current turn of a battle under this ruleset.
+pub fn round(world: &World) -> u32 {
+    world.get_resource::<Flow>().map_or(0, |f| f.turn)
+}
+
+/// Whether `e` is conscious and on its feet.
+pub fn up(world: &World, e: Entity) -> bool {
+    world.get::<Condition>(e) == Some(&Condition::Fine)
+}
+
+/// Whether `a` and `b` are on different sides.
+pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
+    match (world.get::<Side>(a), world.get::<Side>(b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
+    }
+}
+
+/// The name of `e`.
+pub fn name(world: &World, e: Entity) -> String {
+    world
+        .get::<Combatant>(e)
+        .map_or_else(|| "?".to_string(), |c| c.name.clone())
+}

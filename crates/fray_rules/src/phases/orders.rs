@@ -1,0 +1,705 @@
+//! Orders and what they may do: 002 §Normal Phase and §Restricted Phase (the
+//! action economy), §1-Hex Step, §Reach and Range, §Delay, §Ready, and the
+//! answers to an attack of opportunity or an abort.
+
+use bevy_ecs::prelude::*;
+use fray_core::decision::{Choice, Order};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::model::Combatant;
+
+use super::data::ActionType;
+use super::{
+    Asking, Data, Flow, Kit, MoveHow, RecoveryStarted, Stats, Stunned, Trigger, Use, enemies, up,
+};
+
+/// An order the rules have checked and will carry out.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    /// Strike, haymaker or shoot.
+    Attack {
+        target: Entity,
+        manoeuvre: String,
+        weapon: String,
+    },
+    Dodge,
+    Block,
+    Move {
+        path: Vec<Cell>,
+        how: MoveHow,
+        kind: ActionType,
+    },
+    Reload {
+        weapon: usize,
+    },
+    Recover,
+    StartRecovery,
+    CompleteRecovery,
+    Delay {
+        before: Option<Entity>,
+    },
+    Ready {
+        trigger: Trigger,
+        weapon: String,
+    },
+    End,
+    /// Take an attack of opportunity with this manoeuvre.
+    Opportunity {
+        manoeuvre: String,
+        weapon: String,
+    },
+    /// Abort to Dodge or Block.
+    Abort {
+        block: bool,
+    },
+    /// Let the opportunity go, or take the attack without aborting.
+    Pass,
+}
+
+/// Half of combat movement, rounded down but at least 1 (ruling `half_move`).
+pub fn half_move(stats: &Stats) -> u32 {
+    (stats.movement / 2).max(1)
+}
+
+/// Movement left this phase for a distance move, by the action economy.
+pub fn movement_left(world: &World, me: Entity) -> u32 {
+    let (Some(stats), Some(used)) = (world.get::<Stats>(me), world.get::<Use>(me)) else {
+        return 0;
+    };
+    if used.stepped || used.full_phase {
+        return 0;
+    }
+    let restricted = world.resource::<Flow>().restricted;
+    match used.actions {
+        0 if restricted => half_move(stats),
+        0 => stats.movement,
+        1 if !restricted => half_move(stats),
+        _ => 0,
+    }
+}
+
+/// Whether a move action fits what is left of the phase.
+fn move_action_left(world: &World, used: &Use) -> bool {
+    let restricted = world.resource::<Flow>().restricted;
+    !used.full_phase && used.actions < if restricted { 1 } else { 2 }
+}
+
+/// Whether an attack action fits: a normal phase allows one, with a move.
+fn attack_action_left(world: &World, used: &Use) -> bool {
+    move_action_left(world, used) && !used.attack
+}
+
+/// Whether a full-phase action fits: nothing else done, not restricted.
+fn full_phase_left(world: &World, used: &Use) -> bool {
+    !world.resource::<Flow>().restricted && used.actions == 0 && !used.full_phase
+}
+
+/// Why `me` cannot take a 1-hex step now, if it cannot (002 §1-Hex Step,
+/// §Step Timing, ruling `darkness`).
+pub fn step_refusal(world: &World, me: Entity) -> Option<String> {
+    let stats = world.get::<Stats>(me)?;
+    let used = world.get::<Use>(me)?;
+    let here = *world.get::<Cell>(me)?;
+    if stats.movement <= 1 {
+        return Some("a character with 1 hex of movement or less cannot take a 1-hex step".into());
+    }
+    if used.stepped {
+        return Some("only one 1-hex step a phase".into());
+    }
+    if used.moved {
+        return Some("no 1-hex step in a phase in which the character moves any distance".into());
+    }
+    if world.resource::<Flow>().darkness {
+        return Some("no 1-hex step in darkness (ruling darkness)".into());
+    }
+    if world.resource::<Grid>().is_difficult(here) {
+        return Some("no 1-hex step out of difficult terrain".into());
+    }
+    None
+}
+
+/// Cells where a character stands: nobody moves through or into them.
+pub fn occupied(world: &World, except: Entity) -> Vec<Cell> {
+    super::roster(world)
+        .into_iter()
+        .filter(|&e| e != except)
+        .filter_map(|e| world.get::<Cell>(e).copied())
+        .collect()
+}
+
+/// A path for `me` to `to`, with its cost, around obstacles and characters.
+pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> {
+    let here = *world.get::<Cell>(me)?;
+    let grid = world.resource::<Grid>();
+    if !grid.in_bounds(to) || grid.is_obstacle(to) {
+        return None;
+    }
+    let taken = occupied(world, me);
+    if taken.contains(&to) {
+        return None;
+    }
+    grid.path_toward(here, to, 0, |c| taken.contains(&c))
+}
+
+/// `me`'s first weapon that strikes (melee) and its index.
+pub fn melee_weapon(world: &World, me: Entity) -> Option<(usize, String)> {
+    let data = &world.resource::<Data>().0;
+    let kit = world.get::<Kit>(me)?;
+    kit.weapons
+        .iter()
+        .enumerate()
+        .find(|(_, w)| data.weapons.get(*w).is_some_and(|d| d.melee()))
+        .map(|(i, w)| (i, w.clone()))
+}
+
+/// Whether `target` is within `me`'s melee reach.
+pub fn in_reach(world: &World, me: Entity, target: Entity) -> bool {
+    let (Some(stats), Some(&a), Some(&b)) = (
+        world.get::<Stats>(me),
+        world.get::<Cell>(me),
+        world.get::<Cell>(target),
+    ) else {
+        return false;
+    };
+    a != b && world.resource::<Grid>().distance(a, b) <= stats.reach
+}
+
+/// Ruling `ranged`: obstacles block the line; characters do not.
+pub fn line_of_sight(world: &World, a: Cell, b: Cell) -> bool {
+    let grid = world.resource::<Grid>();
+    grid.line(a, b).iter().all(|c| !grid.is_obstacle(*c))
+}
+
+/// Check `order` for `me` against what the open decision asks.
+pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let Some((_, actor, asking)) = flow.asking else {
+        return Err("no decision is open".into());
+    };
+    if actor != me
+        || world
+            .get::<Combatant>(me)
+            .is_none_or(|c| c.name != order.actor)
+    {
+        return Err(format!(
+            "this decision is for {}, not {}",
+            flow.name(actor),
+            order.actor
+        ));
+    }
+    match asking {
+        Asking::Turn => validate_turn(world, me, order),
+        Asking::Opportunity { mover } => match order.action.as_str() {
+            "pass" => Ok(Plan::Pass),
+            "strike" | "haymaker" => {
+                if order.target.as_deref() != Some(flow.name(mover)) {
+                    return Err(format!(
+                        "the opportunity is against {}, so the attack must be",
+                        flow.name(mover)
+                    ));
+                }
+                let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
+                Ok(Plan::Opportunity {
+                    manoeuvre: order.action.clone(),
+                    weapon,
+                })
+            }
+            other => Err(format!(
+                "an attack of opportunity is a strike or a haymaker (ruling opportunity_manoeuvre), or pass; not {other:?}"
+            )),
+        },
+        Asking::Abort { .. } => match order.action.as_str() {
+            "pass" => Ok(Plan::Pass),
+            "dodge" => Ok(Plan::Abort { block: false }),
+            "block" => Ok(Plan::Abort { block: true }),
+            other => Err(format!(
+                "one aborts to dodge or block (ruling abort_options), or passes; not {other:?}"
+            )),
+        },
+    }
+}
+
+fn target_of(world: &World, order: &Order) -> Result<Entity, String> {
+    let name = order
+        .target
+        .as_deref()
+        .ok_or_else(|| format!("{} needs a target", order.action))?;
+    world
+        .resource::<Flow>()
+        .entity(name)
+        .ok_or_else(|| format!("nobody is called {name:?}"))
+}
+
+fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let data = &world.resource::<Data>().0;
+    let used = world.get::<Use>(me).cloned().unwrap_or_default();
+    let flow = world.resource::<Flow>();
+    let grid = world.resource::<Grid>();
+    let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
+    let stats = world.get::<Stats>(me).ok_or("no stats")?;
+    let need_attack = || -> Result<(), String> {
+        if used.full_phase {
+            Err("a full-phase action took this phase".into())
+        } else if used.attack {
+            Err("one attack action a phase (002 §Normal Phase)".into())
+        } else if !attack_action_left(world, &used) {
+            Err(if flow.restricted {
+                "only one attack or move action in this phase (002 §Restricted Phase)".into()
+            } else {
+                "both actions of the phase are used (002 §Normal Phase)".into()
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let need_move = || -> Result<(), String> {
+        if used.full_phase {
+            Err("a full-phase action took this phase".into())
+        } else if !move_action_left(world, &used) {
+            Err(if flow.restricted {
+                "only one attack or move action in this phase (002 §Restricted Phase)".into()
+            } else {
+                "both actions of the phase are used (002 §Normal Phase)".into()
+            })
+        } else {
+            Ok(())
+        }
+    };
+    let need_full = || -> Result<(), String> {
+        if flow.restricted {
+            Err("no full-phase action in a restricted phase (002 §Restricted Phase)".into())
+        } else if !full_phase_left(world, &used) {
+            Err("a full-phase action needs the whole phase (002 §Full-Phase Actions)".into())
+        } else {
+            Ok(())
+        }
+    };
+    match order.action.as_str() {
+        "strike" | "haymaker" => {
+            need_attack()?;
+            let target = target_of(world, order)?;
+            if target == me || !enemies(world, me, target) {
+                return Err("one strikes at opponents".into());
+            }
+            if !up(world, target) {
+                return Err(format!("{} is already out of the fight", flow.name(target)));
+            }
+            let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
+            if !in_reach(world, me, target) {
+                return Err(format!(
+                    "{} is beyond reach ({} hex{}) (002 §Reach and Range)",
+                    flow.name(target),
+                    stats.reach,
+                    if stats.reach == 1 { "" } else { "es" }
+                ));
+            }
+            Ok(Plan::Attack {
+                target,
+                manoeuvre: order.action.clone(),
+                weapon,
+            })
+        }
+        "shoot" => {
+            need_attack()?;
+            let target = target_of(world, order)?;
+            if target == me || !enemies(world, me, target) || !up(world, target) {
+                return Err("one shoots at opponents still in the fight".into());
+            }
+            let kit = world.get::<Kit>(me).ok_or("no weapons")?;
+            let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
+            let distance = grid.distance(here, there);
+            let mut why = String::from("no ranged weapon");
+            for (i, w) in kit.weapons.iter().enumerate() {
+                if order.with.as_ref().is_some_and(|x| x != w) {
+                    continue;
+                }
+                let Some(d) = data.weapons.get(w).filter(|d| !d.melee()) else {
+                    continue;
+                };
+                if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
+                    why = format!("the {w} is empty: reload it (a move action)");
+                } else if distance > d.range {
+                    why = format!(
+                        "{} hexes is beyond the {w}'s range of {}",
+                        distance, d.range
+                    );
+                } else if !line_of_sight(world, here, there) {
+                    why = "an obstacle blocks the line of sight (ruling ranged)".into();
+                } else {
+                    return Ok(Plan::Attack {
+                        target,
+                        manoeuvre: "shoot".into(),
+                        weapon: w.clone(),
+                    });
+                }
+            }
+            Err(why)
+        }
+        "dodge" => {
+            need_attack()?;
+            Ok(Plan::Dodge)
+        }
+        "block" => {
+            need_attack()?;
+            melee_weapon(world, me).ok_or("no melee weapon to block with")?;
+            Ok(Plan::Block)
+        }
+        "move" | "full_move" | "step" | "withdraw" => {
+            let to = order.cell.ok_or("a move needs a destination hex")?;
+            if to == here {
+                return Err("already there".into());
+            }
+            let (path, cost) = path_to(world, me, to)
+                .ok_or_else(|| format!("no way to {to}: blocked or off the map"))?;
+            let action = order.action.as_str();
+            let step_ok = step_refusal(world, me);
+            let adjacent = path.len() == 1 && grid.distance(here, to) == 1;
+            // A 1-hex move is the step when the step is open (002 §1-Hex Step).
+            if action == "step" || (action == "move" && adjacent && step_ok.is_none()) {
+                if !adjacent {
+                    return Err("a 1-hex step goes to an adjacent hex".into());
+                }
+                if let Some(why) = step_ok {
+                    return Err(why);
+                }
+                if grid.is_difficult(to) {
+                    return Err("no 1-hex step into difficult terrain".into());
+                }
+                return Ok(Plan::Move {
+                    path,
+                    how: MoveHow::Step,
+                    kind: ActionType::NotAnAction,
+                });
+            }
+            if used.stepped {
+                return Err("no movement in a phase with a 1-hex step (002 §1-Hex Step)".into());
+            }
+            if action == "withdraw" || action == "full_move" {
+                need_full()?;
+                if cost > stats.movement {
+                    return Err(format!(
+                        "{to} is {cost} hexes of movement away; combat movement is {}",
+                        stats.movement
+                    ));
+                }
+                return Ok(Plan::Move {
+                    path,
+                    how: if action == "withdraw" {
+                        MoveHow::Withdraw
+                    } else {
+                        MoveHow::Move
+                    },
+                    kind: ActionType::FullPhase,
+                });
+            }
+            // "move": a move action when it fits half movement, else the full move.
+            let half = half_move(stats);
+            if cost <= half && need_move().is_ok() {
+                return Ok(Plan::Move {
+                    path,
+                    how: MoveHow::Move,
+                    kind: ActionType::Move,
+                });
+            }
+            need_move()?;
+            if cost > stats.movement {
+                return Err(format!(
+                    "{to} is {cost} hexes of movement away; combat movement is {}",
+                    stats.movement
+                ));
+            }
+            if need_full().is_err() {
+                return Err(format!(
+                    "{to} is {cost} hexes away: more than half movement ({half}) needs the whole phase, and {}",
+                    need_full().err().unwrap_or_default()
+                ));
+            }
+            Ok(Plan::Move {
+                path,
+                how: MoveHow::Move,
+                kind: ActionType::FullPhase,
+            })
+        }
+        "reload" => {
+            need_move()?;
+            let kit = world.get::<Kit>(me).ok_or("no weapons")?;
+            kit.weapons
+                .iter()
+                .enumerate()
+                .filter(|(_, w)| order.with.as_ref().is_none_or(|x| x == *w))
+                .find_map(|(i, w)| {
+                    let d = data.weapons.get(w)?;
+                    (d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) < d.shots)
+                        .then_some(Plan::Reload { weapon: i })
+                })
+                .ok_or_else(|| "nothing to reload".to_string())
+        }
+        "recover" => {
+            need_full()?;
+            Ok(Plan::Recover)
+        }
+        "start_recovery" => {
+            if !flow.restricted {
+                return Err(
+                    "in a normal phase, Take a Recovery is one full-phase action (order recover)"
+                        .into(),
+                );
+            }
+            need_move()?;
+            Ok(Plan::StartRecovery)
+        }
+        "complete_recovery" => {
+            if world.get::<RecoveryStarted>(me).is_none() {
+                return Err("no Recovery has been started".into());
+            }
+            need_move()?;
+            Ok(Plan::CompleteRecovery)
+        }
+        "recover_from_stun" => Err(
+            "a Stunned character recovers at its next action, with nothing else (ruling stunned)"
+                .into(),
+        ),
+        "delay" => {
+            if used.actions > 0 || used.full_phase {
+                return Err(
+                    "a delaying character takes no action on its Initiative (002 §Delay)".into(),
+                );
+            }
+            let before = match order.target.as_deref() {
+                None => None,
+                Some(_) => {
+                    let t = target_of(world, order)?;
+                    if t == me {
+                        return Err("one cannot delay until before oneself".into());
+                    }
+                    Some(t)
+                }
+            };
+            Ok(Plan::Delay { before })
+        }
+        "ready" => {
+            need_attack()?;
+            let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon to ready")?;
+            let trigger = match order.target.as_deref() {
+                None => Trigger::EntersReach,
+                Some(_) => {
+                    let t = target_of(world, order)?;
+                    if !enemies(world, me, t) {
+                        return Err("a readied strike waits for an opponent".into());
+                    }
+                    Trigger::Acts(t)
+                }
+            };
+            Ok(Plan::Ready { trigger, weapon })
+        }
+        "end" => Ok(Plan::End),
+        "pass" => Err("nothing to pass: this is the character's own turn (order end)".into()),
+        other => Err(format!(
+            "unknown action {other:?} (actions: {})",
+            super::data::ACTIONS.join(", ")
+        )),
+    }
+}
+
+/// The choices a decision lists, each legal or refused with the reason.
+pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
+    let flow = world.resource::<Flow>();
+    let Some((_, _, asking)) = flow.asking else {
+        return Vec::new();
+    };
+    let name = flow.name(me).to_string();
+    let mut out = Vec::new();
+    let mut offer = |order: Order, label: String| {
+        let choice = match validate(world, me, &order) {
+            Ok(_) => Choice::legal(order, label),
+            Err(why) => Choice::refused(order, label, why),
+        };
+        out.push(choice);
+    };
+    match asking {
+        Asking::Opportunity { mover } => {
+            let m = flow.name(mover).to_string();
+            offer(
+                Order::new(&name, "strike").target(&m),
+                format!("Attack of opportunity: strike {m}"),
+            );
+            offer(
+                Order::new(&name, "haymaker").target(&m),
+                format!("Attack of opportunity: haymaker at {m} (-5 DCV)"),
+            );
+            offer(Order::new(&name, "pass"), format!("Let {m} go"));
+        }
+        Asking::Abort { attacker } => {
+            let a = flow.name(attacker).to_string();
+            offer(
+                Order::new(&name, "pass"),
+                format!("Take {a}'s attack as it comes"),
+            );
+            offer(
+                Order::new(&name, "dodge"),
+                "Abort to Dodge (+3 DCV), giving up the next action".into(),
+            );
+            offer(
+                Order::new(&name, "block"),
+                "Abort to Block, giving up the next action".into(),
+            );
+        }
+        Asking::Turn => turn_choices(world, me, &name, &mut offer),
+    }
+    // Long lists keep the refused choices that say most: those of attacks.
+    out.retain(|c| {
+        c.refused.is_none()
+            || matches!(
+                c.order.action.as_str(),
+                "strike" | "haymaker" | "shoot" | "dodge" | "block" | "recover"
+            )
+    });
+    out
+}
+
+fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Order, String)) {
+    let flow = world.resource::<Flow>();
+    let grid = world.resource::<Grid>();
+    let Some(&here) = world.get::<Cell>(me) else {
+        return;
+    };
+    let foes: Vec<Entity> = flow
+        .order
+        .iter()
+        .copied()
+        .filter(|&e| enemies(world, me, e) && up(world, e))
+        .collect();
+    for &f in &foes {
+        if in_reach(world, me, f) {
+            let n = flow.name(f);
+            offer(
+                Order::new(name, "strike").target(n),
+                format!("Strike {n} (attack action)"),
+            );
+            offer(
+                Order::new(name, "haymaker").target(n),
+                format!("Haymaker at {n}: +2 dice, -5 DCV (attack action)"),
+            );
+        }
+    }
+    if let Some(kit) = world.get::<Kit>(me) {
+        let data = &world.resource::<Data>().0;
+        if kit
+            .weapons
+            .iter()
+            .any(|w| data.weapons.get(w).is_some_and(|d| !d.melee()))
+        {
+            for &f in &foes {
+                let n = flow.name(f);
+                offer(
+                    Order::new(name, "shoot").target(n),
+                    format!("Shoot {n} (attack action)"),
+                );
+            }
+            offer(
+                Order::new(name, "reload"),
+                "Reload (move action; provokes in a threatened hex)".into(),
+            );
+        }
+    }
+    offer(
+        Order::new(name, "dodge"),
+        "Dodge: +3 DCV until the next action (attack action)".into(),
+    );
+    offer(
+        Order::new(name, "block"),
+        "Block the next melee attack (attack action)".into(),
+    );
+    if world.get::<RecoveryStarted>(me).is_some() {
+        offer(
+            Order::new(name, "complete_recovery"),
+            "Complete the Recovery (move action)".into(),
+        );
+    }
+    if flow.restricted {
+        offer(
+            Order::new(name, "start_recovery"),
+            "Start a Recovery (move action; completed at the next action)".into(),
+        );
+    } else {
+        offer(
+            Order::new(name, "recover"),
+            "Take a Recovery (full phase)".into(),
+        );
+    }
+    if step_refusal(world, me).is_none() {
+        for n in grid.neighbours(here) {
+            offer(
+                Order::new(name, "step").cell(n),
+                format!("1-hex step to {n} (never provokes)"),
+            );
+        }
+    }
+    if let Some(away) = withdraw_cell(world, me) {
+        offer(
+            Order::new(name, "withdraw").cell(away),
+            format!("Withdraw to {away} (full phase; leaving this hex does not provoke)"),
+        );
+    }
+    offer(
+        Order::new(name, "ready"),
+        "Ready a strike at the first opponent to come within reach (attack action)".into(),
+    );
+    for &f in &foes {
+        let n = flow.name(f);
+        offer(
+            Order::new(name, "ready").target(n),
+            format!("Ready a strike for when {n} begins an action"),
+        );
+    }
+    let done = &flow.done;
+    for &e in &flow.order {
+        if e == me || !up(world, e) {
+            continue;
+        }
+        let n = flow.name(e);
+        let when = if done.contains(&e) {
+            "next phase"
+        } else {
+            "this phase"
+        };
+        offer(
+            Order::new(name, "delay").target(n),
+            format!("Delay: act just before {n} ({when})"),
+        );
+    }
+    offer(
+        Order::new(name, "delay"),
+        "Delay: act at the end of the phase".into(),
+    );
+    offer(Order::new(name, "end"), "End the turn".into());
+}
+
+/// Where a withdrawal would go: the reachable hex farthest from every
+/// opponent within combat movement.
+pub fn withdraw_cell(world: &World, me: Entity) -> Option<Cell> {
+    let stats = world.get::<Stats>(me)?;
+    let here = *world.get::<Cell>(me)?;
+    let grid = world.resource::<Grid>();
+    let taken = occupied(world, me);
+    let foes: Vec<Cell> = super::roster(world)
+        .into_iter()
+        .filter(|&e| enemies(world, me, e) && up(world, e))
+        .filter_map(|e| world.get::<Cell>(e).copied())
+        .collect();
+    let nearest = |c: Cell| foes.iter().map(|f| grid.distance(c, *f)).min().unwrap_or(0);
+    let mut cells: Vec<(Cell, u32)> = grid
+        .reachable(here, stats.movement, |c| taken.contains(&c))
+        .into_iter()
+        .collect();
+    cells.sort();
+    cells
+        .into_iter()
+        .filter(|(c, _)| *c != here && nearest(*c) > nearest(here))
+        .max_by_key(|(c, cost)| (nearest(*c), std::cmp::Reverse(*cost), std::cmp::Reverse(*c)))
+        .map(|(c, _)| c)
+}
+
+/// Whether `me` is Stunned.
+pub fn stunned(world: &World, me: Entity) -> bool {
+    world.get::<Stunned>(me).is_some()
+}

@@ -1,0 +1,1660 @@
+//! 002 §Time: the phases of a turn, the characters' turns in initiative
+//! order, and everything that cuts into them (002 §Interrupts): attacks of
+//! opportunity, readied strikes and aborts. Then the Post-Turn and the end.
+//!
+//! Work under way is a stack ([`Flow::stack`]). Each step of the rules takes
+//! the answer to the open decision, then works the top of the stack until a
+//! decision is needed: an interrupt is pushed above the action it cuts into,
+//! so that action goes on only when the interrupt has resolved.
+
+use bevy_ecs::prelude::*;
+use fray_core::decision::{Decision, Decisions, Order};
+use fray_core::dice::{Dice, DiceExpr};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
+
+use super::data::ActionType;
+use super::orders::{self, Plan, in_reach, melee_weapon, step_refusal, stunned};
+use super::{
+    AbortedAhead, Asking, AttackKind, Body, Condition, Data, Flow, Guard, Hold, Initiative, Kit,
+    MoveHow, RecoveryStarted, Stage, Stats, Stun, Stunned, Trigger, TurnKind, Unaware, Use, Work,
+    enemies, name, roster, up,
+};
+
+/// Log an event; its text is only built when the log keeps entries.
+pub(super) fn log(world: &mut World, event: impl FnOnce() -> Event) {
+    let mut l = world.resource_mut::<BattleLog>();
+    if l.keeps() {
+        l.push(event());
+    } else {
+        l.count_one();
+    }
+}
+
+/// Stamp the log with the turn and the phase (and whose place it is).
+fn stamp(world: &mut World, actor: Option<Entity>) {
+    let (turn, words) = {
+        let f = world.resource::<Flow>();
+        (f.turn, f.phase_words())
+    };
+    let who = actor.and_then(|a| {
+        let score = world.get::<Initiative>(a)?.score;
+        Some(format!("{words}, {score} {}", name(world, a)))
+    });
+    let mut l = world.resource_mut::<BattleLog>();
+    l.round = turn;
+    l.time = who.unwrap_or(words);
+}
+
+/// What a piece of work does next.
+enum Next {
+    /// Finished: off the stack.
+    Done,
+    /// Not finished: back on the stack, under the interrupts listed (the first on top).
+    Keep(Work, Vec<Work>),
+    /// A decision was published; the work waits on top for its answer.
+    Asked(Work),
+}
+
+/// 002 §Time: the phase under way. Takes the answer to the open decision,
+/// then works until someone must decide or the phase is over.
+pub fn run_phase(world: &mut World) {
+    if world.resource::<Flow>().asking.is_some() && !take_answer(world) {
+        return;
+    }
+    // Each pass takes a piece of work or a turn; a phase holds a bounded number.
+    for _ in 0..100_000 {
+        if decided(world) {
+            return;
+        }
+        let top = world.resource_mut::<Flow>().stack.pop();
+        let Some(work) = top else {
+            if !next_turn(world) {
+                end_phase(world);
+                return;
+            }
+            continue;
+        };
+        match work_on(world, work) {
+            Next::Done => {}
+            Next::Keep(work, interrupts) => {
+                let mut flow = world.resource_mut::<Flow>();
+                flow.stack.push(work);
+                flow.stack.extend(interrupts.into_iter().rev());
+            }
+            Next::Asked(work) => {
+                world.resource_mut::<Flow>().stack.push(work);
+                return;
+            }
+        }
+    }
+}
+
+/// Whether at most one side still has someone on its feet (the battle is
+/// over; [`check_end`] says so).
+fn decided(world: &World) -> bool {
+    let mut sides: Vec<usize> = roster(world)
+        .into_iter()
+        .filter(|&e| world.get::<Fighting>(e).is_some())
+        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
+        .collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides.len() < 2
+}
+
+/// The answer to the open decision: refused (logged, the decision stays
+/// open) or carried out. Returns whether the battle can go on.
+fn take_answer(world: &mut World) -> bool {
+    let Some((id, actor, asking)) = world.resource::<Flow>().asking else {
+        return true;
+    };
+    let answers = world.resource_mut::<Decisions>().take_answers();
+    for (answered, order) in answers {
+        if answered != id {
+            continue;
+        }
+        match orders::validate(world, actor, &order) {
+            Ok(plan) => {
+                world.resource_mut::<Decisions>().close(id);
+                world.resource_mut::<Flow>().asking = None;
+                carry_out(world, actor, asking, plan, &order);
+                return true;
+            }
+            Err(why) => {
+                let who = order.actor.clone();
+                let what = order.action.clone();
+                log(world, || {
+                    Event::new(
+                        "refused",
+                        "002 §Normal Phase",
+                        format!("{who}'s order {what:?} is refused: {why}."),
+                    )
+                    .actor(&who)
+                });
+                world.resource_mut::<Decisions>().refuse(id, order, why);
+            }
+        }
+    }
+    false
+}
+
+/// Publish a decision for `actor` and note what it asks.
+fn ask(world: &mut World, actor: Entity, asking: Asking, prompt: String, rule: &str) {
+    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
+    let actor_name = name(world, actor);
+    world.resource_mut::<Flow>().asking = Some((0, actor, asking));
+    // Only a person reads the list: the computer asks the rules' appraisal.
+    let human = world
+        .resource::<Sides>()
+        .0
+        .get(side)
+        .is_some_and(|s| s.seat == fray_core::model::Seat::Human);
+    let choices = if human {
+        orders::choices(world, actor)
+    } else {
+        Vec::new()
+    };
+    let move_order = (asking == Asking::Turn
+        && (orders::movement_left(world, actor) > 0 || step_refusal(world, actor).is_none()))
+    .then(|| Order::new(&actor_name, "move"));
+    let id = world.resource_mut::<Decisions>().publish(Decision {
+        id: 0,
+        side,
+        actor,
+        actor_name,
+        prompt,
+        rule: rule.to_string(),
+        choices,
+        secret: false,
+        any_cell: move_order.is_some(),
+        move_order,
+    });
+    world.resource_mut::<Flow>().asking = Some((id, actor, asking));
+}
+
+/// The next place in the order this phase: a delayed character waiting for
+/// it goes first (002 §Delay); then its owner's turn. False at the end of
+/// the phase.
+fn next_turn(world: &mut World) -> bool {
+    let (next, index) = {
+        let flow = world.resource::<Flow>();
+        (
+            flow.order.iter().copied().find(|e| !flow.done.contains(e)),
+            flow.phase_index(),
+        )
+    };
+    let delayed = |world: &World, before: Option<Entity>| {
+        world.resource::<Flow>().order.iter().copied().find(|&d| {
+            up(world, d)
+                && matches!(world.get::<Hold>(d), Some(Hold::Delayed { before: b, fires })
+                    if *fires <= index && (before.is_none() || *b == before))
+        })
+    };
+    if let Some(n) = next {
+        if let Some(d) = delayed(world, Some(n)) {
+            world.entity_mut(d).remove::<Hold>();
+            move_before(world, d, Some(n), "delayed");
+            push_turn(world, d, TurnKind::Delayed);
+            return true;
+        }
+        world.resource_mut::<Flow>().done.push(n);
+        let unaware_now = world.resource::<Flow>().phase == 0 && world.get::<Unaware>(n).is_some();
+        if up(world, n) && !unaware_now {
+            push_turn(world, n, TurnKind::Regular);
+        }
+        return true;
+    }
+    // The end of the phase: those delayed to it, and any whose place passed.
+    if let Some(d) = delayed(world, None) {
+        world.entity_mut(d).remove::<Hold>();
+        move_before(world, d, None, "delayed");
+        push_turn(world, d, TurnKind::Delayed);
+        return true;
+    }
+    false
+}
+
+fn push_turn(world: &mut World, actor: Entity, kind: TurnKind) {
+    world.resource_mut::<Flow>().stack.push(Work::Turn {
+        actor,
+        kind,
+        begun: false,
+    });
+}
+
+/// 002 §Delay Consequences and §Ready Consequences: `who` takes its new place
+/// just before `before` (or last), with that character's score; if it has not
+/// had its place this phase, this action takes it.
+fn move_before(world: &mut World, who: Entity, before: Option<Entity>, why: &str) {
+    let score = match before {
+        Some(b) => world.get::<Initiative>(b).map(|i| i.score),
+        None => {
+            let flow = world.resource::<Flow>();
+            flow.order
+                .iter()
+                .rev()
+                .find(|&&e| e != who)
+                .and_then(|&e| world.get::<Initiative>(e).map(|i| i.score))
+        }
+    };
+    let place = match before {
+        Some(b) => format!("just before {} ({why})", name(world, b)),
+        None => format!("at the end of the order ({why})"),
+    };
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.order.retain(|&e| e != who);
+        let at = before
+            .and_then(|b| flow.order.iter().position(|&e| e == b))
+            .unwrap_or(flow.order.len());
+        flow.order.insert(at, who);
+        if !flow.done.contains(&who) {
+            flow.done.push(who);
+        }
+    }
+    if let Some(mut i) = world.get_mut::<Initiative>(who) {
+        if let Some(s) = score {
+            i.score = s;
+        }
+        i.moved = Some(place);
+    }
+}
+
+/// 002 §Time: the phase is over; on to the next, or to the Post-Turn.
+fn end_phase(world: &mut World) {
+    let per_turn = world.resource::<Data>().0.numbers.phases_per_turn;
+    let all = roster(world);
+    for &e in &all {
+        if let Some(mut u) = world.get_mut::<Use>(e) {
+            *u = Use::default();
+        }
+    }
+    let phase = world.resource::<Flow>().phase;
+    if phase == 0 {
+        for &e in &all {
+            world.entity_mut(e).remove::<Unaware>();
+        }
+    }
+    let mut flow = world.resource_mut::<Flow>();
+    flow.done.clear();
+    flow.restricted = false;
+    if phase >= per_turn {
+        flow.stage = Stage::PostTurn;
+        return;
+    }
+    flow.phase += 1;
+    let (turn, words) = (flow.turn, flow.phase_words());
+    stamp(world, None);
+    log(world, || {
+        Event::new(
+            "phase",
+            if phase == 0 {
+                "002 §Surprise Phase"
+            } else {
+                "002 §Time"
+            },
+            if phase == 0 {
+                format!(
+                    "The Surprise Phase is over; everyone is aware. Turn {turn}, {words} begins."
+                )
+            } else {
+                format!("Turn {turn}, {words} begins.")
+            },
+        )
+    });
+}
+
+/// Work on one thing under way.
+fn work_on(world: &mut World, work: Work) -> Next {
+    match work {
+        Work::Turn { actor, kind, begun } => turn(world, actor, kind, begun),
+        Work::Move { .. } => walk(world, work),
+        Work::Attack { .. } => attack(world, work),
+        Work::Provoking { actor, action } => {
+            let interrupts = provoke_in_place(world, actor, &action);
+            if interrupts.is_empty() {
+                Next::Done
+            } else {
+                // The provoking action waits below; this work is spent.
+                let mut flow = world.resource_mut::<Flow>();
+                flow.stack.extend(interrupts.into_iter().rev());
+                Next::Done
+            }
+        }
+        Work::Reload { actor, weapon } => {
+            reload(world, actor, weapon);
+            Next::Done
+        }
+        Work::Opportunity { threatener, mover } => {
+            if !can_take_opportunity(world, threatener, mover) {
+                return Next::Done;
+            }
+            let (t, m) = (name(world, threatener), name(world, mover));
+            ask(
+                world,
+                threatener,
+                Asking::Opportunity { mover },
+                format!("{m} lets its guard down within {t}'s reach: attack of opportunity?"),
+                "002 §Attacks of Opportunity",
+            );
+            Next::Asked(work)
+        }
+    }
+}
+
+/// A character's turn: start it (lapses, aborts, stun, readied strikes on
+/// its first action), then ask for actions until none is left.
+fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
+    let this = Work::Turn {
+        actor,
+        kind,
+        begun: true,
+    };
+    if !begun {
+        stamp(world, Some(actor));
+        let index = world.resource::<Flow>().phase_index();
+        let who = name(world, actor);
+        if let Some(mut g) = world.get_mut::<Guard>(actor) {
+            *g = Guard::default();
+        }
+        if kind == TurnKind::Regular
+            && let Some(hold) = world.get::<Hold>(actor).cloned()
+        {
+            world.entity_mut(actor).remove::<Hold>();
+            let (what, rule) = match hold {
+                Hold::Delayed { .. } => ("delayed action", "002 §Delay Consequences"),
+                Hold::Readied { .. } => ("readied action", "002 §Ready Consequences"),
+            };
+            log(world, || {
+                Event::new(
+                    "lapse",
+                    rule,
+                    format!("{who} comes to its next action without having taken its {what}: the {what} is lost."),
+                )
+                .actor(&who)
+            });
+        }
+        if let Some(&AbortedAhead(i)) = world.get::<AbortedAhead>(actor)
+            && i <= index
+        {
+            world.entity_mut(actor).remove::<AbortedAhead>();
+            if i == index {
+                log(world, || {
+                    Event::new(
+                        "abort",
+                        "002 §Abort Consequences",
+                        format!("{who} gave up this action by aborting in the phase before: it does not act, and may abort again from now on."),
+                    )
+                    .actor(&who)
+                });
+                return Next::Done;
+            }
+        }
+        if !up(world, actor) {
+            return Next::Done;
+        }
+        if stunned(world, actor) {
+            world.entity_mut(actor).remove::<Stunned>();
+            if let Some(mut u) = world.get_mut::<Use>(actor) {
+                u.full_phase = true;
+            }
+            log(world, || {
+                Event::new(
+                    "recover_from_stun",
+                    "ruling stunned",
+                    format!("{who} spends the phase recovering from being Stunned (a full-phase action)."),
+                )
+                .actor(&who)
+            });
+            return Next::Done;
+        }
+        let interrupts = fire_readied(world, Trigger::Acts(actor), actor, None);
+        if !interrupts.is_empty() {
+            return Next::Keep(this, interrupts);
+        }
+    }
+    if !up(world, actor) || stunned(world, actor) {
+        end_turn(world, actor);
+        return Next::Done;
+    }
+    // Anything left to do? (Ending is always possible; it is not counted.)
+    if !anything_left(world, actor) {
+        end_turn(world, actor);
+        return Next::Done;
+    }
+    let who = name(world, actor);
+    let (words, restricted) = {
+        let f = world.resource::<Flow>();
+        (f.phase_words(), f.restricted)
+    };
+    let left = {
+        let u = world.get::<Use>(actor).cloned().unwrap_or_default();
+        let mut parts = Vec::new();
+        if restricted {
+            parts.push("one attack or move action".to_string());
+        } else if u.actions == 0 {
+            parts.push("an attack and a move action, two moves, or a full phase".to_string());
+        } else if u.attack {
+            parts.push("a move action".to_string());
+        } else {
+            parts.push("an attack or a move action".to_string());
+        }
+        if step_refusal(world, actor).is_none() {
+            parts.push("a 1-hex step".to_string());
+        }
+        parts.join(", and ")
+    };
+    let prompt = match kind {
+        TurnKind::Regular => format!("{who}, {words}: {left} left."),
+        TurnKind::Delayed => format!("{who} acts now (delayed), {words}: {left} left."),
+    };
+    ask(world, actor, Asking::Turn, prompt, "002 §Normal Phase");
+    Next::Asked(this)
+}
+
+/// Whether `actor` could still do anything this phase besides end its turn.
+fn anything_left(world: &World, actor: Entity) -> bool {
+    let u = world.get::<Use>(actor).cloned().unwrap_or_default();
+    let restricted = world.resource::<Flow>().restricted;
+    let actions_left = !u.full_phase && u.actions < if restricted { 1 } else { 2 };
+    actions_left || step_refusal(world, actor).is_none()
+}
+
+/// The turn is over: a Recovery begun at an earlier turn and not completed
+/// in this one is lost (ruling `split_full_phase`).
+fn end_turn(world: &mut World, actor: Entity) {
+    let index = world.resource::<Flow>().phase_index();
+    if let Some(&RecoveryStarted(i)) = world.get::<RecoveryStarted>(actor)
+        && i < index
+    {
+        world.entity_mut(actor).remove::<RecoveryStarted>();
+        let who = name(world, actor);
+        log(world, || {
+            Event::new(
+                "recovery",
+                "ruling split_full_phase",
+                format!(
+                    "{who}'s turn ends without completing the Recovery it began: the start is lost."
+                ),
+            )
+            .actor(&who)
+        });
+    }
+}
+
+/// Carry out a checked order.
+fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan, order: &Order) {
+    let who = name(world, actor);
+    let data = world.resource::<Data>().0.clone();
+    let use_action = |world: &mut World, attack: bool| {
+        if let Some(mut u) = world.get_mut::<Use>(actor) {
+            u.actions += 1;
+            u.attack |= attack;
+        }
+    };
+    match plan {
+        Plan::Attack {
+            target,
+            manoeuvre,
+            weapon,
+        } => {
+            use_action(world, true);
+            world.resource_mut::<Flow>().stack.push(Work::Attack {
+                attacker: actor,
+                target,
+                manoeuvre,
+                weapon,
+                kind: AttackKind::Action,
+                abort_asked: false,
+            });
+        }
+        Plan::Dodge | Plan::Block => {
+            use_action(world, true);
+            let block = plan == Plan::Block;
+            guard(world, actor, block);
+            let text = if block {
+                format!(
+                    "{who} blocks: the first melee attack on it before its next action meets a Block roll."
+                )
+            } else {
+                format!(
+                    "{who} dodges: +{} DCV until its next action.",
+                    data.ruling_numbers.dodge_dcv
+                )
+            };
+            log(world, || {
+                Event::new(
+                    if block { "block" } else { "dodge" },
+                    if block {
+                        "ruling block"
+                    } else {
+                        "ruling dodge"
+                    },
+                    text,
+                )
+                .actor(&who)
+            });
+        }
+        Plan::Move { path, how, kind } => {
+            if let Some(mut u) = world.get_mut::<Use>(actor) {
+                match kind {
+                    ActionType::Move => {
+                        u.actions += 1;
+                        u.moved = true;
+                    }
+                    ActionType::FullPhase => {
+                        u.full_phase = true;
+                        u.moved = true;
+                    }
+                    _ => u.stepped = true,
+                }
+            }
+            let Some(from) = world.get::<Cell>(actor).copied() else {
+                return;
+            };
+            world.resource_mut::<Flow>().stack.push(Work::Move {
+                actor,
+                path,
+                at: 0,
+                how,
+                kind,
+                skill: None,
+                offered: false,
+                logged_from: from,
+            });
+        }
+        Plan::Reload { weapon } => {
+            use_action(world, false);
+            let mut flow = world.resource_mut::<Flow>();
+            flow.stack.push(Work::Reload { actor, weapon });
+            flow.stack.push(Work::Provoking {
+                actor,
+                action: "reload".into(),
+            });
+        }
+        Plan::Recover => {
+            if let Some(mut u) = world.get_mut::<Use>(actor) {
+                u.full_phase = true;
+            }
+            recovery(
+                world,
+                actor,
+                "recover",
+                "ruling recovery",
+                "Takes a Recovery",
+            );
+        }
+        Plan::StartRecovery => {
+            use_action(world, false);
+            let index = world.resource::<Flow>().phase_index();
+            world.entity_mut(actor).insert(RecoveryStarted(index));
+            log(world, || {
+                Event::new(
+                    "recovery",
+                    "ruling split_full_phase",
+                    format!("{who} begins a Recovery with a move action; it completes at its next action."),
+                )
+                .actor(&who)
+            });
+        }
+        Plan::CompleteRecovery => {
+            use_action(world, false);
+            world.entity_mut(actor).remove::<RecoveryStarted>();
+            recovery(
+                world,
+                actor,
+                "recover",
+                "ruling split_full_phase",
+                "completes its Recovery with a move action",
+            );
+        }
+        Plan::Delay { before } => {
+            let (fires, when) = {
+                let flow = world.resource::<Flow>();
+                let per_turn = data.numbers.phases_per_turn;
+                match before {
+                    Some(b) if flow.done.contains(&b) => {
+                        (flow.next_phase_index(per_turn), "in the next phase")
+                    }
+                    _ => (flow.phase_index(), "this phase"),
+                }
+            };
+            let place = match before {
+                Some(b) => format!("just before {} {when}", name(world, b)),
+                None => "at the end of the phase".to_string(),
+            };
+            world
+                .entity_mut(actor)
+                .insert(Hold::Delayed { before, fires });
+            log(world, || {
+                Event::new(
+                    "delay",
+                    "002 §Delay",
+                    format!("{who} delays, to act {place} (ruling delay_place)."),
+                )
+                .actor(&who)
+            });
+            end_turn(world, actor);
+            pop_turn(world, actor);
+        }
+        Plan::Ready { trigger, weapon } => {
+            use_action(world, true);
+            let cond = match trigger {
+                Trigger::EntersReach => "the first opponent to come within its reach".to_string(),
+                Trigger::Acts(t) => format!("{} as soon as it begins an action", name(world, t)),
+            };
+            world
+                .entity_mut(actor)
+                .insert(Hold::Readied { trigger, weapon });
+            log(world, || {
+                Event::new(
+                    "ready",
+                    "002 §Ready",
+                    format!(
+                        "{who} readies a strike at {cond} (an attack action; ruling ready_trigger)."
+                    ),
+                )
+                .actor(&who)
+            });
+        }
+        Plan::End => {
+            let left = anything_left(world, actor);
+            if left {
+                log(world, || {
+                    Event::new(
+                        "end_turn",
+                        "ruling end_turn",
+                        format!("{who} ends its turn."),
+                    )
+                    .actor(&who)
+                });
+            }
+            end_turn(world, actor);
+            pop_turn(world, actor);
+        }
+        Plan::Opportunity { manoeuvre, weapon } => {
+            let Asking::Opportunity { mover } = asking else {
+                return;
+            };
+            // The question's work is on top; it is answered.
+            world.resource_mut::<Flow>().stack.pop();
+            if let Some(mut u) = world.get_mut::<Use>(actor) {
+                u.opportunities += 1;
+            }
+            world.resource_mut::<Flow>().stack.push(Work::Attack {
+                attacker: actor,
+                target: mover,
+                manoeuvre,
+                weapon,
+                kind: AttackKind::Opportunity,
+                abort_asked: false,
+            });
+        }
+        Plan::Abort { block } => {
+            let Asking::Abort { attacker } = asking else {
+                return;
+            };
+            abort(world, actor, attacker, block);
+        }
+        Plan::Pass => {
+            if let Asking::Opportunity { mover } = asking {
+                world.resource_mut::<Flow>().stack.pop();
+                let m = name(world, mover);
+                log(world, || {
+                    Event::new(
+                        "opportunity",
+                        "002 §One per Phase",
+                        format!("{who} lets {m} go without an attack of opportunity."),
+                    )
+                    .actor(&who)
+                });
+            }
+        }
+    }
+    let _ = order;
+}
+
+/// Take the answered turn off the stack (the turn is on top when its
+/// decision is answered).
+fn pop_turn(world: &mut World, actor: Entity) {
+    let mut flow = world.resource_mut::<Flow>();
+    if matches!(flow.stack.last(), Some(Work::Turn { actor: a, .. }) if *a == actor) {
+        flow.stack.pop();
+    }
+}
+
+/// Dodge or Block until the next action.
+fn guard(world: &mut World, actor: Entity, block: bool) {
+    let data = world.resource::<Data>().0.clone();
+    let action = if block { "block" } else { "dodge" };
+    let (ocv, dcv) = data.manoeuvre(action).map_or((0, 0), |m| (m.ocv, m.dcv));
+    if let Some(mut g) = world.get_mut::<Guard>(actor) {
+        g.manoeuvres.push((action.to_string(), ocv, dcv));
+        if block {
+            g.block = true;
+        } else {
+            g.dodge = true;
+        }
+    }
+}
+
+/// 002 §Abort and §Abort Consequences: a defensive action now, for the next
+/// action: this phase's if the character has not had its place, else the
+/// next phase's. A held (delayed or readied) action is the next action.
+fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
+    let who = name(world, actor);
+    let by = name(world, attacker);
+    let data = world.resource::<Data>().0.clone();
+    guard(world, actor, block);
+    let gives_up = if world.get::<Hold>(actor).is_some() {
+        world.entity_mut(actor).remove::<Hold>();
+        "the delayed or readied action it held".to_string()
+    } else {
+        let (done, next) = {
+            let f = world.resource::<Flow>();
+            (
+                f.done.contains(&actor),
+                f.next_phase_index(data.numbers.phases_per_turn),
+            )
+        };
+        if done {
+            world.entity_mut(actor).insert(AbortedAhead(next));
+            "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
+        } else {
+            world.resource_mut::<Flow>().done.push(actor);
+            "its action this phase".to_string()
+        }
+    };
+    let to = if block { "Block" } else { "Dodge" };
+    log(world, || {
+        Event::new(
+            "abort",
+            "002 §Abort",
+            format!("{who} aborts to {to} against {by}'s attack, giving up {gives_up}. Its Initiative does not change."),
+        )
+        .actor(&who)
+        .target(&by)
+    });
+}
+
+/// Take a Recovery: REC STUN, up to the maximum; the unconscious may wake
+/// (ruling `recovery`).
+fn recovery(world: &mut World, actor: Entity, kind: &'static str, rule: &str, what: &str) {
+    let who = name(world, actor);
+    let rec = world.get::<Stats>(actor).map_or(0, |s| s.rec);
+    let Some(mut stun) = world.get_mut::<Stun>(actor) else {
+        return;
+    };
+    let before = stun.current;
+    stun.current = (stun.current + rec).min(stun.max);
+    let (now, max) = (stun.current, stun.max);
+    let gained = now - before;
+    let woke = world.get::<Condition>(actor) == Some(&Condition::Unconscious) && now > 0;
+    if woke {
+        world.entity_mut(actor).insert((Condition::Fine, Fighting));
+    }
+    let rule = rule.to_string();
+    let what = what.to_string();
+    log(world, || {
+        let mut text = format!("{who} {what}: +{gained} STUN ({now}/{max}).");
+        if woke {
+            text.push_str(" It wakes and fights again.");
+        }
+        Event::new(kind, rule, text).actor(&who).amount(-gained)
+    });
+}
+
+fn reload(world: &mut World, actor: Entity, weapon: usize) {
+    if !up(world, actor) || stunned(world, actor) {
+        return;
+    }
+    let data = world.resource::<Data>().0.clone();
+    let who = name(world, actor);
+    let Some(mut kit) = world.get_mut::<Kit>(actor) else {
+        return;
+    };
+    let Some(w) = kit.weapons.get(weapon).cloned() else {
+        return;
+    };
+    let full = data.weapons.get(&w).map_or(0, |d| d.shots);
+    if let Some(s) = kit.shots.get_mut(weapon) {
+        *s = full;
+    }
+    log(world, || {
+        Event::new(
+            "reload",
+            "002 §Table",
+            format!("{who} reloads the {w} ({full} shots)."),
+        )
+        .actor(&who)
+    });
+}
+
+/// Opponents who threaten `cell` and could take an attack of opportunity on
+/// `mover`, in initiative order.
+fn threatening(world: &World, mover: Entity, cell: Cell) -> Vec<Entity> {
+    let grid = world.resource::<Grid>();
+    world
+        .resource::<Flow>()
+        .order
+        .iter()
+        .copied()
+        .filter(|&t| {
+            enemies(world, t, mover)
+                && world.get::<Stats>(t).is_some_and(|s| {
+                    world
+                        .get::<Cell>(t)
+                        .is_some_and(|&c| c != cell && grid.distance(c, cell) <= s.reach)
+                })
+                && can_take_opportunity(world, t, mover)
+        })
+        .collect()
+}
+
+/// 002 §One per Phase and §Combat Reflexes: whether `t` may attack `mover`
+/// now: on its feet, not Stunned, not dodging, aware, with an attack of
+/// opportunity left this phase and `mover` within reach.
+fn can_take_opportunity(world: &World, t: Entity, mover: Entity) -> bool {
+    let data = &world.resource::<Data>().0;
+    let flow = world.resource::<Flow>();
+    let (Some(stats), Some(used), Some(guard)) = (
+        world.get::<Stats>(t),
+        world.get::<Use>(t),
+        world.get::<Guard>(t),
+    ) else {
+        return false;
+    };
+    up(world, t)
+        && up(world, mover)
+        && !stunned(world, t)
+        && !guard.dodge
+        && !(flow.phase == 0 && world.get::<Unaware>(t).is_some())
+        && used.opportunities < data.numbers.opportunities_per_phase + stats.combat_reflexes
+        && melee_weapon(world, t).is_some()
+        && in_reach(world, t, mover)
+}
+
+/// Ruling `skill_check_negates`: roll the skill the row names, if the
+/// character has it. Some(true) negates the action's opportunities.
+fn skill_check(world: &mut World, actor: Entity, action: &str) -> Option<bool> {
+    let data = world.resource::<Data>().0.clone();
+    let row = data.manoeuvre(action)?;
+    let super::Provokes::SkillNegates(skill) = &row.provokes else {
+        return None;
+    };
+    let target = world.get::<Stats>(actor)?.skills.get(skill).copied()?;
+    let who = name(world, actor);
+    let roll = world.resource_mut::<Dice>().roll(
+        data.ruling_numbers.skill_dice,
+        format!("{who}'s {skill} roll"),
+    );
+    let success = roll.total <= target;
+    let total = roll.total;
+    let skill = skill.clone();
+    log(world, || {
+        Event::new(
+            "skill",
+            "ruling skill_check_negates",
+            if success {
+                format!("{who} rolls {skill} {total} against {target} or less: the action provokes no attack of opportunity.")
+            } else {
+                format!("{who} rolls {skill} {total} against {target} or less and fails: the action provokes.")
+            },
+        )
+        .actor(&who)
+        .roll(roll)
+        .check(Check {
+            against: format!("{skill} roll"),
+            target,
+            modifiers: Vec::new(),
+            total,
+            success,
+        })
+    });
+    Some(success)
+}
+
+/// 002 §Distracting Actions: an action done in a threatened hex provokes
+/// each opponent who threatens it (each a separate opportunity), unless a
+/// skill check negates it. Returns the questions to ask, first on top.
+fn provoke_in_place(world: &mut World, actor: Entity, action: &str) -> Vec<Work> {
+    let data = world.resource::<Data>().0.clone();
+    let provokes = data
+        .manoeuvre(action)
+        .is_some_and(|m| !matches!(m.provokes, super::Provokes::No));
+    let Some(&here) = world.get::<Cell>(actor) else {
+        return Vec::new();
+    };
+    if !provokes {
+        return Vec::new();
+    }
+    let threats = threatening(world, actor, here);
+    if threats.is_empty() || skill_check(world, actor, action) == Some(true) {
+        return Vec::new();
+    }
+    let who = name(world, actor);
+    let names: Vec<String> = threats.iter().map(|&t| name(world, t)).collect();
+    let row = data
+        .manoeuvre(action)
+        .map(|m| m.name.clone())
+        .unwrap_or_default();
+    log(world, || {
+        Event::new(
+            "provoke",
+            "002 §Distracting Actions",
+            format!(
+                "{who}'s \"{row}\" in a threatened hex provokes {}.",
+                names.join(" and ")
+            ),
+        )
+        .actor(&who)
+    });
+    threats
+        .into_iter()
+        .map(|t| Work::Opportunity {
+            threatener: t,
+            mover: actor,
+        })
+        .collect()
+}
+
+/// Log the part of a move walked since it last logged.
+fn log_walk(world: &mut World, actor: Entity, from: &mut Cell, how: MoveHow, kind: ActionType) {
+    let Some(&here) = world.get::<Cell>(actor) else {
+        return;
+    };
+    if here == *from {
+        return;
+    }
+    let who = name(world, actor);
+    let start = *from;
+    *from = here;
+    let hexes = world.resource::<Grid>().distance(start, here);
+    let (what, rule) = match (how, kind) {
+        (MoveHow::Step, _) => ("takes a 1-hex step", "002 §1-Hex Step"),
+        (MoveHow::Withdraw, _) => ("withdraws (a full-phase action)", "ruling withdraw"),
+        (_, ActionType::FullPhase) => ("moves (a full-phase action)", "002 §Table"),
+        _ => ("moves (a move action)", "002 §Table"),
+    };
+    log(world, || {
+        Event::new(
+            "move",
+            rule,
+            format!(
+                "{who} {what} from {start} to {here} ({hexes} hex{}).",
+                if hexes == 1 { "" } else { "es" }
+            ),
+        )
+        .actor(&who)
+    });
+}
+
+/// Walk a path one hex at a time (002 §Moving Out): leaving a threatened hex
+/// offers the threatening opponents their attacks before the mover leaves
+/// (ruling `leaving_threat`); entering a readied opponent's reach sets off its
+/// strike (ruling `ready_trigger`).
+fn walk(world: &mut World, work: Work) -> Next {
+    let Work::Move {
+        actor,
+        path,
+        mut at,
+        how,
+        kind,
+        mut skill,
+        mut offered,
+        mut logged_from,
+    } = work
+    else {
+        return Next::Done;
+    };
+    let who = name(world, actor);
+    let Some(&here) = world.get::<Cell>(actor) else {
+        return Next::Done;
+    };
+    if at >= path.len() || !up(world, actor) || stunned(world, actor) {
+        log_walk(world, actor, &mut logged_from, how, kind);
+        if at < path.len() {
+            log(world, || {
+                Event::new(
+                    "stop",
+                    "ruling interrupted_action",
+                    format!("{who} can no longer move: the move stops at {here}."),
+                )
+                .actor(&who)
+            });
+        }
+        return Next::Done;
+    }
+    let next = path[at];
+    if orders::occupied(world, actor).contains(&next) {
+        log_walk(world, actor, &mut logged_from, how, kind);
+        log(world, || {
+            Event::new(
+                "stop",
+                "ruling interrupted_action",
+                format!("{next} has been taken: {who} stops at {here}."),
+            )
+            .actor(&who)
+        });
+        return Next::Done;
+    }
+    let keep = |at, skill, offered, logged_from| Work::Move {
+        actor,
+        path: path.clone(),
+        at,
+        how,
+        kind,
+        skill,
+        offered,
+        logged_from,
+    };
+    if !offered {
+        offered = true;
+        let spared = how == MoveHow::Step || (how == MoveHow::Withdraw && at == 0);
+        if !spared && skill != Some(true) {
+            let threats: Vec<Entity> = threatening(world, actor, here)
+                .into_iter()
+                .filter(|&t| {
+                    world
+                        .get::<Use>(t)
+                        .is_some_and(|u| !u.left_by.contains(&actor))
+                })
+                .collect();
+            if !threats.is_empty() {
+                if skill.is_none() {
+                    let action = if kind == ActionType::FullPhase {
+                        "full_move"
+                    } else {
+                        "move"
+                    };
+                    skill = skill_check(world, actor, action).or(Some(false));
+                }
+                if skill != Some(true) {
+                    log_walk(world, actor, &mut logged_from, how, kind);
+                    for &t in &threats {
+                        if let Some(mut u) = world.get_mut::<Use>(t) {
+                            u.left_by.push(actor);
+                        }
+                    }
+                    let names: Vec<String> = threats.iter().map(|&t| name(world, t)).collect();
+                    log(world, || {
+                        Event::new(
+                            "provoke",
+                            "002 §Moving Out",
+                            format!(
+                                "{who} moves out of a hex threatened by {}: an opportunity.",
+                                names.join(" and ")
+                            ),
+                        )
+                        .actor(&who)
+                    });
+                    let asks = threats
+                        .into_iter()
+                        .map(|t| Work::Opportunity {
+                            threatener: t,
+                            mover: actor,
+                        })
+                        .collect();
+                    return Next::Keep(keep(at, skill, offered, logged_from), asks);
+                }
+            }
+        }
+    }
+    // The step itself.
+    world.entity_mut(actor).insert(next);
+    at += 1;
+    let readied = readied_by(world, Trigger::EntersReach, actor, Some(here));
+    if !readied.is_empty() {
+        // Log where the mover stands when the readied strike cuts in.
+        log_walk(world, actor, &mut logged_from, how, kind);
+        let strikes = fire(world, readied, actor);
+        return Next::Keep(keep(at, skill, false, logged_from), strikes);
+    }
+    if at >= path.len() {
+        log_walk(world, actor, &mut logged_from, how, kind);
+        return Next::Done;
+    }
+    Next::Keep(keep(at, skill, false, logged_from), Vec::new())
+}
+
+/// 002 §Ready Conditions: readied strikes `what` sets off, each moving its
+/// readier just ahead of `by`. Returns the attacks, first on top.
+fn fire_readied(world: &mut World, what: Trigger, by: Entity, from: Option<Cell>) -> Vec<Work> {
+    let fired = readied_by(world, what, by, from);
+    fire(world, fired, by)
+}
+
+/// The readied characters whose condition `what` meets (`by` entering a hex,
+/// having come from `from`, or beginning an action), with their weapons.
+fn readied_by(
+    world: &World,
+    what: Trigger,
+    by: Entity,
+    from: Option<Cell>,
+) -> Vec<(Entity, String)> {
+    let Some(&at) = world.get::<Cell>(by) else {
+        return Vec::new();
+    };
+    if !up(world, by) {
+        return Vec::new();
+    }
+    let grid = world.resource::<Grid>();
+    world
+        .resource::<Flow>()
+        .order
+        .iter()
+        .filter_map(|&r| {
+            let Some(Hold::Readied { trigger, weapon }) = world.get::<Hold>(r) else {
+                return None;
+            };
+            if !enemies(world, r, by) || !up(world, r) || stunned(world, r) {
+                return None;
+            }
+            let rc = *world.get::<Cell>(r)?;
+            let reach = world.get::<Stats>(r)?.reach;
+            let distance = grid.distance(rc, at);
+            let fits = match (*trigger, what) {
+                (Trigger::EntersReach, Trigger::EntersReach) => {
+                    distance <= reach
+                        && from.is_none_or(|f| f == rc || grid.distance(rc, f) > reach)
+                }
+                (Trigger::Acts(t), Trigger::Acts(_)) => {
+                    t == by
+                        && (distance <= reach
+                            || (step_refusal(world, r).is_none() && distance == reach + 1))
+                }
+                _ => false,
+            };
+            fits.then(|| (r, weapon.clone()))
+        })
+        .collect()
+}
+
+/// Set off the readied strikes: each readier moves just ahead of `by`.
+fn fire(world: &mut World, fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work> {
+    let mut out = Vec::new();
+    for (r, weapon) in fired {
+        world.entity_mut(r).remove::<Hold>();
+        move_before(world, r, Some(by), "readied");
+        let (rn, bn) = (name(world, r), name(world, by));
+        log(world, || {
+            Event::new(
+                "readied",
+                "002 §Ready Conditions",
+                format!("{rn}'s readied strike goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
+            )
+            .actor(&rn)
+            .target(&bn)
+        });
+        out.push(Work::Attack {
+            attacker: r,
+            target: by,
+            manoeuvre: "strike".into(),
+            weapon,
+            kind: AttackKind::Readied,
+            abort_asked: false,
+        });
+    }
+    out
+}
+
+/// An attack: check it can still be made, let the target abort, then roll.
+fn attack(world: &mut World, work: Work) -> Next {
+    let Work::Attack {
+        attacker,
+        target,
+        manoeuvre,
+        weapon,
+        kind,
+        abort_asked,
+    } = work.clone()
+    else {
+        return Next::Done;
+    };
+    let (a, t) = (name(world, attacker), name(world, target));
+    let data = world.resource::<Data>().0.clone();
+    let melee = data.weapons.get(&weapon).is_none_or(|w| w.melee());
+    if !up(world, attacker) || stunned(world, attacker) || !up(world, target) {
+        log(world, || {
+            Event::new(
+                "lost",
+                "ruling interrupted_action",
+                format!("{a}'s attack on {t} is lost: one of them is out of the fight or Stunned."),
+            )
+            .actor(&a)
+        });
+        return Next::Done;
+    }
+    if melee && !in_reach(world, attacker, target) {
+        // 002 §Ready Step: a readied strike may take the 1-hex step to reach.
+        let stepped = kind == AttackKind::Readied && ready_step(world, attacker, target);
+        if !stepped {
+            log(world, || {
+                Event::new(
+                    "lost",
+                    "ruling interrupted_action",
+                    format!("{a}'s attack on {t} is lost: {t} is no longer within reach."),
+                )
+                .actor(&a)
+            });
+            return Next::Done;
+        }
+    }
+    if !abort_asked && can_abort(world, target) {
+        ask(
+            world,
+            target,
+            Asking::Abort { attacker },
+            format!("{a} attacks {t}: abort to a defensive action?"),
+            "002 §Abort",
+        );
+        return Next::Asked(Work::Attack {
+            attacker,
+            target,
+            manoeuvre,
+            weapon,
+            kind,
+            abort_asked: true,
+        });
+    }
+    resolve_attack(world, attacker, target, &manoeuvre, &weapon, kind);
+    Next::Done
+}
+
+/// 002 §Ready Step: the readier steps to a free hex from which it reaches
+/// the target, if it may step this phase.
+fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
+    if step_refusal(world, r).is_some() {
+        return false;
+    }
+    let (Some(&from), Some(&to), Some(reach)) = (
+        world.get::<Cell>(r),
+        world.get::<Cell>(target),
+        world.get::<Stats>(r).map(|s| s.reach),
+    ) else {
+        return false;
+    };
+    let taken = orders::occupied(world, r);
+    let grid = world.resource::<Grid>();
+    let Some(cell) = grid.neighbours(from).find(|&n| {
+        !taken.contains(&n)
+            && grid.enter_cost(n).is_some()
+            && !grid.is_difficult(n)
+            && n != to
+            && grid.distance(n, to) <= reach
+    }) else {
+        return false;
+    };
+    world.entity_mut(r).insert(cell);
+    if let Some(mut u) = world.get_mut::<Use>(r) {
+        u.stepped = true;
+    }
+    let who = name(world, r);
+    log(world, || {
+        Event::new(
+            "move",
+            "002 §Ready Step",
+            format!(
+                "{who} takes a 1-hex step from {from} to {cell} as part of its readied action."
+            ),
+        )
+        .actor(&who)
+    });
+    true
+}
+
+/// 002 §Abort: whether `t` may abort now: on its feet, not Stunned, aware,
+/// not dodging already, and not barred by an earlier abort.
+fn can_abort(world: &World, t: Entity) -> bool {
+    up(world, t)
+        && !stunned(world, t)
+        && !(world.resource::<Flow>().phase == 0 && world.get::<Unaware>(t).is_some())
+        && world.get::<AbortedAhead>(t).is_none()
+        && world.get::<Guard>(t).is_some_and(|g| !g.dodge && !g.block)
+}
+
+/// OCV for an attack by `attacker` with `manoeuvre`: CV, combat levels, and
+/// the manoeuvres in effect combined (ruling `opportunity_manoeuvre`).
+pub fn ocv(world: &World, attacker: Entity, manoeuvre: &str) -> (i32, Vec<Modifier>) {
+    let data = &world.resource::<Data>().0;
+    let Some(stats) = world.get::<Stats>(attacker) else {
+        return (0, Vec::new());
+    };
+    let mut mods = vec![Modifier::new("OCV", stats.cv)];
+    if stats.combat_levels != 0 {
+        mods.push(Modifier::new("Combat levels", stats.combat_levels));
+    }
+    let m = data.manoeuvre(manoeuvre).map_or((0, 0), |m| (m.ocv, m.dcv));
+    let guard = world.get::<Guard>(attacker).cloned().unwrap_or_default();
+    let (o, _) = guard.combined(Some(m));
+    if o != 0 {
+        mods.push(Modifier::new("Manoeuvres", o));
+    }
+    (mods.iter().map(|m| m.value).sum(), mods)
+}
+
+/// DCV of `target`: CV, halved when Stunned (ruling `stunned`), with the
+/// manoeuvres in effect, surprise and water.
+pub fn dcv(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
+    let data = &world.resource::<Data>().0;
+    let Some(stats) = world.get::<Stats>(target) else {
+        return (0, Vec::new());
+    };
+    let mut mods = vec![Modifier::new("DCV", stats.cv)];
+    if stunned(world, target) {
+        let d = data.ruling_numbers.stunned_dcv_divisor;
+        mods.push(Modifier::new("Stunned (half DCV)", stats.cv / d - stats.cv));
+    }
+    let guard = world.get::<Guard>(target).cloned().unwrap_or_default();
+    if !guard.manoeuvres.is_empty() {
+        let (_, d) = guard.combined(None);
+        if d != 0 {
+            mods.push(Modifier::new("Manoeuvres", d));
+        }
+    }
+    if world.resource::<Flow>().phase == 0 && world.get::<Unaware>(target).is_some() {
+        mods.push(Modifier::new(
+            "Unaware (Surprise Phase)",
+            data.numbers.unaware_dcv,
+        ));
+    }
+    if stats.underwater {
+        mods.push(Modifier::new(
+            "Underwater",
+            data.ruling_numbers.underwater_dcv,
+        ));
+    }
+    (mods.iter().map(|m| m.value).sum(), mods)
+}
+
+/// 002 §Attack Roll: 3d6 + OCV against 10 + DCV (ruling `attack_ties`), after
+/// a Block if one stands (ruling `block`). A hit does damage (ruling `damage`).
+fn resolve_attack(
+    world: &mut World,
+    attacker: Entity,
+    target: Entity,
+    manoeuvre: &str,
+    weapon: &str,
+    kind: AttackKind,
+) {
+    let data = world.resource::<Data>().0.clone();
+    let (a, t) = (name(world, attacker), name(world, target));
+    let w = data.weapons.get(weapon).cloned();
+    let melee = w.as_ref().is_none_or(|w| w.melee());
+    let (ocv, ocv_mods) = ocv(world, attacker, manoeuvre);
+    // The manoeuvre is in effect until the attacker's next action.
+    let m = data.manoeuvre(manoeuvre).map_or((0, 0), |m| (m.ocv, m.dcv));
+    if let Some(mut g) = world.get_mut::<Guard>(attacker) {
+        g.manoeuvres.push((manoeuvre.to_string(), m.0, m.1));
+    }
+    if !melee && let Some(mut kit) = world.get_mut::<Kit>(attacker) {
+        let i = kit.weapons.iter().position(|x| x == weapon);
+        if let Some(s) = i.and_then(|i| kit.shots.get_mut(i)) {
+            *s = s.saturating_sub(1);
+        }
+    }
+    let (event, rule, how) = match kind {
+        AttackKind::Action => ("attack", "002 §Attack Roll", ""),
+        AttackKind::Opportunity => ("opportunity", "002 §Interrupts", " (attack of opportunity)"),
+        AttackKind::Readied => ("readied_attack", "002 §Ready Conditions", " (readied)"),
+    };
+    // Ruling block: the first melee attack on a blocking character meets its Block roll.
+    if melee && world.get::<Guard>(target).is_some_and(|g| g.block) {
+        if let Some(mut g) = world.get_mut::<Guard>(target) {
+            g.block = false;
+        }
+        let (bocv, mut bmods) = super::turn::ocv(world, target, "block");
+        let need = data.numbers.attack_base + ocv;
+        let roll = world
+            .resource_mut::<Dice>()
+            .roll(data.numbers.attack_dice, format!("{t}'s Block against {a}"));
+        let total = roll.total + bocv;
+        bmods.insert(0, Modifier::new("3d6", roll.total));
+        let blocked = total >= need;
+        log(world, || {
+            Event::new(
+                "block",
+                "ruling block",
+                if blocked {
+                    format!("{t} blocks {a}'s {manoeuvre}{how}: {total} against {need}.")
+                } else {
+                    format!("{t} fails to block {a}'s {manoeuvre}{how}: {total} against {need}.")
+                },
+            )
+            .actor(&t)
+            .target(&a)
+            .roll(roll)
+            .check(Check {
+                against: format!("10 + {a}'s OCV"),
+                target: need,
+                modifiers: bmods,
+                total,
+                success: blocked,
+            })
+        });
+        if blocked {
+            return;
+        }
+    }
+    let (dcv, dcv_mods) = dcv(world, target);
+    let need = data.numbers.attack_base + dcv;
+    let roll = world.resource_mut::<Dice>().roll(
+        data.numbers.attack_dice,
+        format!("{a}'s {manoeuvre} at {t}"),
+    );
+    let total = roll.total + ocv;
+    let hit = total >= need;
+    let dcv_words: Vec<String> = dcv_mods
+        .iter()
+        .skip(1)
+        .map(|m| format!("{} {:+}", m.name, m.value))
+        .collect();
+    log(world, || {
+        let extra = if dcv_words.is_empty() {
+            String::new()
+        } else {
+            format!(" (DCV: {})", dcv_words.join(", "))
+        };
+        Event::new(
+            event,
+            rule,
+            format!(
+                "{a} {}{how} {t}: 3d6 {} + OCV {ocv} = {total} against 10 + DCV {dcv} = {need}{extra}: {}.",
+                match manoeuvre {
+                    "shoot" => "shoots at",
+                    "haymaker" => "throws a haymaker at",
+                    _ => "strikes at",
+                },
+                roll.total,
+                if hit { "hit" } else { "miss" }
+            ),
+        )
+        .actor(&a)
+        .target(&t)
+        .roll(roll.clone())
+        .check(Check {
+            against: "10 + DCV".into(),
+            target: need,
+            modifiers: ocv_mods,
+            total,
+            success: hit,
+        })
+    });
+    if !hit {
+        return;
+    }
+    let mut dice = w.map_or(DiceExpr::new(1, 6), |w| w.damage);
+    if manoeuvre == "haymaker" {
+        dice.count += data.ruling_numbers.haymaker_extra_dice;
+    }
+    damage(world, attacker, target, dice);
+}
+
+/// Ruling `damage`: STUN is the dice's total, BODY counts each die (1: 0,
+/// 6: 2, else 1); PD comes off both. Ruling `stunned` and `knocked_out`.
+fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
+    let (a, t) = (name(world, attacker), name(world, target));
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(dice, format!("{a}'s damage to {t}"));
+    let stun_rolled = roll.total;
+    let body_rolled: i32 = roll
+        .faces
+        .iter()
+        .map(|&f| match f {
+            1 => 0,
+            6 => 2,
+            _ => 1,
+        })
+        .sum();
+    let (pd, con) = world.get::<Stats>(target).map_or((0, 0), |s| (s.pd, s.con));
+    let stun_taken = (stun_rolled - pd).max(0);
+    let body_taken = (body_rolled - pd).max(0);
+    let stun_now = world.get_mut::<Stun>(target).map_or(0, |mut s| {
+        s.current -= stun_taken;
+        s.current
+    });
+    let body_now = world.get_mut::<Body>(target).map_or(0, |mut b| {
+        b.current -= body_taken;
+        b.current
+    });
+    log(world, || {
+        Event::new(
+            "damage",
+            "ruling damage",
+            format!(
+                "{t} takes {stun_rolled} STUN and {body_rolled} BODY, less PD {pd}: {stun_taken} STUN ({stun_now} left), {body_taken} BODY ({body_now} left)."
+            ),
+        )
+        .actor(&t)
+        .roll(roll)
+        .amount(stun_taken)
+    });
+    let condition = if body_now <= 0 {
+        Condition::Down
+    } else if stun_now <= 0 {
+        Condition::Unconscious
+    } else {
+        Condition::Fine
+    };
+    if condition != Condition::Fine {
+        world
+            .entity_mut(target)
+            .insert(condition)
+            .remove::<Fighting>();
+        world.entity_mut(target).remove::<Hold>();
+        log(world, || {
+            Event::new(
+                "health",
+                "ruling knocked_out",
+                if condition == Condition::Down {
+                    format!("{t} is down: BODY {body_now}. It fights no more, but keeps its place in the order.")
+                } else {
+                    format!("{t} is knocked out: STUN {stun_now}. It keeps its place in the order and may wake after a Recovery.")
+                },
+            )
+            .actor(&t)
+        });
+    } else if stun_taken > con && !stunned(world, target) {
+        world.entity_mut(target).insert(Stunned).remove::<Hold>();
+        log(world, || {
+            Event::new(
+                "stunned",
+                "ruling stunned",
+                format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering."),
+            )
+            .actor(&t)
+        });
+    }
+}
+
+/// 002 §Time: the Post-Turn. Everyone with BODY left Takes a Recovery
+/// (ruling `post_turn_recovery`); then the next turn, or the turn cap.
+pub fn post_turn(world: &mut World) {
+    {
+        let mut l = world.resource_mut::<BattleLog>();
+        l.time = "Post-Turn".into();
+    }
+    for e in roster(world) {
+        if world.get::<Body>(e).is_some_and(|b| b.current > 0) {
+            recovery(
+                world,
+                e,
+                "recover",
+                "ruling post_turn_recovery",
+                "Takes a Recovery in the Post-Turn",
+            );
+        }
+    }
+    let cap = world.resource::<RoundCap>().0;
+    let turn = world.resource::<Flow>().turn;
+    if turn >= cap {
+        world.resource_mut::<Flow>().stage = Stage::Over;
+        world.resource_mut::<Decisions>().close_all();
+        log(world, || {
+            Event::new(
+                "end",
+                "scenario round_cap",
+                format!("The battle stops after {turn} turns (the scenario's cap)."),
+            )
+        });
+        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds: turn });
+        return;
+    }
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.turn += 1;
+        flow.phase = 1;
+        flow.stage = Stage::Phase;
+        flow.done.clear();
+    }
+    stamp(world, None);
+    let turn = turn + 1;
+    log(world, || {
+        Event::new(
+            "phase",
+            "002 §Time",
+            format!("Turn {turn}, phase 1 begins."),
+        )
+    });
+}
+
+/// Ruling `knocked_out`: the battle ends when at most one side has anyone
+/// conscious and on their feet.
+pub fn check_end(world: &mut World) {
+    if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
+        return;
+    }
+    let mut standing: Vec<usize> = roster(world)
+        .into_iter()
+        .filter(|&e| world.get::<Fighting>(e).is_some())
+        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
+        .collect();
+    standing.sort_unstable();
+    standing.dedup();
+    if standing.len() > 1 {
+        return;
+    }
+    let turns = world.resource::<Flow>().turn;
+    let result = match standing.first() {
+        Some(&side) => BattleResult::Victory {
+            side,
+            rounds: turns,
+        },
+        None => BattleResult::MutualDestruction { rounds: turns },
+    };
+    let text = match &result {
+        BattleResult::Victory { side, .. } => format!(
+            "Combat ends: {} alone has anyone on their feet, in turn {turns}.",
+            world.resource::<Sides>().name(Side(*side))
+        ),
+        _ => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
+    };
+    log(world, || Event::new("end", "ruling knocked_out", text));
+    world.resource_mut::<Flow>().stage = Stage::Over;
+    world.resource_mut::<Flow>().asking = None;
+    world.resource_mut::<Decisions>().close_all();
+    world.resource_mut::<Outcome>().0 = Some(result);
+}

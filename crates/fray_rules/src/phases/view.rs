@@ -1,0 +1,346 @@
+//! What the `phases` ruleset shows the window: STUN and BODY bars, the
+//! initiative order (highest first, as delay and ready have moved it) with
+//! who is delayed, readied, aborted or stunned, and a unit sheet.
+
+use bevy_ecs::prelude::*;
+use fray_core::grid::Cell;
+use fray_core::model::{Combatant, Side};
+use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+
+use super::orders::{melee_weapon, movement_left};
+use super::turn::{dcv, ocv};
+use super::{
+    AbortedAhead, Body, Condition, Data, Flow, Guard, Hold, Initiative, Kit, RecoveryStarted,
+    Stage, Stats, Stun, Stunned, Trigger, Unaware, Use, Work, roster, up,
+};
+
+/// The functions the window calls.
+pub const VIEW: RulesView = RulesView {
+    tokens,
+    tracker,
+    sheet,
+    round: super::round,
+    preview,
+};
+
+/// Chance that 3d6 rolls `k` or more.
+pub fn chance_3d6_at_least(k: i32) -> f32 {
+    if k <= 3 {
+        return 1.0;
+    }
+    if k > 18 {
+        return 0.0;
+    }
+    let mut ways = 0;
+    for a in 1..=6 {
+        for b in 1..=6 {
+            for c in 1..=6 {
+                if a + b + c >= k {
+                    ways += 1;
+                }
+            }
+        }
+    }
+    ways as f32 / 216.0
+}
+
+/// 002 §Attack Roll for `actor` striking `target`: the chance to hit and the
+/// STUN a hit does after PD.
+fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+    let data = &world.resource::<Data>().0;
+    let kit = world.get::<Kit>(actor)?;
+    let pd = world.get::<Stats>(target)?.pd;
+    let (d, _) = dcv(world, target);
+    let lines: Vec<String> = kit
+        .weapons
+        .iter()
+        .filter_map(|w| data.weapons.get(w).map(|x| (w, x)))
+        .map(|(w, x)| {
+            let manoeuvre = if x.melee() { "strike" } else { "shoot" };
+            let (o, _) = ocv(world, actor, manoeuvre);
+            let need = data.numbers.attack_base + d - o;
+            let chance = (chance_3d6_at_least(need) * 100.0).round();
+            let lo = (x.damage.min() - pd).max(0);
+            let hi = (x.damage.max() - pd).max(0);
+            format!(
+                "{w}: {chance}% to hit (3d6 + OCV {o} against 10 + DCV {d}), {lo}–{hi} STUN after PD"
+            )
+        })
+        .collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+fn states(world: &World, e: Entity) -> Vec<String> {
+    let flow = world.resource::<Flow>();
+    let mut out = Vec::new();
+    match world.get::<Condition>(e) {
+        Some(Condition::Unconscious) => out.push("unconscious".to_string()),
+        Some(Condition::Down) => out.push("down".to_string()),
+        _ => {}
+    }
+    if world.get::<Unaware>(e).is_some() {
+        out.push("unaware".into());
+    }
+    if world.get::<Stunned>(e).is_some() {
+        out.push("stunned".into());
+    }
+    match world.get::<Hold>(e) {
+        Some(Hold::Delayed { before, .. }) => out.push(match before {
+            Some(b) => format!("delayed: before {}", flow.name(*b)),
+            None => "delayed: end of phase".into(),
+        }),
+        Some(Hold::Readied { trigger, .. }) => out.push(match trigger {
+            Trigger::EntersReach => "readied: strike who comes in reach".into(),
+            Trigger::Acts(t) => format!("readied: strike {} when it acts", flow.name(*t)),
+        }),
+        None => {}
+    }
+    if world.get::<AbortedAhead>(e).is_some() {
+        out.push("aborted: skips next phase".into());
+    }
+    if let Some(g) = world.get::<Guard>(e) {
+        if g.dodge {
+            out.push("dodging".into());
+        }
+        if g.block {
+            out.push("blocking".into());
+        }
+        if g.manoeuvres.iter().any(|m| m.0 == "haymaker") {
+            out.push("haymaker: -5 DCV".into());
+        }
+    }
+    if world.get::<RecoveryStarted>(e).is_some() {
+        out.push("recovery begun".into());
+    }
+    out
+}
+
+fn tokens(world: &World) -> Vec<TokenView> {
+    roster(world)
+        .into_iter()
+        .filter_map(|e| {
+            let c = world.get::<Combatant>(e)?;
+            let stun = world.get::<Stun>(e)?;
+            let body = world.get::<Body>(e)?;
+            let stats = world.get::<Stats>(e)?;
+            let standing = up(world, e) && world.get::<Stunned>(e).is_none();
+            Some(TokenView {
+                entity: e,
+                name: c.name.clone(),
+                side: world.get::<Side>(e)?.0,
+                cell: *world.get::<Cell>(e)?,
+                bars: vec![
+                    Bar {
+                        label: "STUN",
+                        current: stun.current,
+                        max: stun.max,
+                    },
+                    Bar {
+                        label: "BODY",
+                        current: body.current,
+                        max: body.max,
+                    },
+                ],
+                states: states(world, e),
+                out: !up(world, e),
+                gone: false,
+                threat_reach: if standing && melee_weapon(world, e).is_some() {
+                    stats.reach
+                } else {
+                    0
+                },
+                speed: movement_left(world, e),
+            })
+        })
+        .collect()
+}
+
+/// Whose turn it is: the turn at the bottom of the stack (interrupts are
+/// above it).
+fn turn_holder(flow: &Flow) -> Option<Entity> {
+    flow.stack.iter().find_map(|w| match w {
+        Work::Turn { actor, .. } => Some(*actor),
+        _ => None,
+    })
+}
+
+fn tracker(world: &World) -> TrackerView {
+    let flow = world.resource::<Flow>();
+    let per_turn = world.resource::<Data>().0.numbers.phases_per_turn;
+    let heading = match flow.stage {
+        Stage::Start => "Before the battle".to_string(),
+        Stage::Over => format!("Turn {}: the battle is over", flow.turn),
+        Stage::PostTurn => format!("Turn {}, Post-Turn: everyone recovers", flow.turn),
+        Stage::Phase if flow.phase == 0 => {
+            "Surprise Phase: the aware act, one attack or move action each".to_string()
+        }
+        Stage::Phase => format!(
+            "Turn {}, phase {} of {per_turn} · highest first",
+            flow.turn, flow.phase
+        ),
+    };
+    let now = turn_holder(flow);
+    let rows = flow
+        .order
+        .iter()
+        .map(|&e| {
+            let score = world.get::<Initiative>(e).map_or(0, |i| i.score);
+            let state = if Some(e) == now {
+                RowState::Now
+            } else if flow.done.contains(&e) {
+                RowState::Done
+            } else {
+                RowState::Coming
+            };
+            let mut note = states(world, e);
+            if let Some(moved) = world.get::<Initiative>(e).and_then(|i| i.moved.clone()) {
+                note.insert(0, format!("moved {moved}"));
+            }
+            TrackerRow {
+                mark: format!("{score}"),
+                names: vec![flow.name(e).to_string()],
+                state,
+                note: note.join("; "),
+            }
+        })
+        .collect();
+    let waiting = if flow.phase == 0 {
+        flow.order
+            .iter()
+            .filter(|&&e| world.get::<Unaware>(e).is_some())
+            .map(|&e| format!("{}: unaware, does not act (-3 DCV)", flow.name(e)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    TrackerView {
+        heading,
+        rows,
+        waiting,
+    }
+}
+
+fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let (Some(stats), Some(stun), Some(body), Some(kit)) = (
+        world.get::<Stats>(e),
+        world.get::<Stun>(e),
+        world.get::<Body>(e),
+        world.get::<Kit>(e),
+    ) else {
+        return out;
+    };
+    let data = &world.resource::<Data>().0;
+    let mut line = |k: &str, v: String| out.push((k.to_string(), v));
+    line(
+        "Initiative",
+        world.get::<Initiative>(e).map_or("–".into(), |i| {
+            let mut s = i.score.to_string();
+            if let Some(m) = &i.moved {
+                s.push_str(&format!(", moved {m}"));
+            }
+            s
+        }),
+    );
+    line(
+        "Combat Value",
+        format!(
+            "{} (Lightning Reflexes {:+}, combat levels {:+})",
+            stats.cv, stats.lightning_reflexes, stats.combat_levels
+        ),
+    );
+    line("OCV now", ocv(world, e, "strike").0.to_string());
+    line("DCV now", dcv(world, e).0.to_string());
+    line("STUN", format!("{} / {}", stun.current, stun.max));
+    line("BODY", format!("{} / {}", body.current, body.max));
+    line(
+        "PD, CON, REC",
+        format!("{}, {}, {}", stats.pd, stats.con, stats.rec),
+    );
+    line(
+        "Movement",
+        format!(
+            "{} hexes ({} left this phase)",
+            stats.movement,
+            movement_left(world, e)
+        ),
+    );
+    line(
+        "Reach",
+        format!(
+            "{} hex{}",
+            stats.reach,
+            if stats.reach == 1 { "" } else { "es" }
+        ),
+    );
+    line(
+        "Attacks of opportunity",
+        format!(
+            "{} a phase",
+            data.numbers.opportunities_per_phase + stats.combat_reflexes
+        ),
+    );
+    for (skill, v) in &stats.skills {
+        line(skill, format!("{v}-"));
+    }
+    for (i, w) in kit.weapons.iter().enumerate() {
+        let d = data.weapons.get(w);
+        let shots = match (d, kit.shots.get(i)) {
+            (Some(d), Some(s)) if d.shots > 0 => format!(", {s}/{} shots", d.shots),
+            _ => String::new(),
+        };
+        let what = d.map_or(String::new(), |d| {
+            if d.melee() {
+                format!("{} melee", d.damage)
+            } else {
+                format!("{} range {}", d.damage, d.range)
+            }
+        });
+        line("Weapon", format!("{w}: {what}{shots}"));
+    }
+    if let Some(u) = world.get::<Use>(e) {
+        let mut used = Vec::new();
+        if u.full_phase {
+            used.push("full phase".to_string());
+        } else if u.actions > 0 {
+            used.push(format!(
+                "{} action{}{}",
+                u.actions,
+                if u.actions == 1 { "" } else { "s" },
+                if u.attack { " (one an attack)" } else { "" }
+            ));
+        }
+        if u.stepped {
+            used.push("1-hex step".into());
+        }
+        if u.opportunities > 0 {
+            used.push(format!("{} attacks of opportunity", u.opportunities));
+        }
+        line(
+            "This phase",
+            if used.is_empty() {
+                "nothing used".into()
+            } else {
+                used.join(", ")
+            },
+        );
+    }
+    let st = states(world, e);
+    if !st.is_empty() {
+        line("State", st.join(", "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chance_3d6_at_least;
+
+    #[test]
+    fn three_dice_odds() {
+        assert_eq!(chance_3d6_at_least(3), 1.0);
+        assert_eq!(chance_3d6_at_least(18), 1.0 / 216.0);
+        assert_eq!(chance_3d6_at_least(11), 0.5);
+        assert_eq!(chance_3d6_at_least(19), 0.0);
+    }
+}

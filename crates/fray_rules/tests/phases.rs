@@ -1,0 +1,762 @@
+//! The `phases` ruleset (rules/002) with forced dice: each test pins the
+//! exact outcome of a paragraph of the text.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use fray_core::battle::{Battle, Progress, rules_app};
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order};
+use fray_core::dice::Dice;
+use fray_core::grid::Cell;
+use fray_core::log::BattleLog;
+use fray_core::scenario::LoadedScenario;
+use fray_rules::phases::{self, Asking, Flow, Guard, Initiative, PhasesData, Stun};
+
+/// Which question an order answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Q {
+    /// The actor's own turn, in any phase or only in the phase given.
+    Turn(Option<u32>),
+    Opportunity,
+    Abort,
+}
+
+/// Plays the orders given, each once, to the first question of its kind for
+/// its actor; otherwise ends turns and lets opportunities and aborts pass.
+struct Script(Vec<(Q, Order, bool)>);
+
+impl Controller for Script {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let flow = world.resource::<Flow>();
+        let phase = flow.phase;
+        let asking = match flow.asking.map(|a| a.2) {
+            Some(Asking::Opportunity { .. }) => Q::Opportunity,
+            Some(Asking::Abort { .. }) => Q::Abort,
+            _ => Q::Turn(None),
+        };
+        let fits = |q: Q| match (q, asking) {
+            (Q::Turn(p), Q::Turn(_)) => p.is_none_or(|p| p == phase),
+            (a, b) => a == b,
+        };
+        if let Some((_, o, used)) = self
+            .0
+            .iter_mut()
+            .find(|(q, o, used)| !used && o.actor == d.actor_name && fits(*q))
+        {
+            *used = true;
+            return Some(o.clone());
+        }
+        Some(match asking {
+            Q::Turn(_) => Order::new(&d.actor_name, "end"),
+            _ => Order::new(&d.actor_name, "pass"),
+        })
+    }
+}
+
+fn data() -> Arc<PhasesData> {
+    let info = fray_rules::ruleset("phases").unwrap();
+    Arc::new(phases::load_data(&Source::inline("phases.ron", info.data)).unwrap())
+}
+
+/// A battle on a square field, one turn long, from a list of characters
+/// (`(name: .., side: .., ..)` as in a scenario) and forced dice.
+fn battle(characters: &str, dice: &[u32], orders: Vec<(Q, Order)>) -> Battle {
+    battle_with(characters, dice, orders, "Square", 1)
+}
+
+fn battle_with(
+    characters: &str,
+    dice: &[u32],
+    orders: Vec<(Q, Order)>,
+    kind: &str,
+    turns: u32,
+) -> Battle {
+    let text = format!(
+        "(name: \"t\", ruleset: \"phases\", round_cap: {turns},
+          grid: (kind: {kind}, width: 12, height: 12),
+          sides: [(name: \"A\"), (name: \"B\")],
+          combatants: [{characters}])"
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
+    let mut app = rules_app(Dice::seeded(0).with_forced(dice.iter().copied()));
+    phases::setup(&mut app, data(), &scenario).unwrap();
+    let script = || -> Box<dyn Controller> {
+        Box::new(Script(
+            orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
+        ))
+    };
+    Battle::new(app, vec![script(), script()])
+}
+
+fn run(b: &mut Battle) {
+    match b.run() {
+        Progress::Over(_) => {}
+        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
+    }
+}
+
+fn texts(b: &Battle) -> Vec<String> {
+    b.world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+/// The index of the first log line containing `needle`.
+fn line(b: &Battle, needle: &str) -> usize {
+    texts(b)
+        .iter()
+        .position(|t| t.contains(needle))
+        .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
+}
+
+fn count(b: &Battle, needle: &str) -> usize {
+    texts(b).iter().filter(|t| t.contains(needle)).count()
+}
+
+fn entity(b: &Battle, name: &str) -> Entity {
+    b.world().resource::<Flow>().entity(name).unwrap()
+}
+
+fn stun(b: &Battle, name: &str) -> i32 {
+    b.world().get::<Stun>(entity(b, name)).unwrap().current
+}
+
+fn cell(b: &Battle, name: &str) -> Cell {
+    *b.world().get::<Cell>(entity(b, name)).unwrap()
+}
+
+/// An order for the actor's own turn.
+fn o(actor: &str, action: &str) -> Turn {
+    Turn(Order::new(actor, action))
+}
+
+/// Builds a turn order; converts into a scripted answer.
+struct Turn(Order);
+
+impl Turn {
+    fn target(self, t: &str) -> (Q, Order) {
+        (Q::Turn(None), self.0.target(t))
+    }
+    fn cell(self, c: Cell) -> (Q, Order) {
+        (Q::Turn(None), self.0.cell(c))
+    }
+}
+
+impl From<Turn> for (Q, Order) {
+    fn from(t: Turn) -> Self {
+        (Q::Turn(None), t.0)
+    }
+}
+
+/// An order kept for the actor's turn in phase `p`.
+fn in_phase(p: u32, (q, o): (Q, Order)) -> (Q, Order) {
+    match q {
+        Q::Turn(_) => (Q::Turn(Some(p)), o),
+        other => (other, o),
+    }
+}
+
+/// An attack of opportunity `actor` takes on `target`.
+fn aoo(actor: &str, target: &str) -> (Q, Order) {
+    (Q::Opportunity, Order::new(actor, "strike").target(target))
+}
+
+/// An abort to `to` ("dodge" or "block").
+fn abort(actor: &str, to: &str) -> (Q, Order) {
+    (Q::Abort, Order::new(actor, to))
+}
+
+/// Two opponents standing next to each other: Ash (CV 6) and Bo (CV 5).
+const PAIR: &str = r#"
+    (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+    (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+"#;
+
+#[test]
+fn initiative_is_combat_value_plus_lightning_reflexes_and_ties_roll_off_once() {
+    // 002 §Initiative. Cy and Di tie at 5 and roll 2 and 5: Di goes first.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"lightning_reflexes": 2}),
+        (name: "Cy", side: "A", template: "bravo", at: (1, 3)),
+        (name: "Di", side: "B", template: "bravo", at: (9, 3)),
+        (name: "Ed", side: "B", template: "bravo", at: (9, 9), set: {"cv": 3}),
+    "#,
+        &[2, 5],
+        vec![],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's Initiative score is 7: Combat Value 5 plus Lightning Reflexes +2.",
+    );
+    line(&b, "Cy is tied at 5 and rolls 2");
+    line(&b, "Di is tied at 5 and rolls 5");
+    line(
+        &b,
+        "The order, highest first, for every phase: Ash, Di, Cy, Ed.",
+    );
+    // 002 §Initiative: the same order in every phase; nobody rolls again.
+    assert_eq!(count(&b, "to break the tie"), 2);
+    let order: Vec<String> = b
+        .world()
+        .resource::<Flow>()
+        .order
+        .iter()
+        .map(|&e| b.world().resource::<Flow>().name(e).to_string())
+        .collect();
+    assert_eq!(order, ["Ash", "Di", "Cy", "Ed"]);
+}
+
+#[test]
+fn an_attack_roll_equal_to_ten_plus_dcv_hits_and_normal_damage_counts_body() {
+    // 002 §Attack Roll, ruling attack_ties: 3d6 10 + OCV 6 = 16 against
+    // 10 + DCV 6 = 16 hits. Ruling damage: 4d6 [1, 6, 3, 4] = 14 STUN,
+    // BODY 0 + 2 + 1 + 1 = 4; PD 4 leaves 10 STUN and 0 BODY.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6, "lightning_reflexes": -1}),
+    "#,
+        &[4, 5, 1, 1, 6, 3, 4],
+        vec![o("Ash", "strike").target("Bo")],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash strikes at Bo: 3d6 10 + OCV 6 = 16 against 10 + DCV 6 = 16: hit.",
+    );
+    line(
+        &b,
+        "Bo takes 14 STUN and 4 BODY, less PD 4: 10 STUN (14 left), 0 BODY (10 left).",
+    );
+    // Recovered 5 in the Post-Turn (ruling post_turn_recovery).
+    assert_eq!(stun(&b, "Bo"), 19);
+    // One below misses.
+    let mut b = battle(PAIR, &[4, 4, 1], vec![o("Ash", "strike").target("Bo")]);
+    run(&mut b);
+    line(
+        &b,
+        "Ash strikes at Bo: 3d6 9 + OCV 6 = 15 against 10 + DCV 5 = 15: hit.",
+    );
+    let mut b = battle(PAIR, &[3, 4, 1], vec![o("Ash", "strike").target("Bo")]);
+    run(&mut b);
+    line(&b, "= 14 against 10 + DCV 5 = 15: miss.");
+}
+
+#[test]
+fn a_normal_phase_allows_an_attack_and_a_move_or_two_moves_or_a_full_phase() {
+    // 002 §Normal Phase: Ash strikes, then a second strike is refused, a
+    // move action is allowed; a full move after a strike is refused.
+    let mut b = battle(
+        PAIR,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Ash", "haymaker").target("Bo"),
+            o("Ash", "full_move").cell(Cell::new(3, 9)),
+            o("Ash", "move").cell(Cell::new(3, 0)),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's order \"haymaker\" is refused: one attack action a phase",
+    );
+    line(
+        &b,
+        "Ash's order \"full_move\" is refused: a full-phase action needs the whole phase",
+    );
+    // Half of 6 is 3: the move action reaches (3, 0).
+    line(
+        &b,
+        "Ash moves (a move action) from (3, 3) to (3, 0) (3 hexes).",
+    );
+}
+
+#[test]
+fn moving_out_of_a_threatened_hex_provokes_and_the_move_goes_on_after() {
+    // 002 §Moving Out and §Interrupts: Bo (CV 5) walks away from Ash (CV 6,
+    // who ends its turn first). Ash's attack of opportunity comes before Bo
+    // leaves; then Bo's move is completed.
+    let mut b = battle(
+        PAIR,
+        &[6, 6, 6, 2, 2, 2, 2],
+        vec![o("Bo", "move").cell(Cell::new(7, 3)), aoo("Ash", "Bo")],
+    );
+    run(&mut b);
+    let provoke = line(
+        &b,
+        "Bo moves out of a hex threatened by Ash: an opportunity.",
+    );
+    let aoo = line(&b, "Ash strikes at (attack of opportunity) Bo: 3d6 18");
+    let hit = line(&b, "Bo takes 8 STUN");
+    let moved = line(
+        &b,
+        "Bo moves (a move action) from (4, 3) to (7, 3) (3 hexes).",
+    );
+    assert!(provoke < aoo && aoo < hit && hit < moved);
+    assert_eq!(cell(&b, "Bo"), Cell::new(7, 3));
+}
+
+#[test]
+fn the_one_hex_step_never_provokes_and_forbids_other_movement() {
+    // 002 §1-Hex Step: Bo steps out of Ash's reach; no opportunity. Then a
+    // move in the same phase is refused.
+    let mut b = battle(
+        PAIR,
+        &[],
+        vec![
+            o("Bo", "step").cell(Cell::new(5, 3)),
+            o("Bo", "move").cell(Cell::new(7, 3)),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Bo takes a 1-hex step from (4, 3) to (5, 3) (1 hex).");
+    assert_eq!(count(&b, "an opportunity"), 0);
+    line(
+        &b,
+        "Bo's order \"move\" is refused: no movement in a phase with a 1-hex step",
+    );
+    // A character with 1 hex of movement cannot step at all.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"move": 1}),
+    "#,
+        &[],
+        vec![o("Bo", "step").cell(Cell::new(5, 3))],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "refused: a character with 1 hex of movement or less cannot take a 1-hex step",
+    );
+}
+
+#[test]
+fn a_skill_check_negates_the_opportunities_of_a_move() {
+    // Ruling skill_check_negates: Bo has Acrobatics 12 and rolls 9.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"acrobatics": 12}),
+    "#,
+        &[3, 3, 3],
+        vec![o("Bo", "move").cell(Cell::new(7, 3))],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo rolls acrobatics 9 against 12 or less: the action provokes no attack of opportunity.",
+    );
+    assert_eq!(count(&b, "an opportunity"), 0);
+    // A failed roll (13) provokes.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"acrobatics": 12}),
+    "#,
+        &[5, 4, 4, 1, 1, 1],
+        vec![o("Bo", "move").cell(Cell::new(7, 3)), aoo("Ash", "Bo")],
+    );
+    run(&mut b);
+    line(&b, "rolls acrobatics 13 against 12 or less and fails");
+    line(&b, "Ash strikes at (attack of opportunity) Bo");
+}
+
+#[test]
+fn leaving_several_hexes_threatened_by_one_opponent_is_one_opportunity() {
+    // 002 §Combat Reflexes: Ann (reach 3, Combat Reflexes) threatens every
+    // hex Bo walks out of, but it is one opportunity; a second mover gives a
+    // second one, which Combat Reflexes allows.
+    let mut b = battle(
+        r#"
+        (name: "Ann", side: "A", template: "stretcher", at: (2, 5), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (3, 5), set: {"move": 8}),
+        (name: "Cy", side: "B", template: "bravo", at: (2, 4), set: {"cv": 4}),
+    "#,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Bo", "full_move").cell(Cell::new(8, 5)),
+            o("Cy", "move").cell(Cell::new(2, 1)),
+            aoo("Ann", "Bo"),
+            aoo("Ann", "Cy"),
+        ],
+    );
+    run(&mut b);
+    assert_eq!(count(&b, "Bo moves out of a hex threatened by Ann"), 1);
+    assert_eq!(count(&b, "Cy moves out of a hex threatened by Ann"), 1);
+    assert_eq!(count(&b, "(attack of opportunity)"), 2);
+    // Without Combat Reflexes, only one a phase.
+    let mut b = battle(
+        r#"
+        (name: "Ann", side: "A", template: "stretcher", at: (2, 5), set: {"cv": 7, "combat_reflexes": 0}),
+        (name: "Bo", side: "B", template: "bravo", at: (3, 5), set: {"move": 8}),
+        (name: "Cy", side: "B", template: "bravo", at: (2, 4), set: {"cv": 4}),
+    "#,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Bo", "full_move").cell(Cell::new(8, 5)),
+            o("Cy", "move").cell(Cell::new(2, 1)),
+            aoo("Ann", "Bo"),
+            aoo("Ann", "Cy"),
+        ],
+    );
+    run(&mut b);
+    assert_eq!(count(&b, "(attack of opportunity)"), 1);
+    assert_eq!(count(&b, "Cy moves out of a hex threatened"), 0);
+}
+
+#[test]
+fn no_attack_of_opportunity_after_a_dodge_and_withdraw_spares_the_first_hex() {
+    // 002 §One per Phase: Ash dodged, so Bo leaves freely.
+    let mut b = battle(
+        PAIR,
+        &[],
+        vec![
+            o("Ash", "dodge").into(),
+            o("Bo", "move").cell(Cell::new(7, 3)),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Ash dodges: +3 DCV until its next action.");
+    assert_eq!(count(&b, "an opportunity"), 0);
+    // Ruling withdraw: leaving the starting hex does not provoke.
+    let mut b = battle(PAIR, &[], vec![o("Bo", "withdraw").cell(Cell::new(9, 3))]);
+    run(&mut b);
+    line(
+        &b,
+        "Bo withdraws (a full-phase action) from (4, 3) to (9, 3) (5 hexes).",
+    );
+    assert_eq!(count(&b, "an opportunity"), 0);
+}
+
+#[test]
+fn reloading_in_a_threatened_hex_provokes_unless_fast_draw_succeeds() {
+    // 002 §Distracting Actions and the table: "Reload a gun: Yes (skill check
+    // negates)". Maud (Fast Draw 11) shoots Bo twice, then reloads next to
+    // Bo; her roll of 15 fails and Bo strikes.
+    let chars = r#"
+        (name: "Maud", side: "A", template: "gunman", at: (3, 3), set: {"cv": 8}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#;
+    let mut b = battle_with(
+        chars,
+        &[1, 1, 1, 1, 1, 1, 5, 5, 5, 1, 1, 1],
+        vec![
+            in_phase(1, o("Maud", "shoot").target("Bo")),
+            in_phase(2, o("Maud", "shoot").target("Bo")),
+            in_phase(3, o("Maud", "shoot").target("Bo")),
+            in_phase(3, o("Maud", "reload").into()),
+            aoo("Bo", "Maud"),
+        ],
+        "Square",
+        1,
+    );
+    run(&mut b);
+    line(&b, "Maud shoots at Bo");
+    line(
+        &b,
+        "refused: the pistol is empty: reload it (a move action)",
+    );
+    let provoke = line(
+        &b,
+        "Maud's \"Reload a gun\" in a threatened hex provokes Bo.",
+    );
+    let aoo = line(&b, "Bo strikes at (attack of opportunity) Maud");
+    let reload = line(&b, "Maud reloads the pistol (2 shots).");
+    assert!(provoke < aoo && aoo < reload);
+}
+
+#[test]
+fn a_surprise_phase_only_when_some_are_aware_with_one_action_and_minus_three_dcv() {
+    // 002 §Surprise Phase: Bo is unaware. Ash acts with one attack action,
+    // against DCV 5 - 3; its move after is refused (restricted phase).
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3)),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), surprised: true, set: {"cv": 6}),
+    "#,
+        &[4, 4, 4, 1, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Ash", "move").cell(Cell::new(0, 3)),
+        ],
+    );
+    run(&mut b);
+    let surprise = line(&b, "The Surprise Phase: the aware act in initiative order");
+    let hit = line(
+        &b,
+        "Ash strikes at Bo: 3d6 12 + OCV 5 = 17 against 10 + DCV 3 = 13 (DCV: Unaware (Surprise Phase) -3): hit.",
+    );
+    line(
+        &b,
+        "Ash's order \"move\" is refused: only one attack or move action in this phase",
+    );
+    let phase1 = line(&b, "The Surprise Phase is over; everyone is aware.");
+    assert!(surprise < hit && hit < phase1);
+    // Everyone unaware: no Surprise Phase.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), surprised: true),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), surprised: true, set: {"cv": 6}),
+    "#,
+        &[],
+        vec![],
+    );
+    run(&mut b);
+    assert_eq!(count(&b, "The Surprise Phase:"), 0);
+    line(&b, "but nobody is: there is no Surprise Phase");
+}
+
+#[test]
+fn delaying_moves_the_character_and_a_delay_into_the_next_phase_takes_its_action() {
+    // 002 §Delay and §Delay Consequences. Order: Ash 7, Bo 6, Cy 5.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 1), set: {"cv": 6}),
+        (name: "Cy", side: "A", template: "bravo", at: (1, 9), set: {"cv": 5}),
+    "#;
+    // Ash waits until just before Cy: Bo acts, then Ash, then Cy.
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Ash", "delay").target("Cy"),
+            o("Ash", "step").cell(Cell::new(2, 1)),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Ash delays, to act just before Cy this phase");
+    let stepped = line(&b, "Ash takes a 1-hex step from (1, 1) to (2, 1)");
+    let ash = entity(&b, "Ash");
+    let init = b.world().get::<Initiative>(ash).unwrap().clone();
+    assert_eq!(init.score, 5, "Ash takes Cy's place: {init:?}");
+    assert_eq!(init.moved.as_deref(), Some("just before Cy (delayed)"));
+    let order: Vec<String> = b
+        .world()
+        .resource::<Flow>()
+        .order
+        .iter()
+        .map(|&e| b.world().resource::<Flow>().name(e).to_string())
+        .collect();
+    assert_eq!(order, ["Bo", "Ash", "Cy"]);
+    assert!(stepped > 0);
+    // Cy delays until before Ash, who has acted: Cy acts first in phase 2
+    // and does not get its regular action there.
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Cy", "delay").target("Ash"),
+            o("Cy", "step").cell(Cell::new(2, 9)),
+            in_phase(3, o("Cy", "step").cell(Cell::new(3, 9))),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Cy delays, to act just before Ash in the next phase");
+    let texts = texts(&b);
+    let phase2 = line(&b, "Turn 1, phase 2 begins.");
+    let cy = line(&b, "Cy takes a 1-hex step from (1, 9) to (2, 9)");
+    assert!(cy > phase2, "{}", texts.join("\n"));
+    // Its second step order was never used: no regular turn in phase 2, and
+    // in phase 3 it moves from (2, 9).
+    line(&b, "Cy takes a 1-hex step from (2, 9) to (3, 9)");
+    assert!(
+        line(&b, "Turn 1, phase 3 begins.")
+            < line(&b, "Cy takes a 1-hex step from (2, 9) to (3, 9)")
+    );
+}
+
+#[test]
+fn a_readied_strike_cuts_into_the_move_that_sets_it_off() {
+    // 002 §Ready and §Ready Conditions: Ash readies; Bo walks up to it; the
+    // strike comes as Bo enters Ash's reach, before Bo strikes; Ash acts just
+    // ahead of Bo from then on.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (2, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+    "#,
+        &[6, 6, 6, 3, 3, 3, 3, 1, 1, 1],
+        vec![
+            o("Ash", "ready").into(),
+            o("Bo", "move").cell(Cell::new(3, 3)),
+            o("Bo", "strike").target("Ash"),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash readies a strike at the first opponent to come within its reach",
+    );
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let strike = line(&b, "Ash strikes at (readied) Bo: 3d6 18");
+    let bo = line(&b, "Bo strikes at Ash");
+    assert!(fires < strike && strike < bo);
+    line(
+        &b,
+        "Bo moves (a move action) from (6, 3) to (3, 3) (3 hexes).",
+    );
+    let ash = entity(&b, "Ash");
+    assert_eq!(
+        b.world().get::<Initiative>(ash).unwrap().moved.as_deref(),
+        Some("just before Bo (readied)")
+    );
+    // A readied action not taken by the character's next action lapses.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (2, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 9)),
+    "#,
+        &[],
+        vec![o("Ash", "ready").into()],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash comes to its next action without having taken its readied action",
+    );
+}
+
+#[test]
+fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
+    // 002 §Abort: Bo (CV 5) is attacked by Ash (CV 6) before its own turn
+    // and aborts to Dodge: it gives up this phase's action; DCV 5 + 3.
+    let mut b = battle(
+        PAIR,
+        &[6, 6, 5, 1, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            abort("Bo", "dodge"),
+            o("Bo", "strike").target("Ash"),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo aborts to Dodge against Ash's attack, giving up its action this phase.",
+    );
+    line(
+        &b,
+        "Ash strikes at Bo: 3d6 17 + OCV 6 = 23 against 10 + DCV 8 = 18 (DCV: Manoeuvres +3): hit.",
+    );
+    // Its strike order is used in phase 2, not phase 1.
+    assert!(line(&b, "Turn 1, phase 2 begins.") < line(&b, "Bo strikes at Ash"));
+    // After acting, an abort gives up the next phase's action and bars
+    // aborting again until that place has passed: Cy (6) strikes Bo (5) in
+    // phase 2 before Bo's place, and Bo is not asked; Ash (4) strikes after
+    // it, and Bo may abort again.
+    let chars = r#"
+        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 4}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[1, 1, 1, 1, 1, 1, 1, 1, 1],
+        vec![
+            in_phase(1, o("Ash", "strike").target("Bo")),
+            abort("Bo", "dodge"),
+            in_phase(2, o("Cy", "strike").target("Bo")),
+            in_phase(2, o("Ash", "strike").target("Bo")),
+            abort("Bo", "dodge"),
+        ],
+    );
+    run(&mut b);
+    let first = line(
+        &b,
+        "Bo aborts to Dodge against Ash's attack, giving up its action in the next phase",
+    );
+    let cy = line(&b, "Cy strikes at Bo");
+    let gave_up = line(&b, "Bo gave up this action by aborting in the phase before");
+    assert!(first < cy && cy < gave_up);
+    assert_eq!(
+        count(&b, "Bo aborts to Dodge"),
+        2,
+        "{}",
+        texts(&b).join("\n")
+    );
+}
+
+#[test]
+fn stunned_halves_dcv_and_costs_the_next_action_and_the_post_turn_recovers() {
+    // Ruling stunned: 4d6 [6, 6, 6, 6] = 24 STUN, less PD 4 = 20 > CON 12.
+    // Cy strikes the Stunned Bo before Bo's turn: DCV 5 halved to 2.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Cy", "strike").target("Bo"),
+        ],
+    );
+    run(&mut b);
+    let stunned = line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    let cy = line(
+        &b,
+        "Cy strikes at Bo: 3d6 3 + OCV 6 = 9 against 10 + DCV 2 = 12 (DCV: Stunned (half DCV) -3): miss.",
+    );
+    let recovers = line(
+        &b,
+        "Bo spends the phase recovering from being Stunned (a full-phase action).",
+    );
+    assert!(stunned < cy && cy < recovers);
+    // Ruling post_turn_recovery: +5 STUN, from 4 to 9.
+    line(&b, "Bo Takes a Recovery in the Post-Turn: +5 STUN (9/24).");
+}
+
+#[test]
+fn the_manoeuvres_of_an_attack_of_opportunity_combine_worst_bonus_all_penalties() {
+    // 002 §One per Phase, ruling opportunity_manoeuvre.
+    let g = Guard {
+        manoeuvres: vec![("haymaker".into(), 0, -5), ("dodge".into(), 0, 3)],
+        dodge: true,
+        block: false,
+    };
+    assert_eq!(g.combined(None), (0, -2));
+    assert_eq!(g.combined(Some((2, 1))), (2, -4));
+    assert_eq!(Guard::default().combined(Some((0, -5))), (0, -5));
+}
+
+#[test]
+fn every_ruling_and_paragraph_cited_is_in_the_data() {
+    let data = data();
+    let sources = [
+        include_str!("../src/phases/mod.rs"),
+        include_str!("../src/phases/start.rs"),
+        include_str!("../src/phases/turn.rs"),
+        include_str!("../src/phases/orders.rs"),
+    ];
+    for src in sources {
+        for (i, _) in src.match_indices("\"ruling ") {
+            let id: String = src[i + 8..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            assert!(
+                data.rulings.iter().any(|r| r.id == id),
+                "ruling {id:?} is cited but not in phases.ron"
+            );
+        }
+        for (i, _) in src.match_indices("\"002 §") {
+            let rule: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
+            assert!(
+                data.paragraphs.iter().any(|p| p.rule == rule),
+                "{rule:?} is cited but not mapped in phases.ron's paragraphs"
+            );
+        }
+    }
+}
