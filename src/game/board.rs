@@ -457,9 +457,18 @@ fn announce(
             commands.spawn((
                 BoardPart,
                 Floating { ttl: 1.6 },
-                Text2d::new(format!("-{amount}")),
+                // Damage in red, healing (a negative amount) in green.
+                Text2d::new(if amount < 0 {
+                    format!("+{}", -amount)
+                } else {
+                    format!("-{amount}")
+                }),
                 TextFont::from_font_size(20.0),
-                TextColor(Color::srgb(1.0, 0.35, 0.3)),
+                TextColor(if amount < 0 {
+                    Color::srgb(0.4, 0.95, 0.45)
+                } else {
+                    Color::srgb(1.0, 0.35, 0.3)
+                }),
                 Transform::from_translation(p.extend(20.0) + Vec3::new(0.0, R * 0.6, 0.0)),
             ));
         }

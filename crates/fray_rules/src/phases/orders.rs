@@ -545,7 +545,9 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         }
         Asking::Turn => turn_choices(world, me, &name, &mut offer),
     }
-    // Long lists keep the refused choices that say most: those of attacks.
+    // Legal choices first (the number keys pick them); of the refused, long
+    // lists keep those that say most: the attacks'.
+    out.sort_by_key(|c| c.refused.is_some());
     out.retain(|c| {
         c.refused.is_none()
             || matches!(

@@ -802,7 +802,8 @@ fn recovery(world: &mut World, actor: Entity, kind: &'static str, rule: &str, wh
         if woke {
             text.push_str(" It wakes and fights again.");
         }
-        Event::new(kind, rule, text).actor(&who).amount(-gained)
+        let e = Event::new(kind, rule, text).actor(&who);
+        if gained > 0 { e.amount(-gained) } else { e }
     });
 }
 
