@@ -588,9 +588,12 @@ fn a_readied_strike_cuts_into_the_move_that_sets_it_off() {
             o("Ash", "ready").into(),
             o("Bo", "move").cell(Cell::new(3, 3)),
             o("Bo", "strike").target("Ash"),
+            abort("Bo", "dodge"),
         ],
     );
     run(&mut b);
+    // Ruling abort_options: no abort in one's own turn.
+    assert_eq!(count(&b, "aborts"), 0);
     line(
         &b,
         "Ash readies a strike at the first opponent to come within its reach",
@@ -652,9 +655,10 @@ fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     // Its strike order is used in phase 2, not phase 1.
     assert!(line(&b, "Turn 1, phase 2 begins.") < line(&b, "Bo strikes at Ash"));
     // After acting, an abort gives up the next phase's action and bars
-    // aborting again until that place has passed: Cy (6) strikes Bo (5) in
-    // phase 2 before Bo's place, and Bo is not asked; Ash (4) strikes after
-    // it, and Bo may abort again.
+    // aborting again until that place has passed. Bo blocks Ash's strike in
+    // phase 1 (its Block roll, 3 + OCV 5 = 8 against 10 + 4, fails; the Block is spent). In phase 2 Cy
+    // (6) strikes before Bo's place and Bo is not asked; Ash (4) strikes
+    // after it, and Bo may abort again.
     let chars = r#"
         (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
         (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
@@ -662,10 +666,10 @@ fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     "#;
     let mut b = battle(
         chars,
-        &[1, 1, 1, 1, 1, 1, 1, 1, 1],
+        &[1; 12],
         vec![
             in_phase(1, o("Ash", "strike").target("Bo")),
-            abort("Bo", "dodge"),
+            abort("Bo", "block"),
             in_phase(2, o("Cy", "strike").target("Bo")),
             in_phase(2, o("Ash", "strike").target("Bo")),
             abort("Bo", "dodge"),
@@ -674,17 +678,14 @@ fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     run(&mut b);
     let first = line(
         &b,
-        "Bo aborts to Dodge against Ash's attack, giving up its action in the next phase",
+        "Bo aborts to Block against Ash's attack, giving up its action in the next phase",
     );
+    line(&b, "Bo fails to block Ash's strike: 8 against 14.");
     let cy = line(&b, "Cy strikes at Bo");
     let gave_up = line(&b, "Bo gave up this action by aborting in the phase before");
-    assert!(first < cy && cy < gave_up);
-    assert_eq!(
-        count(&b, "Bo aborts to Dodge"),
-        2,
-        "{}",
-        texts(&b).join("\n")
-    );
+    let second = line(&b, "Bo aborts to Dodge against Ash's attack");
+    assert!(first < cy && cy < gave_up && gave_up < second);
+    assert_eq!(count(&b, "Bo aborts to"), 2, "{}", texts(&b).join("\n"));
 }
 
 #[test]
@@ -759,4 +760,164 @@ fn every_ruling_and_paragraph_cited_is_in_the_data() {
             );
         }
     }
+}
+
+#[test]
+fn combat_levels_add_to_ocv_and_underwater_takes_two_from_dcv() {
+    // 002 §Attack Roll, rulings combat_levels and underwater: OCV 5 + 2
+    // levels, 3d6 8 = 15 against 10 + DCV 5 - 2 = 13.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"combat_levels": 2, "lightning_reflexes": 1}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"underwater": 1}),
+    "#,
+        &[2, 3, 3, 1, 1, 1, 1],
+        vec![o("Ash", "strike").target("Bo")],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash strikes at Bo: 3d6 8 + OCV 7 = 15 against 10 + DCV 3 = 13 (DCV: Underwater -2): hit.",
+    );
+    let e = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .find(|e| e.event == "attack")
+        .unwrap()
+        .clone();
+    let check = e.check.unwrap();
+    assert_eq!(
+        check
+            .modifiers
+            .iter()
+            .map(|m| (m.name.as_str(), m.value))
+            .collect::<Vec<_>>(),
+        [("OCV", 5), ("Combat levels", 2)]
+    );
+    assert_eq!((check.target, check.total, check.success), (13, 15, true));
+}
+
+#[test]
+fn a_full_phase_action_is_started_and_completed_with_move_actions_in_a_restricted_phase() {
+    // 002 §Restricted Phase, ruling split_full_phase: in the Surprise Phase
+    // Ash cannot Take a Recovery (a full-phase action) but may start it, and
+    // completes it with a move action at its next turn.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"stun": 30}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 9), surprised: true),
+    "#,
+        &[],
+        vec![
+            in_phase(0, o("Ash", "recover").into()),
+            in_phase(0, o("Ash", "start_recovery").into()),
+            in_phase(1, o("Ash", "complete_recovery").into()),
+        ],
+    );
+    // Ash starts hurt: 20 of 30 STUN.
+    let ash = entity(&b, "Ash");
+    b.world_mut().get_mut::<Stun>(ash).unwrap().current = 20;
+    run(&mut b);
+    line(
+        &b,
+        "Ash's order \"recover\" is refused: no full-phase action in a restricted phase",
+    );
+    let start = line(&b, "Ash begins a Recovery with a move action");
+    let done = line(
+        &b,
+        "Ash completes its Recovery with a move action: +5 STUN (25/30).",
+    );
+    assert!(
+        start < line(&b, "The Surprise Phase is over")
+            && line(&b, "The Surprise Phase is over") < done
+    );
+}
+
+#[test]
+fn a_mover_stunned_by_an_attack_of_opportunity_stops_where_it_is() {
+    // 002 §Interrupts and ruling interrupted_action: Ash's attack of
+    // opportunity does 24 STUN, less PD 4 = 20 > CON 12: Bo is Stunned and its
+    // move does not go on.
+    let mut b = battle(
+        PAIR,
+        &[6, 6, 6, 6, 6, 6, 6],
+        vec![o("Bo", "move").cell(Cell::new(7, 3)), aoo("Ash", "Bo")],
+    );
+    run(&mut b);
+    line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    line(&b, "Bo can no longer move: the move stops at (4, 3).");
+    assert_eq!(cell(&b, "Bo"), Cell::new(4, 3));
+}
+
+#[test]
+fn no_one_hex_step_out_of_difficult_terrain_or_in_darkness() {
+    // 002 §Step Timing.
+    let text = |options: &str, difficult: &str| {
+        format!(
+            "(name: \"t\", ruleset: \"phases\", round_cap: 1, options: {{{options}}},
+              grid: (kind: Hex, width: 8, height: 8, difficult: [{difficult}]),
+              sides: [(name: \"A\"), (name: \"B\")],
+              combatants: [
+                (name: \"Ash\", side: \"A\", template: \"bravo\", at: (2, 2), set: {{\"cv\": 6}}),
+                (name: \"Bo\", side: \"B\", template: \"bravo\", at: (6, 6)),
+              ])"
+        )
+    };
+    for (options, difficult, why) in [
+        (
+            "\"darkness\": \"true\"",
+            "",
+            "no 1-hex step in darkness (ruling darkness)",
+        ),
+        ("", "(2, 2)", "no 1-hex step out of difficult terrain"),
+        ("", "(3, 2)", "no 1-hex step into difficult terrain"),
+    ] {
+        let scenario =
+            LoadedScenario::from_source(Source::inline("t.ron", &text(options, difficult)))
+                .unwrap();
+        let mut app = rules_app(Dice::seeded(0));
+        phases::setup(&mut app, data(), &scenario).unwrap();
+        let script = || -> Box<dyn Controller> {
+            Box::new(Script(vec![(
+                Q::Turn(Some(1)),
+                Order::new("Ash", "step").cell(Cell::new(3, 2)),
+                false,
+            )]))
+        };
+        let mut b = Battle::new(app, vec![script(), script()]);
+        run(&mut b);
+        line(&b, &format!("Ash's order \"step\" is refused: {why}"));
+    }
+}
+
+#[test]
+fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
+    // Ruling ready_trigger: Bo delays (not an action): nothing goes off. At
+    // its delayed turn its strike is its first action: Ash's readied strike
+    // comes just before it. A delayed turn cannot be delayed again.
+    let mut b = battle(
+        PAIR,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Ash", "ready").target("Bo"),
+            o("Bo", "delay").into(),
+            o("Bo", "delay").into(),
+            o("Bo", "strike").target("Ash"),
+        ],
+    );
+    run(&mut b);
+    let delay = line(&b, "Bo delays, to act at the end of the phase");
+    line(
+        &b,
+        "Bo's order \"delay\" is refused: this is already a delayed action",
+    );
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let ash = line(&b, "Ash strikes at (readied) Bo");
+    let bo = line(&b, "Bo strikes at Ash");
+    assert!(delay < fires && fires < ash && ash < bo);
 }

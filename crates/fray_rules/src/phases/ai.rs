@@ -371,7 +371,7 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
         let closing = before - nearest(cell);
         let mut a = Appraisal {
             closing: if ranged { -closing } else { closing },
-            ..Appraisal::plain(Order::new(name, "move").cell(cell))
+            ..Appraisal::plain(Order::new(name, if step { "step" } else { "move" }).cell(cell))
         };
         match strike_there {
             Some((value, left)) if attack_after && !ranged => {

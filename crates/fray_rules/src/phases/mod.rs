@@ -252,6 +252,8 @@ pub enum Work {
     Reload { actor: Entity, weapon: usize },
     /// Ask `threatener` whether it takes its attack of opportunity.
     Opportunity { threatener: Entity, mover: Entity },
+    /// An order held back while the strikes readied for it resolve.
+    Perform { actor: Entity, plan: orders::Plan },
 }
 
 /// What the open decision asks.

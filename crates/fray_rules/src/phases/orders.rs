@@ -55,6 +55,17 @@ pub enum Plan {
     Pass,
 }
 
+impl Plan {
+    /// Whether it is an action (not delay, the 1-hex step, or ending the turn).
+    pub fn is_action(&self) -> bool {
+        match self {
+            Self::Move { kind, .. } => *kind != ActionType::NotAnAction,
+            Self::Delay { .. } | Self::End | Self::Pass => false,
+            _ => true,
+        }
+    }
+}
+
 /// Half of combat movement, rounded down but at least 1 (ruling `half_move`).
 pub fn half_move(stats: &Stats) -> u32 {
     (stats.movement / 2).max(1)
@@ -210,7 +221,25 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
         Asking::Abort { .. } => match order.action.as_str() {
             "pass" => Ok(Plan::Pass),
             "dodge" => Ok(Plan::Abort { block: false }),
-            "block" => Ok(Plan::Abort { block: true }),
+            "block" => {
+                let Asking::Abort { attacker } = asking else {
+                    return Err("nothing to block".into());
+                };
+                melee_weapon(world, me).ok_or("no melee weapon to block with")?;
+                let shot = flow.stack.iter().rev().find_map(|w| match w {
+                    super::Work::Attack {
+                        attacker: a,
+                        weapon,
+                        ..
+                    } if *a == attacker => Some(weapon.clone()),
+                    _ => None,
+                });
+                let data = &world.resource::<Data>().0;
+                if shot.is_some_and(|w| data.weapons.get(&w).is_some_and(|d| !d.melee())) {
+                    return Err("shots cannot be blocked (ruling block)".into());
+                }
+                Ok(Plan::Abort { block: true })
+            }
             other => Err(format!(
                 "one aborts to dodge or block (ruling abort_options), or passes; not {other:?}"
             )),
@@ -353,8 +382,7 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
             let action = order.action.as_str();
             let step_ok = step_refusal(world, me);
             let adjacent = path.len() == 1 && grid.distance(here, to) == 1;
-            // A 1-hex move is the step when the step is open (002 §1-Hex Step).
-            if action == "step" || (action == "move" && adjacent && step_ok.is_none()) {
+            if action == "step" {
                 if !adjacent {
                     return Err("a 1-hex step goes to an adjacent hex".into());
                 }
@@ -459,6 +487,19 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
                 .into(),
         ),
         "delay" => {
+            let delayed_turn = matches!(
+                flow.stack.last(),
+                Some(super::Work::Turn {
+                    kind: super::TurnKind::Delayed,
+                    ..
+                })
+            );
+            if delayed_turn {
+                return Err(
+                    "this is already a delayed action; one may delay again only at one's own next place (002 §Delay Consequences)"
+                        .into(),
+                );
+            }
             if used.actions > 0 || used.full_phase {
                 return Err(
                     "a delaying character takes no action on its Initiative (002 §Delay)".into(),

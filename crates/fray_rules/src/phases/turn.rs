@@ -119,7 +119,7 @@ fn take_answer(world: &mut World) -> bool {
             Ok(plan) => {
                 world.resource_mut::<Decisions>().close(id);
                 world.resource_mut::<Flow>().asking = None;
-                carry_out(world, actor, asking, plan, &order);
+                carry_out(world, actor, asking, plan);
                 return true;
             }
             Err(why) => {
@@ -327,6 +327,23 @@ fn work_on(world: &mut World, work: Work) -> Next {
             reload(world, actor, weapon);
             Next::Done
         }
+        Work::Perform { actor, plan } => {
+            // Ruling interrupted_action: the readied strikes may have stopped it.
+            if up(world, actor) && !stunned(world, actor) {
+                perform(world, actor, Asking::Turn, plan);
+            } else {
+                let who = name(world, actor);
+                log(world, || {
+                    Event::new(
+                        "stop",
+                        "ruling interrupted_action",
+                        format!("{who} can no longer act: its action is lost."),
+                    )
+                    .actor(&who)
+                });
+            }
+            Next::Done
+        }
         Work::Opportunity { threatener, mover } => {
             if !can_take_opportunity(world, threatener, mover) {
                 return Next::Done;
@@ -356,9 +373,6 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         stamp(world, Some(actor));
         let index = world.resource::<Flow>().phase_index();
         let who = name(world, actor);
-        if let Some(mut g) = world.get_mut::<Guard>(actor) {
-            *g = Guard::default();
-        }
         if kind == TurnKind::Regular
             && let Some(hold) = world.get::<Hold>(actor).cloned()
         {
@@ -389,11 +403,17 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
                     )
                     .actor(&who)
                 });
+                end_turn(world, actor);
                 return Next::Done;
             }
         }
         if !up(world, actor) {
+            end_turn(world, actor);
             return Next::Done;
+        }
+        // Dodge, Block and the manoeuvres' DCV last until this, the next action.
+        if let Some(mut g) = world.get_mut::<Guard>(actor) {
+            *g = Guard::default();
         }
         if stunned(world, actor) {
             world.entity_mut(actor).remove::<Stunned>();
@@ -408,11 +428,8 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
                 )
                 .actor(&who)
             });
+            end_turn(world, actor);
             return Next::Done;
-        }
-        let interrupts = fire_readied(world, Trigger::Acts(actor), actor, None);
-        if !interrupts.is_empty() {
-            return Next::Keep(this, interrupts);
         }
     }
     if !up(world, actor) || stunned(world, actor) {
@@ -484,8 +501,32 @@ fn end_turn(world: &mut World, actor: Entity) {
     }
 }
 
-/// Carry out a checked order.
-fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan, order: &Order) {
+/// Carry out a checked order. An order that is the actor's first action of
+/// its turn sets off the strikes readied for it (ruling `ready_trigger`):
+/// they come just before it, and it is done after them if it still can be.
+fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
+    if asking == Asking::Turn && plan.is_action() {
+        let first = world
+            .get::<Use>(actor)
+            .is_some_and(|u| u.actions == 0 && !u.full_phase);
+        let fired = if first {
+            readied_by(world, Trigger::Acts(actor), actor, None)
+        } else {
+            Vec::new()
+        };
+        if !fired.is_empty() {
+            let strikes = fire(world, fired, actor);
+            let mut flow = world.resource_mut::<Flow>();
+            flow.stack.push(Work::Perform { actor, plan });
+            flow.stack.extend(strikes.into_iter().rev());
+            return;
+        }
+    }
+    perform(world, actor, asking, plan);
+}
+
+/// Do what a checked order says.
+fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
     let who = name(world, actor);
     let data = world.resource::<Data>().0.clone();
     let use_action = |world: &mut World, attack: bool| {
@@ -713,7 +754,6 @@ fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan, order
             }
         }
     }
-    let _ = order;
 }
 
 /// Take the answered turn off the stack (the turn is on top when its
@@ -1120,13 +1160,6 @@ fn walk(world: &mut World, work: Work) -> Next {
     Next::Keep(keep(at, skill, false, logged_from), Vec::new())
 }
 
-/// 002 §Ready Conditions: readied strikes `what` sets off, each moving its
-/// readier just ahead of `by`. Returns the attacks, first on top.
-fn fire_readied(world: &mut World, what: Trigger, by: Entity, from: Option<Cell>) -> Vec<Work> {
-    let fired = readied_by(world, what, by, from);
-    fire(world, fired, by)
-}
-
 /// The readied characters whose condition `what` meets (`by` entering a hex,
 /// having come from `from`, or beginning an action), with their weapons.
 fn readied_by(
@@ -1162,9 +1195,7 @@ fn readied_by(
                         && from.is_none_or(|f| f == rc || grid.distance(rc, f) > reach)
                 }
                 (Trigger::Acts(t), Trigger::Acts(_)) => {
-                    t == by
-                        && (distance <= reach
-                            || (step_refusal(world, r).is_none() && distance == reach + 1))
+                    t == by && (distance <= reach || step_hex(world, r, by).is_some())
                 }
                 _ => false,
             };
@@ -1264,28 +1295,30 @@ fn attack(world: &mut World, work: Work) -> Next {
     Next::Done
 }
 
-/// 002 §Ready Step: the readier steps to a free hex from which it reaches
-/// the target, if it may step this phase.
-fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
+/// 002 §Ready Step: a free hex one step from `r` from which it reaches
+/// `target`, if `r` may take the 1-hex step this phase.
+fn step_hex(world: &World, r: Entity, target: Entity) -> Option<Cell> {
     if step_refusal(world, r).is_some() {
-        return false;
+        return None;
     }
-    let (Some(&from), Some(&to), Some(reach)) = (
-        world.get::<Cell>(r),
-        world.get::<Cell>(target),
-        world.get::<Stats>(r).map(|s| s.reach),
-    ) else {
-        return false;
-    };
+    let from = *world.get::<Cell>(r)?;
+    let to = *world.get::<Cell>(target)?;
+    let reach = world.get::<Stats>(r)?.reach;
     let taken = orders::occupied(world, r);
     let grid = world.resource::<Grid>();
-    let Some(cell) = grid.neighbours(from).find(|&n| {
+    grid.neighbours(from).find(|&n| {
         !taken.contains(&n)
             && grid.enter_cost(n).is_some()
             && !grid.is_difficult(n)
             && n != to
             && grid.distance(n, to) <= reach
-    }) else {
+    })
+}
+
+/// 002 §Ready Step: the readier steps to a hex from which it reaches the
+/// target, as part of its readied action.
+fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
+    let (Some(cell), Some(&from)) = (step_hex(world, r, target), world.get::<Cell>(r)) else {
         return false;
     };
     world.entity_mut(r).insert(cell);
@@ -1306,12 +1339,19 @@ fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
     true
 }
 
-/// 002 §Abort: whether `t` may abort now: on its feet, not Stunned, aware,
-/// not dodging already, and not barred by an earlier abort.
+/// 002 §Abort: whether `t` may abort now: not in its own turn (ruling
+/// `abort_options`), on its feet, not Stunned, aware, not dodging already,
+/// and not barred by an earlier abort.
 fn can_abort(world: &World, t: Entity) -> bool {
-    up(world, t)
-        && !stunned(world, t)
-        && !(world.resource::<Flow>().phase == 0 && world.get::<Unaware>(t).is_some())
+    let own_turn = world
+        .resource::<Flow>()
+        .stack
+        .iter()
+        .any(|w| matches!(w, Work::Turn { actor, .. } if *actor == t));
+    let unaware_now = world.resource::<Flow>().phase == 0 && world.get::<Unaware>(t).is_some();
+    let able = up(world, t) && !stunned(world, t) && !unaware_now;
+    !own_turn
+        && able
         && world.get::<AbortedAhead>(t).is_none()
         && world.get::<Guard>(t).is_some_and(|g| !g.dodge && !g.block)
 }
