@@ -8,12 +8,21 @@ use fray_core::scenario::LoadedScenario;
 
 #[test]
 fn a_reused_app_plays_the_same_battles_as_fresh_ones() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../assets/scenarios/skirmish_4v4.ron"
+    same_battles("skirmish_4v4.ron", "declared");
+}
+
+#[test]
+fn a_reused_phases_app_plays_the_same_battles_as_fresh_ones() {
+    same_battles("phases_reach.ron", "phases");
+}
+
+fn same_battles(file: &str, ruleset: &str) {
+    let path = format!(
+        "{}/../../assets/scenarios/{file}",
+        env!("CARGO_MANIFEST_DIR")
     );
-    let scenario = LoadedScenario::load(std::path::Path::new(path)).unwrap();
-    let data = RulesetData::load("declared", None).unwrap();
+    let scenario = LoadedScenario::load(std::path::Path::new(&path)).unwrap();
+    let data = RulesetData::load(ruleset, None).unwrap();
     let options = |seed| BattleOptions {
         seed,
         dice: Vec::new(),
