@@ -746,6 +746,73 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
                 d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
             );
         }
+        RulesetData::Detailed(d) => {
+            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
+            println!("A round, in order:");
+            for (i, p) in d.round.iter().enumerate() {
+                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
+            }
+            println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
+            for p in &d.paragraphs {
+                println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
+            }
+            println!(
+                "\nRulings — where the text says to consult the gamesmaster, or leaves a gap:"
+            );
+            for ruling in &d.rulings {
+                println!(
+                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
+                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
+                );
+            }
+            for (title, rows) in [
+                ("Double ones (D20, ruling fumble)", &d.fumble),
+                ("Double tens (D20, ruling double_tens)", &d.double_tens),
+                (
+                    "A parry one short (D100, ruling parry_strain)",
+                    &d.parry_strain,
+                ),
+                (
+                    "Maximum damage (D20, ruling maximum_damage)",
+                    &d.maximum_damage,
+                ),
+            ] {
+                println!("\n{title}:");
+                let mut from = 1;
+                for r in rows {
+                    println!("  {from:>3}-{:<3} {}", r.to, r.text);
+                    from = r.to + 1;
+                }
+            }
+            println!("\nArmour classes:");
+            for (name, a) in &d.armours {
+                println!(
+                    "  {name:<10} AC {:>2}, second modifier {}, critical on {}",
+                    a.ac, a.second_modifier, a.critical
+                );
+            }
+            println!("\nWeapons:");
+            for (name, w) in &d.weapons {
+                println!(
+                    "  {name:<11} {:?} {:?}: to hit {}, damage {}, breakage {}, reach {}{}",
+                    w.heft,
+                    w.kind,
+                    w.to_hit,
+                    w.damage,
+                    w.breakage,
+                    w.reach,
+                    if w.range > 0 {
+                        format!(", range {}", w.range)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
+            println!(
+                "\nStat blocks: {}",
+                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
+            );
+        }
         RulesetData::Phases(d) => {
             println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
             println!("A battle, in order:");

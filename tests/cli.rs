@@ -20,6 +20,7 @@ fn stderr(o: &Output) -> String {
 
 const SKIRMISH: &str = "assets/scenarios/skirmish_4v4.ron";
 const PHASES: &str = "assets/scenarios/phases_reach.ron";
+const DETAILED: &str = "assets/scenarios/ds_melee.ron";
 
 #[test]
 fn run_prints_a_whole_battle_every_line_citing_its_rule() {
@@ -41,12 +42,14 @@ fn run_prints_a_whole_battle_every_line_citing_its_rule() {
 fn the_same_seed_gives_the_same_log_byte_for_byte() {
     let dir = std::env::temp_dir().join(format!("fray-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let (a, b, c, d, e) = (
+    let (a, b, c, d, e, f, g) = (
         dir.join("a.jsonl"),
         dir.join("b.jsonl"),
         dir.join("c.jsonl"),
         dir.join("d.jsonl"),
         dir.join("e.jsonl"),
+        dir.join("f.jsonl"),
+        dir.join("g.jsonl"),
     );
     for (file, seed, scenario) in [
         (&a, "7", SKIRMISH),
@@ -54,6 +57,8 @@ fn the_same_seed_gives_the_same_log_byte_for_byte() {
         (&c, "8", SKIRMISH),
         (&d, "5", PHASES),
         (&e, "5", PHASES),
+        (&f, "9", DETAILED),
+        (&g, "9", DETAILED),
     ] {
         let o = fray(&[
             "run",
@@ -74,6 +79,12 @@ fn the_same_seed_gives_the_same_log_byte_for_byte() {
     let (d, e) = (std::fs::read(d).unwrap(), std::fs::read(e).unwrap());
     assert!(!d.is_empty());
     assert_eq!(d, e, "the phases ruleset's log differs between runs");
+    let (f, g) = (std::fs::read(f).unwrap(), std::fs::read(g).unwrap());
+    assert!(!f.is_empty());
+    assert_eq!(
+        f, g,
+        "the detailed_sequence ruleset's log differs between runs"
+    );
     assert!(!a.is_empty());
     assert_eq!(a, b);
     assert_ne!(a, c);
@@ -113,10 +124,14 @@ fn check_points_at_the_line_and_column_of_a_typo() {
 
 #[test]
 fn check_accepts_every_shipped_file() {
-    let mut files: Vec<String> = ["assets/rulesets/declared.ron", "assets/rulesets/phases.ron"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut files: Vec<String> = [
+        "assets/rulesets/declared.ron",
+        "assets/rulesets/phases.ron",
+        "assets/rulesets/detailed_sequence.ron",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     for entry in
         std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/scenarios")).unwrap()
     {
@@ -138,7 +153,7 @@ fn unknown_rulesets_templates_and_bad_dice_are_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(
-            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared, phases)"
+            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared, detailed_sequence, phases)"
         ),
         "{}",
         stderr(&o)
@@ -316,4 +331,25 @@ fn a_phases_stat_that_does_not_exist_is_bad_input() {
             && err.contains("\"ocv\" is not a stat of the phases ruleset"),
         "{err}"
     );
+}
+
+#[test]
+fn rules_detailed_sequence_maps_paragraphs_rulings_and_tables() {
+    let o = fray(&["rules", "detailed_sequence"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for needle in [
+        "000 §1.1.3",
+        "000 §3.2.2",
+        "ruling parry_strain",
+        "Double ones (D20, ruling fumble):",
+        "the attacker's weapon slips from its grip",
+        "mail       AC  6, second modifier 1, critical on 10",
+        "battleaxe   Heavy Melee: to hit 15, damage 2d8, breakage 1",
+    ] {
+        assert!(
+            text.contains(needle),
+            "`fray rules detailed_sequence` lacks {needle:?}"
+        );
+    }
 }

@@ -126,6 +126,10 @@ struct TokenDisc;
 #[derive(Component)]
 struct TokenLabel;
 
+/// The ruleset's short states under a token ("alert", "blows 2/1", "dying").
+#[derive(Component)]
+struct TokenStates;
+
 #[derive(Component)]
 struct BarFill {
     index: usize,
@@ -296,6 +300,14 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
                 Anchor::BOTTOM_CENTER,
                 Transform::from_xyz(0.0, R * 0.74, 0.4),
             ));
+            p.spawn((
+                TokenStates,
+                Text2d::new(t.states.join(" · ")),
+                TextFont::from_font_size(9.0),
+                TextColor(Color::srgb(0.85, 0.85, 0.8)),
+                Anchor::TOP_CENTER,
+                Transform::from_xyz(0.0, -R * 0.78 - t.bars.len() as f32 * 5.0 - 1.0, 0.4),
+            ));
             for (i, _) in t.bars.iter().enumerate() {
                 let y = -R * 0.78 - i as f32 * 5.0;
                 p.spawn((
@@ -330,6 +342,7 @@ fn sync_tokens(
     mut tokens: Query<(&mut Token, &mut Transform, &mut Visibility, &Children)>,
     mut discs: Query<&mut MeshMaterial2d<ColorMaterial>, With<TokenDisc>>,
     mut bars: Query<(&BarFill, &mut Transform), Without<Token>>,
+    mut state_texts: Query<&mut Text2d, With<TokenStates>>,
     views: Res<Views>,
 ) {
     let (Some(s), Some(layout), Some(palette)) = (session, layout, palette) else {
@@ -390,6 +403,12 @@ fn sync_tokens(
                     &palette.sides
                 };
                 m.0 = set[v.side % set.len()].clone();
+            }
+            if let Ok(mut text) = state_texts.get_mut(child) {
+                let words = v.states.join(" · ");
+                if text.0 != words {
+                    text.0 = words;
+                }
             }
             if let Ok((bar, mut btf)) = bars.get_mut(child)
                 && let Some(b) = v.bars.get(bar.index)
@@ -505,6 +524,23 @@ fn draw_flashes(
         if f.ttl <= 0.0 {
             commands.entity(e).despawn();
         }
+    }
+}
+
+/// Each token's trace (a planned or revealed path the ruleset shows), as a
+/// dashed line of its side's colour from where it stands.
+fn draw_traces(mut gizmos: Gizmos, views: Res<Views>, layout: Option<Res<Layout>>) {
+    let Some(layout) = layout else { return };
+    for v in views.0.iter().filter(|v| !v.trace.is_empty() && !v.gone) {
+        let colour = side_colour(v.side).with_alpha(0.85);
+        let mut from = layout.centre(v.cell);
+        for &c in &v.trace {
+            let to = layout.centre(c);
+            // Dashes: the first two thirds of each step.
+            gizmos.line_2d(from, from + (to - from) * 0.66, colour);
+            from = to;
+        }
+        gizmos.circle_2d(from, 6.0, colour);
     }
 }
 
@@ -746,6 +782,7 @@ pub(super) fn plugin(app: &mut App) {
                 announce,
                 float_up,
                 draw_flashes,
+                draw_traces,
                 highlights,
             )
                 .chain()

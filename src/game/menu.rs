@@ -36,12 +36,14 @@ pub struct MenuState {
 pub struct StartBattle(pub Setup);
 
 /// Seats the menu proposes: the scenario's, with a person on the first side
-/// when nobody else is seated Human (scripts play as the AI).
+/// that is not scripted when nobody else is seated Human.
 fn proposed_seats(seats: &[Seat]) -> Vec<Seat> {
-    let mut out: Vec<Seat> = seats
-        .iter()
-        .map(|s| if *s == Seat::Script { Seat::Ai } else { *s })
-        .collect();
+    let mut out: Vec<Seat> = seats.to_vec();
+    if !out.contains(&Seat::Human)
+        && let Some(first) = out.iter_mut().find(|s| **s != Seat::Script)
+    {
+        *first = Seat::Human;
+    }
     if !out.contains(&Seat::Human)
         && let Some(first) = out.first_mut()
     {
@@ -108,7 +110,7 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
         .map(|side| {
             if launch.humans.contains(&side.name) {
                 Seat::Human
-            } else if launch.all_ai || side.seat == Seat::Script {
+            } else if launch.all_ai {
                 Seat::Ai
             } else {
                 side.seat
@@ -200,7 +202,8 @@ fn menu_ui(
                 for (i, side) in sides.iter().enumerate() {
                     ui.horizontal(|ui| {
                         ui.label(format!("{side}:"));
-                        for seat in [Seat::Human, Seat::Ai] {
+                        // A scripted side plays the scenario's orders, then the AI.
+                        for seat in [Seat::Human, Seat::Ai, Seat::Script] {
                             if let Some(s) = state.seats.get_mut(i) {
                                 ui.selectable_value(s, seat, seat_name(seat));
                             }

@@ -13,6 +13,7 @@ use fray_core::log::BattleLog;
 use fray_core::model::Seat;
 use fray_core::scenario::LoadedScenario;
 use fray_rules::declared::{self, DeclaredData};
+use fray_rules::detailed::{self, DetailedData};
 use fray_rules::phases::{self, PhasesData};
 
 pub mod basic;
@@ -22,6 +23,7 @@ pub mod basic;
 pub enum RulesetData {
     Declared(Arc<DeclaredData>),
     Phases(Arc<PhasesData>),
+    Detailed(Arc<DetailedData>),
 }
 
 impl RulesetData {
@@ -42,6 +44,9 @@ impl RulesetData {
             ))),
             "phases" => Ok(Self::Phases(Arc::new(
                 phases::load_data(&source).map_err(|e| e.to_string())?,
+            ))),
+            "detailed_sequence" => Ok(Self::Detailed(Arc::new(
+                detailed::load_data(&source).map_err(|e| e.to_string())?,
             ))),
             other => Err(format!("ruleset {other:?} is not playable yet")),
         }
@@ -136,6 +141,7 @@ pub fn reset_battle(
     let gone = match data {
         RulesetData::Declared(_) => declared::roster(world),
         RulesetData::Phases(_) => phases::roster(world),
+        RulesetData::Detailed(_) => detailed::roster(world),
     };
     for e in gone {
         world.despawn(e);
@@ -154,6 +160,7 @@ pub fn reset_battle(
     match data {
         RulesetData::Declared(d) => declared::populate(world, d.clone(), scenario)?,
         RulesetData::Phases(d) => phases::populate(world, d.clone(), scenario)?,
+        RulesetData::Detailed(d) => detailed::populate(world, d.clone(), scenario)?,
     }
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
@@ -176,6 +183,7 @@ pub fn build_battle(
     match data {
         RulesetData::Declared(d) => declared::setup(&mut app, d.clone(), scenario)?,
         RulesetData::Phases(d) => phases::setup(&mut app, d.clone(), scenario)?,
+        RulesetData::Detailed(d) => detailed::setup(&mut app, d.clone(), scenario)?,
     }
     let controllers = scenario
         .scenario

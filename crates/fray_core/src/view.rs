@@ -36,6 +36,8 @@ pub struct TokenView {
     pub threat_reach: u32,
     /// Cells it may move this round, for showing reach.
     pub speed: u32,
+    /// A path to draw from its cell: a revealed movement trace, say.
+    pub trace: Vec<Cell>,
 }
 
 /// One row of the initiative tracker.

@@ -6,6 +6,7 @@
 use serde::Deserialize;
 
 pub mod declared;
+pub mod detailed;
 pub mod phases;
 
 /// One phase of a round, as `fray rules ID` lists it.
@@ -51,6 +52,13 @@ pub const RULESETS: &[RulesetInfo] = &[
         text: "004-declared.txt",
         data: include_str!("../../../assets/rulesets/declared.ron"),
         data_file: "declared.ron",
+    },
+    RulesetInfo {
+        id: "detailed_sequence",
+        name: "Detailed sequence",
+        text: "000-detailed-sequence.txt",
+        data: include_str!("../../../assets/rulesets/detailed_sequence.ron"),
+        data_file: "detailed_sequence.ron",
     },
     RulesetInfo {
         id: "phases",

@@ -109,6 +109,7 @@ fn tokens(world: &World) -> Vec<TokenView> {
                 gone: world.get::<Fled>(e).is_some(),
                 threat_reach: if health == Health::Fine { reach } else { 0 },
                 speed: world.get::<Stats>(e).map_or(0, |s| s.speed),
+                trace: Vec::new(),
             })
         })
         .collect()

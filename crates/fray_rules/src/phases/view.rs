@@ -150,6 +150,7 @@ fn tokens(world: &World) -> Vec<TokenView> {
                     0
                 },
                 speed: movement_left(world, e),
+                trace: Vec::new(),
             })
         })
         .collect()

@@ -1,0 +1,279 @@
+//! The `detailed_sequence` ruleset's appraisal of the orders open to a
+//! character, for the basic AI (`fray_core::ai`).
+//!
+//! An attack is worth its chance to hit times the mean damage to EN. Out of
+//! reach, a fighter closes on the nearest foe (closing by two with a good
+//! DX); an archer too far off prepares to lengthen its range, and opens from
+//! a foe at its side. A parry is worth the damage it spares against the blow
+//! it costs. In the noncombat phase the hurt rest, mages cast, the unarmoured
+//! put their armour on. Traces chase the nearest foe, stopping within reach;
+//! whoever stops strikes the mover it can reach.
+
+use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::decision::Order;
+use fray_core::grid::{Cell, Grid};
+
+use super::orders::{
+    Need, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
+};
+use super::view::chance;
+use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
+
+pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    validate(world, me, order).is_ok()
+}
+
+/// Chance to hit times mean damage of `a`'s attack on `t`.
+fn attack_value(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
+    let Some((p, w)) = chance(world, a, t, parries) else {
+        return 0.0;
+    };
+    let bonus = 2.0 * super::orders::preparations(world, a, &w) as f32;
+    p * weapon(world, &w).map_or(0.0, |d| d.damage.mean() + bonus)
+}
+
+fn en_left(world: &World, e: Entity) -> f32 {
+    world.get::<En>(e).map_or(0.0, |x| x.current.max(0) as f32)
+}
+
+fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    let flow = world.resource::<Flow>();
+    let Some((_, ask)) = flow.asked(me) else {
+        return Vec::new();
+    };
+    let name = flow.name(me).to_string();
+    let foes: Vec<Entity> = flow
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .filter(|&e| enemies(world, me, e) && up(world, e))
+        .collect();
+    let friends: Vec<Entity> = flow
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .filter(|&e| !enemies(world, me, e) && up(world, e))
+        .collect();
+    let nearest = foes
+        .iter()
+        .copied()
+        .min_by_key(|&f| distance(world, me, f).unwrap_or(u32::MAX));
+    let mut out = Vec::new();
+    let attack_order = |t: Entity| Order::new(&name, "attack").target(flow.name(t));
+    match ask {
+        Ask::Option => {
+            out.push(Appraisal::plain(Order::new(&name, "pass")));
+            let weapon_name = attack_weapon(world, me);
+            let missile = weapon_name
+                .as_ref()
+                .and_then(|w| weapon(world, w))
+                .is_some_and(|d| d.kind.missile());
+            for &f in &foes {
+                let o = attack_order(f);
+                if validate(world, me, &o).is_ok() {
+                    out.push(Appraisal {
+                        damage: attack_value(world, me, f, 0),
+                        target_left: en_left(world, f),
+                        ..Appraisal::plain(o)
+                    });
+                }
+            }
+            let in_reach = foes
+                .iter()
+                .any(|&f| validate(world, me, &attack_order(f)).is_ok());
+            if let (Some(f), Some(w)) = (nearest, weapon_name.clone()) {
+                let d = distance(world, me, f).unwrap_or(0);
+                let fname = flow.name(f).to_string();
+                if missile {
+                    // Too far: a preparation lengthens the range (000 §1.2.4).
+                    let o = Order::new(&name, "prepare").with(&w);
+                    let range = reach_of(world, me, &w);
+                    let base = weapon(world, &w).map_or(0, |x| x.range);
+                    if !in_reach && d <= range + base && validate(world, me, &o).is_ok() {
+                        out.push(Appraisal {
+                            other: 0.6 * attack_value(world, me, f, 0),
+                            ..Appraisal::plain(o)
+                        });
+                    }
+                    // A foe at its side: step away to shoot in peace.
+                    if d <= 1 {
+                        let o = Order::new(&name, "step_open").target(&fname);
+                        if validate(world, me, &o).is_ok() {
+                            out.push(Appraisal {
+                                other: 1.0,
+                                closing: -1.0,
+                                ..Appraisal::plain(o)
+                            });
+                        }
+                    }
+                } else if !in_reach {
+                    let good_dx = world.get::<Stats>(me).is_some_and(|s| s.dx * 5 >= 55);
+                    for (action, cells) in [("close", 2.0), ("step_close", 1.0)] {
+                        let o = Order::new(&name, action).target(&fname);
+                        if validate(world, me, &o).is_ok() {
+                            let worth = if action == "close" && !good_dx {
+                                1.2
+                            } else {
+                                cells
+                            };
+                            out.push(Appraisal {
+                                other: 0.5,
+                                closing: worth,
+                                ..Appraisal::plain(o)
+                            });
+                        }
+                    }
+                }
+            }
+            // Unalert fighters wake to fight in melee once a foe is near.
+            let max_range = world.resource::<Data>().0.numbers.max_range;
+            let near = nearest
+                .and_then(|f| distance(world, me, f))
+                .is_some_and(|d| d <= max_range);
+            if !missile && !alert(world, me) && near {
+                out.push(Appraisal {
+                    other: 0.8,
+                    ..Appraisal::plain(Order::new(&name, "pass").with("alert"))
+                });
+            }
+            // Weaponless: draw or grab.
+            if weapon_name.is_none() {
+                if let Some(h) = world.get::<Hands>(me) {
+                    for w in &h.sheathed {
+                        out.push(Appraisal {
+                            other: 2.0,
+                            ..Appraisal::plain(Order::new(&name, "draw").with(w))
+                        });
+                    }
+                }
+                out.push(Appraisal {
+                    other: 1.5,
+                    ..Appraisal::plain(Order::new(&name, "grab"))
+                });
+            }
+        }
+        Ask::Parry { attacker, target } => {
+            out.push(Appraisal::plain(Order::new(&name, "pass")));
+            let before = attack_value(world, attacker, target, 0);
+            let after = attack_value(world, attacker, target, 1);
+            let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
+            if parry_weapon(world, me).is_some() {
+                out.push(Appraisal {
+                    other: (before - after) * 1.5 - cost * 0.5,
+                    ..Appraisal::plain(Order::new(&name, "parry"))
+                });
+            }
+        }
+        Ask::Noncombat => {
+            out.push(Appraisal::plain(Order::new(&name, "pass")));
+            if let (Some(en), Some(stats)) = (world.get::<En>(me), world.get::<Stats>(me)) {
+                let missing = (en.max - en.current).min(stats.recovery) as f32;
+                out.push(Appraisal {
+                    other: missing * 0.5,
+                    ..Appraisal::plain(Order::new(&name, "rest"))
+                });
+                let data = &world.resource::<Data>().0;
+                for s in &stats.spells {
+                    let Some(spell) = data.spells.get(s) else {
+                        continue;
+                    };
+                    let targets: &[Entity] = match spell.effect {
+                        super::data::SpellEffect::Harm(_) => &foes,
+                        super::data::SpellEffect::Mend(_) => &friends,
+                    };
+                    for &t in targets {
+                        let o = Order::new(&name, "cast").with(s).target(flow.name(t));
+                        if validate(world, me, &o).is_err() {
+                            continue;
+                        }
+                        let worth = match spell.effect {
+                            super::data::SpellEffect::Harm(d) => d.mean(),
+                            super::data::SpellEffect::Mend(d) => world
+                                .get::<En>(t)
+                                .map_or(0.0, |x| ((x.max - x.current) as f32).min(d.mean())),
+                        };
+                        out.push(Appraisal {
+                            other: worth - spell.en_cost as f32 * 0.3,
+                            ..Appraisal::plain(o)
+                        });
+                    }
+                }
+            }
+            let o = Order::new(&name, "adjust_armour");
+            if validate(world, me, &o).is_ok() {
+                out.push(Appraisal {
+                    other: 3.0,
+                    ..Appraisal::plain(o)
+                });
+            }
+        }
+        Ask::Trace => {
+            out.push(Appraisal::plain(Order::new(&name, "stay")));
+            let missile = attack_weapon(world, me)
+                .and_then(|w| weapon(world, &w))
+                .is_some_and(|d| d.kind.missile());
+            if let Some(f) = nearest
+                && !missile
+            {
+                let d = distance(world, me, f).unwrap_or(0);
+                let reach = attack_weapon(world, me).map_or(1, |w| reach_of(world, me, &w));
+                if d > reach {
+                    // Run up unalert only when nobody could strike first.
+                    let far = d > 2 * world.get::<Stats>(me).map_or(6, |s| s.movement);
+                    let there = *world.get::<Cell>(f).unwrap_or(&Cell::new(0, 0));
+                    let grid = world.resource::<Grid>();
+                    let here = *world.get::<Cell>(me).unwrap_or(&there);
+                    let toward = grid
+                        .path_toward(here, there, reach, |c| {
+                            flow.roster
+                                .iter()
+                                .any(|(x, _)| *x != me && world.get::<Cell>(*x) == Some(&c))
+                        })
+                        .and_then(|(p, _)| p.last().copied());
+                    // An unalert foe is running: chase its trace (000 §3.1),
+                    // unalert too, to keep up.
+                    let running = !alert(world, f);
+                    if running {
+                        out.push(Appraisal {
+                            other: 0.6,
+                            closing: d as f32,
+                            ..Appraisal::plain(
+                                Order::new(&name, "chase")
+                                    .target(flow.name(f))
+                                    .with("unalert"),
+                            )
+                        });
+                    }
+                    if let Some(cell) = toward {
+                        let mut o = Order::new(&name, "trace").cell(cell).target(flow.name(f));
+                        if far {
+                            o = o.with("unalert");
+                        }
+                        out.push(Appraisal {
+                            other: 0.5,
+                            closing: d as f32,
+                            ..Appraisal::plain(o)
+                        });
+                    }
+                }
+            }
+        }
+        Ask::Stopped => {
+            out.push(Appraisal::plain(Order::new(&name, "pass")));
+            for &f in &foes {
+                let o = attack_order(f);
+                if validate(world, me, &o).is_ok() {
+                    out.push(Appraisal {
+                        damage: attack_value(world, me, f, 0),
+                        target_left: en_left(world, f),
+                        ..Appraisal::plain(o)
+                    });
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,1416 @@
+//! 000 §1: the combat phase. Segment after segment the initiative is found
+//! afresh (§1.1) and its holder takes an option (§1.2); an attack asks the
+//! alert characters in range whether they parry, then resolves (§1.2.5).
+//! Also the start of each round and the end of the battle.
+
+use bevy_ecs::prelude::*;
+use fray_core::decision::{Decision, Decisions, Order};
+use fray_core::dice::{Dice, DiceExpr, Roll};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Seat, Side, Sides};
+
+use super::data::{Consequence, DetailedData, Heft, WeaponKind};
+use super::orders::{
+    self, Manoeuvre, Need, Plan, can_spend, has_blow, parry_weapon, preparations, shield, weapon,
+};
+use super::{
+    Alert, Ask, Bd, Blows, Condition, Data, En, Fallen, Flow, Hands, Noncombat, Passed,
+    PendingAttack, Preparation, Stage, Stats, alert, enemies, name, roster, up,
+};
+
+/// Log an event; its text is only built when the log keeps entries.
+pub(super) fn log(world: &mut World, event: impl FnOnce() -> Event) {
+    let mut l = world.resource_mut::<BattleLog>();
+    if l.keeps() {
+        l.push(event());
+    } else {
+        l.count_one();
+    }
+}
+
+/// Stamp the log with the round and the phase.
+pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
+    let round = world.resource::<Flow>().round;
+    let mut l = world.resource_mut::<BattleLog>();
+    l.round = round;
+    l.time = time.into();
+}
+
+/// Publish a decision for `actor`; choices are listed for people only.
+pub(super) fn ask(world: &mut World, actor: Entity, what: Ask, prompt: String, rule: &str) {
+    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
+    let actor_name = name(world, actor);
+    world.resource_mut::<Flow>().open.push((0, actor, what));
+    let human = world
+        .resource::<Sides>()
+        .0
+        .get(side)
+        .is_some_and(|s| s.seat == Seat::Human);
+    let choices = if human {
+        orders::choices(world, actor)
+    } else {
+        Vec::new()
+    };
+    let secret = matches!(what, Ask::Noncombat | Ask::Trace)
+        || (what == Ask::Option && world.resource::<Flow>().initiative.len() > 1);
+    let move_order = (what == Ask::Trace).then(|| Order::new(&actor_name, "trace"));
+    let id = world.resource_mut::<Decisions>().publish(Decision {
+        id: 0,
+        side,
+        actor,
+        actor_name,
+        prompt,
+        rule: rule.to_string(),
+        choices,
+        secret,
+        any_cell: move_order.is_some(),
+        move_order,
+    });
+    let mut flow = world.resource_mut::<Flow>();
+    if let Some(slot) = flow
+        .open
+        .iter_mut()
+        .find(|(i, e, _)| *i == 0 && *e == actor)
+    {
+        slot.0 = id;
+    }
+}
+
+/// Take the answers to open decisions: checked, and either refused (the
+/// decision stays open) or handed back with the plan.
+pub(super) fn take_answers(world: &mut World) -> Vec<(Entity, Ask, Plan)> {
+    let answers = world.resource_mut::<Decisions>().take_answers();
+    let mut taken = Vec::new();
+    for (id, order) in answers {
+        let Some(&(_, actor, what)) = world
+            .resource::<Flow>()
+            .open
+            .iter()
+            .find(|(i, _, _)| *i == id)
+        else {
+            continue;
+        };
+        match orders::validate(world, actor, &order) {
+            Ok(plan) => {
+                world.resource_mut::<Decisions>().close(id);
+                world
+                    .resource_mut::<Flow>()
+                    .open
+                    .retain(|(i, _, _)| *i != id);
+                taken.push((actor, what, plan));
+            }
+            Err(why) => {
+                let who = order.actor.clone();
+                let what_action = order.action.clone();
+                log(world, || {
+                    Event::new(
+                        "refused",
+                        "000 §1.2",
+                        format!("{who}'s order {what_action:?} is refused: {why}."),
+                    )
+                    .actor(&who)
+                });
+                world.resource_mut::<Decisions>().refuse(id, order, why);
+            }
+        }
+    }
+    taken
+}
+
+/// 000 §1 Blows: spend blows `need` (checked beforehand): a blow that may
+/// be of either kind comes from the reactive blows first (ruling
+/// `blow_kind`); in the movement phase they are borrowed from the next
+/// round (ruling `borrowed_blows`). Returns the EN it cost.
+pub(super) fn spend(world: &mut World, e: Entity, need: Need) -> i32 {
+    let Ok(cost) = can_spend(world, e, need) else {
+        return 0;
+    };
+    let stage = world.resource::<Flow>().stage;
+    if let Some(mut b) = world.get_mut::<Blows>(e) {
+        let count = need.active + need.any;
+        if stage == Stage::Movement {
+            b.borrowed += count;
+        } else {
+            b.active -= need.active;
+            let from_reactive = need.any.min(b.reactive);
+            b.reactive -= from_reactive;
+            b.active -= need.any - from_reactive;
+        }
+        b.spent += count;
+        b.en_phase += cost;
+        b.en_round += cost;
+        if stage == Stage::Combat {
+            b.spent_in_combat = true;
+        }
+    }
+    if let Some(mut en) = world.get_mut::<En>(e) {
+        en.current -= cost;
+    }
+    cost
+}
+
+/// 000 §1.2.4: a blow spent on anything but a preparation or the attack
+/// loses the preparations.
+fn lose_preparation(world: &mut World, e: Entity, why: &str) {
+    if world.get::<Preparation>(e).is_some() {
+        world.entity_mut(e).remove::<Preparation>();
+        let who = name(world, e);
+        let why = why.to_string();
+        log(world, || {
+            Event::new(
+                "preparation",
+                "000 §1.2.4",
+                format!("{who}'s great blow is lost: {why}."),
+            )
+            .actor(&who)
+        });
+    }
+}
+
+/// A new round: blows back (less those borrowed), preparations, passes and
+/// noncombat marks gone; the combat phase begins.
+pub fn start_of_round(world: &mut World) {
+    let round = world.resource::<Flow>().round + 1;
+    let cap = world.resource::<RoundCap>().0;
+    if round > cap {
+        let rounds = round - 1;
+        world.resource_mut::<Flow>().stage = Stage::Over;
+        world.resource_mut::<Decisions>().close_all();
+        log(world, || {
+            Event::new(
+                "end",
+                "scenario round_cap",
+                format!("The battle stops after {rounds} rounds (the scenario's cap)."),
+            )
+        });
+        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds });
+        return;
+    }
+    world.resource_mut::<Flow>().round = round;
+    stamp(world, "combat");
+    for e in roster(world) {
+        let Some(stats) = world.get::<Stats>(e).cloned() else {
+            continue;
+        };
+        if let Some(mut b) = world.get_mut::<Blows>(e) {
+            let borrowed = b.borrowed;
+            let from_active = borrowed.min(stats.active);
+            b.active = stats.active - from_active;
+            b.reactive = stats.reactive.saturating_sub(borrowed - from_active);
+            b.borrowed = 0;
+            b.spent = 0;
+            b.en_last_round = b.en_round;
+            b.en_round = 0;
+            b.en_phase = 0;
+            b.spent_in_combat = false;
+        }
+        world
+            .entity_mut(e)
+            .remove::<(Passed, Noncombat, Preparation)>();
+    }
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.stage = Stage::Combat;
+        flow.traces.clear();
+        flow.stopped.clear();
+    }
+    log(world, || {
+        Event::new(
+            "round",
+            "000 §Rounds",
+            format!("Round {round} begins: the combat phase."),
+        )
+    });
+}
+
+/// 000 §1.1.1: who may have the initiative: conscious, not passed since the
+/// last other option, with a blow left it can pay for.
+pub fn eligible(world: &World) -> Vec<Entity> {
+    roster(world)
+        .into_iter()
+        .filter(|&e| up(world, e) && world.get::<Passed>(e).is_none() && has_blow(world, e))
+        .collect()
+}
+
+/// 000 §1.1.2: most active blows, then most reactive, then most EN.
+pub fn standing(world: &World, e: Entity) -> (u32, u32, i32) {
+    let b = world.get::<Blows>(e).cloned().unwrap_or_default();
+    let en = world.get::<En>(e).map_or(0, |x| x.current);
+    (b.active, b.reactive, en)
+}
+
+/// 000 §1.1.2–3: who has the initiative (several: simultaneous), and why.
+pub fn initiative(world: &World) -> (Vec<Entity>, String) {
+    let mut all = eligible(world);
+    all.sort_by_key(|&e| std::cmp::Reverse(standing(world, e)));
+    let Some(&first) = all.first() else {
+        return (Vec::new(), String::new());
+    };
+    let best = standing(world, first);
+    let holders: Vec<Entity> = all
+        .iter()
+        .copied()
+        .filter(|&e| standing(world, e) == best)
+        .collect();
+    let (a, r, en) = best;
+    let mut why = format!("{a} active, {r} reactive, {en} EN");
+    if let Some(&next) = all.iter().find(|e| !holders.contains(e)) {
+        let (na, nr, nen) = standing(world, next);
+        let decider = if a != na {
+            "more active blows"
+        } else if r != nr {
+            "more reactive blows"
+        } else {
+            "more EN"
+        };
+        why.push_str(&format!(
+            " against {}'s {na}, {nr}, {nen}: {decider}",
+            name(world, next)
+        ));
+    } else if holders.len() == 1 {
+        why.push_str(": nobody else is eligible");
+    }
+    (holders, why)
+}
+
+/// 000 §1: the combat phase, segment after segment.
+pub fn combat_phase(world: &mut World) {
+    for (actor, what, plan) in take_answers(world) {
+        match what {
+            Ask::Option => {
+                let together = world.resource::<Flow>().initiative.len() > 1;
+                if together {
+                    world.resource_mut::<Flow>().hidden.push((actor, plan));
+                } else {
+                    execute(world, actor, plan);
+                }
+            }
+            Ask::Parry { .. } => parry(world, actor, plan),
+            _ => {}
+        }
+    }
+    if !world.resource::<Flow>().open.is_empty() {
+        return;
+    }
+    // 000 §1.1.3: every simultaneous option is in: reveal them together.
+    if !world.resource::<Flow>().hidden.is_empty() {
+        reveal(world);
+    }
+    for _ in 0..10_000 {
+        if decided(world) {
+            return;
+        }
+        if world.resource::<Flow>().attack.is_some() {
+            if ask_parrier(world) {
+                return;
+            }
+            resolve_attack(world);
+            continue;
+        }
+        let queued = {
+            let mut flow = world.resource_mut::<Flow>();
+            (!flow.queue.is_empty()).then(|| flow.queue.remove(0))
+        };
+        if let Some((e, plan)) = queued {
+            if up(world, e) {
+                execute(world, e, plan);
+            }
+            continue;
+        }
+        world.resource_mut::<Flow>().busy.clear();
+        if let Some(e) = world.resource::<Flow>().chain {
+            let can_go_on = up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok();
+            if can_go_on {
+                let who = name(world, e);
+                stamp(world, format!("combat, {who}"));
+                ask(
+                    world,
+                    e,
+                    Ask::Option,
+                    format!("{who} goes on with its great blow: prepare again or attack."),
+                    "000 §1.2.4",
+                );
+                return;
+            }
+            world.resource_mut::<Flow>().chain = None;
+            lose_preparation(world, e, "the chain of preparations could not go on");
+            continue;
+        }
+        let (holders, why) = initiative(world);
+        if holders.is_empty() {
+            end_combat_phase(world);
+            return;
+        }
+        let names: Vec<String> = holders.iter().map(|&e| name(world, e)).collect();
+        stamp(world, format!("combat, {}", names.join(" & ")));
+        {
+            let mut flow = world.resource_mut::<Flow>();
+            flow.initiative = holders.clone();
+            flow.why = why.clone();
+        }
+        let together = holders.len() > 1;
+        log(world, || {
+            Event::new(
+                "initiative",
+                if together { "000 §1.1.3" } else { "000 §1.1.2" },
+                if together {
+                    format!(
+                        "{} tie ({why}): simultaneous initiative; they declare their options secretly and together.",
+                        names.join(" and ")
+                    )
+                } else {
+                    format!("{} has the initiative ({why}).", names[0])
+                },
+            )
+            .actor(&names[0])
+        });
+        for e in holders {
+            let who = name(world, e);
+            let b = world.get::<Blows>(e).cloned().unwrap_or_default();
+            ask(
+                world,
+                e,
+                Ask::Option,
+                format!(
+                    "{who} has the initiative{}: choose an option ({} active, {} reactive blows left).",
+                    if together {
+                        " with others, in secret"
+                    } else {
+                        ""
+                    },
+                    b.active,
+                    b.reactive
+                ),
+                "000 §1.2",
+            );
+        }
+        return;
+    }
+}
+
+/// Whether at most one side has anyone conscious.
+fn decided(world: &World) -> bool {
+    let mut sides: Vec<usize> = roster(world)
+        .into_iter()
+        .filter(|&e| world.get::<Fighting>(e).is_some())
+        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
+        .collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides.len() < 2
+}
+
+/// 000 §1.1.3: the options declared together, revealed, then carried out in
+/// listing order (ruling `simultaneous_order`).
+fn reveal(world: &mut World) {
+    let mut hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    let listing = |world: &World, e: Entity| {
+        world
+            .get::<fray_core::model::Combatant>(e)
+            .map_or(u32::MAX, |c| c.listing)
+    };
+    hidden.sort_by_key(|(e, _)| listing(world, *e));
+    let mut busy = Vec::new();
+    let mut words = Vec::new();
+    for (e, plan) in &hidden {
+        if let Plan::Attack { weapon, .. } | Plan::Prepare { weapon } = plan {
+            busy.push((*e, weapon.clone()));
+        }
+        words.push(format!("{}: {}", name(world, *e), describe(world, plan)));
+    }
+    log(world, || {
+        Event::new(
+            "reveal",
+            "000 §1.1.3",
+            format!(
+                "The simultaneous options are revealed — {}.",
+                words.join("; ")
+            ),
+        )
+    });
+    let mut flow = world.resource_mut::<Flow>();
+    flow.busy = busy;
+    flow.queue = hidden;
+}
+
+/// An option in words.
+pub fn describe(world: &World, plan: &Plan) -> String {
+    match plan {
+        Plan::Pass { .. } => "pass".into(),
+        Plan::Draw { weapon } => format!("draw the {weapon}"),
+        Plan::Grab { weapon, .. } => format!("grab the {weapon}"),
+        Plan::Prepare { weapon } => format!("prepare a great blow with the {weapon}"),
+        Plan::Manoeuvre { kind, target, .. } => {
+            format!("{kind:?} (manoeuvre) on {}", name(world, *target))
+        }
+        Plan::Attack { target, weapon } => {
+            format!("attack {} with the {weapon}", name(world, *target))
+        }
+        Plan::Parry { weapon } => format!("parry with the {weapon}"),
+        Plan::Rest => "rest".into(),
+        Plan::Cast { spell, target } => format!("cast {spell} on {}", name(world, *target)),
+        Plan::AdjustArmour => "adjust armour".into(),
+        Plan::Trace { cell, .. } => format!("move to {cell}"),
+        Plan::Chase { target, .. } => format!("chase {}", name(world, *target)),
+        Plan::Stay { .. } => "stay".into(),
+        Plan::Nothing => "nothing".into(),
+    }
+}
+
+/// 000 §1.2: carry out an option.
+pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
+    let who = name(world, e);
+    let data = world.resource::<Data>().0.clone();
+    if world.resource::<Flow>().chain == Some(e)
+        && !matches!(plan, Plan::Prepare { .. } | Plan::Attack { .. })
+    {
+        world.resource_mut::<Flow>().chain = None;
+        lose_preparation(world, e, "the chain of preparations was broken");
+    }
+    if !matches!(plan, Plan::Pass { .. }) {
+        // 000 §1.1.1: any other option makes everyone eligible again.
+        for x in roster(world) {
+            world.entity_mut(x).remove::<Passed>();
+        }
+    }
+    match plan {
+        Plan::Pass {
+            drop,
+            fall,
+            alert: wake,
+        } => {
+            world.entity_mut(e).insert(Passed);
+            let mut extra = Vec::new();
+            if drop {
+                let here = world.get::<Cell>(e).copied();
+                let dropped = world
+                    .get_mut::<Hands>(e)
+                    .map(|mut h| std::mem::take(&mut h.wielded))
+                    .unwrap_or_default();
+                if let Some(c) = here {
+                    for w in &dropped {
+                        world.resource_mut::<Flow>().ground.push((c, w.clone()));
+                    }
+                }
+                if !dropped.is_empty() {
+                    extra.push(format!("drops the {}", dropped.join(" and the ")));
+                }
+            }
+            if fall {
+                world.entity_mut(e).insert(Fallen);
+                extra.push("falls to the ground".into());
+            }
+            if wake {
+                world.entity_mut(e).insert(Alert(true));
+                extra.push("becomes alert".into());
+            }
+            log(world, || {
+                let more = if extra.is_empty() {
+                    String::new()
+                } else {
+                    format!(", {}", extra.join(", "))
+                };
+                Event::new(
+                    "pass",
+                    "000 §1.2.1",
+                    format!("{who} passes{more}: no blow; it is not eligible for the initiative until someone takes another option."),
+                )
+                .actor(&who)
+            });
+        }
+        Plan::Draw { weapon: w } => {
+            let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
+            let cost = spend(
+                world,
+                e,
+                Need {
+                    active: u32::from(heavy),
+                    any: u32::from(!heavy),
+                },
+            );
+            lose_preparation(world, e, "it spent a blow drawing a weapon");
+            if let Some(mut h) = world.get_mut::<Hands>(e) {
+                h.sheathed.retain(|x| *x != w);
+                let weapon_in_hand = h.wielded.iter().position(|x| {
+                    data.weapons
+                        .get(x)
+                        .is_some_and(|d| d.kind != WeaponKind::Shield)
+                });
+                if let Some(i) = weapon_in_hand {
+                    let old = h.wielded.remove(i);
+                    h.sheathed.push(old);
+                }
+                h.wielded.insert(0, w.clone());
+            }
+            log(world, || {
+                Event::new(
+                    "draw",
+                    "000 §1.2.2",
+                    format!(
+                        "{who} draws the {w} ({} blow, {cost} EN).",
+                        if heavy { "an active" } else { "a" }
+                    ),
+                )
+                .actor(&who)
+            });
+        }
+        Plan::Grab { cell, weapon: w } => {
+            spend(world, e, Need { active: 1, any: 0 });
+            lose_preparation(world, e, "it spent a blow grabbing");
+            let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
+            let ok = if alert(world, e) {
+                let roll = world
+                    .resource_mut::<Dice>()
+                    .roll(data.numbers.check_die, format!("{who}'s DX check to grab"));
+                let (total, ok) = (roll.total, roll.total <= dx);
+                log(world, || {
+                    Event::new(
+                        "check",
+                        "000 §1.2.3 Grab object",
+                        format!("{who}, alert, makes a D20 DX check to grab the {w}: {total} against {dx}: {}.", if ok { "success" } else { "failure" }),
+                    )
+                    .actor(&who)
+                    .roll(roll)
+                    .check(Check { against: "DX".into(), target: dx, modifiers: Vec::new(), total, success: ok })
+                });
+                ok
+            } else {
+                true
+            };
+            if ok {
+                let mut flow = world.resource_mut::<Flow>();
+                if let Some(i) = flow.ground.iter().position(|(c, x)| *c == cell && *x == w) {
+                    flow.ground.remove(i);
+                }
+                if let Some(mut h) = world.get_mut::<Hands>(e) {
+                    h.wielded.insert(0, w.clone());
+                }
+                log(world, || {
+                    Event::new(
+                        "grab",
+                        "000 §1.2.3 Grab object",
+                        format!("{who} grabs the {w}."),
+                    )
+                    .actor(&who)
+                });
+            }
+        }
+        Plan::Prepare { weapon: w } => {
+            spend(world, e, Need { active: 1, any: 0 });
+            let count = match world.get::<Preparation>(e) {
+                Some(p) if p.weapon == w => p.count + 1,
+                _ => 1,
+            };
+            world.entity_mut(e).insert(Preparation {
+                weapon: w.clone(),
+                count,
+            });
+            let kind = weapon(world, &w).map(|d| d.kind);
+            let chains = matches!(kind, Some(WeaponKind::Thrusting | WeaponKind::Bow));
+            world.resource_mut::<Flow>().chain = chains.then_some(e);
+            let range = (kind == Some(WeaponKind::Bow)).then(|| orders::reach_of(world, e, &w));
+            log(world, || {
+                let mut text = format!(
+                    "{who} prepares a great blow with the {w} ({count} so far: -{count} to hit, +{count} critical, +{} damage, x{} breakage)",
+                    2 * count,
+                    count + 1
+                );
+                if let Some(r) = range {
+                    text.push_str(&format!(", range {r}"));
+                }
+                if chains {
+                    text.push_str("; a thrusting weapon or bow must go on at once with another preparation or the attack");
+                }
+                text.push('.');
+                Event::new("prepare", "000 §1.2.4", text).actor(&who)
+            });
+        }
+        Plan::Manoeuvre { kind, target, cell } => manoeuvre(world, e, kind, target, cell),
+        Plan::Attack { target, weapon: w } => {
+            let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
+            let cost = spend(
+                world,
+                e,
+                Need {
+                    active: 1,
+                    any: u32::from(heavy),
+                },
+            );
+            world.resource_mut::<Flow>().chain = None;
+            let t = name(world, target);
+            let melee = weapon(world, &w).is_some_and(|d| !d.kind.missile());
+            let mut to_ask = Vec::new();
+            if melee {
+                let here = world.get::<Cell>(e).copied();
+                for x in roster(world) {
+                    if x == e || enemies(world, x, target) || !up(world, x) || !alert(world, x) {
+                        continue;
+                    }
+                    let Some(pw) = parry_weapon(world, x) else {
+                        continue;
+                    };
+                    let reach = weapon(world, &pw).map_or(1, |d| d.reach.max(1));
+                    let near = here
+                        .zip(world.get::<Cell>(x).copied())
+                        .is_some_and(|(a, b)| world.resource::<Grid>().distance(a, b) <= reach);
+                    if x == target || near {
+                        to_ask.push(x);
+                    }
+                }
+                // The target is asked first.
+                to_ask.sort_by_key(|&x| x != target);
+            }
+            let borrowed = world.resource::<Flow>().stage == Stage::Movement;
+            log(world, || {
+                Event::new(
+                    "attack",
+                    "000 §1.2.5",
+                    format!(
+                        "{who} attacks {t} with the {w} ({}{}, {cost} EN){}.",
+                        if heavy {
+                            "an active blow and a second for the heavy weapon"
+                        } else {
+                            "an active blow"
+                        },
+                        if borrowed {
+                            " borrowed from the next round"
+                        } else {
+                            ""
+                        },
+                        if melee {
+                            ""
+                        } else {
+                            "; a missile cannot be parried"
+                        }
+                    ),
+                )
+                .actor(&who)
+                .target(&t)
+            });
+            world.resource_mut::<Flow>().attack = Some(PendingAttack {
+                attacker: e,
+                target,
+                weapon: w,
+                to_ask,
+                parries: Vec::new(),
+            });
+        }
+        _ => {}
+    }
+}
+
+/// 000 §1.2.3: a manoeuvre along the grid (ruling `grid_ranges`); rising
+/// from a fall replaces the first range change.
+fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell: Option<Cell>) {
+    let data = world.resource::<Data>().0.clone();
+    let who = name(world, e);
+    let t = name(world, target);
+    let cost = spend(world, e, Need { active: 0, any: 1 });
+    lose_preparation(world, e, "it spent a blow manoeuvring");
+    let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
+    let (mut cells, rule): (u32, &str) = match kind {
+        Manoeuvre::StepClose => (1, "000 §1.2.3.3"),
+        Manoeuvre::StepOpen => (1, "000 §1.2.3.4"),
+        Manoeuvre::ChangeRange => (0, "000 §1.2.3.5"),
+        Manoeuvre::Close | Manoeuvre::Open => {
+            let close = kind == Manoeuvre::Close;
+            let rule = if close {
+                "000 §1.2.3.1"
+            } else {
+                "000 §1.2.3.2"
+            };
+            let need = dx * data.ruling_numbers.d100_dx_multiplier;
+            let roll = world.resource_mut::<Dice>().roll(
+                DiceExpr::new(1, 100),
+                format!(
+                    "{who}'s D100 DX check to {}",
+                    if close { "close" } else { "open" }
+                ),
+            );
+            let total = roll.total;
+            let stumble = total as u32 >= data.numbers.stumble_from;
+            let made = total <= need && !stumble;
+            log(world, || {
+                Event::new(
+                    "check",
+                    rule,
+                    format!(
+                        "{who}'s D100 DX check: {total} against {need} (ruling dx_checks): {}.",
+                        if stumble {
+                            "91 or more, a stumble"
+                        } else if made {
+                            "2 cells"
+                        } else {
+                            "1 cell"
+                        }
+                    ),
+                )
+                .actor(&who)
+                .roll(roll)
+                .check(Check {
+                    against: "DX x 5".into(),
+                    target: need,
+                    modifiers: Vec::new(),
+                    total,
+                    success: made,
+                })
+            });
+            if stumble {
+                let die = if close {
+                    data.numbers.close_fall_die
+                } else {
+                    data.numbers.open_fall_die
+                };
+                let roll = world
+                    .resource_mut::<Dice>()
+                    .roll(die, format!("{who}'s DX check against falling"));
+                let (total, kept) = (roll.total, roll.total <= dx);
+                if !kept {
+                    world.entity_mut(e).insert(Fallen);
+                }
+                log(world, || {
+                    Event::new(
+                        "fall",
+                        rule,
+                        format!(
+                            "{who} stumbles: the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
+                            if kept { "it keeps its feet" } else { "it falls" }
+                        ),
+                    )
+                    .actor(&who)
+                    .roll(roll)
+                });
+                return;
+            }
+            (if made { 2 } else { 1 }, rule)
+        }
+    };
+    let mut rose = false;
+    if world.get::<Fallen>(e).is_some() {
+        world.entity_mut(e).remove::<Fallen>();
+        rose = true;
+        cells = cells.saturating_sub(1);
+    }
+    let from = world.get::<Cell>(e).copied();
+    let grid = world.resource::<Grid>().clone();
+    let taken: Vec<Cell> = roster(world)
+        .into_iter()
+        .filter(|&x| x != e)
+        .filter_map(|x| world.get::<Cell>(x).copied())
+        .collect();
+    let there = world.get::<Cell>(target).copied();
+    let mut at = from;
+    if let (Some(here), Some(there)) = (from, there) {
+        let mut here = here;
+        match kind {
+            Manoeuvre::Close | Manoeuvre::StepClose => {
+                if let Some((path, _)) = grid.path_toward(here, there, 1, |c| taken.contains(&c))
+                    && let Some(&c) = path.iter().take(cells as usize).next_back()
+                {
+                    here = c;
+                }
+            }
+            Manoeuvre::Open | Manoeuvre::StepOpen => {
+                for _ in 0..cells {
+                    let best = grid
+                        .neighbours(here)
+                        .filter(|n| !taken.contains(n) && grid.enter_cost(*n).is_some())
+                        .max_by_key(|n| (grid.distance(*n, there), std::cmp::Reverse(*n)));
+                    match best {
+                        Some(n) if grid.distance(n, there) > grid.distance(here, there) => here = n,
+                        _ => break,
+                    }
+                }
+            }
+            Manoeuvre::ChangeRange => {
+                if !rose && let Some(c) = cell {
+                    here = c;
+                }
+            }
+        }
+        world.entity_mut(e).insert(here);
+        at = Some(here);
+    }
+    let range = at.zip(there).map(|(a, b)| grid.distance(a, b)).unwrap_or(0);
+    log(world, || {
+        Event::new(
+            "manoeuvre",
+            rule,
+            format!(
+                "{who} {}{} {t}: from {} to {}, range now {range} ({cost} EN).",
+                if rose {
+                    "rises (in place of the first range change) and "
+                } else {
+                    ""
+                },
+                match kind {
+                    Manoeuvre::Close => "closes on",
+                    Manoeuvre::StepClose => "steps close to",
+                    Manoeuvre::Open => "opens the range from",
+                    Manoeuvre::StepOpen => "steps away from",
+                    Manoeuvre::ChangeRange => "changes its range to",
+                },
+                from.map_or("?".into(), |c| c.to_string()),
+                at.map_or("?".into(), |c| c.to_string()),
+            ),
+        )
+        .actor(&who)
+        .target(&t)
+    });
+}
+
+/// Ask the next character who may parry the pending attack; false when
+/// nobody is left to ask.
+pub(super) fn ask_parrier(world: &mut World) -> bool {
+    loop {
+        let next = {
+            let mut flow = world.resource_mut::<Flow>();
+            let Some(a) = flow.attack.as_mut() else {
+                return false;
+            };
+            if a.to_ask.is_empty() {
+                return false;
+            }
+            (a.to_ask.remove(0), a.attacker, a.target)
+        };
+        let (x, attacker, target) = next;
+        if !up(world, x)
+            || !alert(world, x)
+            || parry_weapon(world, x).is_none()
+            || can_spend(world, x, Need { active: 0, any: 1 }).is_err()
+        {
+            continue;
+        }
+        let (who, a, t) = (name(world, x), name(world, attacker), name(world, target));
+        ask(
+            world,
+            x,
+            Ask::Parry { attacker, target },
+            if x == target {
+                format!("{a} attacks {who}: parry (a blow)?")
+            } else {
+                format!("{a} attacks {t}; {who} is alert and in range: parry (a blow)?")
+            },
+            "000 §1.2.5",
+        );
+        return true;
+    }
+}
+
+/// A parry given (or not).
+pub(super) fn parry(world: &mut World, x: Entity, plan: Plan) {
+    let Plan::Parry { weapon: w } = plan else {
+        return;
+    };
+    let cost = spend(world, x, Need { active: 0, any: 1 });
+    lose_preparation(world, x, "it spent a blow parrying");
+    let who = name(world, x);
+    let (a, t) = world
+        .resource::<Flow>()
+        .attack
+        .as_ref()
+        .map(|p| (p.attacker, p.target))
+        .unwrap_or((x, x));
+    let (a, t) = (name(world, a), name(world, t));
+    log(world, || {
+        Event::new(
+            "parry",
+            "000 §1.2.5",
+            format!("{who} parries {a}'s attack on {t} with the {w} ({cost} EN; ruling parry)."),
+        )
+        .actor(&who)
+    });
+    if let Some(p) = world.resource_mut::<Flow>().attack.as_mut() {
+        p.parries.push((x, w));
+    }
+}
+
+/// 000 §Breakage: (preparations + 1 + the attacker's Strength bonus) x the
+/// breakage number, capped (ruling `breakage_cap`); D100 at or under breaks.
+fn breakage_check(world: &mut World, owner: Entity, w: &str, preps: i32, st: i32) -> bool {
+    let data = world.resource::<Data>().0.clone();
+    let Some(d) = data.weapons.get(w) else {
+        return false;
+    };
+    let st_bonus = match st {
+        ..=3 => -1,
+        15..=16 => 1,
+        17.. => 2,
+        _ => 0,
+    };
+    let number = ((preps + 1 + st_bonus) * d.breakage).min(data.ruling_numbers.breakage_cap);
+    let who = name(world, owner);
+    let roll = world.resource_mut::<Dice>().roll(
+        DiceExpr::new(1, 100),
+        format!("breakage check for {who}'s {w}"),
+    );
+    let total = roll.total;
+    let broke = total <= number;
+    if broke
+        && let Some(mut h) = world.get_mut::<Hands>(owner)
+        && let Some(i) = h.wielded.iter().position(|x| x == w)
+    {
+        h.wielded.remove(i);
+    }
+    let w = w.to_string();
+    log(world, || {
+        Event::new(
+            "breakage",
+            "000 §Breakage",
+            format!(
+                "Breakage check for {who}'s {w}: D100 {total} against ({preps} preparations + 1 {st_bonus:+} Strength) x {} = {number}: {}.",
+                d.breakage,
+                if broke { "it breaks" } else { "it holds" }
+            ),
+        )
+        .actor(&who)
+        .roll(roll)
+    });
+    broke
+}
+
+/// A gamesmaster's table roll.
+fn table(
+    world: &mut World,
+    rows: &[super::data::TableRow],
+    die: u32,
+    purpose: String,
+) -> (Roll, Consequence, String) {
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(DiceExpr::new(1, die), purpose);
+    let row = DetailedData::row(rows, roll.total as u32);
+    (roll, row.then, row.text.clone())
+}
+
+/// 000 §1.2.5.1–3: the hit roll, breakage, the critical roll and damage.
+pub(super) fn resolve_attack(world: &mut World) {
+    let Some(p) = world.resource_mut::<Flow>().attack.take() else {
+        return;
+    };
+    let data = world.resource::<Data>().0.clone();
+    let (attacker, target, w) = (p.attacker, p.target, p.weapon.clone());
+    let (a, t) = (name(world, attacker), name(world, target));
+    let Some(wd) = data.weapons.get(&w).cloned() else {
+        return;
+    };
+    let preps = preparations(world, attacker, &w);
+    world.entity_mut(attacker).remove::<Preparation>();
+    let dead = world.get::<Condition>(target) == Some(&Condition::Dead);
+    if dead || !up(world, attacker) {
+        return;
+    }
+    let st = world.get::<Stats>(attacker).map_or(10, |s| s.st);
+    let moving = world
+        .resource::<Flow>()
+        .traces
+        .iter()
+        .any(|tr| tr.who == target && !tr.done);
+    let stationary = !moving;
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(data.numbers.hit_dice, format!("{a}'s hit roll on {t}"));
+    let faces = roll.faces.clone();
+    let top = data.numbers.hit_dice.sides;
+    let double = |v: u32| faces.len() == 2 && faces.iter().all(|&f| f == v);
+    let mut critical_forced = false;
+    // 000 §1.2.5.1.1: double ones miss.
+    if double(1) {
+        let (r2, then, text) = table(world, &data.fumble, 20, format!("{a}'s fumble"));
+        let total = r2.total;
+        log(world, || {
+            Event::new(
+                "attack",
+                "000 §1.2.5.1.1",
+                format!("{a} rolls double ones on the hit roll: a miss; D20 {total} on the fumble table (ruling fumble): {text}."),
+            )
+            .actor(&a)
+            .target(&t)
+            .roll(roll)
+            .roll(r2)
+        });
+        consequence(world, then, attacker, target, &w);
+        return;
+    }
+    let hit;
+    let (aname, tname) = (a.clone(), t.clone());
+    if double(top) {
+        let (r2, then, text) = table(world, &data.double_tens, 20, format!("{a}'s double tens"));
+        let total = r2.total;
+        log(world, || {
+            Event::new(
+                "attack",
+                "000 §1.2.5.1.2",
+                format!("{aname} rolls double tens: a hit; D20 {total} on the double_tens table (ruling double_tens): {text}."),
+            )
+            .actor(&aname)
+            .target(&tname)
+            .roll(roll.clone())
+            .roll(r2)
+        });
+        hit = true;
+        critical_forced = then == Consequence::Critical;
+        if then == Consequence::TargetFalls {
+            consequence(world, then, attacker, target, &w);
+        }
+    } else {
+        // 000 §1.2.5.1.3.
+        let unconscious = !up(world, target);
+        let multiplier = if stationary && unconscious {
+            3
+        } else if !alert(world, target) || world.get::<Fallen>(target).is_some() {
+            2
+        } else {
+            1
+        };
+        let armour = armour_of(world, target);
+        let mut first = 0;
+        let mut mods = vec![Modifier::new("2D10", roll.total)];
+        if multiplier > 1 {
+            mods.push(Modifier::new(
+                if multiplier == 3 {
+                    "Full surprise x3"
+                } else {
+                    "Partial surprise x2"
+                },
+                roll.total * (multiplier - 1),
+            ));
+        }
+        mods.push(Modifier::new("Target AC", armour.ac));
+        let parries = p.parries.len() as i32;
+        if parries > 0 {
+            first += parries * data.ruling_numbers.parry_modifier;
+            mods.push(Modifier::new(
+                "Parries",
+                parries * data.ruling_numbers.parry_modifier,
+            ));
+        }
+        if alert(world, target) && shield(world, target).is_some() {
+            first += data.ruling_numbers.shield_modifier;
+            mods.push(Modifier::new("Shield", data.ruling_numbers.shield_modifier));
+        }
+        if preps > 0 {
+            mods.push(Modifier::new("Preparations", -preps));
+        }
+        let total = roll.total * multiplier + armour.ac + first - preps;
+        let need = wd.to_hit;
+        hit = total >= need;
+        let outcome = if total > need {
+            "hit"
+        } else if total == need {
+            "hit, equal: breakage checks"
+        } else if total == need - 1 {
+            "miss by one: breakage check"
+        } else {
+            "miss"
+        };
+        log(world, || {
+            Event::new(
+                "attack",
+                "000 §1.2.5.1.3",
+                format!(
+                    "{aname}'s hit roll on {tname}: {total} against {need} to exceed: {outcome}."
+                ),
+            )
+            .actor(&aname)
+            .target(&tname)
+            .roll(roll.clone())
+            .check(Check {
+                against: format!("{w}'s number to hit"),
+                target: need + 1,
+                modifiers: mods,
+                total,
+                success: hit,
+            })
+        });
+        if total == need {
+            breakage_check(world, attacker, &w, preps, st);
+            let mut all_broke = true;
+            for (x, pw) in &p.parries {
+                all_broke &= breakage_check(world, *x, pw, preps, st);
+            }
+            if (p.parries.is_empty() || all_broke)
+                && let Some(s) = shield(world, target)
+            {
+                breakage_check(world, target, &s, preps, st);
+            }
+        } else if total == need - 1 {
+            breakage_check(world, attacker, &w, preps, st);
+            for (x, pw) in &p.parries {
+                let who = name(world, *x);
+                let (r2, then, text) = table(
+                    world,
+                    &data.parry_strain,
+                    100,
+                    format!("{who}'s parry strain"),
+                );
+                let total = r2.total;
+                let pw2 = pw.clone();
+                log(world, || {
+                    Event::new(
+                        "breakage",
+                        "000 §1.2.5.1.3",
+                        format!("{who}'s parrying {pw2} takes the strain: D100 {total} on the parry_strain table (ruling parry_strain): {text}."),
+                    )
+                    .actor(&who)
+                    .roll(r2)
+                });
+                if then == Consequence::ParryBreaks
+                    && let Some(mut h) = world.get_mut::<Hands>(*x)
+                    && let Some(i) = h.wielded.iter().position(|y| y == pw)
+                {
+                    h.wielded.remove(i);
+                }
+            }
+        }
+    }
+    if !hit {
+        return;
+    }
+    // 000 §1.2.5.2: the critical roll.
+    let armour = armour_of(world, target);
+    let croll = world.resource_mut::<Dice>().roll(
+        data.numbers.critical_die,
+        format!("{a}'s critical roll on {t}"),
+    );
+    let full = stationary && !up(world, target);
+    let ctotal = croll.total * if full { 2 } else { 1 } - armour.second_modifier + preps;
+    let critical = critical_forced || ctotal >= armour.critical;
+    let unmodified = croll.total;
+    log(world, || {
+        Event::new(
+            "critical",
+            "000 §1.2.5.2",
+            format!(
+                "{a}'s critical roll: D12 {unmodified}{} - {} + {preps} preparations = {ctotal} against {}: {}.",
+                if full { " x2" } else { "" },
+                armour.second_modifier,
+                armour.critical,
+                if critical { "critical" } else { "not critical" }
+            ),
+        )
+        .actor(&a)
+        .roll(croll)
+    });
+    // 000 §1.2.5.3: damage.
+    let droll = world
+        .resource_mut::<Dice>()
+        .roll(wd.damage, format!("{a}'s damage to {t}"));
+    let max = wd.damage.max();
+    let rolled = droll.total;
+    let mut damage = rolled + data.numbers.preparation_damage * preps;
+    let at_max = rolled == max || (wd.heft == Heft::Heavy && rolled >= max - 1);
+    let special = at_max && (wd.heft != Heft::Light || unmodified % 2 == 0);
+    let mut extra = None;
+    if special {
+        let (r2, then, text) = table(
+            world,
+            &data.maximum_damage,
+            20,
+            format!("{a}'s maximum damage"),
+        );
+        let total = r2.total;
+        log(world, || {
+            Event::new(
+                "damage",
+                "000 §1.2.5.3",
+                format!("{a}'s damage roll is at its maximum: D20 {total} on the maximum_damage table (ruling maximum_damage): {text}."),
+            )
+            .actor(&a)
+            .roll(r2)
+        });
+        match then {
+            Consequence::ExtraDamage => {
+                let again = world
+                    .resource_mut::<Dice>()
+                    .roll(wd.damage, format!("{a}'s extra damage"));
+                damage += again.total;
+                extra = Some(again);
+            }
+            other => extra_consequence(world, other, attacker, target, &w),
+        }
+    }
+    let en_now = world.get_mut::<En>(target).map_or(0, |mut x| {
+        x.current -= damage;
+        x.current
+    });
+    let bd_now = if critical {
+        world.get_mut::<Bd>(target).map_or(0, |mut x| {
+            x.current -= damage;
+            x.current
+        })
+    } else {
+        world.get::<Bd>(target).map_or(0, |x| x.current)
+    };
+    log(world, || {
+        let mut e = Event::new(
+            "damage",
+            "000 §1.2.5.3",
+            format!(
+                "{t} takes {damage} ({} {rolled} + {} for preparations){}: EN {en_now}{}.",
+                wd.damage,
+                data.numbers.preparation_damage * preps,
+                if critical {
+                    ", a critical hit, to EN and BD"
+                } else {
+                    ""
+                },
+                if critical {
+                    format!(", BD {bd_now}")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .actor(&t)
+        .roll(droll)
+        .amount(damage);
+        if let Some(x) = extra {
+            e = e.roll(x);
+        }
+        e
+    });
+    knocked_out(world, target);
+}
+
+fn extra_consequence(
+    world: &mut World,
+    then: Consequence,
+    attacker: Entity,
+    target: Entity,
+    w: &str,
+) {
+    consequence(world, then, attacker, target, w);
+}
+
+/// A gamesmaster's table's consequence.
+fn consequence(world: &mut World, then: Consequence, attacker: Entity, target: Entity, w: &str) {
+    match then {
+        Consequence::DropWeapon => {
+            let here = world.get::<Cell>(attacker).copied();
+            if let Some(mut h) = world.get_mut::<Hands>(attacker)
+                && let Some(i) = h.wielded.iter().position(|x| x == w)
+            {
+                h.wielded.remove(i);
+                if let Some(c) = here {
+                    world.resource_mut::<Flow>().ground.push((c, w.to_string()));
+                }
+            }
+        }
+        Consequence::AttackerFalls => {
+            world.entity_mut(attacker).insert(Fallen);
+        }
+        Consequence::TargetFalls => {
+            world.entity_mut(target).insert(Fallen);
+        }
+        _ => {}
+    }
+}
+
+/// The armour class `e` fights in (ruling `armour`).
+pub fn armour_of(world: &World, e: Entity) -> super::data::Armour {
+    let data = &world.resource::<Data>().0;
+    let on = world.get::<Hands>(e).is_some_and(|h| h.armour_on);
+    let key = match world.get::<Stats>(e) {
+        Some(s) if on => s.armour.clone(),
+        _ => data.ruling_numbers.unarmoured.clone(),
+    };
+    data.armours
+        .get(&key)
+        .or_else(|| data.armours.values().next())
+        .cloned()
+        .unwrap_or(super::data::Armour {
+            ac: 10,
+            second_modifier: 0,
+            critical: 8,
+        })
+}
+
+/// Ruling `unconscious`: EN at 0 or less, unconscious; BD at 0 or less, dead.
+pub(super) fn knocked_out(world: &mut World, e: Entity) {
+    let en = world.get::<En>(e).map_or(1, |x| x.current);
+    let bd = world.get::<Bd>(e).map_or(1, |x| x.current);
+    let now = if bd <= 0 {
+        Condition::Dead
+    } else if en <= 0 {
+        Condition::Unconscious
+    } else {
+        return;
+    };
+    if world.get::<Condition>(e) == Some(&now) {
+        return;
+    }
+    world.entity_mut(e).insert(now).remove::<Fighting>();
+    let who = name(world, e);
+    log(world, || {
+        Event::new(
+            "health",
+            "ruling unconscious",
+            if now == Condition::Dead {
+                format!("{who} is dead: BD {bd}.")
+            } else {
+                format!("{who} falls unconscious: EN {en}.")
+            },
+        )
+        .actor(&who)
+    });
+}
+
+/// 000 §1.1.1: nobody is eligible: on to the noncombat phase.
+fn end_combat_phase(world: &mut World) {
+    for e in roster(world) {
+        if let Some(mut b) = world.get_mut::<Blows>(e) {
+            b.en_phase = 0;
+        }
+    }
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.stage = Stage::Noncombat;
+        flow.initiative.clear();
+        flow.why.clear();
+        flow.busy.clear();
+        flow.chain = None;
+    }
+    log(world, || {
+        Event::new(
+            "phase",
+            "000 §1.1.1",
+            "Nobody is eligible for the initiative: the combat phase ends; the noncombat phase begins.",
+        )
+    });
+    stamp(world, "noncombat");
+}
+
+/// Ruling `unconscious`: the battle ends when at most one side has anyone
+/// conscious.
+pub fn check_end(world: &mut World) {
+    if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
+        return;
+    }
+    if !decided(world) {
+        return;
+    }
+    let rounds = world.resource::<Flow>().round;
+    let standing: Option<usize> = roster(world)
+        .into_iter()
+        .find(|&e| world.get::<Fighting>(e).is_some())
+        .and_then(|e| world.get::<Side>(e).map(|s| s.0));
+    let result = match standing {
+        Some(side) => BattleResult::Victory { side, rounds },
+        None => BattleResult::MutualDestruction { rounds },
+    };
+    let text = match standing {
+        Some(side) => format!(
+            "Combat ends: {} alone has anyone conscious, in round {rounds}.",
+            world.resource::<Sides>().name(Side(side))
+        ),
+        None => format!("Combat ends: nobody is conscious, in round {rounds}."),
+    };
+    log(world, || Event::new("end", "ruling unconscious", text));
+    let mut flow = world.resource_mut::<Flow>();
+    flow.stage = Stage::Over;
+    flow.open.clear();
+    world.resource_mut::<Decisions>().close_all();
+    world.resource_mut::<Outcome>().0 = Some(result);
+}

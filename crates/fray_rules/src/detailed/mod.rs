@@ -1,0 +1,536 @@
+//! The `detailed_sequence` ruleset: rules/000-detailed-sequence.txt.
+//!
+//! A round, in the text's order (each a system of [`RulesStep`]):
+//!
+//! 1. [`combat::combat_phase`] — 000 §1: segment after segment, the
+//!    initiative goes to whoever has most active blows left, then most
+//!    reactive, then most EN (000 §1.1); it takes one option (000 §1.2), an
+//!    attack calling for parries from alert characters in range;
+//! 2. [`noncombat::noncombat_phase`] — 000 §2: those who spent nothing in
+//!    combat choose secretly and together: rest, cast, adjust armour;
+//! 3. [`movement::movement_phase`] — 000 §3: everyone plots a trace in
+//!    secret; the traces resolve by fractions, and whoever stops may strike a
+//!    mover with blows borrowed from the next round;
+//! 4. [`combat::check_end`] — ruling `unconscious`.
+//!
+//! Gaps the text leaves to the gamesmaster are rulings and tables in
+//! `assets/rulesets/detailed_sequence.ron`; log entries that apply one cite
+//! it as `ruling <id>`.
+
+use std::sync::Arc;
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use fray_core::battle::RulesStep;
+use fray_core::data::{LoadError, Source};
+use fray_core::grid::Cell;
+use fray_core::model::{Combatant, Fighting, RoundCap, Side, Sides};
+use fray_core::scenario::{CombatantSpec, LoadedScenario};
+
+pub mod ai;
+mod combat;
+pub mod data;
+mod movement;
+mod noncombat;
+pub mod orders;
+pub mod view;
+
+pub use data::{DetailedData, EnDie, Heft, Template, WeaponKind};
+
+/// The ruleset's data, shared by every battle of a batch.
+#[derive(Resource, Clone)]
+pub struct Data(pub Arc<DetailedData>);
+
+/// A character's numbers.
+#[derive(Component, Clone, Debug)]
+pub struct Stats {
+    pub el: i32,
+    pub en_die: EnDie,
+    pub st: i32,
+    pub dx: i32,
+    pub active: u32,
+    pub reactive: u32,
+    pub movement: u32,
+    pub recovery: i32,
+    pub armour: String,
+    pub spells: Vec<String>,
+}
+
+impl Stats {
+    /// The EN a phase may spend (Introduction).
+    pub fn en_cap(&self) -> i32 {
+        self.en_die.cap(self.el)
+    }
+}
+
+/// Endurance: spent on blows, lost to every hit.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct En {
+    pub current: i32,
+    pub max: i32,
+}
+
+/// Body: lost to critical hits.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bd {
+    pub current: i32,
+    pub max: i32,
+}
+
+/// 000 §1 Blows: what is left of the round's blows and what was spent.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Blows {
+    pub active: u32,
+    pub reactive: u32,
+    /// Blows spent this round (the first is free; each costs movement).
+    pub spent: u32,
+    /// EN spent in the phase under way, against the cap.
+    pub en_phase: i32,
+    /// EN spent this round and last round (000 §2.1.1).
+    pub en_round: i32,
+    pub en_last_round: i32,
+    /// Blows spent in the combat phase (000 §2.1: no noncombat option then).
+    pub spent_in_combat: bool,
+    /// Blows borrowed from the next round (ruling `borrowed_blows`).
+    pub borrowed: u32,
+}
+
+/// Alert or unalert (000 §Alertness).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Alert(pub bool);
+
+/// On the ground (ruling `fall`).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Fallen;
+
+/// Took the Pass option since the last other option (000 §1.1.1).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Passed;
+
+/// Took a noncombat option this round (000 §3: half movement).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Noncombat;
+
+/// What is in hand and sheathed, and whether the armour is on.
+#[derive(Component, Clone, Debug, Default)]
+pub struct Hands {
+    pub wielded: Vec<String>,
+    pub sheathed: Vec<String>,
+    pub armour_on: bool,
+}
+
+/// 000 §1.2.4: preparations of a great blow with one weapon.
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub struct Preparation {
+    pub weapon: String,
+    pub count: i32,
+}
+
+/// Ruling `unconscious`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Condition {
+    Fine,
+    Unconscious,
+    Dead,
+}
+
+/// What an open decision asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// 000 §1.2: the option of a character with the initiative.
+    Option,
+    /// 000 §1.2.5: parry `attacker`'s attack on `target`?
+    Parry { attacker: Entity, target: Entity },
+    /// 000 §2.1: a noncombat option, secretly.
+    Noncombat,
+    /// 000 §3.1: a trace, secretly.
+    Trace,
+    /// 000 §3.2.2: just stopped: strike a mover?
+    Stopped,
+}
+
+/// An attack waiting for its parries (000 §1.2.5).
+#[derive(Clone, Debug)]
+pub struct PendingAttack {
+    pub attacker: Entity,
+    pub target: Entity,
+    pub weapon: String,
+    /// Who may still be asked to parry, in order.
+    pub to_ask: Vec<Entity>,
+    /// Who parries, with which weapon.
+    pub parries: Vec<(Entity, String)>,
+}
+
+/// One character's trace (000 §3.1).
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub who: Entity,
+    pub start: Cell,
+    pub path: Vec<Cell>,
+    /// Cells moved along it.
+    pub at: usize,
+    /// Stop as soon as this character is within reach.
+    pub stop_near: Option<Entity>,
+    pub done: bool,
+}
+
+/// Where the round is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Start,
+    Combat,
+    Noncombat,
+    Movement,
+    Over,
+}
+
+/// The state of the battle.
+#[derive(Resource, Debug)]
+pub struct Flow {
+    pub stage: Stage,
+    pub round: u32,
+    /// Open decisions: id, whom for, what they ask.
+    pub open: Vec<(u64, Entity, Ask)>,
+    /// Answers to secret decisions, held until all are in.
+    pub hidden: Vec<(Entity, orders::Plan)>,
+    /// Options declared together, waiting in listing order (000 §1.1.3).
+    pub queue: Vec<(Entity, orders::Plan)>,
+    /// Weapons used in one's own simultaneous option: they cannot parry.
+    pub busy: Vec<(Entity, String)>,
+    /// Who holds the initiative now, and why.
+    pub initiative: Vec<Entity>,
+    pub why: String,
+    /// 000 §1.2.4: a thrusting weapon's or bow's preparation must go on.
+    pub chain: Option<Entity>,
+    pub attack: Option<PendingAttack>,
+    /// 000 §3.1: the round's traces, once revealed.
+    pub traces: Vec<Trace>,
+    /// Whether the traces were asked for, and revealed, this round.
+    pub asked_traces: bool,
+    pub traced: bool,
+    /// Movers who just stopped and may strike (000 §3.2.2).
+    pub stopped: Vec<Entity>,
+    /// Weapons lying on the ground.
+    pub ground: Vec<(Cell, String)>,
+    pub roster: Vec<(Entity, String)>,
+}
+
+impl Flow {
+    pub fn entity(&self, name: &str) -> Option<Entity> {
+        self.roster.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+    }
+
+    pub fn name(&self, e: Entity) -> &str {
+        self.roster
+            .iter()
+            .find(|(x, _)| *x == e)
+            .map_or("?", |(_, n)| n.as_str())
+    }
+
+    /// What `e` is asked, if anything.
+    pub fn asked(&self, e: Entity) -> Option<(u64, Ask)> {
+        self.open
+            .iter()
+            .find(|(_, x, _)| *x == e)
+            .map(|(id, _, a)| (*id, *a))
+    }
+}
+
+/// Adds the ruleset's phases to the step schedule, in the text's order.
+pub fn plugin(app: &mut App) {
+    app.add_systems(
+        RulesStep,
+        (
+            combat::start_of_round.run_if(stage_is(Stage::Start)),
+            combat::combat_phase.run_if(stage_is(Stage::Combat)),
+            noncombat::noncombat_phase.run_if(stage_is(Stage::Noncombat)),
+            movement::movement_phase.run_if(stage_is(Stage::Movement)),
+            combat::check_end,
+        )
+            .chain(),
+    );
+}
+
+fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
+    move |flow: Res<Flow>| flow.stage == stage
+}
+
+/// Load the data file's text.
+pub fn load_data(source: &Source) -> Result<DetailedData, LoadError> {
+    DetailedData::load(source)
+}
+
+/// The stats a scenario may `set`.
+pub const STATS: &[&str] = &[
+    "el",
+    "en",
+    "bd",
+    "st",
+    "dx",
+    "active",
+    "reactive",
+    "move",
+    "recovery",
+    "armour_on",
+];
+
+fn stat_block(
+    data: &DetailedData,
+    spec: &CombatantSpec,
+    src: &Source,
+) -> Result<(Stats, i32, i32, Hands), LoadError> {
+    let t = data.templates.get(&spec.template).ok_or_else(|| {
+        let known: Vec<&str> = data.templates.keys().map(String::as_str).collect();
+        src.error_at(
+            &spec.template,
+            Some(&spec.name),
+            format!(
+                "{:?} uses template {:?}, which the detailed_sequence ruleset does not have (it has {})",
+                spec.name,
+                spec.template,
+                known.join(", ")
+            ),
+        )
+    })?;
+    let mut stats = Stats {
+        el: t.el,
+        en_die: t.en_die,
+        st: t.st,
+        dx: t.dx,
+        active: t.active,
+        reactive: t.reactive,
+        movement: t.movement,
+        recovery: t.recovery,
+        armour: t.armour.clone(),
+        spells: t.spells.clone(),
+    };
+    let (mut en, mut bd, mut armour_on) = (t.en, t.bd, true);
+    for (key, &value) in &spec.set {
+        let n = value.max(0) as u32;
+        match key.as_str() {
+            "el" => stats.el = value,
+            "en" => en = value,
+            "bd" => bd = value,
+            "st" => stats.st = value,
+            "dx" => stats.dx = value,
+            "active" => stats.active = n,
+            "reactive" => stats.reactive = n,
+            "move" => stats.movement = n,
+            "recovery" => stats.recovery = value,
+            "armour_on" => armour_on = value != 0,
+            _ => {
+                return Err(src.error_at(
+                    key,
+                    Some(&spec.name),
+                    format!(
+                        "{key:?} is not a stat of the detailed_sequence ruleset (stats: {})",
+                        STATS.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    if en < 1 || bd < 1 {
+        return Err(src.error_at(
+            &spec.name,
+            None,
+            format!("{:?} needs EN and BD of at least 1", spec.name),
+        ));
+    }
+    let wielded = spec.weapons.clone().unwrap_or_else(|| t.wielded.clone());
+    for w in wielded.iter().chain(&t.sheathed) {
+        if !data.weapons.contains_key(w) {
+            return Err(src.error_at(
+                w,
+                Some(&spec.name),
+                format!("{:?} carries unknown weapon {w:?}", spec.name),
+            ));
+        }
+    }
+    Ok((
+        stats,
+        en,
+        bd,
+        Hands {
+            wielded,
+            sheathed: t.sheathed.clone(),
+            armour_on,
+        },
+    ))
+}
+
+/// Check a scenario against the ruleset.
+pub fn check_scenario(data: &DetailedData, scenario: &LoadedScenario) -> Result<(), LoadError> {
+    let s = &scenario.scenario;
+    let src = &scenario.source;
+    for spec in &s.combatants {
+        stat_block(data, spec, src)?;
+        if spec.initiative_group.is_some() {
+            return Err(src.error_at_field(
+                "initiative_group",
+                "the detailed_sequence ruleset has no initiative rolls: blows and EN decide",
+            ));
+        }
+    }
+    if let Some(a) = s.arrivals.first() {
+        return Err(src.error_at(
+            &a.combatant.name,
+            None,
+            "the detailed_sequence ruleset has no late arrivals",
+        ));
+    }
+    if let Some((key, _)) = s.options.iter().next() {
+        return Err(src.error_at(
+            key,
+            Some("options"),
+            format!("the detailed_sequence ruleset has no option {key:?}"),
+        ));
+    }
+    for o in &s.orders {
+        if !orders::ACTIONS.contains(&o.order.action.as_str()) {
+            return Err(src.error_at(
+                &o.order.action,
+                Some("orders"),
+                format!(
+                    "unknown action {:?} (actions: {})",
+                    o.order.action,
+                    orders::ACTIONS.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Build the battle's world and add the ruleset's systems.
+pub fn setup(
+    app: &mut App,
+    data: Arc<DetailedData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
+    populate(app.world_mut(), data, scenario)?;
+    app.add_plugins(plugin);
+    Ok(())
+}
+
+/// Fill a world (fresh, or cleared for the next battle of a batch).
+pub fn populate(
+    world: &mut World,
+    data: Arc<DetailedData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
+    check_scenario(&data, scenario)?;
+    let s = &scenario.scenario;
+    fray_core::model::set_resource(world, scenario.grid());
+    fray_core::model::set_resource(
+        world,
+        Sides(
+            s.sides
+                .iter()
+                .map(|side| fray_core::model::SideInfo {
+                    name: side.name.clone(),
+                    seat: side.seat,
+                    morale: side.morale,
+                })
+                .collect(),
+        ),
+    );
+    fray_core::model::set_resource(world, RoundCap(s.round_cap));
+    let mut roster = Vec::new();
+    for (i, spec) in s.combatants.iter().enumerate() {
+        let (stats, en, bd, hands) = stat_block(&data, spec, &scenario.source)?;
+        let side = scenario.side_index(&spec.side).unwrap_or(0);
+        let blows = Blows {
+            active: stats.active,
+            reactive: stats.reactive,
+            ..Blows::default()
+        };
+        let e = world
+            .spawn((
+                Combatant {
+                    name: spec.name.clone(),
+                    listing: i as u32,
+                },
+                Side(side),
+                spec.at,
+                Fighting,
+                En {
+                    current: en,
+                    max: en,
+                },
+                Bd {
+                    current: bd,
+                    max: bd,
+                },
+                stats,
+                hands,
+                blows,
+                Alert(!spec.surprised),
+                Condition::Fine,
+            ))
+            .id();
+        roster.push((e, spec.name.clone()));
+    }
+    fray_core::model::set_resource(
+        world,
+        Flow {
+            stage: Stage::Start,
+            round: 0,
+            open: Vec::new(),
+            hidden: Vec::new(),
+            queue: Vec::new(),
+            busy: Vec::new(),
+            initiative: Vec::new(),
+            why: String::new(),
+            chain: None,
+            attack: None,
+            traces: Vec::new(),
+            asked_traces: false,
+            traced: false,
+            stopped: Vec::new(),
+            ground: Vec::new(),
+            roster,
+        },
+    );
+    fray_core::model::set_resource(world, view::VIEW);
+    fray_core::model::set_resource(world, ai::HOOKS);
+    fray_core::model::set_resource(world, Data(data));
+    Ok(())
+}
+
+/// Every character in listing order.
+pub fn roster(world: &World) -> Vec<Entity> {
+    world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .map(|(e, _)| *e)
+        .collect()
+}
+
+pub fn round(world: &World) -> u32 {
+    world.get_resource::<Flow>().map_or(0, |f| f.round)
+}
+
+/// Conscious (ruling `unconscious`).
+pub fn up(world: &World, e: Entity) -> bool {
+    world.get::<Condition>(e) == Some(&Condition::Fine)
+}
+
+/// Alert, and conscious: the unconscious heed nothing.
+pub fn alert(world: &World, e: Entity) -> bool {
+    up(world, e) && world.get::<Alert>(e).is_some_and(|a| a.0)
+}
+
+pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
+    match (world.get::<Side>(a), world.get::<Side>(b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
+    }
+}
+
+pub fn name(world: &World, e: Entity) -> String {
+    world
+        .get::<Combatant>(e)
+        .map_or_else(|| "?".to_string(), |c| c.name.clone())
+}

@@ -1,0 +1,358 @@
+//! 000 §3: the movement phase, by the trace system (§3.1–3.2). Everyone
+//! plots a trace in secret; the traces are revealed; then, repeatedly, those
+//! who would stop after the smallest fraction of their remaining trace stop,
+//! the others advance by the same fraction, and those who just stopped may
+//! strike a mover with blows borrowed from the next round.
+
+use bevy_ecs::prelude::*;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::Event;
+
+use super::combat::{self, ask, log, take_answers};
+use super::orders::{self, Need, Plan, allowance, attack_weapon, can_spend, reach_of};
+use super::{Alert, Ask, Data, Flow, Stage, Trace, alert, enemies, name, roster, up};
+
+/// 000 §3: the movement phase.
+pub fn movement_phase(world: &mut World) {
+    for (e, what, plan) in take_answers(world) {
+        match what {
+            Ask::Trace => world.resource_mut::<Flow>().hidden.push((e, plan)),
+            Ask::Stopped => strike(world, e, plan),
+            Ask::Parry { .. } => combat::parry(world, e, plan),
+            _ => {}
+        }
+    }
+    for _ in 0..10_000 {
+        if !world.resource::<Flow>().open.is_empty() {
+            return;
+        }
+        if world.resource::<Flow>().attack.is_some() {
+            if combat::ask_parrier(world) {
+                return;
+            }
+            combat::resolve_attack(world);
+            continue;
+        }
+        if !world.resource::<Flow>().traced {
+            if world.resource::<Flow>().hidden.is_empty() && !asked_traces(world) {
+                return;
+            }
+            // One step shows the traces revealed; each fraction is a step.
+            reveal_traces(world);
+            return;
+        }
+        // 000 §3.2.2: those who just stopped may strike a mover.
+        let stopper = {
+            let mut flow = world.resource_mut::<Flow>();
+            (!flow.stopped.is_empty()).then(|| flow.stopped.remove(0))
+        };
+        if let Some(s) = stopper {
+            if can_strike(world, s) {
+                let who = name(world, s);
+                ask(
+                    world,
+                    s,
+                    Ask::Stopped,
+                    format!(
+                        "{who} has stopped: strike a character still moving, borrowing a blow from the next round?"
+                    ),
+                    "000 §3.2.2",
+                );
+                return;
+            }
+            continue;
+        }
+        if world.resource::<Flow>().traces.iter().all(|t| t.done) {
+            end_of_round(world);
+            return;
+        }
+        advance(world);
+        return;
+    }
+}
+
+/// Ask everyone conscious with movement for a trace, secretly; true when
+/// nobody is left to ask (everyone stays).
+fn asked_traces(world: &mut World) -> bool {
+    if world.resource::<Flow>().asked_traces {
+        return true;
+    }
+    world.resource_mut::<Flow>().asked_traces = true;
+    let mut any = false;
+    for e in roster(world) {
+        if !up(world, e) || (allowance(world, e, true) == 0) {
+            continue;
+        }
+        any = true;
+        let who = name(world, e);
+        let (m, full) = (allowance(world, e, false), allowance(world, e, true));
+        ask(
+            world,
+            e,
+            Ask::Trace,
+            format!(
+                "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
+                if m != full {
+                    format!(" ({full} if it stops being alert)")
+                } else {
+                    String::new()
+                }
+            ),
+            "000 §3.1",
+        );
+    }
+    !any
+}
+
+/// 000 §3.1–3.2: build the traces from the orders and reveal them together.
+fn reveal_traces(world: &mut World) {
+    let data = world.resource::<Data>().0.clone();
+    let mut plans = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    // Chasers follow traces: theirs are built last.
+    plans.sort_by_key(|(_, p)| matches!(p, Plan::Chase { .. }));
+    let grid = world.resource::<Grid>().clone();
+    let mut traces: Vec<Trace> = Vec::new();
+    let mut words = Vec::new();
+    for (e, plan) in plans {
+        let Some(&start) = world.get::<Cell>(e) else {
+            continue;
+        };
+        let unalert = matches!(
+            plan,
+            Plan::Trace { unalert: true, .. }
+                | Plan::Chase { unalert: true, .. }
+                | Plan::Stay { unalert: true }
+        );
+        if unalert && alert(world, e) {
+            world.entity_mut(e).insert(Alert(false));
+        }
+        let budget = allowance(world, e, false) as usize;
+        let who = name(world, e);
+        let (mut path, stop_near) = match plan {
+            Plan::Trace {
+                cell, stop_near, ..
+            } => (
+                orders::path_to(world, e, cell)
+                    .map(|(p, _)| p)
+                    .unwrap_or_default(),
+                stop_near,
+            ),
+            Plan::Chase { target, .. } => {
+                let there = world.get::<Cell>(target).copied().unwrap_or(start);
+                let taken: Vec<Cell> = roster(world)
+                    .into_iter()
+                    .filter(|&x| x != e && x != target)
+                    .filter_map(|x| world.get::<Cell>(x).copied())
+                    .collect();
+                let mut p = grid
+                    .path_toward(start, there, 0, |c| taken.contains(&c))
+                    .map(|(p, _)| p)
+                    .unwrap_or_default();
+                if let Some(t) = traces.iter().find(|t| t.who == target) {
+                    p.extend(t.path.iter().copied());
+                }
+                (p, Some(target))
+            }
+            _ => (Vec::new(), None),
+        };
+        let chase = matches!(plan, Plan::Chase { .. });
+        let budget = if chase {
+            budget.saturating_sub(data.numbers.chase_cost as usize)
+        } else {
+            budget
+        };
+        path.truncate(budget);
+        words.push(match (&plan, path.last()) {
+            (Plan::Chase { target, .. }, _) => format!(
+                "{who} chases {} ({} cells after the 2 the chase costs)",
+                name(world, *target),
+                path.len()
+            ),
+            (_, Some(end)) => format!(
+                "{who} to {end} ({} cells{})",
+                path.len(),
+                stop_near.map_or(String::new(), |s| format!(
+                    ", stopping within reach of {}",
+                    name(world, s)
+                ))
+            ),
+            _ => format!("{who} stays"),
+        });
+        traces.push(Trace {
+            who: e,
+            start,
+            done: path.is_empty(),
+            path,
+            at: 0,
+            stop_near,
+        });
+    }
+    traces.sort_by_key(|t| {
+        world
+            .get::<fray_core::model::Combatant>(t.who)
+            .map_or(u32::MAX, |c| c.listing)
+    });
+    log(world, || {
+        Event::new(
+            "traces",
+            "000 §3.2",
+            if words.is_empty() {
+                "Nobody moves.".to_string()
+            } else {
+                format!("The traces are revealed — {}.", words.join("; "))
+            },
+        )
+    });
+    let mut flow = world.resource_mut::<Flow>();
+    flow.traces = traces;
+    flow.traced = true;
+}
+
+/// Where trace `t` stands after `k` more cells.
+fn position(t: &Trace, k: usize) -> Cell {
+    let i = t.at + k;
+    if i == 0 {
+        t.start
+    } else {
+        t.path[(i - 1).min(t.path.len() - 1)]
+    }
+}
+
+/// The reach `e` strikes a mover with.
+fn strike_reach(world: &World, e: Entity) -> u32 {
+    attack_weapon(world, e).map_or(0, |w| reach_of(world, e, &w))
+}
+
+/// 000 §3.2.1: one round of the fractions. Each mover's end point along
+/// its remaining trace; those ending after the smallest fraction stop there;
+/// the others advance that fraction, rounded down (ruling `trace_fractions`).
+fn advance(world: &mut World) {
+    let grid = world.resource::<Grid>().clone();
+    let traces = world.resource::<Flow>().traces.clone();
+    let movers: Vec<usize> = (0..traces.len()).filter(|&i| !traces[i].done).collect();
+    // Each mover's stop: (cells k, of remaining r).
+    let mut stops: Vec<(usize, usize, usize, &'static str)> = Vec::new();
+    for &i in &movers {
+        let t = &traces[i];
+        let r = t.path.len() - t.at;
+        let mut stop = (r, "the end of its trace");
+        if let Some(x) = t.stop_near {
+            let reach = strike_reach(world, t.who).max(1);
+            let xt = traces.iter().find(|o| o.who == x && !o.done);
+            for k in 0..=r {
+                let there = match xt {
+                    Some(o) => {
+                        let ro = o.path.len() - o.at;
+                        position(o, k * ro / r.max(1))
+                    }
+                    None => world.get::<Cell>(x).copied().unwrap_or(t.start),
+                };
+                if grid.distance(position(t, k), there) <= reach {
+                    stop = (k, "within reach");
+                    break;
+                }
+            }
+        }
+        stops.push((i, stop.0, r, stop.1));
+    }
+    // The smallest fraction k / r, compared exactly.
+    let Some(&(_, k0, r0, _)) = stops.iter().min_by(|a, b| (a.1 * b.2).cmp(&(b.1 * a.2))) else {
+        return;
+    };
+    let mut moved = Vec::new();
+    let mut stopped = Vec::new();
+    for &(i, k, r, why) in &stops {
+        let stopper = k * r0 == k0 * r;
+        let cells = if stopper { k } else { k0 * r / r0.max(1) };
+        let who = traces[i].who;
+        let from = position(&traces[i], 0);
+        let mut taken_now = 0;
+        for step in 1..=cells {
+            let c = position(&traces[i], step);
+            let occupied = roster(world)
+                .into_iter()
+                .any(|x| x != who && world.get::<Cell>(x) == Some(&c));
+            if occupied {
+                break;
+            }
+            world.entity_mut(who).insert(c);
+            taken_now = step;
+        }
+        let blocked = taken_now < cells;
+        let mut flow = world.resource_mut::<Flow>();
+        let tr = &mut flow.traces[i];
+        tr.at += taken_now;
+        let to = position(tr, 0);
+        if stopper || blocked || tr.at >= tr.path.len() {
+            tr.done = true;
+            flow.stopped.push(who);
+            stopped.push(format!(
+                "{} stops at {to} ({})",
+                name(world, who),
+                if blocked { "the way is taken" } else { why }
+            ));
+        } else if taken_now > 0 {
+            moved.push(format!("{} {from}→{to}", name(world, who)));
+        }
+    }
+    let fraction = format!("{k0}/{r0}");
+    log(world, || {
+        let mut text = format!(
+            "The traces advance by the smallest fraction, {fraction} of the first stopper's remaining trace: {}",
+            stopped.join(", ")
+        );
+        if !moved.is_empty() {
+            text.push_str(&format!(
+                "; moving on the same fraction: {}",
+                moved.join(", ")
+            ));
+        }
+        text.push('.');
+        Event::new("trace", "000 §3.2.1", text)
+    });
+}
+
+/// Whether `e`, just stopped, could strike a mover.
+fn can_strike(world: &World, e: Entity) -> bool {
+    if !up(world, e) || can_spend(world, e, Need { active: 1, any: 0 }).is_err() {
+        return false;
+    }
+    let reach = strike_reach(world, e);
+    let flow = world.resource::<Flow>();
+    flow.traces.iter().any(|t| {
+        !t.done
+            && enemies(world, e, t.who)
+            && up(world, t.who)
+            && orders::distance(world, e, t.who).is_some_and(|d| d <= reach)
+    })
+}
+
+/// 000 §3.2.2: a strike by one who stopped, with borrowed blows; it becomes
+/// alert to strike in melee.
+fn strike(world: &mut World, e: Entity, plan: Plan) {
+    let Plan::Attack { weapon, .. } = &plan else {
+        return;
+    };
+    let melee = orders::weapon(world, weapon).is_some_and(|d| !d.kind.missile());
+    if melee && !alert(world, e) {
+        world.entity_mut(e).insert(Alert(true));
+        let who = name(world, e);
+        log(world, || {
+            Event::new(
+                "alert",
+                "000 §3",
+                format!("{who} stops and becomes alert to strike."),
+            )
+            .actor(&who)
+        });
+    }
+    combat::execute(world, e, plan);
+}
+
+/// The round is over: the next begins.
+fn end_of_round(world: &mut World) {
+    let mut flow = world.resource_mut::<Flow>();
+    flow.stage = Stage::Start;
+    flow.traced = false;
+    flow.asked_traces = false;
+}

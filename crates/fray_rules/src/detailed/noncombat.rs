@@ -1,0 +1,188 @@
+//! 000 §2: the noncombat phase. Those who spent no blow or EN in the combat
+//! phase choose secretly and together (§2.1); the options take effect
+//! together (§2.2).
+
+use bevy_ecs::prelude::*;
+use fray_core::dice::Dice;
+use fray_core::log::Event;
+
+use super::combat::{ask, knocked_out, log, stamp, take_answers};
+use super::data::SpellEffect;
+use super::orders::Plan;
+use super::{Alert, Ask, Blows, Data, En, Flow, Hands, Noncombat, Stage, name, roster, up};
+
+/// 000 §2.1: who may choose a noncombat option.
+pub fn eligible(world: &World) -> Vec<Entity> {
+    roster(world)
+        .into_iter()
+        .filter(|&e| {
+            up(world, e)
+                && world
+                    .get::<Blows>(e)
+                    .is_some_and(|b| !b.spent_in_combat && b.en_round == 0)
+        })
+        .collect()
+}
+
+/// 000 §2: ask everyone eligible at once, then resolve together.
+pub fn noncombat_phase(world: &mut World) {
+    for (e, what, plan) in take_answers(world) {
+        if what == Ask::Noncombat {
+            world.resource_mut::<Flow>().hidden.push((e, plan));
+        }
+    }
+    let (open, hidden) = {
+        let f = world.resource::<Flow>();
+        (f.open.len(), f.hidden.len())
+    };
+    if open > 0 {
+        return;
+    }
+    if hidden == 0 {
+        let who = eligible(world);
+        if !who.is_empty() {
+            for e in who {
+                let n = name(world, e);
+                ask(
+                    world,
+                    e,
+                    Ask::Noncombat,
+                    format!(
+                        "{n} spent nothing in the combat phase: choose a noncombat option, in secret."
+                    ),
+                    "000 §2.1",
+                );
+            }
+            return;
+        }
+    }
+    resolve(world);
+    let mut flow = world.resource_mut::<Flow>();
+    flow.stage = Stage::Movement;
+    stamp(world, "movement");
+    log(world, || {
+        Event::new(
+            "phase",
+            "000 §3",
+            "The movement phase: everyone plots a trace, in secret.",
+        )
+    });
+}
+
+/// 000 §2.2: reveal the options and carry them out together: each from the
+/// state before any of them.
+fn resolve(world: &mut World) {
+    let chosen = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    if chosen.is_empty() {
+        log(world, || {
+            Event::new(
+                "phase",
+                "000 §2.1",
+                "Nobody may take a noncombat option: everyone spent blows in the combat phase.",
+            )
+        });
+        return;
+    }
+    let data = world.resource::<Data>().0.clone();
+    let words: Vec<String> = chosen
+        .iter()
+        .map(|(e, p)| format!("{}: {}", name(world, *e), super::combat::describe(world, p)))
+        .collect();
+    log(world, || {
+        Event::new(
+            "reveal",
+            "000 §2.2",
+            format!("The noncombat options are revealed — {}.", words.join("; ")),
+        )
+    });
+    // Everything is worked out first, then applied: simultaneous.
+    let mut changes: Vec<(Entity, i32)> = Vec::new();
+    for (e, plan) in &chosen {
+        let e = *e;
+        let who = name(world, e);
+        if *plan != Plan::Nothing {
+            // 000 §2.1: a noncombat option ends alertness and halves movement.
+            world.entity_mut(e).insert((Alert(false), Noncombat));
+        }
+        match plan {
+            Plan::Rest => {
+                let rate = world.get::<super::Stats>(e).map_or(0, |s| s.recovery);
+                let last = world.get::<Blows>(e).map_or(0, |b| b.en_last_round);
+                let gain = rate.min(last - 1).max(0);
+                changes.push((e, gain));
+                log(world, || {
+                    Event::new(
+                        "rest",
+                        "000 §2.1.1",
+                        format!("{who} rests: the lesser of its recovery rate {rate} and one less than the {last} EN spent last round: +{gain} EN."),
+                    )
+                    .actor(&who)
+                    .amount(-gain)
+                });
+            }
+            Plan::Cast { spell, target } => {
+                let Some(s) = data.spells.get(spell) else {
+                    continue;
+                };
+                changes.push((e, -s.en_cost));
+                if let Some(mut b) = world.get_mut::<Blows>(e) {
+                    b.en_round += s.en_cost;
+                }
+                let t = name(world, *target);
+                let (roll, delta) = match s.effect {
+                    SpellEffect::Harm(d) => {
+                        let r = world
+                            .resource_mut::<Dice>()
+                            .roll(d, format!("{who}'s {spell}"));
+                        let v = r.total;
+                        (r, -v)
+                    }
+                    SpellEffect::Mend(d) => {
+                        let r = world
+                            .resource_mut::<Dice>()
+                            .roll(d, format!("{who}'s {spell}"));
+                        let v = r.total;
+                        (r, v)
+                    }
+                };
+                changes.push((*target, delta));
+                let cost = s.en_cost;
+                log(world, || {
+                    Event::new(
+                        "cast",
+                        "000 §2.1.2",
+                        format!(
+                            "{who} casts {spell} on {t} ({cost} EN; ruling spells): {} {} EN.",
+                            if delta < 0 { "it loses" } else { "it gains" },
+                            delta.abs()
+                        ),
+                    )
+                    .actor(&t)
+                    .target(&t)
+                    .roll(roll)
+                    .amount(-delta)
+                });
+            }
+            Plan::AdjustArmour => {
+                if let Some(mut h) = world.get_mut::<Hands>(e) {
+                    h.armour_on = true;
+                }
+                log(world, || {
+                    Event::new(
+                        "armour",
+                        "000 §2.1.3",
+                        format!("{who} adjusts its armour: it is on now, and counts from the next attack (ruling armour)."),
+                    )
+                    .actor(&who)
+                });
+            }
+            _ => {}
+        }
+    }
+    for (e, delta) in changes {
+        if let Some(mut en) = world.get_mut::<En>(e) {
+            en.current = (en.current + delta).min(en.max);
+        }
+        knocked_out(world, e);
+    }
+}

@@ -1,0 +1,709 @@
+//! Orders and what they may do: the options of 000 §1.2, parries (§1.2.5),
+//! the noncombat options (§2.1), traces (§3.1) and the strikes of those who
+//! stop (§3.2.2). Every order is checked here, for people and the AI alike.
+
+use bevy_ecs::prelude::*;
+use fray_core::decision::{Choice, Order};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+
+use super::data::{Weapon, WeaponKind};
+use super::{Ask, Blows, Data, Fallen, Flow, Hands, Preparation, Stats, alert, enemies, up};
+
+/// The action names orders use.
+pub const ACTIONS: &[&str] = &[
+    "pass",
+    "draw",
+    "grab",
+    "prepare",
+    "close",
+    "open",
+    "step_close",
+    "step_open",
+    "change_range",
+    "attack",
+    "parry",
+    "rest",
+    "cast",
+    "adjust_armour",
+    "trace",
+    "chase",
+    "stay",
+];
+
+/// The manoeuvres of 000 §1.2.3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Manoeuvre {
+    Close,
+    Open,
+    StepClose,
+    StepOpen,
+    ChangeRange,
+}
+
+/// An order the rules have checked.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Plan {
+    Pass {
+        drop: bool,
+        fall: bool,
+        alert: bool,
+    },
+    Draw {
+        weapon: String,
+    },
+    Grab {
+        cell: Cell,
+        weapon: String,
+    },
+    Prepare {
+        weapon: String,
+    },
+    Manoeuvre {
+        kind: Manoeuvre,
+        target: Entity,
+        cell: Option<Cell>,
+    },
+    Attack {
+        target: Entity,
+        weapon: String,
+    },
+    Parry {
+        weapon: String,
+    },
+    Rest,
+    Cast {
+        spell: String,
+        target: Entity,
+    },
+    AdjustArmour,
+    Trace {
+        cell: Cell,
+        stop_near: Option<Entity>,
+        unalert: bool,
+    },
+    Chase {
+        target: Entity,
+        unalert: bool,
+    },
+    Stay {
+        unalert: bool,
+    },
+    /// Let a parry, a noncombat option or a strike go.
+    Nothing,
+}
+
+/// Blows an option needs: active ones, and more of either kind.
+#[derive(Clone, Copy, Debug)]
+pub struct Need {
+    pub active: u32,
+    pub any: u32,
+}
+
+/// 000 §1 Blows: whether `me` can spend `need` now (borrowing from the next
+/// round in the movement phase), and the EN it costs: the round's first blow
+/// is free, each later one 1 EN, within the phase's cap; nobody spends its
+/// last point of EN (ruling `unconscious`).
+pub fn can_spend(world: &World, me: Entity, need: Need) -> Result<i32, String> {
+    let (Some(b), Some(stats), Some(en)) = (
+        world.get::<Blows>(me),
+        world.get::<Stats>(me),
+        world.get::<super::En>(me),
+    ) else {
+        return Err("no blows".into());
+    };
+    let borrowing = world.resource::<Flow>().stage == super::Stage::Movement;
+    let (active, reactive, first) = if borrowing {
+        // Ruling borrowed_blows: active first, then reactive.
+        let left = (stats.active + stats.reactive).saturating_sub(b.borrowed);
+        let active = stats.active.saturating_sub(b.borrowed);
+        (active, left - active, b.borrowed == 0)
+    } else {
+        (b.active, b.reactive, b.spent == 0)
+    };
+    if active < need.active {
+        return Err(if borrowing {
+            "no active blow left to borrow from the next round".into()
+        } else {
+            "no active blow left this round".into()
+        });
+    }
+    if active - need.active + reactive < need.any {
+        return Err("not enough blows left".into());
+    }
+    let count = (need.active + need.any) as i32;
+    let cost = if first { count - 1 } else { count };
+    if b.en_phase + cost > stats.en_cap() {
+        return Err(format!(
+            "the phase's EN is spent (cap {} = EL {} + the EN die's allowance)",
+            stats.en_cap(),
+            stats.el
+        ));
+    }
+    if en.current - cost < 1 {
+        return Err("not enough EN: a character does not spend its last point".into());
+    }
+    Ok(cost)
+}
+
+/// Whether `me` has a blow left it could use (000 §1.1.1).
+pub fn has_blow(world: &World, me: Entity) -> bool {
+    can_spend(world, me, Need { active: 0, any: 1 }).is_ok()
+}
+
+/// A weapon's data.
+pub fn weapon<'a>(world: &'a World, name: &str) -> Option<&'a Weapon> {
+    world.resource::<Data>().0.weapons.get(name)
+}
+
+/// Preparations applicable to an attack by `me` with `weapon`.
+pub fn preparations(world: &World, me: Entity, weapon: &str) -> i32 {
+    world
+        .get::<Preparation>(me)
+        .filter(|p| p.weapon == weapon)
+        .map_or(0, |p| p.count)
+}
+
+/// Cells from `me` to `target`.
+pub fn distance(world: &World, a: Entity, b: Entity) -> Option<u32> {
+    let grid = world.resource::<Grid>();
+    Some(grid.distance(*world.get::<Cell>(a)?, *world.get::<Cell>(b)?))
+}
+
+/// How far `me` strikes or shoots with `weapon` (missile ranges multiply
+/// with preparations, 000 §1.2.4).
+pub fn reach_of(world: &World, me: Entity, weapon_name: &str) -> u32 {
+    let Some(w) = weapon(world, weapon_name) else {
+        return 0;
+    };
+    if w.kind.missile() {
+        w.range * (preparations(world, me, weapon_name) as u32 + 1)
+    } else {
+        w.reach
+    }
+}
+
+/// The first weapon in `me`'s hands that attacks (not a shield).
+pub fn attack_weapon(world: &World, me: Entity) -> Option<String> {
+    let hands = world.get::<Hands>(me)?;
+    hands
+        .wielded
+        .iter()
+        .find(|w| weapon(world, w).is_some_and(|d| d.kind != WeaponKind::Shield))
+        .cloned()
+}
+
+/// A weapon in `me`'s hands that can parry and is not busy in its own
+/// simultaneous option (000 §1.1.3): melee weapons and shields.
+pub fn parry_weapon(world: &World, me: Entity) -> Option<String> {
+    let busy = &world.resource::<Flow>().busy;
+    let hands = world.get::<Hands>(me)?;
+    hands
+        .wielded
+        .iter()
+        .find(|w| {
+            weapon(world, w).is_some_and(|d| !d.kind.missile())
+                && !busy.iter().any(|(e, b)| *e == me && b == *w)
+        })
+        .cloned()
+}
+
+/// Whether `me` holds a shield.
+pub fn shield(world: &World, me: Entity) -> Option<String> {
+    world
+        .get::<Hands>(me)?
+        .wielded
+        .iter()
+        .find(|w| weapon(world, w).is_some_and(|d| d.kind == WeaponKind::Shield))
+        .cloned()
+}
+
+fn target_of(world: &World, order: &Order) -> Result<Entity, String> {
+    let name = order
+        .target
+        .as_deref()
+        .ok_or_else(|| format!("{} needs a target", order.action))?;
+    world
+        .resource::<Flow>()
+        .entity(name)
+        .ok_or_else(|| format!("nobody is called {name:?}"))
+}
+
+/// Check `order` for `me` against what `me` is asked.
+pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let Some((_, ask)) = flow.asked(me) else {
+        return Err(format!("{} is not asked anything now", flow.name(me)));
+    };
+    if flow.name(me) != order.actor {
+        return Err(format!(
+            "this decision is for {}, not {}",
+            flow.name(me),
+            order.actor
+        ));
+    }
+    match ask {
+        Ask::Option => validate_option(world, me, order),
+        Ask::Parry { attacker, .. } => match order.action.as_str() {
+            "pass" => Ok(Plan::Nothing),
+            "parry" => {
+                if !alert(world, me) {
+                    return Err("only an alert character parries".into());
+                }
+                let w = parry_weapon(world, me).ok_or("no weapon free to parry with")?;
+                if w.as_str() != order.with.as_deref().unwrap_or(&w) {
+                    return Err(format!("{w} is the weapon free to parry with"));
+                }
+                let reach = weapon(world, &w).map_or(1, |d| d.reach.max(1));
+                if distance(world, me, attacker).is_none_or(|d| d > reach) {
+                    return Err("the attacker is beyond the parrying weapon's reach".into());
+                }
+                can_spend(world, me, Need { active: 0, any: 1 })?;
+                Ok(Plan::Parry { weapon: w })
+            }
+            other => Err(format!("one parries or passes here, not {other:?}")),
+        },
+        Ask::Noncombat => validate_noncombat(world, me, order),
+        Ask::Trace => validate_trace(world, me, order),
+        Ask::Stopped => match order.action.as_str() {
+            "pass" => Ok(Plan::Nothing),
+            "attack" => {
+                let target = target_of(world, order)?;
+                let moving = flow.traces.iter().any(|t| t.who == target && !t.done);
+                if !moving {
+                    return Err(format!(
+                        "{} is not moving: one who stops strikes at a mover (000 §3.2.2)",
+                        flow.name(target)
+                    ));
+                }
+                attack_plan(world, me, target, order, true)
+            }
+            other => Err(format!(
+                "one who stops attacks a mover or passes, not {other:?}"
+            )),
+        },
+    }
+}
+
+/// An attack by `me` on `target` (000 §1.2.5); `stopping`: by one who just
+/// stopped moving, who becomes alert to strike in melee.
+fn attack_plan(
+    world: &World,
+    me: Entity,
+    target: Entity,
+    order: &Order,
+    stopping: bool,
+) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    if target == me || !enemies(world, me, target) {
+        return Err("one attacks an opponent".into());
+    }
+    // An unconscious foe may be struck (full surprise); the dead may not.
+    if world.get::<super::Condition>(target) == Some(&super::Condition::Dead) {
+        return Err(format!("{} is dead", flow.name(target)));
+    }
+    let w = match &order.with {
+        Some(w) => {
+            let held = world
+                .get::<Hands>(me)
+                .is_some_and(|h| h.wielded.contains(w));
+            if !held {
+                return Err(format!("{w} is not in hand"));
+            }
+            w.clone()
+        }
+        None => attack_weapon(world, me).ok_or("no weapon in hand to attack with")?,
+    };
+    let d = weapon(world, &w).ok_or("unknown weapon")?;
+    if d.kind == WeaponKind::Shield {
+        return Err("a shield parries; it does not attack".into());
+    }
+    let is_alert = alert(world, me);
+    if d.kind.missile() && is_alert {
+        return Err("only an unalert character shoots or throws (000 §1.2.5)".into());
+    }
+    if !d.kind.missile() && !is_alert && !stopping {
+        return Err("only an alert character attacks in melee (000 §1.2.5)".into());
+    }
+    let reach = reach_of(world, me, &w);
+    let dist = distance(world, me, target).unwrap_or(u32::MAX);
+    if dist > reach {
+        return Err(format!(
+            "{} is {dist} cells away; the {w} reaches {reach}",
+            flow.name(target)
+        ));
+    }
+    let heavy = d.heft == super::Heft::Heavy;
+    can_spend(
+        world,
+        me,
+        Need {
+            active: 1,
+            any: u32::from(heavy),
+        },
+    )?;
+    Ok(Plan::Attack { target, weapon: w })
+}
+
+fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
+    // 000 §1.2.4: a thrusting weapon's or bow's preparation chains.
+    if flow.chain == Some(me) && !matches!(order.action.as_str(), "prepare" | "attack" | "pass") {
+        return Err("a preparation with a thrusting weapon or bow must be followed at once by another preparation or the attack (or pass, losing it)".into());
+    }
+    match order.action.as_str() {
+        "pass" => Ok(Plan::Pass {
+            drop: order.with.as_deref() == Some("drop"),
+            fall: order.with.as_deref() == Some("fall"),
+            alert: order.with.as_deref() == Some("alert"),
+        }),
+        "draw" => {
+            let w = order.with.clone().ok_or("draw needs a weapon (with)")?;
+            if !hands.sheathed.contains(&w) {
+                return Err(format!("no {w} is sheathed"));
+            }
+            let heavy = weapon(world, &w).is_some_and(|d| d.heft == super::Heft::Heavy);
+            can_spend(
+                world,
+                me,
+                Need {
+                    active: u32::from(heavy),
+                    any: u32::from(!heavy),
+                },
+            )?;
+            Ok(Plan::Draw { weapon: w })
+        }
+        "grab" => {
+            let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
+            let grid = world.resource::<Grid>();
+            let (cell, w) = flow
+                .ground
+                .iter()
+                .find(|(c, w)| {
+                    grid.distance(*c, here) <= 1
+                        && order.with.as_ref().is_none_or(|x| x == w)
+                        && order.cell.is_none_or(|x| x == *c)
+                })
+                .cloned()
+                .ok_or("nothing to grab within reach")?;
+            can_spend(world, me, Need { active: 1, any: 0 })?;
+            Ok(Plan::Grab { cell, weapon: w })
+        }
+        "prepare" => {
+            let w = match &order.with {
+                Some(w) => w.clone(),
+                None => attack_weapon(world, me).ok_or("no weapon in hand")?,
+            };
+            if !hands.wielded.contains(&w) {
+                return Err(format!("{w} is not in hand"));
+            }
+            let d = weapon(world, &w).ok_or("unknown weapon")?;
+            if matches!(
+                d.kind,
+                WeaponKind::Flexible | WeaponKind::Sling | WeaponKind::Shield
+            ) {
+                return Err(format!(
+                    "no great blow with a flexible weapon or a shield ({w}) (000 §1.2.4)"
+                ));
+            }
+            if flow.chain == Some(me) && preparations(world, me, &w) == 0 {
+                return Err("the chain goes on with the weapon prepared".into());
+            }
+            can_spend(world, me, Need { active: 1, any: 0 })?;
+            Ok(Plan::Prepare { weapon: w })
+        }
+        "close" | "open" | "step_close" | "step_open" | "change_range" => {
+            if !alert(world, me) {
+                return Err("only an alert character manoeuvres (000 §1.2.3)".into());
+            }
+            let target = target_of(world, order)?;
+            if target == me {
+                return Err("a manoeuvre changes the range to another character".into());
+            }
+            let dist = distance(world, me, target).unwrap_or(u32::MAX);
+            if dist > data.numbers.max_range {
+                return Err(format!(
+                    "{} is {dist} cells away; manoeuvres reach {} (ruling grid_ranges)",
+                    flow.name(target),
+                    data.numbers.max_range
+                ));
+            }
+            let kind = match order.action.as_str() {
+                "close" => Manoeuvre::Close,
+                "open" => Manoeuvre::Open,
+                "step_close" => Manoeuvre::StepClose,
+                "step_open" => Manoeuvre::StepOpen,
+                _ => Manoeuvre::ChangeRange,
+            };
+            if kind == Manoeuvre::ChangeRange {
+                if world.get::<Fallen>(target).is_none() {
+                    return Err(
+                        "the range changes freely only to a fallen opponent (000 §1.2.3.5)".into(),
+                    );
+                }
+                let cell = order.cell.ok_or("change_range needs the cell to go to")?;
+                let grid = world.resource::<Grid>();
+                let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
+                let d = grid.distance(cell, there);
+                if !(1..=data.numbers.max_range).contains(&d) {
+                    return Err("the new range must be 1 to 6".into());
+                }
+                if path_to(world, me, cell).is_none_or(|(_, cost)| cost > data.numbers.max_range) {
+                    return Err(format!("{cell} cannot be reached"));
+                }
+            }
+            if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
+                return Err("already as close as can be".into());
+            }
+            can_spend(world, me, Need { active: 0, any: 1 })?;
+            Ok(Plan::Manoeuvre {
+                kind,
+                target,
+                cell: order.cell,
+            })
+        }
+        "attack" => {
+            let target = target_of(world, order)?;
+            let plan = attack_plan(world, me, target, order, false)?;
+            if flow.chain == Some(me)
+                && let Plan::Attack { weapon, .. } = &plan
+                && preparations(world, me, weapon) == 0
+            {
+                return Err("the chain ends with the attack of the weapon prepared".into());
+            }
+            Ok(plan)
+        }
+        other => Err(format!(
+            "in the combat phase the options are pass, draw, grab, prepare, close, open, step_close, step_open, change_range and attack; not {other:?}"
+        )),
+    }
+}
+
+fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let data = &world.resource::<Data>().0;
+    match order.action.as_str() {
+        "pass" => Ok(Plan::Nothing),
+        "rest" => Ok(Plan::Rest),
+        "cast" => {
+            if alert(world, me) {
+                return Err("an alert character cannot cast a spell (000 §2.1.2)".into());
+            }
+            let spell = order.with.clone().ok_or("cast needs a spell (with)")?;
+            let known = world
+                .get::<Stats>(me)
+                .is_some_and(|s| s.spells.contains(&spell));
+            let s = data
+                .spells
+                .get(&spell)
+                .filter(|_| known)
+                .ok_or_else(|| format!("{spell:?} is not a spell this character knows"))?;
+            let target = target_of(world, order)?;
+            if distance(world, me, target).is_none_or(|d| d > s.range) {
+                return Err(format!("beyond the {spell}'s range of {}", s.range));
+            }
+            let en = world.get::<super::En>(me).map_or(0, |e| e.current);
+            if en - s.en_cost < 1 {
+                return Err("not enough EN".into());
+            }
+            Ok(Plan::Cast { spell, target })
+        }
+        "adjust_armour" => {
+            if alert(world, me) {
+                return Err("an alert character cannot adjust armour (000 §2.1.3)".into());
+            }
+            if world.get::<Hands>(me).is_some_and(|h| h.armour_on) {
+                return Err("the armour is already on".into());
+            }
+            Ok(Plan::AdjustArmour)
+        }
+        other => Err(format!(
+            "in the noncombat phase the options are rest, cast, adjust_armour or pass; not {other:?}"
+        )),
+    }
+}
+
+/// The movement `me` has this round (000 §3): halved if alert (unless it
+/// gives alertness up now) and after a noncombat option, less 1 per blow.
+pub fn allowance(world: &World, me: Entity, unalert: bool) -> u32 {
+    let (Some(stats), Some(b)) = (world.get::<Stats>(me), world.get::<Blows>(me)) else {
+        return 0;
+    };
+    let mut m = stats.movement;
+    if alert(world, me) && !unalert {
+        m /= 2;
+    }
+    if world.get::<super::Noncombat>(me).is_some() {
+        m /= 2;
+    }
+    m.saturating_sub(b.spent)
+}
+
+/// A path for `me` to `to` around obstacles and others, with its cost.
+pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> {
+    let here = *world.get::<Cell>(me)?;
+    let grid = world.resource::<Grid>();
+    if !grid.in_bounds(to) || grid.is_obstacle(to) {
+        return None;
+    }
+    let taken: Vec<Cell> = super::roster(world)
+        .into_iter()
+        .filter(|&e| e != me)
+        .filter_map(|e| world.get::<Cell>(e).copied())
+        .collect();
+    if taken.contains(&to) {
+        return None;
+    }
+    grid.path_toward(here, to, 0, |c| taken.contains(&c))
+}
+
+fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let unalert = order.with.as_deref() == Some("unalert");
+    match order.action.as_str() {
+        "stay" => Ok(Plan::Stay { unalert }),
+        "trace" => {
+            let cell = order.cell.ok_or("a trace needs a cell to go to")?;
+            if path_to(world, me, cell).is_none() {
+                return Err(format!("no way to {cell}"));
+            }
+            let stop_near = match order.target {
+                Some(_) => Some(target_of(world, order)?),
+                None => None,
+            };
+            Ok(Plan::Trace {
+                cell,
+                stop_near,
+                unalert,
+            })
+        }
+        "chase" => {
+            let target = target_of(world, order)?;
+            if target == me {
+                return Err("one cannot chase oneself".into());
+            }
+            Ok(Plan::Chase { target, unalert })
+        }
+        other => Err(format!(
+            "in the movement phase one plots a trace, chases or stays; not {other:?}"
+        )),
+    }
+}
+
+/// The choices a decision lists, each legal or refused with the reason.
+pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
+    let flow = world.resource::<Flow>();
+    let Some((_, ask)) = flow.asked(me) else {
+        return Vec::new();
+    };
+    let name = flow.name(me).to_string();
+    let mut out = Vec::new();
+    let mut offer = |order: Order, label: String| {
+        out.push(match validate(world, me, &order) {
+            Ok(_) => Choice::legal(order, label),
+            Err(why) => Choice::refused(order, label, why),
+        });
+    };
+    let others: Vec<(Entity, String)> = flow
+        .roster
+        .iter()
+        .filter(|(e, _)| *e != me && up(world, *e))
+        .cloned()
+        .collect();
+    let foes: Vec<&(Entity, String)> = others
+        .iter()
+        .filter(|(e, _)| enemies(world, me, *e))
+        .collect();
+    match ask {
+        Ask::Option => {
+            for (_, n) in &foes {
+                offer(Order::new(&name, "attack").target(n), format!("Attack {n}"));
+            }
+            if let Some(w) = attack_weapon(world, me) {
+                offer(
+                    Order::new(&name, "prepare").with(&w),
+                    format!("Prepare a great blow with the {w}"),
+                );
+            }
+            for (_, n) in &foes {
+                for (action, words) in [
+                    ("close", "Close on"),
+                    ("step_close", "Step close to"),
+                    ("open", "Open from"),
+                    ("step_open", "Step away from"),
+                ] {
+                    offer(Order::new(&name, action).target(n), format!("{words} {n}"));
+                }
+            }
+            if let Some(h) = world.get::<Hands>(me) {
+                for w in &h.sheathed {
+                    offer(Order::new(&name, "draw").with(w), format!("Draw the {w}"));
+                }
+            }
+            for (c, w) in &flow.ground {
+                offer(
+                    Order::new(&name, "grab").with(w).cell(*c),
+                    format!("Grab the {w} at {c}"),
+                );
+            }
+            offer(Order::new(&name, "pass"), "Pass".into());
+            offer(
+                Order::new(&name, "pass").with("alert"),
+                "Pass, becoming alert".into(),
+            );
+            offer(
+                Order::new(&name, "pass").with("drop"),
+                "Pass, dropping what is in hand".into(),
+            );
+        }
+        Ask::Parry { attacker, target } => {
+            let (a, t) = (flow.name(attacker), flow.name(target));
+            offer(
+                Order::new(&name, "parry"),
+                format!("Parry {a}'s attack on {t} (a blow)"),
+            );
+            offer(Order::new(&name, "pass"), "Do not parry".into());
+        }
+        Ask::Noncombat => {
+            offer(Order::new(&name, "rest"), "Rest".into());
+            offer(Order::new(&name, "adjust_armour"), "Adjust armour".into());
+            if let Some(stats) = world.get::<Stats>(me) {
+                for s in &stats.spells {
+                    for (_, n) in &others {
+                        offer(
+                            Order::new(&name, "cast").with(s).target(n),
+                            format!("Cast {s} on {n}"),
+                        );
+                    }
+                }
+            }
+            offer(Order::new(&name, "pass"), "Nothing".into());
+        }
+        Ask::Trace => {
+            for (_, n) in &foes {
+                offer(
+                    Order::new(&name, "chase").target(n),
+                    format!("Chase {n} (-2 movement)"),
+                );
+            }
+            offer(Order::new(&name, "stay"), "Stay".into());
+            offer(
+                Order::new(&name, "stay").with("unalert"),
+                "Stay, no longer alert".into(),
+            );
+        }
+        Ask::Stopped => {
+            for (e, n) in &foes {
+                if flow.traces.iter().any(|t| t.who == *e && !t.done) {
+                    offer(
+                        Order::new(&name, "attack").target(n),
+                        format!("Strike {n} as it moves (a borrowed blow)"),
+                    );
+                }
+            }
+            offer(Order::new(&name, "pass"), "Let them pass".into());
+        }
+    }
+    out.sort_by_key(|c| c.refused.is_some());
+    out.retain(|c| c.refused.is_none() || c.order.action == "attack");
+    out
+}

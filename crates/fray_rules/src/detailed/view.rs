@@ -1,0 +1,291 @@
+//! What the `detailed_sequence` ruleset shows the window: EN and BD bars,
+//! blows left (active/reactive) and alertness on each token, the initiative
+//! standings (blows and EN, with why the holder has it), and the traces.
+
+use bevy_ecs::prelude::*;
+use fray_core::grid::Cell;
+use fray_core::model::{Combatant, Side};
+use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+
+use super::combat::{armour_of, eligible, standing};
+use super::orders::{allowance, attack_weapon, preparations, reach_of, weapon};
+use super::{
+    Bd, Blows, Condition, Data, En, Fallen, Flow, Hands, Passed, Preparation, Stage, Stats, alert,
+    roster, up,
+};
+
+pub const VIEW: RulesView = RulesView {
+    tokens,
+    tracker,
+    sheet,
+    round: super::round,
+    preview,
+};
+
+/// Chance that 2D10 × `multiplier` + `add` exceeds `need`, or equals it
+/// (a hit with breakage checks); double ones always miss, double tens hit.
+pub fn hit_chance(multiplier: i32, add: i32, need: i32) -> f32 {
+    let mut hits = 0;
+    for a in 1..=10 {
+        for b in 1..=10 {
+            let hit = if a == 1 && b == 1 {
+                false
+            } else if a == 10 && b == 10 {
+                true
+            } else {
+                (a + b) * multiplier + add >= need
+            };
+            hits += i32::from(hit);
+        }
+    }
+    hits as f32 / 100.0
+}
+
+/// 000 §1.2.5.1.3 for `actor` attacking `target` now: the chance to hit.
+pub fn chance(world: &World, actor: Entity, target: Entity, parries: i32) -> Option<(f32, String)> {
+    let data = &world.resource::<Data>().0;
+    let w = attack_weapon(world, actor)?;
+    let d = weapon(world, &w)?;
+    let armour = armour_of(world, target);
+    let multiplier = if !alert(world, target) || world.get::<Fallen>(target).is_some() {
+        2
+    } else {
+        1
+    };
+    let mut add =
+        armour.ac - preparations(world, actor, &w) + parries * data.ruling_numbers.parry_modifier;
+    if alert(world, target) && super::orders::shield(world, target).is_some() {
+        add += data.ruling_numbers.shield_modifier;
+    }
+    Some((hit_chance(multiplier, add, d.to_hit), w))
+}
+
+fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+    let (p, w) = chance(world, actor, target, 0)?;
+    let d = weapon(world, &w)?;
+    let preps = preparations(world, actor, &w);
+    let bonus = 2 * preps;
+    Some(format!(
+        "{w}: {:.0}% to hit unparried, {}–{} EN{}; reach {}",
+        p * 100.0,
+        d.damage.min() + bonus,
+        d.damage.max() + bonus,
+        if preps > 0 {
+            format!(" ({preps} preparations)")
+        } else {
+            String::new()
+        },
+        reach_of(world, actor, &w)
+    ))
+}
+
+fn states(world: &World, e: Entity) -> Vec<String> {
+    let mut out = Vec::new();
+    match world.get::<Condition>(e) {
+        Some(Condition::Unconscious) => out.push("unconscious".to_string()),
+        Some(Condition::Dead) => out.push("dead".to_string()),
+        _ => {}
+    }
+    out.push(if alert(world, e) { "alert" } else { "unalert" }.to_string());
+    if let Some(b) = world.get::<Blows>(e) {
+        out.push(format!("blows {}/{}", b.active, b.reactive));
+    }
+    if world.get::<Fallen>(e).is_some() {
+        out.push("fallen".into());
+    }
+    if world.get::<Passed>(e).is_some() {
+        out.push("passed".into());
+    }
+    if let Some(p) = world.get::<Preparation>(e) {
+        out.push(format!("great blow x{}", p.count));
+    }
+    out
+}
+
+fn tokens(world: &World) -> Vec<TokenView> {
+    let flow = world.resource::<Flow>();
+    roster(world)
+        .into_iter()
+        .filter_map(|e| {
+            let c = world.get::<Combatant>(e)?;
+            let en = world.get::<En>(e)?;
+            let bd = world.get::<Bd>(e)?;
+            let reach = attack_weapon(world, e)
+                .filter(|w| weapon(world, w).is_some_and(|d| !d.kind.missile()))
+                .map_or(0, |w| reach_of(world, e, &w));
+            let trace = flow
+                .traces
+                .iter()
+                .find(|t| t.who == e && !t.done)
+                .map(|t| t.path[t.at..].to_vec())
+                .unwrap_or_default();
+            Some(TokenView {
+                entity: e,
+                name: c.name.clone(),
+                side: world.get::<Side>(e)?.0,
+                cell: *world.get::<Cell>(e)?,
+                bars: vec![
+                    Bar {
+                        label: "EN",
+                        current: en.current,
+                        max: en.max,
+                    },
+                    Bar {
+                        label: "BD",
+                        current: bd.current,
+                        max: bd.max,
+                    },
+                ],
+                states: states(world, e),
+                out: !up(world, e),
+                gone: false,
+                threat_reach: if up(world, e) && alert(world, e) {
+                    reach
+                } else {
+                    0
+                },
+                speed: if flow.stage == Stage::Movement {
+                    allowance(world, e, false)
+                } else {
+                    0
+                },
+                trace,
+            })
+        })
+        .collect()
+}
+
+fn tracker(world: &World) -> TrackerView {
+    let flow = world.resource::<Flow>();
+    let heading = match flow.stage {
+        Stage::Start => format!("Round {}: starting", flow.round + 1),
+        Stage::Combat => format!(
+            "Round {} · combat phase · initiative: most active blows, then reactive, then EN",
+            flow.round
+        ),
+        Stage::Noncombat => format!("Round {} · noncombat phase · secret options", flow.round),
+        Stage::Movement => format!("Round {} · movement phase · traces", flow.round),
+        Stage::Over => format!("Round {}: the battle is over", flow.round),
+    };
+    let can = eligible(world);
+    let mut all = roster(world);
+    all.sort_by_key(|&e| std::cmp::Reverse((can.contains(&e), standing(world, e))));
+    let rows = all
+        .into_iter()
+        .map(|e| {
+            let (a, r, en) = standing(world, e);
+            let holder = flow.initiative.contains(&e) && flow.stage == Stage::Combat;
+            let state = if holder {
+                RowState::Now
+            } else if can.contains(&e) && flow.stage == Stage::Combat {
+                RowState::Coming
+            } else {
+                RowState::Done
+            };
+            let mut note = Vec::new();
+            if holder && !flow.why.is_empty() {
+                note.push(format!("initiative: {}", flow.why));
+            } else if !up(world, e) {
+                note.push("unconscious".into());
+            } else if world.get::<Passed>(e).is_some() {
+                note.push("passed".into());
+            } else if !can.contains(&e) && flow.stage == Stage::Combat {
+                note.push("no blow it can pay for".into());
+            }
+            note.push(if alert(world, e) { "alert" } else { "unalert" }.into());
+            TrackerRow {
+                mark: format!("A{a} R{r} EN{en}"),
+                names: vec![flow.name(e).to_string()],
+                state,
+                note: note.join("; "),
+            }
+        })
+        .collect();
+    TrackerView {
+        heading,
+        rows,
+        waiting: Vec::new(),
+    }
+}
+
+fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let (Some(stats), Some(en), Some(bd), Some(b), Some(h)) = (
+        world.get::<Stats>(e),
+        world.get::<En>(e),
+        world.get::<Bd>(e),
+        world.get::<Blows>(e),
+        world.get::<Hands>(e),
+    ) else {
+        return out;
+    };
+    let data = &world.resource::<Data>().0;
+    let armour = armour_of(world, e);
+    let mut line = |k: &str, v: String| out.push((k.to_string(), v));
+    line("EN", format!("{} / {}", en.current, en.max));
+    line("BD", format!("{} / {}", bd.current, bd.max));
+    line(
+        "Blows left",
+        format!(
+            "{} active, {} reactive (of {} and {})",
+            b.active, b.reactive, stats.active, stats.reactive
+        ),
+    );
+    line(
+        "EN this phase",
+        format!(
+            "{} of {} (EL {} + EN die)",
+            b.en_phase,
+            stats.en_cap(),
+            stats.el
+        ),
+    );
+    line("ST, DX", format!("{}, {}", stats.st, stats.dx));
+    line(
+        "Armour",
+        format!(
+            "{} (AC {}, second modifier {}, critical {}){}",
+            stats.armour,
+            armour.ac,
+            armour.second_modifier,
+            armour.critical,
+            if h.armour_on { "" } else { " — not on" }
+        ),
+    );
+    line("Movement", format!("{} cells a round", stats.movement));
+    for w in &h.wielded {
+        if let Some(d) = data.weapons.get(w) {
+            line(
+                "In hand",
+                format!(
+                    "{w}: {:?} {:?}, to hit {}, {} damage, breakage {}",
+                    d.heft, d.kind, d.to_hit, d.damage, d.breakage
+                ),
+            );
+        }
+    }
+    if !h.sheathed.is_empty() {
+        line("Sheathed", h.sheathed.join(", "));
+    }
+    if !stats.spells.is_empty() {
+        line("Spells", stats.spells.join(", "));
+    }
+    line("State", states(world, e).join(", "));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hit_chance;
+
+    #[test]
+    fn two_d_ten_odds() {
+        // 2D10 + 6 >= 17: 11 or more on 2D10 is 55 of 100; double tens hit,
+        // double ones miss (already a miss).
+        assert_eq!(hit_chance(1, 6, 17), 0.55);
+        // Nothing needed: all but double ones.
+        assert_eq!(hit_chance(1, 100, 0), 0.99);
+        // Impossible: double tens alone.
+        assert_eq!(hit_chance(1, 0, 100), 0.01);
+    }
+}

@@ -1,0 +1,689 @@
+//! The `detailed_sequence` ruleset (rules/000) with forced dice: each test
+//! pins the exact outcome of a paragraph of the text.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use fray_core::battle::{Battle, Progress, rules_app};
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order};
+use fray_core::dice::Dice;
+use fray_core::grid::Cell;
+use fray_core::log::BattleLog;
+use fray_core::scenario::LoadedScenario;
+use fray_rules::detailed::{self, Ask, Blows, Condition, DetailedData, En, Flow, Hands};
+
+/// Which question an order answers.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Q {
+    Option,
+    Parry,
+    Noncombat,
+    Trace,
+    Stopped,
+}
+
+/// Plays each order once, at the first question of its kind for its actor;
+/// otherwise passes, stays, and lets attacks come unparried.
+struct Script(Vec<(Q, Order, bool)>);
+
+impl Controller for Script {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let q = match world.resource::<Flow>().asked(d.actor).map(|a| a.1) {
+            Some(Ask::Parry { .. }) => Q::Parry,
+            Some(Ask::Noncombat) => Q::Noncombat,
+            Some(Ask::Trace) => Q::Trace,
+            Some(Ask::Stopped) => Q::Stopped,
+            _ => Q::Option,
+        };
+        if let Some((_, o, used)) = self
+            .0
+            .iter_mut()
+            .find(|(k, o, used)| !used && *k == q && o.actor == d.actor_name)
+        {
+            *used = true;
+            return Some(o.clone());
+        }
+        Some(Order::new(
+            &d.actor_name,
+            if q == Q::Trace { "stay" } else { "pass" },
+        ))
+    }
+}
+
+fn data() -> Arc<DetailedData> {
+    let info = fray_rules::ruleset("detailed_sequence").unwrap();
+    Arc::new(detailed::load_data(&Source::inline("detailed_sequence.ron", info.data)).unwrap())
+}
+
+/// A battle on a square field, `rounds` long.
+fn battle(characters: &str, dice: &[u32], orders: Vec<(Q, Order)>, rounds: u32) -> Battle {
+    let text = format!(
+        "(name: \"t\", ruleset: \"detailed_sequence\", round_cap: {rounds},
+          grid: (kind: Square, width: 24, height: 12),
+          sides: [(name: \"A\"), (name: \"B\")],
+          combatants: [{characters}])"
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
+    let mut app = rules_app(Dice::seeded(0).with_forced(dice.iter().copied()));
+    detailed::setup(&mut app, data(), &scenario).unwrap();
+    let script = || -> Box<dyn Controller> {
+        Box::new(Script(
+            orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
+        ))
+    };
+    Battle::new(app, vec![script(), script()])
+}
+
+fn run(b: &mut Battle) {
+    match b.run() {
+        Progress::Over(_) => {}
+        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
+    }
+}
+
+fn texts(b: &Battle) -> Vec<String> {
+    b.world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+fn line(b: &Battle, needle: &str) -> usize {
+    texts(b)
+        .iter()
+        .position(|t| t.contains(needle))
+        .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
+}
+
+fn count(b: &Battle, needle: &str) -> usize {
+    texts(b).iter().filter(|t| t.contains(needle)).count()
+}
+
+fn entity(b: &Battle, name: &str) -> Entity {
+    b.world().resource::<Flow>().entity(name).unwrap()
+}
+
+fn o(q: Q, actor: &str, action: &str) -> (Q, Order) {
+    (q, Order::new(actor, action))
+}
+
+fn at(q: Q, actor: &str, action: &str, target: &str) -> (Q, Order) {
+    (q, Order::new(actor, action).target(target))
+}
+
+#[test]
+fn initiative_goes_to_most_active_then_reactive_blows_then_en_and_full_ties_declare_together() {
+    // 000 §1.1.2: Ash and Bo both have 2 active blows; Bo has 2 reactive.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (1, 1)),
+        (name: "Bo", side: "B", template: "axeman", at: (20, 10)),
+    "#,
+        &[],
+        vec![],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo has the initiative (2 active, 2 reactive, 28 EN against Ash's 2, 1, 24: more reactive blows).",
+    );
+    // 000 §1.1.1: both pass; nobody is eligible; the combat phase ends.
+    line(
+        &b,
+        "Nobody is eligible for the initiative: the combat phase ends",
+    );
+    // 000 §1.1.3: twins tie on everything: simultaneous, secret, revealed together.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+        &[1, 2, 1, 2],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Bo", "attack", "Ash"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash and Bo tie (2 active, 1 reactive, 24 EN): simultaneous initiative; they declare their options secretly and together.",
+    );
+    let reveal = line(
+        &b,
+        "The simultaneous options are revealed — Ash: attack Bo with the broadsword; Bo: attack Ash with the broadsword.",
+    );
+    // Each used its broadsword in its own option: only the shield is free to
+    // parry (000 §1.1.3), and the script does not parry.
+    assert!(reveal < line(&b, "Ash attacks Bo with the broadsword"));
+    assert!(line(&b, "Ash attacks Bo") < line(&b, "Bo attacks Ash"));
+}
+
+#[test]
+fn the_first_blow_is_free_later_ones_cost_an_en_and_a_heavy_weapon_takes_a_second_blow() {
+    // 000 §1 Blows and §1.2.5: Bo's battleaxe attack takes an active blow and
+    // a second (from the reactive ones, ruling blow_kind): 1 EN.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"active": 1, "reactive": 0}),
+        (name: "Bo", side: "B", template: "axeman", at: (4, 3)),
+    "#,
+        &[1, 2],
+        vec![at(Q::Option, "Bo", "attack", "Ash")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo attacks Ash with the battleaxe (an active blow and a second for the heavy weapon, 1 EN).",
+    );
+    let bo = entity(&b, "Bo");
+    let blows = b.world().get::<Blows>(bo).unwrap();
+    assert_eq!((blows.active, blows.reactive, blows.spent), (1, 1, 2));
+    assert_eq!(b.world().get::<En>(bo).unwrap().current, 27);
+}
+
+#[test]
+fn an_alert_bystander_in_range_parries_for_its_friend() {
+    // 000 §1.2.5, ruling parry: Cy stands by Ash; Ash's attack on Bo... Cy
+    // is Bo's friend within its weapon's reach of Ash: it parries. Hit roll
+    // 10 + AC 6 - 1 (Bo's shield) - 2 (one parry) = 13, not over 16: a miss.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+        (name: "Cy", side: "B", template: "swordsman", at: (3, 4), set: {"active": 1}),
+    "#,
+        &[5, 5],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            o(Q::Parry, "Cy", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Cy parries Ash's attack on Bo with the broadsword (0 EN; ruling parry).",
+    );
+    line(&b, "Ash's hit roll on Bo: 13 against 16 to exceed: miss.");
+    let e = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .find(|e| e.text.starts_with("Ash's hit roll"))
+        .unwrap()
+        .clone();
+    let mods: Vec<(String, i32)> = e
+        .check
+        .unwrap()
+        .modifiers
+        .into_iter()
+        .map(|m| (m.name, m.value))
+        .collect();
+    assert_eq!(
+        mods,
+        [
+            ("2D10".to_string(), 10),
+            ("Target AC".into(), 6),
+            ("Parries".into(), -2),
+            ("Shield".into(), -1)
+        ]
+    );
+}
+
+#[test]
+fn a_chain_of_preparations_on_a_spear_resolves_before_the_initiative_moves() {
+    // 000 §1.2.4: two preparations and the attack, one after another: -2 to
+    // hit, +2 critical, +4 damage. 2D10 18 + AC 8 - 2 = 24 > 16: a hit; D12
+    // 1 - 0 + 2 = 3, not critical; 1d8 3 + 4 = 7.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "spearman", at: (5, 3), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[9, 9, 1, 3],
+        vec![
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Ash", "prepare"),
+            at(Q::Option, "Ash", "attack", "Bo"),
+        ],
+        1,
+    );
+    run(&mut b);
+    let first = line(&b, "Ash prepares a great blow with the spear (1 so far");
+    let second = line(
+        &b,
+        "Ash prepares a great blow with the spear (2 so far: -2 to hit, +2 critical, +4 damage, x3 breakage)",
+    );
+    let attack = line(&b, "Ash attacks Bo with the spear");
+    // Nobody else had the initiative in between.
+    let between = &texts(&b)[first..attack];
+    assert!(
+        between.iter().all(|t| !t.contains("has the initiative")),
+        "{between:?}"
+    );
+    assert!(second < attack);
+    line(&b, "Ash's hit roll on Bo: 24 against 16 to exceed: hit.");
+    line(
+        &b,
+        "D12 1 - 0 + 2 preparations = 3 against 9: not critical.",
+    );
+    line(&b, "Bo takes 7 (1d8 3 + 4 for preparations): EN 15.");
+    // A flail cannot be prepared.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "flailer", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "spearman", at: (9, 3), set: {"active": 1}),
+    "#,
+        &[],
+        vec![o(Q::Option, "Ash", "prepare")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "refused: no great blow with a flexible weapon or a shield (flail)",
+    );
+}
+
+const DUEL: &str = r#"
+    (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"active": 3}),
+    (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 1, "reactive": 1}),
+"#;
+
+#[test]
+fn a_hit_roll_equal_to_the_number_checks_breakage_of_weapon_parry_and_then_shield() {
+    // 000 §1.2.5.1.3 and §Breakage: 2D10 13 + AC 6 - 1 - 2 = 16: equal, a
+    // hit. Ash's broadsword: (0 + 1 + 0) x 2 = 2, D100 50 holds; Bo's parrying
+    // broadsword, D100 1, breaks; so its shield is checked: (0 + 1) x 3 = 3,
+    // D100 2, breaks. Then D12 1, and 1d8+1 [4] = 5 damage.
+    let mut b = battle(
+        DUEL,
+        &[6, 7, 50, 1, 2, 1, 4],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            o(Q::Parry, "Bo", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's hit roll on Bo: 16 against 16 to exceed: hit, equal: breakage checks.",
+    );
+    line(
+        &b,
+        "Breakage check for Ash's broadsword: D100 50 against (0 preparations + 1 +0 Strength) x 2 = 2: it holds.",
+    );
+    line(
+        &b,
+        "Breakage check for Bo's broadsword: D100 1 against (0 preparations + 1 +0 Strength) x 2 = 2: it breaks.",
+    );
+    line(
+        &b,
+        "Breakage check for Bo's shield: D100 2 against (0 preparations + 1 +0 Strength) x 3 = 3: it breaks.",
+    );
+    line(&b, "Bo takes 5 (1d8+1 5 + 0 for preparations): EN 19.");
+    let bo = entity(&b, "Bo");
+    assert!(b.world().get::<Hands>(bo).unwrap().wielded.is_empty());
+}
+
+#[test]
+fn one_short_misses_and_checks_the_attacker_and_strains_each_parry() {
+    // 2D10 12 + 3 = 15, one less than 16: a miss; Ash's broadsword, D100 1,
+    // breaks; Bo's parry, D100 5 on the parry_strain table: it breaks.
+    let mut b = battle(
+        DUEL,
+        &[6, 6, 1, 5],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            o(Q::Parry, "Bo", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's hit roll on Bo: 15 against 16 to exceed: miss by one: breakage check.",
+    );
+    line(
+        &b,
+        "Breakage check for Ash's broadsword: D100 1 against (0 preparations + 1 +0 Strength) x 2 = 2: it breaks.",
+    );
+    line(
+        &b,
+        "Bo's parrying broadsword takes the strain: D100 5 on the parry_strain table (ruling parry_strain): the parrying weapon breaks under the blow.",
+    );
+    let (ash, bo) = (entity(&b, "Ash"), entity(&b, "Bo"));
+    assert_eq!(b.world().get::<Hands>(ash).unwrap().wielded, ["shield"]);
+    assert_eq!(b.world().get::<Hands>(bo).unwrap().wielded, ["shield"]);
+    // A strong attacker's breakage number grows: ST 17 adds 2. Unparried,
+    // 11 + 6 - 1 = 16, equal: the sword, (0 + 1 + 2) x 2 = 6, D100 6 breaks;
+    // with no parry the shield is checked, (0 + 1 + 2) x 3 = 9: D100 50 holds.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"st": 17}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 1}),
+    "#,
+        &[5, 6, 6, 50, 1, 1],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Breakage check for Ash's broadsword: D100 6 against (0 preparations + 1 +2 Strength) x 2 = 6: it breaks.",
+    );
+    line(
+        &b,
+        "Breakage check for Bo's shield: D100 50 against (0 preparations + 1 +2 Strength) x 3 = 9: it holds.",
+    );
+    assert_eq!(count(&b, "Breakage check"), 2);
+}
+
+#[test]
+fn double_ones_fumble_and_double_tens_hit_whatever_the_numbers() {
+    // 000 §1.2.5.1.1: D20 12 on the fumble table: the weapon slips.
+    let mut b = battle(
+        DUEL,
+        &[1, 1, 12],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash rolls double ones on the hit roll: a miss; D20 12 on the fumble table (ruling fumble): the attacker's weapon slips from its grip.",
+    );
+    assert_eq!(
+        b.world().resource::<Flow>().ground,
+        [(Cell::new(3, 3), "broadsword".to_string())]
+    );
+    // 000 §1.2.5.1.2: D20 15: a telling blow, critical; EN and BD both.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 1}),
+    "#,
+        &[10, 10, 15, 1, 7],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash rolls double tens: a hit; D20 15 on the double_tens table (ruling double_tens): a telling blow: the hit is critical.",
+    );
+    line(
+        &b,
+        "Bo takes 8 (1d8+1 8 + 0 for preparations), a critical hit, to EN and BD: EN 16, BD 6.",
+    );
+}
+
+#[test]
+fn an_unalert_target_is_partially_surprised_and_an_unconscious_one_fully() {
+    // 000 §1.2.5.1.3: Bo unalert: 2D10 4 x 2 + AC 6 = 14 (no shield while
+    // unalert): a miss; alert, it would be 4 + 6 - 1 = 9.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), surprised: true, set: {"active": 1}),
+    "#,
+        &[2, 2],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Ash's hit roll on Bo: 14 against 16 to exceed: miss.");
+    // Unconscious and stationary: triple, and the D12 doubles (000 §1.2.5.2).
+    let mut b = battle(
+        DUEL,
+        &[2, 2, 5, 1],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    let bo = entity(&b, "Bo");
+    b.world_mut().entity_mut(bo).insert(Condition::Unconscious);
+    b.world_mut().get_mut::<En>(bo).unwrap().current = 0;
+    run(&mut b);
+    line(&b, "Ash's hit roll on Bo: 18 against 16 to exceed: hit.");
+    line(
+        &b,
+        "D12 5 x2 - 1 + 0 preparations = 9 against 10: not critical.",
+    );
+}
+
+#[test]
+fn closing_makes_a_d100_dx_check_and_a_stumble_may_fell_the_character() {
+    // 000 §1.2.3.1, ruling dx_checks: DX 11, so 55 or under closes by two.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "spearman", at: (2, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (8, 3), set: {"active": 0, "reactive": 1}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[30, 60, 95, 15],
+        vec![
+            at(Q::Option, "Ash", "close", "Bo"),
+            at(Q::Option, "Ash", "close", "Bo"),
+            at(Q::Option, "Ash", "close", "Bo"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's D100 DX check: 30 against 55 (ruling dx_checks): 2 cells.",
+    );
+    line(&b, "Ash closes on Bo: from (2, 3) to (4, 3), range now 4");
+    line(
+        &b,
+        "Ash's D100 DX check: 60 against 55 (ruling dx_checks): 1 cell.",
+    );
+    line(&b, "Ash closes on Bo: from (4, 3) to (5, 3), range now 3");
+    line(
+        &b,
+        "Ash stumbles: the range does not change; a 1d20 DX check against falling, 15 against 11: it falls.",
+    );
+}
+
+#[test]
+fn only_those_who_spent_nothing_take_a_noncombat_option_and_resting_recovers_by_last_round() {
+    // 000 §2.1 and §2.1.1: round 1 Ash attacks twice and steps away (2 EN:
+    // blows 2 and 3 cost 1 each); round 2 it only passes and rests: the
+    // lesser of its recovery 3 and 2 - 1 = 1.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 0, "reactive": 0, "en": 99}),
+    "#,
+        &[1, 2, 1, 2],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Ash", "step_open", "Bo"),
+            o(Q::Noncombat, "Ash", "rest"),
+        ],
+        2,
+    );
+    run(&mut b);
+    let noncombat1 = line(&b, "The noncombat options are revealed — Bo: nothing.");
+    let rest = line(
+        &b,
+        "Ash rests: the lesser of its recovery rate 3 and one less than the 2 EN spent last round: +1 EN.",
+    );
+    assert!(noncombat1 < rest);
+    // Resting made Ash unalert.
+    let ash = entity(&b, "Ash");
+    assert_eq!(b.world().get::<En>(ash).unwrap().current, 23);
+    assert!(!b.world().get::<detailed::Alert>(ash).unwrap().0);
+}
+
+#[test]
+fn a_phase_spends_no_more_en_than_the_level_allows() {
+    // Introduction: EL 1 with a D6 EN die: 3 EN a phase. Blows 2 to 4 cost
+    // 1 each; the fifth would be a fourth EN.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "slinger", at: (3, 3), set: {"active": 6}),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 3), set: {"active": 0, "reactive": 0}),
+    "#,
+        &[],
+        vec![
+            at(Q::Option, "Ash", "step_close", "Bo"),
+            o(Q::Option, "Ash", "prepare"),
+        ],
+        1,
+    );
+    run(&mut b);
+    // The sling cannot be prepared; the step needs Ash alert, which it is.
+    line(
+        &b,
+        "refused: no great blow with a flexible weapon or a shield (sling)",
+    );
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "archer", at: (1, 3), set: {"active": 6, "el": 1}),
+        (name: "Bo", side: "B", template: "swordsman", at: (22, 3), set: {"active": 0, "reactive": 0}),
+    "#,
+        &[],
+        vec![
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Ash", "prepare"),
+        ],
+        1,
+    );
+    run(&mut b);
+    // Preparations 1 (free) to 4 (3 EN): the bow's range grows to 12 x 5.
+    line(&b, "Ash prepares a great blow with the bow (4 so far");
+    line(&b, "range 60");
+    // A fifth would be a fourth EN: the chain cannot go on, the preparations
+    // are lost, and Ash has no blow it can pay for.
+    line(
+        &b,
+        "Ash's great blow is lost: the chain of preparations could not go on.",
+    );
+    line(&b, "Nobody is eligible for the initiative");
+    let ash = entity(&b, "Ash");
+    assert_eq!(b.world().get::<En>(ash).unwrap().current, 15);
+    // Exactly the cap was spent in the combat phase.
+    assert_eq!(b.world().get::<Blows>(ash).unwrap().en_round, 3);
+}
+
+#[test]
+fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
+    // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert) chases:
+    // 7 cells to her start, then her trace: 13 cells after the chase's 2.
+    // At 10/13 of his trace Hal is within reach; Mira has moved 4 of her 6.
+    // Hal becomes alert and strikes with a borrowed blow: 2D10 8 x 2
+    // (she is unalert) + AC 10 = 26 > 17.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (10, 4), surprised: true, set: {"active": 0, "reactive": 0, "move": 6}),
+        (name: "Hal", side: "B", template: "runner", at: (3, 4), surprised: true, set: {"move": 16}),
+    "#,
+        &[4, 4, 1, 3],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(16, 4))
+                    .with("unalert"),
+            ),
+            (
+                Q::Trace,
+                Order::new("Hal", "chase").target("Mira").with("unalert"),
+            ),
+            at(Q::Stopped, "Hal", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Mira to (16, 4) (6 cells); Hal chases Mira (13 cells after the 2 the chase costs).",
+    );
+    line(
+        &b,
+        "The traces advance by the smallest fraction, 10/13 of the first stopper's remaining trace: Hal stops at (13, 4) (within reach); moving on the same fraction: Mira (10, 4)→(14, 4).",
+    );
+    line(&b, "Hal stops and becomes alert to strike.");
+    line(
+        &b,
+        "Hal attacks Mira with the dagger (an active blow borrowed from the next round, 0 EN).",
+    );
+    line(&b, "Hal's hit roll on Mira: 26 against 17 to exceed: hit.");
+    let strike = line(&b, "Mira takes 3");
+    let last = line(&b, "Mira stops at (16, 4) (the end of its trace)");
+    assert!(strike < last);
+    let hal = entity(&b, "Hal");
+    assert_eq!(b.world().get::<Blows>(hal).unwrap().borrowed, 1);
+}
+
+#[test]
+fn movement_is_halved_when_alert_and_after_a_noncombat_option_less_a_cell_a_blow() {
+    // 000 §3: Ash, alert, 6 cells: 3; spent one blow: 2.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"active": 2}),
+        (name: "Bo", side: "B", template: "swordsman", at: (9, 3), set: {"active": 0, "reactive": 0}),
+        (name: "Cy", side: "A", template: "swordsman", at: (3, 8)),
+    "#,
+        &[],
+        vec![
+            at(Q::Option, "Ash", "step_close", "Bo"),
+            (Q::Trace, Order::new("Ash", "trace").cell(Cell::new(4, 0))),
+            o(Q::Noncombat, "Cy", "rest"),
+            (Q::Trace, Order::new("Cy", "trace").cell(Cell::new(3, 0))),
+        ],
+        1,
+    );
+    run(&mut b);
+    // Cy rested: unalert now (no halving for that), but halved for the
+    // noncombat option: 3 cells.
+    line(
+        &b,
+        "The traces are revealed — Ash to (4, 1) (2 cells); Bo stays; Cy to (3, 5) (3 cells).",
+    );
+}
+
+#[test]
+fn every_ruling_and_paragraph_cited_is_in_the_data() {
+    let data = data();
+    let sources = [
+        include_str!("../src/detailed/mod.rs"),
+        include_str!("../src/detailed/combat.rs"),
+        include_str!("../src/detailed/noncombat.rs"),
+        include_str!("../src/detailed/movement.rs"),
+        include_str!("../src/detailed/orders.rs"),
+    ];
+    for src in sources {
+        for (i, _) in src.match_indices("\"ruling ") {
+            let id: String = src[i + 8..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            assert!(
+                data.rulings.iter().any(|r| r.id == id),
+                "ruling {id:?} is cited but not in detailed_sequence.ron"
+            );
+        }
+        for (i, _) in src.match_indices("\"000 §") {
+            let rule: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
+            assert!(
+                data.paragraphs.iter().any(|p| p.rule == rule),
+                "{rule:?} is cited but not mapped in detailed_sequence.ron's paragraphs"
+            );
+        }
+    }
+}
