@@ -782,11 +782,16 @@ pub(super) fn plugin(app: &mut App) {
                 announce,
                 float_up,
                 draw_flashes,
-                draw_traces,
                 highlights,
             )
                 .chain()
                 .after(super::session::Drive)
+                .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
+        )
+        .add_systems(
+            Update,
+            draw_traces
+                .after(refresh_views)
                 .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
         );
 }

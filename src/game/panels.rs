@@ -605,7 +605,12 @@ pub(super) fn plugin(app: &mut App) {
         .init_resource::<BattleMenu>()
         .add_systems(
             Update,
-            (keys, hand_off).chain().run_if(in_state(Screen::Battle)),
+            // After the driver (and so after the autoplay's key presses,
+            // which come before it): a press is read in the frame it is made.
+            (keys, hand_off)
+                .chain()
+                .after(super::session::Drive)
+                .run_if(in_state(Screen::Battle)),
         )
         .add_systems(
             EguiPrimaryContextPass,

@@ -16,6 +16,11 @@ fn a_reused_phases_app_plays_the_same_battles_as_fresh_ones() {
     same_battles("phases_reach.ron", "phases");
 }
 
+#[test]
+fn a_reused_detailed_sequence_app_plays_the_same_battles_as_fresh_ones() {
+    same_battles("ds_melee.ron", "detailed_sequence");
+}
+
 fn same_battles(file: &str, ruleset: &str) {
     let path = format!(
         "{}/../../assets/scenarios/{file}",

@@ -687,3 +687,90 @@ fn every_ruling_and_paragraph_cited_is_in_the_data() {
         }
     }
 }
+
+#[test]
+fn the_target_parries_a_longer_weapon_and_tied_options_are_checked_again() {
+    // Ruling parry: Bo, the target, parries Ash's spear from 2 cells with its
+    // sword (only a friend needs its weapon to reach the attacker).
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (5, 3), set: {"active": 1}),
+    "#,
+        &[5, 5],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            o(Q::Parry, "Bo", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Bo parries Ash's attack on Bo with the broadsword");
+    // Ruling simultaneous_order: Ash and Bo tie; Ash, listed first, steps
+    // away, so Bo's attack declared with it is out of reach when its turn
+    // to be carried out comes.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+        &[],
+        vec![
+            at(Q::Option, "Ash", "step_open", "Bo"),
+            at(Q::Option, "Bo", "attack", "Ash"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash steps away from Bo: from (3, 3) to (2, 2), range now 2",
+    );
+    line(
+        &b,
+        "Bo's option (attack Ash with the broadsword) can no longer be carried out: the target is out of reach.",
+    );
+}
+
+#[test]
+fn one_who_does_not_move_may_strike_a_mover_before_anyone_moves() {
+    // Ruling stop_options: Bo stays, so it ends its movement at once; Mira,
+    // next to it, is still moving: Bo strikes (a borrowed blow). 2D10 9 x 2
+    // (Mira is unalert) + AC 10 = 28 > 17.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "runner", at: (4, 4), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(12, 4))),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    let strike = line(
+        &b,
+        "Bo attacks Mira with the dagger (an active blow borrowed from the next round",
+    );
+    let moves = line(&b, "The traces advance by the smallest fraction");
+    assert!(strike < moves);
+    line(&b, "Bo's hit roll on Mira: 28 against 17 to exceed: hit.");
+    // After a noncombat option it could not react (000 §3).
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "runner", at: (4, 4), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[],
+        vec![
+            o(Q::Noncombat, "Bo", "rest"),
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(12, 4))),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    assert_eq!(count(&b, "Bo attacks"), 0);
+}

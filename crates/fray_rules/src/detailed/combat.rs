@@ -153,6 +153,9 @@ pub(super) fn spend(world: &mut World, e: Entity, need: Need) -> i32 {
 /// 000 §1.2.4: a blow spent on anything but a preparation or the attack
 /// loses the preparations.
 fn lose_preparation(world: &mut World, e: Entity, why: &str) {
+    if world.resource::<Flow>().chain == Some(e) {
+        world.resource_mut::<Flow>().chain = None;
+    }
     if world.get::<Preparation>(e).is_some() {
         world.entity_mut(e).remove::<Preparation>();
         let who = name(world, e);
@@ -313,17 +316,36 @@ pub fn combat_phase(world: &mut World) {
             (!flow.queue.is_empty()).then(|| flow.queue.remove(0))
         };
         if let Some((e, plan)) = queued {
-            if up(world, e) {
-                execute(world, e, plan);
+            // Ruling simultaneous_order: each is checked again against the
+            // state the earlier ones left.
+            match recheck(world, e, &plan) {
+                Ok(()) => execute(world, e, plan),
+                Err(why) => {
+                    let who = name(world, e);
+                    let what = describe(world, &plan);
+                    log(world, || {
+                        Event::new(
+                            "lost",
+                            "ruling simultaneous_order",
+                            format!("{who}'s option ({what}) can no longer be carried out: {why}."),
+                        )
+                        .actor(&who)
+                    });
+                }
             }
             continue;
         }
-        world.resource_mut::<Flow>().busy.clear();
+        {
+            let mut flow = world.resource_mut::<Flow>();
+            flow.busy.clear();
+            flow.in_batch = false;
+        }
         if let Some(e) = world.resource::<Flow>().chain {
             let can_go_on = up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok();
             if can_go_on {
                 let who = name(world, e);
                 stamp(world, format!("combat, {who}"));
+                world.resource_mut::<Flow>().initiative = vec![e];
                 ask(
                     world,
                     e,
@@ -429,9 +451,78 @@ fn reveal(world: &mut World) {
             ),
         )
     });
+    // Taken at the same moment: any option other than a pass makes everyone
+    // eligible again, but not the passes declared with it.
+    if hidden.iter().any(|(_, p)| !matches!(p, Plan::Pass { .. })) {
+        for x in roster(world) {
+            world.entity_mut(x).remove::<Passed>();
+        }
+    }
     let mut flow = world.resource_mut::<Flow>();
     flow.busy = busy;
     flow.queue = hidden;
+    flow.in_batch = true;
+}
+
+/// Whether an option declared together can still be carried out: the
+/// blows, the reach, the target, the weapon on the ground.
+fn recheck(world: &World, e: Entity, plan: &Plan) -> Result<(), String> {
+    if !up(world, e) {
+        return Err("it is unconscious".into());
+    }
+    let heavy = |w: &str| weapon(world, w).is_some_and(|d| d.heft == Heft::Heavy);
+    match plan {
+        Plan::Pass { .. } => Ok(()),
+        Plan::Draw { weapon: w } => can_spend(
+            world,
+            e,
+            Need {
+                active: u32::from(heavy(w)),
+                any: u32::from(!heavy(w)),
+            },
+        )
+        .map(|_| ()),
+        Plan::Grab { cell, weapon: w } => {
+            if !world
+                .resource::<Flow>()
+                .ground
+                .iter()
+                .any(|(c, x)| c == cell && x == w)
+            {
+                return Err(format!("the {w} is no longer there"));
+            }
+            can_spend(world, e, Need { active: 1, any: 0 }).map(|_| ())
+        }
+        Plan::Prepare { .. } => can_spend(world, e, Need { active: 1, any: 0 }).map(|_| ()),
+        Plan::Manoeuvre { .. } => {
+            if !alert(world, e) {
+                return Err("it is no longer alert".into());
+            }
+            can_spend(world, e, Need { active: 0, any: 1 }).map(|_| ())
+        }
+        Plan::Attack { target, weapon: w } => {
+            if world.get::<Condition>(*target) == Some(&Condition::Dead) {
+                return Err("the target is dead".into());
+            }
+            if !world.get::<Hands>(e).is_some_and(|h| h.wielded.contains(w)) {
+                return Err(format!("the {w} is no longer in hand"));
+            }
+            let reach = orders::reach_of(world, e, w);
+            if orders::distance(world, e, *target).is_none_or(|d| d > reach) {
+                return Err("the target is out of reach".into());
+            }
+            can_spend(
+                world,
+                e,
+                Need {
+                    active: 1,
+                    any: u32::from(heavy(w)),
+                },
+            )
+            .map(|_| ())
+        }
+        _ => Ok(()),
+    }
 }
 
 /// An option in words.
@@ -442,7 +533,17 @@ pub fn describe(world: &World, plan: &Plan) -> String {
         Plan::Grab { weapon, .. } => format!("grab the {weapon}"),
         Plan::Prepare { weapon } => format!("prepare a great blow with the {weapon}"),
         Plan::Manoeuvre { kind, target, .. } => {
-            format!("{kind:?} (manoeuvre) on {}", name(world, *target))
+            format!(
+                "{} {}",
+                match kind {
+                    Manoeuvre::Close => "close on",
+                    Manoeuvre::StepClose => "step close to",
+                    Manoeuvre::Open => "open the range from",
+                    Manoeuvre::StepOpen => "step away from",
+                    Manoeuvre::ChangeRange => "change range to",
+                },
+                name(world, *target)
+            )
         }
         Plan::Attack { target, weapon } => {
             format!("attack {} with the {weapon}", name(world, *target))
@@ -468,7 +569,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
         world.resource_mut::<Flow>().chain = None;
         lose_preparation(world, e, "the chain of preparations was broken");
     }
-    if !matches!(plan, Plan::Pass { .. }) {
+    if !matches!(plan, Plan::Pass { .. }) && !world.resource::<Flow>().in_batch {
         // 000 §1.1.1: any other option makes everyone eligible again.
         for x in roster(world) {
             world.entity_mut(x).remove::<Passed>();
@@ -598,14 +699,11 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
         }
         Plan::Prepare { weapon: w } => {
             spend(world, e, Need { active: 1, any: 0 });
-            let count = match world.get::<Preparation>(e) {
-                Some(p) if p.weapon == w => p.count + 1,
-                _ => 1,
-            };
-            world.entity_mut(e).insert(Preparation {
-                weapon: w.clone(),
-                count,
-            });
+            let mut p = world.get::<Preparation>(e).cloned().unwrap_or_default();
+            let count = p.count(&w) + 1;
+            p.weapons.retain(|(x, _)| *x != w);
+            p.weapons.push((w.clone(), count));
+            world.entity_mut(e).insert(p);
             let kind = weapon(world, &w).map(|d| d.kind);
             let chains = matches!(kind, Some(WeaponKind::Thrusting | WeaponKind::Bow));
             world.resource_mut::<Flow>().chain = chains.then_some(e);
@@ -996,7 +1094,13 @@ pub(super) fn resolve_attack(world: &mut World) {
         return;
     };
     let preps = preparations(world, attacker, &w);
-    world.entity_mut(attacker).remove::<Preparation>();
+    // The attack spends this weapon's preparations (000 §1.2.4).
+    if let Some(mut p) = world.get_mut::<Preparation>(attacker) {
+        p.weapons.retain(|(x, _)| *x != w);
+        if p.weapons.is_empty() {
+            world.entity_mut(attacker).remove::<Preparation>();
+        }
+    }
     let dead = world.get::<Condition>(target) == Some(&Condition::Dead);
     if dead || !up(world, attacker) {
         return;
@@ -1201,7 +1305,8 @@ pub(super) fn resolve_attack(world: &mut World) {
     let rolled = droll.total;
     let mut damage = rolled + data.numbers.preparation_damage * preps;
     let at_max = rolled == max || (wd.heft == Heft::Heavy && rolled >= max - 1);
-    let special = at_max && (wd.heft != Heft::Light || unmodified % 2 == 0);
+    // Ruling maximum_damage: the case is "also" a critical hit's.
+    let special = critical && at_max && (wd.heft != Heft::Light || unmodified % 2 == 0);
     let mut extra = None;
     if special {
         let (r2, then, text) = table(

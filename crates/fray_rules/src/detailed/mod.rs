@@ -119,11 +119,24 @@ pub struct Hands {
     pub armour_on: bool,
 }
 
-/// 000 §1.2.4: preparations of a great blow with one weapon.
-#[derive(Component, Clone, Debug, PartialEq, Eq)]
+/// 000 §1.2.4: preparations of a great blow, by weapon.
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
 pub struct Preparation {
-    pub weapon: String,
-    pub count: i32,
+    pub weapons: Vec<(String, i32)>,
+}
+
+impl Preparation {
+    /// Preparations made with `weapon`.
+    pub fn count(&self, weapon: &str) -> i32 {
+        self.weapons
+            .iter()
+            .find(|(w, _)| w == weapon)
+            .map_or(0, |(_, n)| *n)
+    }
+
+    pub fn total(&self) -> i32 {
+        self.weapons.iter().map(|(_, n)| n).sum()
+    }
 }
 
 /// Ruling `unconscious`.
@@ -197,6 +210,8 @@ pub struct Flow {
     pub queue: Vec<(Entity, orders::Plan)>,
     /// Weapons used in one's own simultaneous option: they cannot parry.
     pub busy: Vec<(Entity, String)>,
+    /// Options declared together are being carried out (000 §1.1.3).
+    pub in_batch: bool,
     /// Who holds the initiative now, and why.
     pub initiative: Vec<Entity>,
     pub why: String,
@@ -480,6 +495,7 @@ pub fn populate(
             hidden: Vec::new(),
             queue: Vec::new(),
             busy: Vec::new(),
+            in_batch: false,
             initiative: Vec::new(),
             why: String::new(),
             chain: None,

@@ -126,8 +126,26 @@ fn reveal_traces(world: &mut World) {
         if unalert && alert(world, e) {
             world.entity_mut(e).insert(Alert(false));
         }
-        let budget = allowance(world, e, false) as usize;
+        let mut budget = allowance(world, e, false) as usize;
         let who = name(world, e);
+        // Ruling fall: a fallen character rises before it moves, which
+        // takes half its movement.
+        let moves = !matches!(plan, Plan::Stay { .. });
+        if moves && world.get::<super::Fallen>(e).is_some() && budget > 0 {
+            world.entity_mut(e).remove::<super::Fallen>();
+            let rise = budget.div_ceil(2);
+            budget -= rise;
+            log(world, || {
+                Event::new(
+                    "rise",
+                    "ruling fall",
+                    format!(
+                        "{who} rises before it moves, which takes {rise} cells of its movement."
+                    ),
+                )
+                .actor(&who)
+            });
+        }
         let (mut path, stop_near) = match plan {
             Plan::Trace {
                 cell, stop_near, ..
@@ -161,7 +179,16 @@ fn reveal_traces(world: &mut World) {
         } else {
             budget
         };
-        path.truncate(budget);
+        // The budget is movement, not cells: difficult ground costs double.
+        let mut spent = 0;
+        let fits = path
+            .iter()
+            .take_while(|c| {
+                spent += grid.enter_cost(**c).unwrap_or(u32::MAX / 4) as usize;
+                spent <= budget
+            })
+            .count();
+        path.truncate(fits);
         words.push(match (&plan, path.last()) {
             (Plan::Chase { target, .. }, _) => format!(
                 "{who} chases {} ({} cells after the 2 the chase costs)",
@@ -203,9 +230,17 @@ fn reveal_traces(world: &mut World) {
             },
         )
     });
+    // 000 §3.2.1: those who do not move end their movement at once, and may
+    // strike a mover before anyone has moved (000 §3.2.2).
+    let staying: Vec<Entity> = traces
+        .iter()
+        .filter(|t| t.done && up(world, t.who))
+        .map(|t| t.who)
+        .collect();
     let mut flow = world.resource_mut::<Flow>();
     flow.traces = traces;
     flow.traced = true;
+    flow.stopped = staying;
 }
 
 /// Where trace `t` stands after `k` more cells.
@@ -227,9 +262,22 @@ fn strike_reach(world: &World, e: Entity) -> u32 {
 /// its remaining trace; those ending after the smallest fraction stop there;
 /// the others advance that fraction, rounded down (ruling `trace_fractions`).
 fn advance(world: &mut World) {
+    // Ruling unconscious: the unconscious move no further.
+    let out: Vec<usize> = {
+        let flow = world.resource::<Flow>();
+        (0..flow.traces.len())
+            .filter(|&i| !flow.traces[i].done && !up(world, flow.traces[i].who))
+            .collect()
+    };
+    for i in out {
+        world.resource_mut::<Flow>().traces[i].done = true;
+    }
     let grid = world.resource::<Grid>().clone();
     let traces = world.resource::<Flow>().traces.clone();
     let movers: Vec<usize> = (0..traces.len()).filter(|&i| !traces[i].done).collect();
+    if movers.is_empty() {
+        return;
+    }
     // Each mover's stop: (cells k, of remaining r).
     let mut stops: Vec<(usize, usize, usize, &'static str)> = Vec::new();
     for &i in &movers {
@@ -261,38 +309,74 @@ fn advance(world: &mut World) {
     };
     let mut moved = Vec::new();
     let mut stopped = Vec::new();
-    for &(i, k, r, why) in &stops {
-        let stopper = k * r0 == k0 * r;
-        let cells = if stopper { k } else { k0 * r / r0.max(1) };
+    // Everyone's advance is worked out first; then, in listing order, each
+    // walks it unless a cell is taken: by someone standing, or by where a
+    // mover already placed ends (ruling trace_fractions).
+    let plans: Vec<(usize, usize, bool, &'static str)> = stops
+        .iter()
+        .map(|&(i, k, r, why)| {
+            let stopper = k * r0 == k0 * r;
+            (
+                i,
+                if stopper { k } else { k0 * r / r0.max(1) },
+                stopper,
+                why,
+            )
+        })
+        .collect();
+    let moving: Vec<Entity> = plans.iter().map(|p| traces[p.0].who).collect();
+    let standing: Vec<Cell> = roster(world)
+        .into_iter()
+        .filter(|x| !moving.contains(x))
+        .filter_map(|x| world.get::<Cell>(x).copied())
+        .collect();
+    let mut claimed: Vec<Cell> = plans
+        .iter()
+        .filter(|p| p.1 == 0)
+        .map(|p| position(&traces[p.0], 0))
+        .collect();
+    for &(i, cells, stopper, why) in &plans {
         let who = traces[i].who;
         let from = position(&traces[i], 0);
         let mut taken_now = 0;
+        let mut by_standing = false;
         for step in 1..=cells {
             let c = position(&traces[i], step);
-            let occupied = roster(world)
-                .into_iter()
-                .any(|x| x != who && world.get::<Cell>(x) == Some(&c));
-            if occupied {
+            if standing.contains(&c) {
+                by_standing = true;
                 break;
             }
-            world.entity_mut(who).insert(c);
+            if claimed.contains(&c) {
+                break;
+            }
             taken_now = step;
         }
+        let end = position(&traces[i], taken_now);
+        if cells > 0 {
+            claimed.push(end);
+        }
+        world.entity_mut(who).insert(end);
         let blocked = taken_now < cells;
         let mut flow = world.resource_mut::<Flow>();
         let tr = &mut flow.traces[i];
         tr.at += taken_now;
         let to = position(tr, 0);
-        if stopper || blocked || tr.at >= tr.path.len() {
+        // Blocked by a mover, it waits; by someone standing, it stops.
+        if stopper || by_standing || tr.at >= tr.path.len() {
             tr.done = true;
             flow.stopped.push(who);
             stopped.push(format!(
                 "{} stops at {to} ({})",
                 name(world, who),
-                if blocked { "the way is taken" } else { why }
+                if by_standing { "the way is taken" } else { why }
             ));
         } else if taken_now > 0 {
             moved.push(format!("{} {from}→{to}", name(world, who)));
+        } else if blocked {
+            moved.push(format!(
+                "{} waits at {to} (a mover is in the way)",
+                name(world, who)
+            ));
         }
     }
     let fraction = format!("{k0}/{r0}");
@@ -314,7 +398,11 @@ fn advance(world: &mut World) {
 
 /// Whether `e`, just stopped, could strike a mover.
 fn can_strike(world: &World, e: Entity) -> bool {
-    if !up(world, e) || can_spend(world, e, Need { active: 1, any: 0 }).is_err() {
+    // 000 §3: after a noncombat option, no reacting to others' movement.
+    if !up(world, e)
+        || world.get::<super::Noncombat>(e).is_some()
+        || can_spend(world, e, Need { active: 1, any: 0 }).is_err()
+    {
         return false;
     }
     let reach = strike_reach(world, e);

@@ -116,7 +116,7 @@ pub fn can_spend(world: &World, me: Entity, need: Need) -> Result<i32, String> {
         // Ruling borrowed_blows: active first, then reactive.
         let left = (stats.active + stats.reactive).saturating_sub(b.borrowed);
         let active = stats.active.saturating_sub(b.borrowed);
-        (active, left - active, b.borrowed == 0)
+        (active, left - active, b.spent == 0)
     } else {
         (b.active, b.reactive, b.spent == 0)
     };
@@ -157,10 +157,7 @@ pub fn weapon<'a>(world: &'a World, name: &str) -> Option<&'a Weapon> {
 
 /// Preparations applicable to an attack by `me` with `weapon`.
 pub fn preparations(world: &World, me: Entity, weapon: &str) -> i32 {
-    world
-        .get::<Preparation>(me)
-        .filter(|p| p.weapon == weapon)
-        .map_or(0, |p| p.count)
+    world.get::<Preparation>(me).map_or(0, |p| p.count(weapon))
 }
 
 /// Cells from `me` to `target`.
@@ -253,8 +250,10 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 if w.as_str() != order.with.as_deref().unwrap_or(&w) {
                     return Err(format!("{w} is the weapon free to parry with"));
                 }
+                // The target parries its own attacker; a friend must reach it.
                 let reach = weapon(world, &w).map_or(1, |d| d.reach.max(1));
-                if distance(world, me, attacker).is_none_or(|d| d > reach) {
+                let target = matches!(ask, Ask::Parry { target, .. } if target == me);
+                if !target && distance(world, me, attacker).is_none_or(|d| d > reach) {
                     return Err("the attacker is beyond the parrying weapon's reach".into());
                 }
                 can_spend(world, me, Need { active: 0, any: 1 })?;
@@ -505,6 +504,16 @@ fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, 
             let en = world.get::<super::En>(me).map_or(0, |e| e.current);
             if en - s.en_cost < 1 {
                 return Err("not enough EN".into());
+            }
+            let (spent, cap) = (
+                world.get::<Blows>(me).map_or(0, |b| b.en_phase),
+                world.get::<Stats>(me).map_or(0, |s| s.en_cap()),
+            );
+            if spent + s.en_cost > cap {
+                return Err(format!(
+                    "the phase's EN cap of {cap} does not allow {} more",
+                    s.en_cost
+                ));
             }
             Ok(Plan::Cast { spell, target })
         }

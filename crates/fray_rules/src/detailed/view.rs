@@ -97,7 +97,7 @@ fn states(world: &World, e: Entity) -> Vec<String> {
         out.push("passed".into());
     }
     if let Some(p) = world.get::<Preparation>(e) {
-        out.push(format!("great blow x{}", p.count));
+        out.push(format!("great blow x{}", p.total()));
     }
     out
 }

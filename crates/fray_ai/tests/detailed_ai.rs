@@ -1,0 +1,112 @@
+//! The basic AI through the `detailed_sequence` ruleset's appraisal: it
+//! closes on a foe out of reach, lengthens a bow's range with preparations,
+//! and parries for a friend.
+
+use fray_ai::basic::BasicAi;
+use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_core::battle::{Battle, Progress};
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decisions, Order};
+use fray_core::scenario::LoadedScenario;
+
+fn battle(combatants: &str) -> Battle {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "detailed_sequence", round_cap: 1,
+    grid: (kind: Square, width: 30, height: 10),
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [{combatants}],
+)"#
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let data = RulesetData::load("detailed_sequence", None).unwrap();
+    let options = BattleOptions {
+        seed: 1,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: false,
+    };
+    build_battle(&scenario, &data, &options).unwrap()
+}
+
+/// The AI's answer to the first decision `who` faces; others pass.
+fn first_order(b: &mut Battle, who: &str) -> Order {
+    loop {
+        let Progress::AwaitingHuman(ids) = b.run() else {
+            panic!("the battle ended before {who} decided")
+        };
+        let d = b
+            .world()
+            .resource::<Decisions>()
+            .get(ids[0])
+            .unwrap()
+            .clone();
+        let order = BasicAi.decide(b.world_mut(), &d).expect("the AI answers");
+        if d.actor_name == who {
+            return order;
+        }
+        b.answer(d.id, order);
+    }
+}
+
+#[test]
+fn the_ai_closes_on_a_foe_out_of_reach() {
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"active": 3}),
+           (name: "Bo", side: "B", template: "swordsman", at: (7, 4), set: {"active": 0})"#,
+    );
+    let o = first_order(&mut b, "Ash");
+    assert!(
+        matches!(o.action.as_str(), "close" | "step_close") && o.target.as_deref() == Some("Bo"),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn an_archer_prepares_to_reach_a_far_foe() {
+    let mut b = battle(
+        r#"(name: "Wren", side: "A", template: "archer", at: (1, 4), surprised: true, set: {"active": 3}),
+           (name: "Bo", side: "B", template: "swordsman", at: (20, 4), set: {"active": 0})"#,
+    );
+    let o = first_order(&mut b, "Wren");
+    assert_eq!(
+        (o.action.as_str(), o.with.as_deref()),
+        ("prepare", Some("bow"))
+    );
+}
+
+#[test]
+fn the_ai_parries_for_a_friend() {
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "axeman", at: (3, 4), set: {"active": 3}),
+           (name: "Bo", side: "B", template: "slinger", at: (4, 4), set: {"active": 0}),
+           (name: "Cy", side: "B", template: "swordsman", at: (3, 5), set: {"active": 0})"#,
+    );
+    let a = first_order(&mut b, "Ash");
+    assert_eq!(a.action, "attack");
+    let ids = loop {
+        let Progress::AwaitingHuman(ids) = b.run() else {
+            panic!("no parry was asked")
+        };
+        let d = b
+            .world()
+            .resource::<Decisions>()
+            .get(ids[0])
+            .unwrap()
+            .clone();
+        if d.actor_name == "Ash" {
+            b.answer(d.id, a.clone());
+            continue;
+        }
+        break ids;
+    };
+    let d = b
+        .world()
+        .resource::<Decisions>()
+        .get(ids[0])
+        .unwrap()
+        .clone();
+    assert_eq!(d.actor_name, "Cy", "{}", d.prompt);
+    let o = BasicAi.decide(b.world_mut(), &d).unwrap();
+    assert_eq!(o.action, "parry");
+}
