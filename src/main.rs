@@ -670,6 +670,33 @@ fn check_file(path: &Path) -> Result<String, Failure> {
     ))
 }
 
+/// A ruleset's round, as `fray rules ID` prints it.
+fn print_round(title: &str, round: &[fray_rules::PhaseDoc]) {
+    println!("{title}");
+    for (i, p) in round.iter().enumerate() {
+        println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
+    }
+}
+
+/// The map from the text's paragraphs to where Fray implements them.
+fn print_paragraphs(paragraphs: &[fray_rules::Paragraph]) {
+    println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
+    for p in paragraphs {
+        println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
+    }
+}
+
+/// A ruleset's rulings: each gap in the text and what Fray does.
+fn print_rulings(title: &str, rulings: &[fray_rules::Ruling]) {
+    println!("\nRulings — {title}:");
+    for ruling in rulings {
+        println!(
+            "  {} ({})\n     Gap: {}\n     Ruling: {}",
+            ruling.id, ruling.rule, ruling.gap, ruling.ruling
+        );
+    }
+}
+
 fn rules(id: Option<&str>) -> Result<(), Failure> {
     let Some(id) = id else {
         println!("Rulesets:");
@@ -683,10 +710,7 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
     match data {
         RulesetData::Declared(d) => {
             println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            println!("A round, in order:");
-            for (i, p) in d.round.iter().enumerate() {
-                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
-            }
+            print_round("A round, in order:", &d.round);
             println!("\nActions and their initiative modifiers (004 §Step 3):");
             let n = &d.numbers;
             let r = &d.ruling_numbers;
@@ -721,13 +745,10 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
                 "\nDeclarations by default: {:?} (scenario option `declaration`).",
                 d.declaration
             );
-            println!("\nRulings — where the text leaves the choice to the Referee:");
-            for ruling in &d.rulings {
-                println!(
-                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
-                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
-                );
-            }
+            print_rulings(
+                "where the text leaves the choice to the Referee",
+                &d.rulings,
+            );
             println!("\nWeapons:");
             for (name, w) in &d.weapons {
                 println!(
@@ -748,23 +769,12 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
         }
         RulesetData::Detailed(d) => {
             println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            println!("A round, in order:");
-            for (i, p) in d.round.iter().enumerate() {
-                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
-            }
-            println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
-            for p in &d.paragraphs {
-                println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
-            }
-            println!(
-                "\nRulings — where the text says to consult the gamesmaster, or leaves a gap:"
+            print_round("A round, in order:", &d.round);
+            print_paragraphs(&d.paragraphs);
+            print_rulings(
+                "where the text says to consult the gamesmaster, or leaves a gap",
+                &d.rulings,
             );
-            for ruling in &d.rulings {
-                println!(
-                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
-                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
-                );
-            }
             for (title, rows) in [
                 ("Double ones (D20, ruling fumble)", &d.fumble),
                 ("Double tens (D20, ruling double_tens)", &d.double_tens),
@@ -815,14 +825,8 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
         }
         RulesetData::Phases(d) => {
             println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            println!("A battle, in order:");
-            for (i, p) in d.turn.iter().enumerate() {
-                println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
-            }
-            println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
-            for p in &d.paragraphs {
-                println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
-            }
+            print_round("A battle, in order:", &d.turn);
+            print_paragraphs(&d.paragraphs);
             println!("\nThe table of actions (002 §Table), row by row:");
             for m in &d.manoeuvres {
                 let offered = match (&m.action, &m.not_offered) {
@@ -840,13 +844,10 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
                     println!("     {}", m.effect);
                 }
             }
-            println!("\nRulings — where the text leaves the choice to the game master:");
-            for ruling in &d.rulings {
-                println!(
-                    "  {} ({})\n     Gap: {}\n     Ruling: {}",
-                    ruling.id, ruling.rule, ruling.gap, ruling.ruling
-                );
-            }
+            print_rulings(
+                "where the text leaves the choice to the game master",
+                &d.rulings,
+            );
             println!("\nWeapons:");
             for (name, w) in &d.weapons {
                 if w.melee() {

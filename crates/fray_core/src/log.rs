@@ -150,6 +150,17 @@ impl Event {
     }
 }
 
+/// Record an event in the world's log; its text is only built when the log
+/// keeps entries (a batch of battles counts them without building them).
+pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event) {
+    let mut log = world.resource_mut::<BattleLog>();
+    if log.keeps() {
+        log.push(event());
+    } else {
+        log.count_one();
+    }
+}
+
 /// The battle's log, a resource.
 #[derive(Resource, Debug)]
 pub struct BattleLog {

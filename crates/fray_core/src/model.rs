@@ -88,6 +88,39 @@ pub struct Outcome(pub Option<BattleResult>);
 #[derive(Resource, Clone, Copy, Debug)]
 pub struct RoundCap(pub u32);
 
+/// Install what every ruleset takes from a scenario: the grid, the sides and
+/// the round cap.
+pub fn install_battlefield(world: &mut World, scenario: &crate::scenario::LoadedScenario) {
+    let s = &scenario.scenario;
+    set_resource(world, scenario.grid());
+    set_resource(
+        world,
+        Sides(
+            s.sides
+                .iter()
+                .map(|side| SideInfo {
+                    name: side.name.clone(),
+                    seat: side.seat,
+                    morale: side.morale,
+                })
+                .collect(),
+        ),
+    );
+    set_resource(world, RoundCap(s.round_cap));
+}
+
+/// The sides that still have someone `Fighting` among `roster`, in order.
+pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -> Vec<usize> {
+    let mut sides: Vec<usize> = roster
+        .into_iter()
+        .filter(|&e| world.get::<Fighting>(e).is_some())
+        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
+        .collect();
+    sides.sort_unstable();
+    sides.dedup();
+    sides
+}
+
 /// Set a resource: overwrite it in place if present, insert it otherwise.
 /// A batch of battles resets its world this way between battles.
 pub fn set_resource<

@@ -19,6 +19,18 @@ pub struct PhaseDoc {
     pub summary: String,
 }
 
+/// Where a paragraph of the text is implemented, as `fray rules ID` maps it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paragraph {
+    /// The name log entries cite (`002 §Delay`).
+    pub rule: String,
+    /// How the paragraph begins, to find it in the text.
+    pub begins: String,
+    /// Where Fray implements it, or the ruling it rests on.
+    pub implemented: String,
+}
+
 /// A choice the text leaves to the game master, made once and written down.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -31,6 +43,19 @@ pub struct Ruling {
     pub gap: String,
     /// What Fray does.
     pub ruling: String,
+}
+
+/// Every ruling must have its own name: log entries cite it by name.
+pub fn check_rulings(
+    rulings: &[Ruling],
+    src: &fray_core::data::Source,
+) -> Result<(), fray_core::data::LoadError> {
+    for r in rulings {
+        if rulings.iter().filter(|o| o.id == r.id).count() > 1 {
+            return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
+        }
+    }
+    Ok(())
 }
 
 /// A ruleset as the command line and the menu list it.

@@ -1,10 +1,13 @@
 //! The `phases` ruleset (rules/002) with forced dice: each test pins the
 //! exact outcome of a paragraph of the text.
 
+mod common;
+
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use fray_core::battle::{Battle, Progress, rules_app};
+use common::{count, line, run, texts};
+use fray_core::battle::{Battle, rules_app};
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
 use fray_core::dice::Dice;
@@ -87,34 +90,6 @@ fn battle_with(
         ))
     };
     Battle::new(app, vec![script(), script()])
-}
-
-fn run(b: &mut Battle) {
-    match b.run() {
-        Progress::Over(_) => {}
-        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
-    }
-}
-
-fn texts(b: &Battle) -> Vec<String> {
-    b.world()
-        .resource::<BattleLog>()
-        .entries()
-        .iter()
-        .map(|e| e.text.clone())
-        .collect()
-}
-
-/// The index of the first log line containing `needle`.
-fn line(b: &Battle, needle: &str) -> usize {
-    texts(b)
-        .iter()
-        .position(|t| t.contains(needle))
-        .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
-}
-
-fn count(b: &Battle, needle: &str) -> usize {
-    texts(b).iter().filter(|t| t.contains(needle)).count()
 }
 
 fn entity(b: &Battle, name: &str) -> Entity {

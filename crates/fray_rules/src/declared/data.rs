@@ -337,11 +337,7 @@ impl DeclaredData {
                 ),
             ));
         }
-        for r in &self.rulings {
-            if self.rulings.iter().filter(|o| o.id == r.id).count() > 1 {
-                return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
-            }
-        }
+        crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
 

@@ -551,21 +551,7 @@ pub fn populate(
         .get("declaration")
         .and_then(|d| DeclarationOrder::parse(d))
         .unwrap_or(data.declaration);
-    fray_core::model::set_resource(world, scenario.grid());
-    fray_core::model::set_resource(
-        world,
-        Sides(
-            s.sides
-                .iter()
-                .map(|side| fray_core::model::SideInfo {
-                    name: side.name.clone(),
-                    seat: side.seat,
-                    morale: side.morale,
-                })
-                .collect(),
-        ),
-    );
-    fray_core::model::set_resource(world, RoundCap(s.round_cap));
+    fray_core::model::install_battlefield(world, scenario);
     let mut roster = Vec::new();
     for (i, spec) in s.combatants.iter().enumerate() {
         let e = spawn_combatant(world, &data, scenario, spec, i as u32)?;

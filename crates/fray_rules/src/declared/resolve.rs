@@ -105,14 +105,8 @@ fn name(world: &World, e: Entity) -> String {
 }
 
 /// Log an event; the sentence is only built when the log keeps entries.
-fn log(world: &mut World, event: impl FnOnce() -> Event) {
-    let mut log = world.resource_mut::<BattleLog>();
-    if log.keeps() {
-        log.push(event());
-    } else {
-        log.count_one();
-    }
-}
+/// Log an event (its text built only when the log keeps entries).
+use fray_core::log::record as log;
 
 fn health(world: &World, e: Entity) -> Health {
     world.get::<Health>(e).copied().unwrap_or(Health::Dead)

@@ -19,15 +19,8 @@ use super::{
     PendingAttack, Preparation, Stage, Stats, alert, enemies, name, roster, up,
 };
 
-/// Log an event; its text is only built when the log keeps entries.
-pub(super) fn log(world: &mut World, event: impl FnOnce() -> Event) {
-    let mut l = world.resource_mut::<BattleLog>();
-    if l.keeps() {
-        l.push(event());
-    } else {
-        l.count_one();
-    }
-}
+/// Log an event (its text built only when the log keeps entries).
+pub(super) use fray_core::log::record as log;
 
 /// Stamp the log with the round and the phase.
 pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
@@ -413,14 +406,7 @@ pub fn combat_phase(world: &mut World) {
 
 /// Whether at most one side has anyone conscious.
 fn decided(world: &World) -> bool {
-    let mut sides: Vec<usize> = roster(world)
-        .into_iter()
-        .filter(|&e| world.get::<Fighting>(e).is_some())
-        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
-        .collect();
-    sides.sort_unstable();
-    sides.dedup();
-    sides.len() < 2
+    fray_core::model::sides_standing(world, roster(world)).len() < 2
 }
 
 /// 000 §1.1.3: the options declared together, revealed, then carried out in
@@ -1497,10 +1483,9 @@ pub fn check_end(world: &mut World) {
         return;
     }
     let rounds = world.resource::<Flow>().round;
-    let standing: Option<usize> = roster(world)
-        .into_iter()
-        .find(|&e| world.get::<Fighting>(e).is_some())
-        .and_then(|e| world.get::<Side>(e).map(|s| s.0));
+    let standing = fray_core::model::sides_standing(world, roster(world))
+        .first()
+        .copied();
     let result = match standing {
         Some(side) => BattleResult::Victory { side, rounds },
         None => BattleResult::MutualDestruction { rounds },

@@ -11,7 +11,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::{PhaseDoc, Ruling};
+use crate::{Paragraph, PhaseDoc, Ruling};
 
 /// How heavy a weapon is: a heavy weapon's attack takes a second blow, and
 /// drawing it an active blow (000 §1.2.2, §1.2.5).
@@ -182,15 +182,6 @@ pub struct TableRow {
     pub then: Consequence,
 }
 
-/// Where a paragraph of the text is implemented.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Paragraph {
-    pub rule: String,
-    pub begins: String,
-    pub implemented: String,
-}
-
 /// The numbers the text gives.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -317,11 +308,7 @@ impl DetailedData {
                 ));
             }
         }
-        for r in &self.rulings {
-            if self.rulings.iter().filter(|o| o.id == r.id).count() > 1 {
-                return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
-            }
-        }
+        crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
 

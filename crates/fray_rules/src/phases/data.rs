@@ -10,7 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::{PhaseDoc, Ruling};
+use crate::{Paragraph, PhaseDoc, Ruling};
 
 /// 002 §Action Types: how long an action takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -76,18 +76,6 @@ pub struct Manoeuvre {
     pub ocv: i32,
     #[serde(default)]
     pub dcv: i32,
-}
-
-/// Where a paragraph of the text is implemented.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Paragraph {
-    /// The name log entries cite (`002 §Delay`).
-    pub rule: String,
-    /// How the paragraph begins, to find it in the text.
-    pub begins: String,
-    /// Where Fray implements it, or the ruling it rests on.
-    pub implemented: String,
 }
 
 /// The numbers the text gives.
@@ -269,11 +257,7 @@ impl PhasesData {
                     .error_at_field("manoeuvres", format!("no manoeuvre row names action {a:?}")));
             }
         }
-        for r in &self.rulings {
-            if self.rulings.iter().filter(|o| o.id == r.id).count() > 1 {
-                return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
-            }
-        }
+        crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
 

@@ -24,7 +24,7 @@ use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Fighting, RoundCap, Side, Sides};
+use fray_core::model::{Combatant, Fighting, Side};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
 pub mod ai;
@@ -539,21 +539,7 @@ pub fn populate(
 ) -> Result<(), LoadError> {
     check_scenario(&data, scenario)?;
     let s = &scenario.scenario;
-    fray_core::model::set_resource(world, scenario.grid());
-    fray_core::model::set_resource(
-        world,
-        Sides(
-            s.sides
-                .iter()
-                .map(|side| fray_core::model::SideInfo {
-                    name: side.name.clone(),
-                    seat: side.seat,
-                    morale: side.morale,
-                })
-                .collect(),
-        ),
-    );
-    fray_core::model::set_resource(world, RoundCap(s.round_cap));
+    fray_core::model::install_battlefield(world, scenario);
     let mut roster = Vec::new();
     for (i, spec) in s.combatants.iter().enumerate() {
         let (stats, stun, body, kit) = stat_block(&data, spec, &scenario.source)?;

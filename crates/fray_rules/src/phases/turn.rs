@@ -22,15 +22,8 @@ use super::{
     enemies, name, roster, up,
 };
 
-/// Log an event; its text is only built when the log keeps entries.
-pub(super) fn log(world: &mut World, event: impl FnOnce() -> Event) {
-    let mut l = world.resource_mut::<BattleLog>();
-    if l.keeps() {
-        l.push(event());
-    } else {
-        l.count_one();
-    }
-}
+/// Log an event (its text built only when the log keeps entries).
+pub(super) use fray_core::log::record as log;
 
 /// Stamp the log with the turn and the phase (and whose place it is).
 fn stamp(world: &mut World, actor: Option<Entity>) {
@@ -94,14 +87,7 @@ pub fn run_phase(world: &mut World) {
 /// Whether at most one side still has someone on its feet (the battle is
 /// over; [`check_end`] says so).
 fn decided(world: &World) -> bool {
-    let mut sides: Vec<usize> = roster(world)
-        .into_iter()
-        .filter(|&e| world.get::<Fighting>(e).is_some())
-        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
-        .collect();
-    sides.sort_unstable();
-    sides.dedup();
-    sides.len() < 2
+    fray_core::model::sides_standing(world, roster(world)).len() < 2
 }
 
 /// The answer to the open decision: refused (logged, the decision stays
@@ -1668,13 +1654,7 @@ pub fn check_end(world: &mut World) {
     if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
         return;
     }
-    let mut standing: Vec<usize> = roster(world)
-        .into_iter()
-        .filter(|&e| world.get::<Fighting>(e).is_some())
-        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
-        .collect();
-    standing.sort_unstable();
-    standing.dedup();
+    let standing = fray_core::model::sides_standing(world, roster(world));
     if standing.len() > 1 {
         return;
     }

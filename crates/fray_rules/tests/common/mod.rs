@@ -1,0 +1,37 @@
+//! What the rule tests share: running a battle to its end and reading its log.
+
+#![allow(dead_code)]
+
+use fray_core::battle::{Battle, Progress};
+use fray_core::log::BattleLog;
+
+/// Run the battle to its end, or fail showing its log.
+pub fn run(b: &mut Battle) {
+    match b.run() {
+        Progress::Over(_) => {}
+        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
+    }
+}
+
+/// The log's sentences, in order.
+pub fn texts(b: &Battle) -> Vec<String> {
+    b.world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .map(|e| e.text.clone())
+        .collect()
+}
+
+/// The index of the first log line containing `needle`.
+pub fn line(b: &Battle, needle: &str) -> usize {
+    texts(b)
+        .iter()
+        .position(|t| t.contains(needle))
+        .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
+}
+
+/// How many log lines contain `needle`.
+pub fn count(b: &Battle, needle: &str) -> usize {
+    texts(b).iter().filter(|t| t.contains(needle)).count()
+}
