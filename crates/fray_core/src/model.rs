@@ -121,6 +121,21 @@ pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -
     sides
 }
 
+/// Whether `a` and `b` fight on different sides.
+pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
+    match (world.get::<Side>(a), world.get::<Side>(b)) {
+        (Some(x), Some(y)) => x != y,
+        _ => false,
+    }
+}
+
+/// The name of combatant `e` ("?" for anything else).
+pub fn name(world: &World, e: Entity) -> String {
+    world
+        .get::<Combatant>(e)
+        .map_or_else(|| "?".to_string(), |c| c.name.clone())
+}
+
 /// Set a resource: overwrite it in place if present, insert it otherwise.
 /// A batch of battles resets its world this way between battles.
 pub fn set_resource<

@@ -45,6 +45,29 @@ pub struct Ruling {
     pub ruling: String,
 }
 
+/// The stat block a scenario's combatant names, or where the scenario is
+/// wrong and which blocks the ruleset has.
+pub fn template<'a, T>(
+    templates: &'a std::collections::BTreeMap<String, T>,
+    spec: &fray_core::scenario::CombatantSpec,
+    src: &fray_core::data::Source,
+    ruleset: &str,
+) -> Result<&'a T, fray_core::data::LoadError> {
+    templates.get(&spec.template).ok_or_else(|| {
+        let known: Vec<&str> = templates.keys().map(String::as_str).collect();
+        src.error_at(
+            &spec.template,
+            Some(&spec.name),
+            format!(
+                "{:?} uses template {:?}, which the {ruleset} ruleset does not have (it has {})",
+                spec.name,
+                spec.template,
+                known.join(", ")
+            ),
+        )
+    })
+}
+
 /// Every ruling must have its own name: log entries cite it by name.
 pub fn check_rulings(
     rulings: &[Ruling],

@@ -334,19 +334,7 @@ fn stat_block(
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, Kit), LoadError> {
-    let t = data.templates.get(&spec.template).ok_or_else(|| {
-        let known: Vec<&str> = data.templates.keys().map(String::as_str).collect();
-        src.error_at(
-            &spec.template,
-            Some(&spec.name),
-            format!(
-                "{:?} uses template {:?}, which the declared ruleset does not have (it has {})",
-                spec.name,
-                spec.template,
-                known.join(", ")
-            ),
-        )
-    })?;
+    let t = crate::template(&data.templates, spec, src, "declared")?;
     let mut stats = Stats {
         hd: t.hd,
         strength: t.strength,

@@ -25,6 +25,7 @@ use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 use fray_core::model::{Combatant, Fighting, Side};
+pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
 pub mod ai;
@@ -294,19 +295,7 @@ fn stat_block(
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, i32, Hands), LoadError> {
-    let t = data.templates.get(&spec.template).ok_or_else(|| {
-        let known: Vec<&str> = data.templates.keys().map(String::as_str).collect();
-        src.error_at(
-            &spec.template,
-            Some(&spec.name),
-            format!(
-                "{:?} uses template {:?}, which the detailed_sequence ruleset does not have (it has {})",
-                spec.name,
-                spec.template,
-                known.join(", ")
-            ),
-        )
-    })?;
+    let t = crate::template(&data.templates, spec, src, "detailed_sequence")?;
     let mut stats = Stats {
         el: t.el,
         en_die: t.en_die,
@@ -522,17 +511,4 @@ pub fn up(world: &World, e: Entity) -> bool {
 /// Alert, and conscious: the unconscious heed nothing.
 pub fn alert(world: &World, e: Entity) -> bool {
     up(world, e) && world.get::<Alert>(e).is_some_and(|a| a.0)
-}
-
-pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
-    match (world.get::<Side>(a), world.get::<Side>(b)) {
-        (Some(x), Some(y)) => x != y,
-        _ => false,
-    }
-}
-
-pub fn name(world: &World, e: Entity) -> String {
-    world
-        .get::<Combatant>(e)
-        .map_or_else(|| "?".to_string(), |c| c.name.clone())
 }

@@ -25,6 +25,7 @@ use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 use fray_core::model::{Combatant, Fighting, Side};
+pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
 pub mod ai;
@@ -378,19 +379,7 @@ fn stat_block(
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, i32, Kit), LoadError> {
-    let t = data.templates.get(&spec.template).ok_or_else(|| {
-        let known: Vec<&str> = data.templates.keys().map(String::as_str).collect();
-        src.error_at(
-            &spec.template,
-            Some(&spec.name),
-            format!(
-                "{:?} uses template {:?}, which the phases ruleset does not have (it has {})",
-                spec.name,
-                spec.template,
-                known.join(", ")
-            ),
-        )
-    })?;
+    let t = crate::template(&data.templates, spec, src, "phases")?;
     let mut stats = Stats {
         cv: t.cv,
         lightning_reflexes: t.lightning_reflexes,
@@ -611,19 +600,4 @@ pub fn round(world: &World) -> u32 {
 /// Whether `e` is conscious and on its feet.
 pub fn up(world: &World, e: Entity) -> bool {
     world.get::<Condition>(e) == Some(&Condition::Fine)
-}
-
-/// Whether `a` and `b` are on different sides.
-pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
-    match (world.get::<Side>(a), world.get::<Side>(b)) {
-        (Some(x), Some(y)) => x != y,
-        _ => false,
-    }
-}
-
-/// The name of `e`.
-pub fn name(world: &World, e: Entity) -> String {
-    world
-        .get::<Combatant>(e)
-        .map_or_else(|| "?".to_string(), |c| c.name.clone())
 }
