@@ -246,10 +246,10 @@ fn reveal_traces(world: &mut World) {
 /// Where trace `t` stands after `k` more cells.
 fn position(t: &Trace, k: usize) -> Cell {
     let i = t.at + k;
-    if i == 0 {
-        t.start
-    } else {
-        t.path[(i - 1).min(t.path.len() - 1)]
+    match t.path.len() {
+        _ if i == 0 => t.start,
+        0 => t.start,
+        n => t.path[(i - 1).min(n - 1)],
     }
 }
 
