@@ -106,7 +106,7 @@ fn the_ai_takes_the_attack_of_opportunity_a_mover_gives() {
     let log = texts(&b);
     assert!(
         log.iter()
-            .any(|t| t.starts_with("Ash strikes at (attack of opportunity) Bo")),
+            .any(|t| t.starts_with("Ash strikes at Bo (attack of opportunity)")),
         "{}",
         log.join("\n")
     );

@@ -16,6 +16,53 @@ pub struct Combatant {
     pub listing: u32,
 }
 
+/// Every combatant of a battle by entity and name, in listing order. Rules
+/// iterate this rather than queries, so that the order never depends on how
+/// the world stores its entities.
+#[derive(Clone, Debug, Default)]
+pub struct Roster(pub Vec<(Entity, String)>);
+
+impl Roster {
+    /// The combatant called `name`.
+    pub fn entity(&self, name: &str) -> Option<Entity> {
+        self.0.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+    }
+
+    /// The name of `e` ("?" for anyone not in the battle).
+    pub fn name(&self, e: Entity) -> &str {
+        self.0
+            .iter()
+            .find(|(x, _)| *x == e)
+            .map_or("?", |(_, n)| n.as_str())
+    }
+
+    /// Every combatant, in listing order.
+    pub fn entities(&self) -> Vec<Entity> {
+        self.0.iter().map(|(e, _)| *e).collect()
+    }
+}
+
+impl std::ops::Deref for Roster {
+    type Target = Vec<(Entity, String)>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl<'a> IntoIterator for &'a Roster {
+    type Item = &'a (Entity, String);
+    type IntoIter = std::slice::Iter<'a, (Entity, String)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.iter()
+    }
+}
+
+impl std::ops::DerefMut for Roster {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
 /// Present while the combatant still counts toward its side fighting on.
 /// A side with no `Fighting` combatant is out of the battle.
 #[derive(Component, Clone, Copy, Debug, Default)]

@@ -268,7 +268,7 @@ fn moving_out_of_a_threatened_hex_provokes_and_the_move_goes_on_after() {
         &b,
         "Bo moves out of a hex threatened by Ash: an opportunity.",
     );
-    let aoo = line(&b, "Ash strikes at (attack of opportunity) Bo: 3d6 18");
+    let aoo = line(&b, "Ash strikes at Bo (attack of opportunity): 3d6 18");
     let hit = line(&b, "Bo takes 8 STUN");
     let moved = line(
         &b,
@@ -341,7 +341,7 @@ fn a_skill_check_negates_the_opportunities_of_a_move() {
     );
     run(&mut b);
     line(&b, "rolls acrobatics 13 against 12 or less and fails");
-    line(&b, "Ash strikes at (attack of opportunity) Bo");
+    line(&b, "Ash strikes at Bo (attack of opportunity)");
 }
 
 #[test]
@@ -443,7 +443,7 @@ fn reloading_in_a_threatened_hex_provokes_unless_fast_draw_succeeds() {
         &b,
         "Maud's \"Reload a gun\" in a threatened hex provokes Bo.",
     );
-    let aoo = line(&b, "Bo strikes at (attack of opportunity) Maud");
+    let aoo = line(&b, "Bo strikes at Maud (attack of opportunity)");
     let reload = line(&b, "Maud reloads the pistol (2 shots).");
     assert!(provoke < aoo && aoo < reload);
 }
@@ -577,7 +577,7 @@ fn a_readied_strike_cuts_into_the_move_that_sets_it_off() {
         &b,
         "Ash's readied strike goes off: it cuts in just before Bo goes on",
     );
-    let strike = line(&b, "Ash strikes at (readied) Bo: 3d6 18");
+    let strike = line(&b, "Ash strikes at Bo (readied): 3d6 18");
     let bo = line(&b, "Bo strikes at Ash");
     assert!(fires < strike && strike < bo);
     line(
@@ -892,7 +892,7 @@ fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
         &b,
         "Ash's readied strike goes off: it cuts in just before Bo goes on",
     );
-    let ash = line(&b, "Ash strikes at (readied) Bo");
+    let ash = line(&b, "Ash strikes at Bo (readied)");
     let bo = line(&b, "Bo strikes at Ash");
     assert!(delay < fires && fires < ash && ash < bo);
 }

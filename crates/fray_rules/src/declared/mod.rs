@@ -255,19 +255,16 @@ pub struct Flow {
     /// Arrivals still to come, in order.
     pub arrivals: Vec<Arrival>,
     /// Names of the combatants, by entity, in listing order.
-    pub roster: Vec<(Entity, String)>,
+    pub roster: fray_core::model::Roster,
 }
 
 impl Flow {
     pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+        self.roster.entity(name)
     }
 
     pub fn name(&self, e: Entity) -> &str {
-        self.roster
-            .iter()
-            .find(|(x, _)| *x == e)
-            .map_or("?", |(_, n)| n.as_str())
+        self.roster.name(e)
     }
 }
 
@@ -564,7 +561,7 @@ pub fn populate(
             group_size: 0,
             deferred: Vec::new(),
             arrivals,
-            roster,
+            roster: fray_core::model::Roster(roster),
         },
     );
     fray_core::model::set_resource(world, view::VIEW);
@@ -586,12 +583,7 @@ pub struct InitiativeGroup(pub String);
 /// rather than queries so that the order never depends on how the world
 /// stores its entities.
 pub fn roster(world: &World) -> Vec<Entity> {
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(e, _)| *e)
-        .collect()
+    world.resource::<Flow>().roster.entities()
 }
 
 /// Current round of a battle under this ruleset.

@@ -1319,7 +1319,7 @@ pub(super) fn resolve_attack(world: &mut World) {
                 damage += again.total;
                 extra = Some(again);
             }
-            other => extra_consequence(world, other, attacker, target, &w),
+            other => consequence(world, other, attacker, target, &w),
         }
     }
     let en_now = world.get_mut::<En>(target).map_or(0, |mut x| {
@@ -1363,16 +1363,6 @@ pub(super) fn resolve_attack(world: &mut World) {
         e
     });
     knocked_out(world, target);
-}
-
-fn extra_consequence(
-    world: &mut World,
-    then: Consequence,
-    attacker: Entity,
-    target: Entity,
-    w: &str,
-) {
-    consequence(world, then, attacker, target, w);
 }
 
 /// A gamesmaster's table's consequence.

@@ -228,19 +228,16 @@ pub struct Flow {
     pub stopped: Vec<Entity>,
     /// Weapons lying on the ground.
     pub ground: Vec<(Cell, String)>,
-    pub roster: Vec<(Entity, String)>,
+    pub roster: fray_core::model::Roster,
 }
 
 impl Flow {
     pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+        self.roster.entity(name)
     }
 
     pub fn name(&self, e: Entity) -> &str {
-        self.roster
-            .iter()
-            .find(|(x, _)| *x == e)
-            .map_or("?", |(_, n)| n.as_str())
+        self.roster.name(e)
     }
 
     /// What `e` is asked, if anything.
@@ -480,7 +477,7 @@ pub fn populate(
             traced: false,
             stopped: Vec::new(),
             ground: Vec::new(),
-            roster,
+            roster: fray_core::model::Roster(roster),
         },
     );
     fray_core::model::set_resource(world, view::VIEW);
@@ -491,12 +488,7 @@ pub fn populate(
 
 /// Every character in listing order.
 pub fn roster(world: &World) -> Vec<Entity> {
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(e, _)| *e)
-        .collect()
+    world.resource::<Flow>().roster.entities()
 }
 
 pub fn round(world: &World) -> u32 {

@@ -185,7 +185,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             let (o, _) = ocv(world, attacker, "strike");
             let (d, _) = dcv(world, me);
             let dodged = chance_3d6_at_least(
-                data.numbers.attack_base + d + data.ruling_numbers.dodge_dcv - o,
+                data.numbers.attack_base + d + data.manoeuvre("dodge").map_or(0, |m| m.dcv) - o,
             );
             let saved = (p - dodged) * mean;
             // Worth it only when the blow could knock the character out, and

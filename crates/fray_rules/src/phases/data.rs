@@ -104,9 +104,7 @@ pub struct RulingNumbers {
     pub skill_dice: DiceExpr,
     pub stunned_dcv_divisor: i32,
     pub underwater_dcv: i32,
-    pub dodge_dcv: i32,
     pub haymaker_extra_dice: u32,
-    pub block_ocv: i32,
 }
 
 #[derive(Clone, Debug, Deserialize)]

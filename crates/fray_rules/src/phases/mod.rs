@@ -293,19 +293,16 @@ pub struct Flow {
     /// Ruling `darkness`: no 1-hex steps.
     pub darkness: bool,
     /// Names of the characters, by entity, in listing order.
-    pub roster: Vec<(Entity, String)>,
+    pub roster: fray_core::model::Roster,
 }
 
 impl Flow {
     pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+        self.roster.entity(name)
     }
 
     pub fn name(&self, e: Entity) -> &str {
-        self.roster
-            .iter()
-            .find(|(x, _)| *x == e)
-            .map_or("?", |(_, n)| n.as_str())
+        self.roster.name(e)
     }
 
     /// A number for each phase, in order: turn × 5 + phase.
@@ -572,7 +569,7 @@ pub fn populate(
             stack: Vec::new(),
             asking: None,
             darkness: s.options.get("darkness").is_some_and(|d| d == "true"),
-            roster,
+            roster: fray_core::model::Roster(roster),
         },
     );
     fray_core::model::set_resource(world, view::VIEW);
@@ -584,12 +581,7 @@ pub fn populate(
 /// Every character in listing order. Rules iterate this rather than queries,
 /// so the order never depends on how the world stores its entities.
 pub fn roster(world: &World) -> Vec<Entity> {
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(e, _)| *e)
-        .collect()
+    world.resource::<Flow>().roster.entities()
 }
 
 /// The current turn of a battle under this ruleset.

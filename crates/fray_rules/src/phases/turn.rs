@@ -299,15 +299,13 @@ fn work_on(world: &mut World, work: Work) -> Next {
         Work::Move { .. } => walk(world, work),
         Work::Attack { .. } => attack(world, work),
         Work::Provoking { actor, action } => {
+            // The provoking action waits below, under the questions it raises.
             let interrupts = provoke_in_place(world, actor, &action);
-            if interrupts.is_empty() {
-                Next::Done
-            } else {
-                // The provoking action waits below; this work is spent.
-                let mut flow = world.resource_mut::<Flow>();
-                flow.stack.extend(interrupts.into_iter().rev());
-                Next::Done
-            }
+            world
+                .resource_mut::<Flow>()
+                .stack
+                .extend(interrupts.into_iter().rev());
+            Next::Done
         }
         Work::Reload { actor, weapon } => {
             reload(world, actor, weapon);
@@ -548,7 +546,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             } else {
                 format!(
                     "{who} dodges: +{} DCV until its next action.",
-                    data.ruling_numbers.dodge_dcv
+                    data.manoeuvre("dodge").map_or(0, |m| m.dcv)
                 )
             };
             log(world, || {
@@ -1488,7 +1486,7 @@ fn resolve_attack(
             event,
             rule,
             format!(
-                "{a} {}{how} {t}: 3d6 {} + OCV {ocv} = {total} against 10 + DCV {dcv} = {need}{extra}: {}.",
+                "{a} {} {t}{how}: 3d6 {} + OCV {ocv} = {total} against 10 + DCV {dcv} = {need}{extra}: {}.",
                 match manoeuvre {
                     "shoot" => "shoots at",
                     "haymaker" => "throws a haymaker at",
