@@ -636,32 +636,21 @@ fn movement_is_halved_when_alert_and_after_a_noncombat_option_less_a_cell_a_blow
 #[test]
 fn every_ruling_and_paragraph_cited_is_in_the_data() {
     let data = data();
-    let sources = [
-        include_str!("../src/detailed/mod.rs"),
-        include_str!("../src/detailed/combat.rs"),
-        include_str!("../src/detailed/noncombat.rs"),
-        include_str!("../src/detailed/movement.rs"),
-        include_str!("../src/detailed/orders.rs"),
-    ];
-    for src in sources {
-        for (i, _) in src.match_indices("\"ruling ") {
-            let id: String = src[i + 8..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            assert!(
-                data.rulings.iter().any(|r| r.id == id),
-                "ruling {id:?} is cited but not in detailed_sequence.ron"
-            );
-        }
-        for (i, _) in src.match_indices("\"000 §") {
-            let rule: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
-            assert!(
-                data.paragraphs.iter().any(|p| p.rule == rule),
-                "{rule:?} is cited but not mapped in detailed_sequence.ron's paragraphs"
-            );
-        }
-    }
+    common::assert_citations(
+        &[
+            include_str!("../src/detailed/mod.rs"),
+            include_str!("../src/detailed/combat.rs"),
+            include_str!("../src/detailed/noncombat.rs"),
+            include_str!("../src/detailed/movement.rs"),
+            include_str!("../src/detailed/orders.rs"),
+            include_str!("../src/detailed/ai.rs"),
+            include_str!("../src/detailed/view.rs"),
+        ],
+        "000",
+        &data.rulings,
+        &data.paragraphs,
+        "detailed_sequence.ron",
+    );
 }
 
 #[test]

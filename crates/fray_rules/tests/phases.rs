@@ -710,31 +710,20 @@ fn the_manoeuvres_of_an_attack_of_opportunity_combine_worst_bonus_all_penalties(
 #[test]
 fn every_ruling_and_paragraph_cited_is_in_the_data() {
     let data = data();
-    let sources = [
-        include_str!("../src/phases/mod.rs"),
-        include_str!("../src/phases/start.rs"),
-        include_str!("../src/phases/turn.rs"),
-        include_str!("../src/phases/orders.rs"),
-    ];
-    for src in sources {
-        for (i, _) in src.match_indices("\"ruling ") {
-            let id: String = src[i + 8..]
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                .collect();
-            assert!(
-                data.rulings.iter().any(|r| r.id == id),
-                "ruling {id:?} is cited but not in phases.ron"
-            );
-        }
-        for (i, _) in src.match_indices("\"002 §") {
-            let rule: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
-            assert!(
-                data.paragraphs.iter().any(|p| p.rule == rule),
-                "{rule:?} is cited but not mapped in phases.ron's paragraphs"
-            );
-        }
-    }
+    common::assert_citations(
+        &[
+            include_str!("../src/phases/mod.rs"),
+            include_str!("../src/phases/start.rs"),
+            include_str!("../src/phases/turn.rs"),
+            include_str!("../src/phases/orders.rs"),
+            include_str!("../src/phases/ai.rs"),
+            include_str!("../src/phases/view.rs"),
+        ],
+        "002",
+        &data.rulings,
+        &data.paragraphs,
+        "phases.ron",
+    );
 }
 
 #[test]
