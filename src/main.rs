@@ -19,7 +19,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use fray_ai::{BattleOptions, RulesetData, build_battle, reset_battle};
+use fray_ai::{BattleOptions, LoadedRules, build_battle, reset_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::data::Source;
 use fray_core::decision::Decisions;
@@ -279,7 +279,7 @@ fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), F
     Ok(())
 }
 
-fn load_scenario(path: &Path) -> Result<(LoadedScenario, RulesetData), Failure> {
+fn load_scenario(path: &Path) -> Result<(LoadedScenario, LoadedRules), Failure> {
     fray_ai::load_scenario(path).map_err(bad_input)
 }
 
@@ -634,10 +634,9 @@ fn check_file(path: &Path) -> Result<String, Failure> {
     let source = Source::read(path).map_err(|e| bad_input(e.to_string()))?;
     let looks_like_ruleset = source.text.contains("templates:") || source.text.contains("rulings:");
     if looks_like_ruleset {
-        let id = fray_rules::RULESETS
+        let info = fray_rules::RULESETS
             .iter()
             .find(|r| source.text.contains(&format!("id: \"{}\"", r.id)))
-            .map(|r| r.id)
             .ok_or_else(|| {
                 bad_input(
                     source
@@ -651,8 +650,9 @@ fn check_file(path: &Path) -> Result<String, Failure> {
                         .to_string(),
                 )
             })?;
-        RulesetData::load(id, Some(source)).map_err(bad_input)?;
-        return Ok(format!("ruleset {id}"));
+        info.load(Some(source))
+            .map_err(|e| bad_input(e.to_string()))?;
+        return Ok(format!("ruleset {}", info.id));
     }
     let (scenario, data) = load_scenario(path)?;
     let options = BattleOptions {
@@ -670,33 +670,6 @@ fn check_file(path: &Path) -> Result<String, Failure> {
     ))
 }
 
-/// A ruleset's round, as `fray rules ID` prints it.
-fn print_round(title: &str, round: &[fray_rules::PhaseDoc]) {
-    println!("{title}");
-    for (i, p) in round.iter().enumerate() {
-        println!("  {}. {} ({})\n     {}", i + 1, p.name, p.rule, p.summary);
-    }
-}
-
-/// The map from the text's paragraphs to where Fray implements them.
-fn print_paragraphs(paragraphs: &[fray_rules::Paragraph]) {
-    println!("\nThe text, paragraph by paragraph, and where Fray implements it:");
-    for p in paragraphs {
-        println!("  {} — \"{}…\"\n     {}", p.rule, p.begins, p.implemented);
-    }
-}
-
-/// A ruleset's rulings: each gap in the text and what Fray does.
-fn print_rulings(title: &str, rulings: &[fray_rules::Ruling]) {
-    println!("\nRulings — {title}:");
-    for ruling in rulings {
-        println!(
-            "  {} ({})\n     Gap: {}\n     Ruling: {}",
-            ruling.id, ruling.rule, ruling.gap, ruling.ruling
-        );
-    }
-}
-
 fn rules(id: Option<&str>) -> Result<(), Failure> {
     let Some(id) = id else {
         println!("Rulesets:");
@@ -706,167 +679,7 @@ fn rules(id: Option<&str>) -> Result<(), Failure> {
         println!("\n`fray rules ID` lists a ruleset's phases and rulings.");
         return Ok(());
     };
-    let data = RulesetData::load(id, None).map_err(bad_input)?;
-    match data {
-        RulesetData::Declared(d) => {
-            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            print_round("A round, in order:", &d.round);
-            println!("\nActions and their initiative modifiers (004 §Step 3):");
-            let n = &d.numbers;
-            let r = &d.ruling_numbers;
-            println!("  attack               + weapon speed");
-            println!(
-                "  defensive_attack     + weapon speed {:+} (no riposte on entering a threat range; {:+} without attacking)",
-                n.defensive_attack_extra, n.defensive_attack_extra
-            );
-            println!(
-                "  full_defense         {:+} (+{} Defense, riposte when attacked, half speed)",
-                n.full_defense_modifier, n.full_defense_bonus
-            );
-            println!(
-                "  cast                 + spell speed (TN − {})",
-                n.spell_speed_base
-            );
-            println!("  consumable           {:+}", n.consumable_modifier);
-            println!("  throw                {:+}", n.throw_modifier);
-            println!(
-                "  stabilise            {:+} (ruling stabilise_action)",
-                r.stabilise_modifier
-            );
-            println!(
-                "  intimidate           {:+} (ruling intimidate_action)",
-                r.intimidate_modifier
-            );
-            println!(
-                "  wait                 {:+} (ruling wait_action)",
-                r.wait_modifier
-            );
-            println!(
-                "\nDeclarations by default: {:?} (scenario option `declaration`).",
-                d.declaration
-            );
-            print_rulings(
-                "where the text leaves the choice to the Referee",
-                &d.rulings,
-            );
-            println!("\nWeapons:");
-            for (name, w) in &d.weapons {
-                println!(
-                    "  {name:<12} {} {:<9} speed {:+}, critical ×{}, reach {}, range {}{}",
-                    w.damage,
-                    w.damage_type.word(),
-                    w.speed,
-                    w.critical,
-                    w.reach,
-                    w.range,
-                    if w.thrown { ", thrown" } else { "" }
-                );
-            }
-            println!(
-                "\nStat blocks: {}",
-                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
-            );
-        }
-        RulesetData::Detailed(d) => {
-            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            print_round("A round, in order:", &d.round);
-            print_paragraphs(&d.paragraphs);
-            print_rulings(
-                "where the text says to consult the gamesmaster, or leaves a gap",
-                &d.rulings,
-            );
-            for (title, rows) in [
-                ("Double ones (D20, ruling fumble)", &d.fumble),
-                ("Double tens (D20, ruling double_tens)", &d.double_tens),
-                (
-                    "A parry one short (D100, ruling parry_strain)",
-                    &d.parry_strain,
-                ),
-                (
-                    "Maximum damage (D20, ruling maximum_damage)",
-                    &d.maximum_damage,
-                ),
-            ] {
-                println!("\n{title}:");
-                let mut from = 1;
-                for r in rows {
-                    println!("  {from:>3}-{:<3} {}", r.to, r.text);
-                    from = r.to + 1;
-                }
-            }
-            println!("\nArmour classes:");
-            for (name, a) in &d.armours {
-                println!(
-                    "  {name:<10} AC {:>2}, second modifier {}, critical on {}",
-                    a.ac, a.second_modifier, a.critical
-                );
-            }
-            println!("\nWeapons:");
-            for (name, w) in &d.weapons {
-                println!(
-                    "  {name:<11} {:?} {:?}: to hit {}, damage {}, breakage {}, reach {}{}",
-                    w.heft,
-                    w.kind,
-                    w.to_hit,
-                    w.damage,
-                    w.breakage,
-                    w.reach,
-                    if w.range > 0 {
-                        format!(", range {}", w.range)
-                    } else {
-                        String::new()
-                    }
-                );
-            }
-            println!(
-                "\nStat blocks: {}",
-                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
-            );
-        }
-        RulesetData::Phases(d) => {
-            println!("{} — `{}`, implementing {}\n", d.name, d.id, d.text);
-            print_round("A battle, in order:", &d.turn);
-            print_paragraphs(&d.paragraphs);
-            println!("\nThe table of actions (002 §Table), row by row:");
-            for m in &d.manoeuvres {
-                let offered = match (&m.action, &m.not_offered) {
-                    (Some(a), _) => format!("order `{a}`"),
-                    (None, Some(why)) => format!("not offered yet: {why}"),
-                    (None, None) => "not offered yet".to_string(),
-                };
-                println!(
-                    "  {:<58} {:<18} AoO: {}\n     {offered}",
-                    m.name,
-                    m.kind.words(),
-                    m.provokes.words()
-                );
-                if !m.effect.is_empty() {
-                    println!("     {}", m.effect);
-                }
-            }
-            print_rulings(
-                "where the text leaves the choice to the game master",
-                &d.rulings,
-            );
-            println!("\nWeapons:");
-            for (name, w) in &d.weapons {
-                if w.melee() {
-                    println!(
-                        "  {name:<12} {} normal damage, melee (the wielder's reach)",
-                        w.damage
-                    );
-                } else {
-                    println!(
-                        "  {name:<12} {} normal damage, range {}, {} shots",
-                        w.damage, w.range, w.shots
-                    );
-                }
-            }
-            println!(
-                "\nStat blocks: {}",
-                d.templates.keys().cloned().collect::<Vec<_>>().join(", ")
-            );
-        }
-    }
+    let rules = fray_rules::load(id, None).map_err(bad_input)?;
+    print!("{}", rules.page());
     Ok(())
 }

@@ -6,7 +6,7 @@
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use fray_core::decision::{Decision, Decisions, Order};
-use fray_core::log::LogEntry;
+use fray_core::log::{LogEntry, Tone};
 use fray_core::view::RowState;
 use leafwing_input_manager::prelude::*;
 
@@ -112,13 +112,13 @@ fn hand_off(session: Option<NonSendMut<Session>>) {
 }
 
 fn entry_colour(e: &LogEntry) -> egui::Color32 {
-    match e.event.as_str() {
-        "damage" | "health" | "injury" => egui::Color32::from_rgb(240, 140, 120),
-        "attack" | "riposte" | "cast" => egui::Color32::from_rgb(235, 225, 170),
-        "round" | "round_end" | "order" => egui::Color32::from_rgb(150, 190, 240),
-        "refused" => egui::Color32::from_rgb(255, 110, 110),
-        "end" => egui::Color32::from_rgb(140, 240, 140),
-        _ => egui::Color32::from_gray(210),
+    match e.event.tone() {
+        Tone::Harm => egui::Color32::from_rgb(240, 140, 120),
+        Tone::Blow => egui::Color32::from_rgb(235, 225, 170),
+        Tone::Time => egui::Color32::from_rgb(150, 190, 240),
+        Tone::Refused => egui::Color32::from_rgb(255, 110, 110),
+        Tone::End => egui::Color32::from_rgb(140, 240, 140),
+        Tone::Plain => egui::Color32::from_gray(210),
     }
 }
 
@@ -192,6 +192,19 @@ fn choice_button(
     r.clicked()
 }
 
+/// What the player asked of the panels this frame, applied once all are drawn.
+#[derive(Default)]
+struct Asked {
+    pause_toggle: bool,
+    step: bool,
+    skip: bool,
+    menu: bool,
+    answer: Option<(u64, Order)>,
+}
+
+/// The battle screen: controls on top, the tracker and unit sheet on the
+/// left, the log on the right, the timeline and the decision at the bottom;
+/// over them the hotseat hand-off and the in-battle menu.
 fn battle_ui(
     mut contexts: EguiContexts,
     session: Option<NonSendMut<Session>>,
@@ -212,384 +225,428 @@ fn battle_ui(
             .max_rect(ctx.viewport_rect()),
     );
     let to_rect = |r: egui::Rect| Rect::new(r.min.x, r.min.y, r.max.x, r.max.y);
-    let world = s.battle.world();
-    let round = (s.view.round)(world);
-    let tracker = (s.view.tracker)(world);
-    let sides = s.sides().clone();
-
-    // Controls.
-    let mut pause_toggle = false;
-    let mut step = false;
-    let mut skip = false;
+    let mut asked = Asked::default();
     let mut speed = s.speed;
-    let top = egui::Panel::top("controls").show(&mut root, |ui| {
-        ui.horizontal(|ui| {
-            ui.label(egui::RichText::new(&s.scenario.scenario.name).strong());
-            ui.label(format!(
-                "· {} · seed {} · round {round}",
-                s.scenario.scenario.ruleset, s.setup.seed
-            ));
-            ui.separator();
-            if ui
-                .button(if s.paused { "Play" } else { "Pause" })
-                .on_hover_text("P")
-                .clicked()
-            {
-                pause_toggle = true;
-            }
-            if ui
-                .button("Step")
-                .on_hover_text("One rules step (.)")
-                .clicked()
-            {
-                step = true;
-            }
-            if ui.button("Next round").on_hover_text("N").clicked() {
-                skip = true;
-            }
-            egui::ComboBox::from_id_salt("speed")
-                .selected_text(speed_label(speed))
-                .show_ui(ui, |ui| {
-                    for i in 0..SPEEDS.len() {
-                        ui.selectable_value(&mut speed, i, speed_label(i));
-                    }
-                });
-            let watching = s.people() == 0;
-            ui.label(if watching {
-                "watch mode: the AI plays every side"
-            } else {
-                ""
-            });
-            if ui.button("Menu").on_hover_text("Escape").clicked() {
-                menu.0 = true;
-            }
-        });
-    });
-    rects.0.push(to_rect(top.response.rect));
-
-    // Tracker and unit sheet.
-    let selected = s.selected;
-    let left = egui::Panel::left("tracker")
-        .default_size(270.0)
-        .resizable(true)
-        .show(&mut root, |ui| {
-            ui.heading("Initiative");
-            ui.label(&tracker.heading);
-            egui::ScrollArea::vertical()
-                .id_salt("tracker_rows")
-                .max_height(300.0)
-                .show(ui, |ui| {
-                    for row in &tracker.rows {
-                        let (mark, colour) = match row.state {
-                            RowState::Done => ("done", egui::Color32::from_gray(140)),
-                            RowState::Now => ("NOW", egui::Color32::from_rgb(255, 230, 120)),
-                            RowState::Coming => ("next", egui::Color32::from_gray(220)),
-                        };
-                        let together = if row.names.len() > 1 {
-                            " (simultaneous)"
-                        } else {
-                            ""
-                        };
-                        ui.colored_label(
-                            colour,
-                            format!("{mark} {}: {}{together}", row.mark, row.names.join(" + ")),
-                        );
-                        if !row.note.is_empty() {
-                            ui.label(
-                                egui::RichText::new(format!("    {}", row.note))
-                                    .small()
-                                    .color(egui::Color32::from_gray(170)),
-                            );
-                        }
-                    }
-                    for w in &tracker.waiting {
-                        ui.colored_label(egui::Color32::from_rgb(200, 170, 255), w);
-                    }
-                });
-            ui.separator();
-            ui.heading("Unit");
-            match selected {
-                Some(e) => {
-                    egui::Grid::new("sheet")
-                        .num_columns(2)
-                        .striped(true)
-                        .show(ui, |ui| {
-                            for (k, v) in (s.view.sheet)(world, e) {
-                                ui.label(k);
-                                ui.label(v);
-                                ui.end_row();
-                            }
-                        });
-                }
-                None => {
-                    ui.label("Click a token to see its sheet.");
-                }
-            }
-        });
-    rects.0.push(to_rect(left.response.rect));
-
-    // Log and breakdown.
     let mut picked = s.picked_entry;
-    let entries = s.log().entries();
-    let right = egui::Panel::right("log")
-        .default_size(380.0)
-        .resizable(true)
-        .show(&mut root, |ui| {
-            ui.heading("Combat log");
-            ui.label(egui::RichText::new("Click an entry for its rolls and rule.").small());
-            // Only the rows in view are laid out: the log grows long.
-            let row_height = 17.0;
-            egui::ScrollArea::vertical()
-                .id_salt("log_rows")
-                .max_height(ui.available_height() * 0.62)
-                .auto_shrink([false, false])
-                .stick_to_bottom(true)
-                .show_rows(ui, row_height, entries.len(), |ui, range| {
-                    for i in range {
-                        let e = &entries[i];
-                        let when = if e.round > 0 {
-                            format!("[{}·{}] ", e.round, e.time)
-                        } else {
-                            String::new()
-                        };
-                        let text = format!("{when}{} ({})", e.text, e.rule);
-                        let mut rich = egui::RichText::new(text).color(entry_colour(e)).size(12.0);
-                        if picked == Some(i) {
-                            rich = rich.background_color(egui::Color32::from_rgb(50, 60, 90));
-                        }
-                        let r = ui.add(
-                            egui::Label::new(rich)
-                                .truncate()
-                                .sense(egui::Sense::click()),
-                        );
-                        if r.clicked() {
-                            picked = Some(i);
-                        }
-                    }
-                });
-            ui.separator();
-            match picked.and_then(|i| entries.get(i)) {
-                Some(e) => breakdown(ui, e),
-                None => {
-                    ui.label("No entry picked.");
-                }
-            }
+    let round = {
+        let s: &Session = &s;
+        let round = (s.view.round)(s.battle.world());
+        let top = egui::Panel::top("controls").show(&mut root, |ui| {
+            controls(ui, s, round, &mut speed, &mut asked)
         });
-    rects.0.push(to_rect(right.response.rect));
-
-    // The decision and the round's timeline.
-    let decision: Option<Decision> = if s.handoff.is_some() {
-        None
-    } else {
-        s.human_decision().cloned()
+        rects.0.push(to_rect(top.response.rect));
+        let left = egui::Panel::left("tracker")
+            .default_size(270.0)
+            .resizable(true)
+            .show(&mut root, |ui| tracker_panel(ui, s));
+        rects.0.push(to_rect(left.response.rect));
+        let right = egui::Panel::right("log")
+            .default_size(380.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                log_panel(ui, s.log().entries(), &mut picked)
+            });
+        rects.0.push(to_rect(right.response.rect));
+        let hover = hover.as_deref();
+        let bottom = egui::Panel::bottom("decision")
+            .default_size(150.0)
+            .resizable(true)
+            .show(&mut root, |ui| {
+                timeline(ui, s, round, &mut picked);
+                ui.separator();
+                decision_panel(ui, s, hover, &mut asked);
+            });
+        rects.0.push(to_rect(bottom.response.rect));
+        round
     };
-    let hovered_target = hover.as_ref().and_then(|h| h.token);
-    let mut answer: Option<(u64, Order)> = None;
-    let bottom = egui::Panel::bottom("decision").default_size(150.0).resizable(true).show(&mut root, |ui| {
-        ui.horizontal(|ui| {
-            ui.label(egui::RichText::new("Timeline").strong());
-            let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
-            for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
-                match marks.last_mut() {
-                    Some((t, list)) if *t == e.time => list.push(e),
-                    _ => marks.push((e.time.clone(), vec![e])),
-                }
-            }
-            egui::ScrollArea::horizontal().id_salt("timeline").show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    for (time, list) in &marks {
-                        let mut kinds: Vec<(&str, usize)> = Vec::new();
-                        for e in list.iter() {
-                            let mark = match e.event.as_str() {
-                                "riposte" => "RIPOSTE",
-                                "opportunity" => "AoO",
-                                "parry" => "PARRY",
-                                "reveal" => "revealed",
-                                "traces" => "traces",
-                                "trace" => "trace",
-                                "breakage" => "breakage",
-                                "prepare" => "great blow",
-                                "manoeuvre" => "manoeuvre",
-                                "pass" => "pass",
-                                "readied" | "readied_attack" => "READIED",
-                                "abort" => "ABORT",
-                                "delay" => "delay",
-                                "ready" => "ready",
-                                "lapse" => "lapse",
-                                "provoke" => "provokes",
-                                "stunned" => "stunned",
-                                "block" => "block",
-                                "dodge" => "dodge",
-                                "attack" => "attack",
-                                "cast" => "spell",
-                                "move" => "move",
-                                "declare" => "declared",
-                                "arrive" => "ARRIVES",
-                                "late_action" => "late -12",
-                                "simultaneous" => "tie",
-                                "morale" => "morale",
-                                "stabilise" => "stabilise",
-                                "health" => "down",
-                                _ => continue,
-                            };
-                            match kinds.iter_mut().find(|(k, _)| *k == mark) {
-                                Some((_, n)) => *n += 1,
-                                None => kinds.push((mark, 1)),
-                            }
-                        }
-                        let kinds: Vec<String> = kinds
-                            .iter()
-                            .map(|(k, n)| if *n > 1 { format!("{k}×{n}") } else { k.to_string() })
-                            .collect();
-                        let r = ui.button(format!("{time} {}", kinds.join(" "))).on_hover_text(
-                            list.iter().map(|e| e.text.as_str()).collect::<Vec<_>>().join("\n"),
-                        );
-                        if r.clicked() {
-                            picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
-                        }
-                    }
-                });
-            });
-        });
-        ui.separator();
-        match &decision {
-            Some(d) => {
-                let side = sides.name(fray_core::model::Side(d.side)).to_string();
-                ui.horizontal(|ui| {
-                    ui.colored_label(colour32(side_colour(d.side)), format!("[{side}]"));
-                    ui.label(egui::RichText::new(&d.prompt).strong());
-                    ui.label(egui::RichText::new(format!("({})", d.rule)).small());
-                });
-                if let Some(r) = &s.battle.last_refusal
-                    && r.decision == d.id
-                {
-                    ui.colored_label(egui::Color32::from_rgb(255, 120, 120), format!("Refused: {}", r.reason));
-                }
-                ui.label(egui::RichText::new("Click a choice, press its number, click an enemy to attack it, or click a cell to move there.").small());
-                if let Some(info) = hover.as_ref().and_then(|h| h.path_info.clone()) {
-                    ui.label(egui::RichText::new(info).color(egui::Color32::from_rgb(250, 240, 150)));
-                }
-                if let Some(t) = hovered_target
-                    && let Some(p) = (s.view.preview)(world, d.actor, t)
-                {
-                    ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
-                }
-                egui::ScrollArea::vertical().id_salt("choices").show(ui, |ui| {
-                    ui.horizontal_wrapped(|ui| {
-                        let mut legal_index = 0;
-                        for c in &d.choices {
-                            let index = c.refused.is_none().then(|| {
-                                legal_index += 1;
-                                legal_index - 1
-                            });
-                            let preview = c.order.target.as_ref().and_then(|t| {
-                                let target = world_entity(world, t)?;
-                                (s.view.preview)(world, d.actor, target)
-                            });
-                            if choice_button(ui, index, &c.label, c.refused.as_deref(), preview.as_deref()) {
-                                answer = Some((d.id, c.order.clone()));
-                            }
-                        }
-                    });
-                });
-            }
-            None => {
-                let text = match &s.progress {
-                    Some(fray_core::battle::Progress::Failed(why)) => format!("The battle cannot go on: {why}"),
-                    _ if s.paused => "Paused. Step (.) or Play (P).".to_string(),
-                    _ => "The rules are running.".to_string(),
-                };
-                ui.label(text);
-                if let (Some(t), Some(sel)) = (hovered_target, s.selected)
-                    && t != sel
-                    && let Some(p) = (s.view.preview)(world, sel, t)
-                {
-                    ui.label(p);
-                }
-            }
-        }
-    });
-    rects.0.push(to_rect(bottom.response.rect));
-
-    // Hotseat hand-off: hide everything else until the right person confirms.
     if let Some(side) = s.handoff {
-        let name = sides.name(fray_core::model::Side(side)).to_string();
-        egui::Area::new("handoff_shade".into())
-            .fixed_pos(egui::pos2(0.0, 0.0))
-            .order(egui::Order::Foreground)
-            .show(ctx, |ui| {
-                let rect = ctx.viewport_rect();
-                ui.painter()
-                    .rect_filled(rect, 0.0, egui::Color32::from_rgb(12, 12, 16));
-                ui.allocate_rect(rect, egui::Sense::click());
-            });
-        let mut confirm = false;
-        egui::Window::new("Hand-off")
-            .order(egui::Order::Tooltip)
-            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-            .collapsible(false)
-            .resizable(false)
-            .title_bar(false)
-            .show(ctx, |ui| {
-                ui.heading(format!("Pass to {name} — press Space"));
-                ui.label("The other side's choices stay hidden until all are revealed together.");
-                if ui
-                    .button(format!("I am {name}: show my decision"))
-                    .clicked()
-                {
-                    confirm = true;
-                }
-            });
-        if confirm {
-            s.handoff = None;
-            s.shown_side = Some(side);
-        }
+        handoff(ctx, &mut s, side);
     }
-
+    menu.0 |= asked.menu;
     if menu.0 {
-        egui::Window::new("Paused")
-            .order(egui::Order::Foreground)
-            .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
-            .collapsible(false)
-            .resizable(false)
-            .show(ctx, |ui| {
-                if ui.button("Resume").clicked() {
-                    menu.0 = false;
-                }
-                if ui.button("Restart this battle").clicked() {
-                    menu.0 = false;
-                    let setup = s.setup.clone();
-                    if let Ok(fresh) = Session::start(setup) {
-                        *s = fresh;
-                        next.set(Screen::Battle);
-                    }
-                }
-                if ui.button("Main menu").clicked() {
-                    menu.0 = false;
-                    next.set(Screen::Menu);
-                }
-                if ui.button("Quit").clicked() {
-                    exit.write(AppExit::Success);
-                }
-            });
+        battle_menu(ctx, &mut s, &mut menu, &mut next, &mut exit);
     }
-
     s.picked_entry = picked;
-    if pause_toggle {
+    if asked.pause_toggle {
         s.paused = !s.paused;
     }
-    if step {
+    if asked.step {
         s.paused = true;
         s.advance();
     }
-    if skip {
+    if asked.skip {
         s.skip_to_round = Some(round);
     }
     s.speed = speed;
-    if let Some((id, order)) = answer {
+    if let Some((id, order)) = asked.answer {
         s.answer(id, order);
     }
     Ok(())
+}
+
+/// The top bar: the battle's name, play, pause, step, next round, speed, menu.
+fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked: &mut Asked) {
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new(&s.scenario.scenario.name).strong());
+        ui.label(format!(
+            "· {} · seed {} · round {round}",
+            s.scenario.scenario.ruleset, s.setup.seed
+        ));
+        ui.separator();
+        if ui
+            .button(if s.paused { "Play" } else { "Pause" })
+            .on_hover_text("P")
+            .clicked()
+        {
+            asked.pause_toggle = true;
+        }
+        if ui
+            .button("Step")
+            .on_hover_text("One rules step (.)")
+            .clicked()
+        {
+            asked.step = true;
+        }
+        if ui.button("Next round").on_hover_text("N").clicked() {
+            asked.skip = true;
+        }
+        egui::ComboBox::from_id_salt("speed")
+            .selected_text(speed_label(*speed))
+            .show_ui(ui, |ui| {
+                for i in 0..SPEEDS.len() {
+                    ui.selectable_value(speed, i, speed_label(i));
+                }
+            });
+        let watching = s.people() == 0;
+        ui.label(if watching {
+            "watch mode: the AI plays every side"
+        } else {
+            ""
+        });
+        if ui.button("Menu").on_hover_text("Escape").clicked() {
+            asked.menu = true;
+        }
+    });
+}
+
+/// The initiative tracker in the ruleset's own terms, then the unit sheet.
+fn tracker_panel(ui: &mut egui::Ui, s: &Session) {
+    let world = s.battle.world();
+    let tracker = (s.view.tracker)(world);
+    ui.heading("Initiative");
+    ui.label(&tracker.heading);
+    egui::ScrollArea::vertical()
+        .id_salt("tracker_rows")
+        .max_height(300.0)
+        .show(ui, |ui| {
+            for row in &tracker.rows {
+                let (mark, colour) = match row.state {
+                    RowState::Done => ("done", egui::Color32::from_gray(140)),
+                    RowState::Now => ("NOW", egui::Color32::from_rgb(255, 230, 120)),
+                    RowState::Coming => ("next", egui::Color32::from_gray(220)),
+                };
+                let together = if row.names.len() > 1 {
+                    " (simultaneous)"
+                } else {
+                    ""
+                };
+                ui.colored_label(
+                    colour,
+                    format!("{mark} {}: {}{together}", row.mark, row.names.join(" + ")),
+                );
+                if !row.note.is_empty() {
+                    ui.label(
+                        egui::RichText::new(format!("    {}", row.note))
+                            .small()
+                            .color(egui::Color32::from_gray(170)),
+                    );
+                }
+            }
+            for w in &tracker.waiting {
+                ui.colored_label(egui::Color32::from_rgb(200, 170, 255), w);
+            }
+        });
+    ui.separator();
+    ui.heading("Unit");
+    match s.selected {
+        Some(e) => {
+            egui::Grid::new("sheet")
+                .num_columns(2)
+                .striped(true)
+                .show(ui, |ui| {
+                    for (k, v) in (s.view.sheet)(world, e) {
+                        ui.label(k);
+                        ui.label(v);
+                        ui.end_row();
+                    }
+                });
+        }
+        None => {
+            ui.label("Click a token to see its sheet.");
+        }
+    }
+}
+
+/// The combat log, one row per entry, and the picked entry's breakdown.
+fn log_panel(ui: &mut egui::Ui, entries: &[LogEntry], picked: &mut Option<usize>) {
+    ui.heading("Combat log");
+    ui.label(egui::RichText::new("Click an entry for its rolls and rule.").small());
+    // Only the rows in view are laid out: the log grows long.
+    let row_height = 17.0;
+    egui::ScrollArea::vertical()
+        .id_salt("log_rows")
+        .max_height(ui.available_height() * 0.62)
+        .auto_shrink([false, false])
+        .stick_to_bottom(true)
+        .show_rows(ui, row_height, entries.len(), |ui, range| {
+            for i in range {
+                let e = &entries[i];
+                let when = if e.round > 0 {
+                    format!("[{}·{}] ", e.round, e.time)
+                } else {
+                    String::new()
+                };
+                let text = format!("{when}{} ({})", e.text, e.rule);
+                let mut rich = egui::RichText::new(text).color(entry_colour(e)).size(12.0);
+                if *picked == Some(i) {
+                    rich = rich.background_color(egui::Color32::from_rgb(50, 60, 90));
+                }
+                let r = ui.add(
+                    egui::Label::new(rich)
+                        .truncate()
+                        .sense(egui::Sense::click()),
+                );
+                if r.clicked() {
+                    *picked = Some(i);
+                }
+            }
+        });
+    ui.separator();
+    match picked.and_then(|i| entries.get(i)) {
+        Some(e) => breakdown(ui, e),
+        None => {
+            ui.label("No entry picked.");
+        }
+    }
+}
+
+/// The round's timeline: one chip per time mark, naming what happened there
+/// in the ruleset's labels.
+fn timeline(ui: &mut egui::Ui, s: &Session, round: u32, picked: &mut Option<usize>) {
+    let entries = s.log().entries();
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new("Timeline").strong());
+        let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
+        for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
+            match marks.last_mut() {
+                Some((t, list)) if *t == e.time => list.push(e),
+                _ => marks.push((e.time.clone(), vec![e])),
+            }
+        }
+        egui::ScrollArea::horizontal()
+            .id_salt("timeline")
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    for (time, list) in &marks {
+                        let kinds = mark_kinds(s, list);
+                        let r = ui
+                            .button(format!("{time} {}", kinds.join(" ")))
+                            .on_hover_text(
+                                list.iter()
+                                    .map(|e| e.text.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join("\n"),
+                            );
+                        if r.clicked() {
+                            *picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
+                        }
+                    }
+                });
+            });
+    });
+}
+
+/// The labels of what happened at one time mark, counted ("attack×2").
+fn mark_kinds(s: &Session, list: &[&LogEntry]) -> Vec<String> {
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for e in list {
+        let Some(mark) = s.rules.label(e.event) else {
+            continue;
+        };
+        match kinds.iter_mut().find(|(k, _)| *k == mark) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((mark, 1)),
+        }
+    }
+    kinds
+        .iter()
+        .map(|(k, n)| {
+            if *n > 1 {
+                format!("{k}×{n}")
+            } else {
+                k.to_string()
+            }
+        })
+        .collect()
+}
+
+/// The decision a person must make now, with its choices; or what the
+/// rules are doing while nobody is asked.
+fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: &mut Asked) {
+    let world = s.battle.world();
+    let hovered_target = hover.and_then(|h| h.token);
+    let decision = if s.handoff.is_some() {
+        None
+    } else {
+        s.human_decision()
+    };
+    let Some(d) = decision else {
+        let text = match &s.progress {
+            Some(fray_core::battle::Progress::Failed(why)) => {
+                format!("The battle cannot go on: {why}")
+            }
+            _ if s.paused => "Paused. Step (.) or Play (P).".to_string(),
+            _ => "The rules are running.".to_string(),
+        };
+        ui.label(text);
+        if let (Some(t), Some(sel)) = (hovered_target, s.selected)
+            && t != sel
+            && let Some(p) = (s.view.preview)(world, sel, t)
+        {
+            ui.label(p);
+        }
+        return;
+    };
+    let side = s.sides().name(fray_core::model::Side(d.side)).to_string();
+    ui.horizontal(|ui| {
+        ui.colored_label(colour32(side_colour(d.side)), format!("[{side}]"));
+        ui.label(egui::RichText::new(&d.prompt).strong());
+        ui.label(egui::RichText::new(format!("({})", d.rule)).small());
+    });
+    if let Some(r) = &s.battle.last_refusal
+        && r.decision == d.id
+    {
+        ui.colored_label(
+            egui::Color32::from_rgb(255, 120, 120),
+            format!("Refused: {}", r.reason),
+        );
+    }
+    ui.label(
+        egui::RichText::new(
+            "Click a choice, press its number, click an enemy to attack it, or click a cell to move there.",
+        )
+        .small(),
+    );
+    if let Some(info) = hover.and_then(|h| h.path_info.clone()) {
+        ui.label(egui::RichText::new(info).color(egui::Color32::from_rgb(250, 240, 150)));
+    }
+    if let Some(t) = hovered_target
+        && let Some(p) = (s.view.preview)(world, d.actor, t)
+    {
+        ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
+    }
+    choices(ui, s, d, asked);
+}
+
+/// A decision's choices, the legal ones numbered, each previewed on hover.
+fn choices(ui: &mut egui::Ui, s: &Session, d: &Decision, asked: &mut Asked) {
+    let world = s.battle.world();
+    egui::ScrollArea::vertical()
+        .id_salt("choices")
+        .show(ui, |ui| {
+            ui.horizontal_wrapped(|ui| {
+                let mut legal_index = 0;
+                for c in &d.choices {
+                    let index = c.refused.is_none().then(|| {
+                        legal_index += 1;
+                        legal_index - 1
+                    });
+                    let preview = c.order.target.as_ref().and_then(|t| {
+                        let target = world_entity(world, t)?;
+                        (s.view.preview)(world, d.actor, target)
+                    });
+                    if choice_button(
+                        ui,
+                        index,
+                        &c.label,
+                        c.refused.as_deref(),
+                        preview.as_deref(),
+                    ) {
+                        asked.answer = Some((d.id, c.order.clone()));
+                    }
+                }
+            });
+        });
+}
+
+/// Hotseat hand-off: hide everything else until the right person confirms.
+fn handoff(ctx: &egui::Context, s: &mut Session, side: usize) {
+    let name = s.sides().name(fray_core::model::Side(side)).to_string();
+    egui::Area::new("handoff_shade".into())
+        .fixed_pos(egui::pos2(0.0, 0.0))
+        .order(egui::Order::Foreground)
+        .show(ctx, |ui| {
+            let rect = ctx.viewport_rect();
+            ui.painter()
+                .rect_filled(rect, 0.0, egui::Color32::from_rgb(12, 12, 16));
+            ui.allocate_rect(rect, egui::Sense::click());
+        });
+    let mut confirm = false;
+    egui::Window::new("Hand-off")
+        .order(egui::Order::Tooltip)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .collapsible(false)
+        .resizable(false)
+        .title_bar(false)
+        .show(ctx, |ui| {
+            ui.heading(format!("Pass to {name} — press Space"));
+            ui.label("The other side's choices stay hidden until all are revealed together.");
+            if ui
+                .button(format!("I am {name}: show my decision"))
+                .clicked()
+            {
+                confirm = true;
+            }
+        });
+    if confirm {
+        s.handoff = None;
+        s.shown_side = Some(side);
+    }
+}
+
+/// The in-battle menu: resume, restart, main menu, quit.
+fn battle_menu(
+    ctx: &egui::Context,
+    s: &mut Session,
+    menu: &mut BattleMenu,
+    next: &mut NextState<Screen>,
+    exit: &mut MessageWriter<AppExit>,
+) {
+    egui::Window::new("Paused")
+        .order(egui::Order::Foreground)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .collapsible(false)
+        .resizable(false)
+        .show(ctx, |ui| {
+            if ui.button("Resume").clicked() {
+                menu.0 = false;
+            }
+            if ui.button("Restart this battle").clicked() {
+                menu.0 = false;
+                let setup = s.setup.clone();
+                if let Ok(fresh) = Session::start(setup) {
+                    *s = fresh;
+                    next.set(Screen::Battle);
+                }
+            }
+            if ui.button("Main menu").clicked() {
+                menu.0 = false;
+                next.set(Screen::Menu);
+            }
+            if ui.button("Quit").clicked() {
+                exit.write(AppExit::Success);
+            }
+        });
 }
 
 fn world_entity(world: &World, name: &str) -> Option<Entity> {

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use bevy::prelude::*;
-use fray_ai::{BattleOptions, build_battle};
+use fray_ai::{BattleOptions, LoadedRules, build_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::decision::{Decision, Decisions, HumanSeat, Order};
 use fray_core::log::BattleLog;
@@ -36,6 +36,8 @@ pub struct Session {
     pub battle: Battle,
     pub setup: Setup,
     pub scenario: LoadedScenario,
+    /// The ruleset, for what it says of its events.
+    pub rules: LoadedRules,
     pub view: RulesView,
     pub paused: bool,
     pub speed: usize,
@@ -86,6 +88,7 @@ impl Session {
             battle,
             setup,
             scenario: scenario_seated,
+            rules: data,
             view,
             paused: false,
             speed: 1,

@@ -3,8 +3,6 @@
 //! side gets the controller its seat asks for (the AI, the scenario's
 //! scripted orders, or a person).
 
-use std::sync::Arc;
-
 use fray_core::battle::{Battle, rules_app};
 use fray_core::data::{LoadError, Source};
 use fray_core::decision::{Controller, HumanSeat, Scripted};
@@ -12,51 +10,14 @@ use fray_core::dice::Dice;
 use fray_core::log::BattleLog;
 use fray_core::model::Seat;
 use fray_core::scenario::LoadedScenario;
-use fray_rules::declared::{self, DeclaredData};
-use fray_rules::detailed::{self, DetailedData};
-use fray_rules::phases::{self, PhasesData};
+pub use fray_rules::LoadedRules;
 
 pub mod basic;
-
-/// A ruleset's parsed data, shared by every battle of a batch.
-#[derive(Clone)]
-pub enum RulesetData {
-    Declared(Arc<DeclaredData>),
-    Phases(Arc<PhasesData>),
-    Detailed(Arc<DetailedData>),
-}
-
-impl RulesetData {
-    /// Load the data of `ruleset`: from `source` when given, else the built-in file.
-    pub fn load(ruleset: &str, source: Option<Source>) -> Result<Self, String> {
-        let info = fray_rules::ruleset(ruleset).ok_or_else(|| {
-            format!(
-                "unknown ruleset {ruleset:?} (rulesets: {})",
-                fray_rules::ruleset_ids()
-            )
-        })?;
-        let source = source.unwrap_or_else(|| {
-            Source::inline(&format!("assets/rulesets/{}", info.data_file), info.data)
-        });
-        match info.id {
-            "declared" => Ok(Self::Declared(Arc::new(
-                declared::load_data(&source).map_err(|e| e.to_string())?,
-            ))),
-            "phases" => Ok(Self::Phases(Arc::new(
-                phases::load_data(&source).map_err(|e| e.to_string())?,
-            ))),
-            "detailed_sequence" => Ok(Self::Detailed(Arc::new(
-                detailed::load_data(&source).map_err(|e| e.to_string())?,
-            ))),
-            other => Err(format!("ruleset {other:?} is not playable yet")),
-        }
-    }
-}
 
 /// Load a scenario and its ruleset's data: `../rulesets/ID.ron` beside the
 /// scenario's folder when that file exists (so an edited copy is used), else
 /// the built-in file. Errors are `file:line:col: what is wrong`.
-pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, RulesetData), String> {
+pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, LoadedRules), String> {
     let scenario = LoadedScenario::load(path).map_err(|e| e.to_string())?;
     let id = scenario.scenario.ruleset.clone();
     let info = fray_rules::ruleset(&id).ok_or_else(|| {
@@ -80,7 +41,7 @@ pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, RulesetD
         Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| e.to_string())?),
         _ => None,
     };
-    let data = RulesetData::load(&id, source)?;
+    let data = info.load(source).map_err(|e| e.to_string())?;
     Ok((scenario, data))
 }
 
@@ -127,7 +88,7 @@ pub fn controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn
 pub fn reset_battle(
     battle: &mut Battle,
     scenario: &LoadedScenario,
-    data: &RulesetData,
+    data: &LoadedRules,
     options: &BattleOptions,
 ) -> Result<(), LoadError> {
     let forced: Vec<u32> = options
@@ -138,12 +99,7 @@ pub fn reset_battle(
         .collect();
     let world = battle.world_mut();
     // Resources live on entities too: only the combatants go.
-    let gone = match data {
-        RulesetData::Declared(_) => declared::roster(world),
-        RulesetData::Phases(_) => phases::roster(world),
-        RulesetData::Detailed(_) => detailed::roster(world),
-    };
-    for e in gone {
+    for e in fray_core::model::combatants(world) {
         world.despawn(e);
     }
     fray_core::model::set_resource(world, Dice::seeded(options.seed).with_forced(forced));
@@ -157,11 +113,7 @@ pub fn reset_battle(
     );
     fray_core::model::set_resource(world, fray_core::decision::Decisions::default());
     fray_core::model::set_resource(world, fray_core::model::Outcome::default());
-    match data {
-        RulesetData::Declared(d) => declared::populate(world, d.clone(), scenario)?,
-        RulesetData::Phases(d) => phases::populate(world, d.clone(), scenario)?,
-        RulesetData::Detailed(d) => detailed::populate(world, d.clone(), scenario)?,
-    }
+    data.clone().populate(world, scenario)?;
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
         battle.set_controller(i, controller(seat, scenario, i));
@@ -169,10 +121,25 @@ pub fn reset_battle(
     Ok(())
 }
 
+/// A battle from scenario text (a test's, a pasted scenario), under the
+/// ruleset it names and seated as it says, keeping its log.
+pub fn battle_from_text(text: &str, seed: u64) -> Result<Battle, String> {
+    let scenario = LoadedScenario::from_source(Source::inline("scenario.ron", text))
+        .map_err(|e| e.to_string())?;
+    let data = fray_rules::load(&scenario.scenario.ruleset, None)?;
+    let options = BattleOptions {
+        seed,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: false,
+    };
+    build_battle(&scenario, &data, &options).map_err(|e| e.to_string())
+}
+
 /// Build a battle of `scenario` under its ruleset, seated as it says.
 pub fn build_battle(
     scenario: &LoadedScenario,
-    data: &RulesetData,
+    data: &LoadedRules,
     options: &BattleOptions,
 ) -> Result<Battle, LoadError> {
     let forced = options.dice.iter().chain(&scenario.scenario.dice).copied();
@@ -180,11 +147,7 @@ pub fn build_battle(
     if !options.keep_log {
         app.insert_resource(BattleLog::counting_only());
     }
-    match data {
-        RulesetData::Declared(d) => declared::setup(&mut app, d.clone(), scenario)?,
-        RulesetData::Phases(d) => phases::setup(&mut app, d.clone(), scenario)?,
-        RulesetData::Detailed(d) => detailed::setup(&mut app, d.clone(), scenario)?,
-    }
+    fray_rules::setup(&mut app, data.clone(), scenario)?;
     let controllers = scenario
         .scenario
         .sides

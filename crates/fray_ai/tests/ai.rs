@@ -3,11 +3,9 @@
 //! the target it can finish.
 
 use fray_ai::basic::BasicAi;
-use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_ai::battle_from_text;
 use fray_core::battle::Progress;
-use fray_core::data::Source;
 use fray_core::decision::{Controller, Decisions, Order};
-use fray_core::scenario::LoadedScenario;
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
@@ -21,15 +19,7 @@ fn first_order(combatants: &str, who: &str) -> Order {
     dice: [5, 9, 9, 9],
 )"#
     );
-    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
-    let data = RulesetData::load("declared", None).unwrap();
-    let options = BattleOptions {
-        seed: 1,
-        dice: Vec::new(),
-        keep_log: true,
-        all_ai: false,
-    };
-    let mut battle = build_battle(&scenario, &data, &options).unwrap();
+    let mut battle = battle_from_text(&text, 1).unwrap();
     loop {
         let Progress::AwaitingHuman(ids) = battle.run() else {
             panic!("the battle ended before {who} decided")

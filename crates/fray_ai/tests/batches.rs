@@ -1,7 +1,7 @@
 //! A batch reuses one app: each of its battles must be the battle a fresh
 //! app would play, log for log.
 
-use fray_ai::{BattleOptions, RulesetData, build_battle, reset_battle};
+use fray_ai::{BattleOptions, build_battle, reset_battle};
 use fray_core::battle::Progress;
 use fray_core::log::BattleLog;
 use fray_core::scenario::LoadedScenario;
@@ -27,7 +27,7 @@ fn same_battles(file: &str, ruleset: &str) {
         env!("CARGO_MANIFEST_DIR")
     );
     let scenario = LoadedScenario::load(std::path::Path::new(&path)).unwrap();
-    let data = RulesetData::load(ruleset, None).unwrap();
+    let data = fray_rules::load(ruleset, None).unwrap();
     let options = |seed| BattleOptions {
         seed,
         dice: Vec::new(),

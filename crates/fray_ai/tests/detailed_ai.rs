@@ -3,11 +3,9 @@
 //! and parries for a friend.
 
 use fray_ai::basic::BasicAi;
-use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_ai::battle_from_text;
 use fray_core::battle::{Battle, Progress};
-use fray_core::data::Source;
 use fray_core::decision::{Controller, Decisions, Order};
-use fray_core::scenario::LoadedScenario;
 
 fn battle(combatants: &str) -> Battle {
     let text = format!(
@@ -18,15 +16,7 @@ fn battle(combatants: &str) -> Battle {
     combatants: [{combatants}],
 )"#
     );
-    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
-    let data = RulesetData::load("detailed_sequence", None).unwrap();
-    let options = BattleOptions {
-        seed: 1,
-        dice: Vec::new(),
-        keep_log: true,
-        all_ai: false,
-    };
-    build_battle(&scenario, &data, &options).unwrap()
+    battle_from_text(&text, 1).unwrap()
 }
 
 /// The AI's answer to the first decision `who` faces; others pass.

@@ -2,13 +2,11 @@
 //! 1-hex step rather than provoke, attacks whoever provokes it, and a
 //! long-reach fighter readies for whoever comes within reach.
 
-use fray_ai::{BattleOptions, RulesetData, build_battle};
+use fray_ai::battle_from_text;
 use fray_core::battle::{Battle, Progress};
-use fray_core::data::Source;
 use fray_core::decision::{Decisions, Order};
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
-use fray_core::scenario::LoadedScenario;
 
 fn battle(combatants: &str, seats: (&str, &str)) -> Battle {
     let text = format!(
@@ -20,24 +18,11 @@ fn battle(combatants: &str, seats: (&str, &str)) -> Battle {
 )"#,
         seats.0, seats.1
     );
-    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
-    let data = RulesetData::load("phases", None).unwrap();
-    let options = BattleOptions {
-        seed: 1,
-        dice: Vec::new(),
-        keep_log: true,
-        all_ai: false,
-    };
-    build_battle(&scenario, &data, &options).unwrap()
+    battle_from_text(&text, 1).unwrap()
 }
 
 fn texts(b: &Battle) -> Vec<String> {
-    b.world()
-        .resource::<BattleLog>()
-        .entries()
-        .iter()
-        .map(|e| e.text.clone())
-        .collect()
+    b.world().resource::<BattleLog>().texts()
 }
 
 #[test]

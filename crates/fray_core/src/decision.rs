@@ -208,6 +208,91 @@ impl Decisions {
     }
 }
 
+/// What a ruleset asks of a combatant's side, to be published as a [`Decision`].
+pub struct Ask {
+    pub actor: Entity,
+    /// What is asked, in words ("Brienne: declare an action for round 3").
+    pub prompt: String,
+    /// The paragraph that asks for it.
+    pub rule: String,
+    /// Whether the answer stays hidden from other sides until revealed.
+    pub secret: bool,
+    /// The order that moves toward a clicked cell, with `cell` left to fill in.
+    pub move_order: Option<Order>,
+    /// The choices the rules would take, listed for a person only: the
+    /// computer asks the ruleset's appraisal, and every order is checked
+    /// when it is taken whoever gives it.
+    pub choices: fn(&World, Entity) -> Vec<Choice>,
+}
+
+/// Publish `ask` for the controller of the actor's side; returns the
+/// decision's id.
+pub fn ask(world: &mut World, ask: Ask) -> u64 {
+    let side = world
+        .get::<crate::model::Side>(ask.actor)
+        .map_or(0, |s| s.0);
+    let human = world
+        .resource::<crate::model::Sides>()
+        .0
+        .get(side)
+        .is_some_and(|s| s.seat == crate::model::Seat::Human);
+    let choices = if human {
+        (ask.choices)(world, ask.actor)
+    } else {
+        Vec::new()
+    };
+    let actor_name = crate::model::name(world, ask.actor);
+    world.resource_mut::<Decisions>().publish(Decision {
+        id: 0,
+        side,
+        actor: ask.actor,
+        actor_name,
+        prompt: ask.prompt,
+        rule: ask.rule,
+        choices,
+        secret: ask.secret,
+        any_cell: ask.move_order.is_some(),
+        move_order: ask.move_order,
+    })
+}
+
+/// Take the orders given since the last step, each checked by `validate`
+/// against the decision it answers. A refused order is logged under `rule`
+/// with its reason, changes nothing, and its decision stays open; a taken
+/// one closes its decision and comes back with what `validate` made of it.
+pub fn take_answers<P>(
+    world: &mut World,
+    rule: &str,
+    mut validate: impl FnMut(&World, &Decision, &Order) -> Result<P, String>,
+) -> Vec<(Decision, P)> {
+    let answers = world.resource_mut::<Decisions>().take_answers();
+    let mut taken = Vec::new();
+    for (id, order) in answers {
+        let Some(decision) = world.resource::<Decisions>().get(id).cloned() else {
+            continue;
+        };
+        match validate(world, &decision, &order) {
+            Ok(plan) => {
+                world.resource_mut::<Decisions>().close(id);
+                taken.push((decision, plan));
+            }
+            Err(why) => {
+                let (who, what) = (order.actor.clone(), order.action.clone());
+                crate::log::record(world, || {
+                    crate::log::Event::new(
+                        crate::log::EventKind::Refused,
+                        rule,
+                        format!("{who}'s order {what:?} is refused: {why}."),
+                    )
+                    .actor(&who)
+                });
+                world.resource_mut::<Decisions>().refuse(id, order, why);
+            }
+        }
+    }
+    taken
+}
+
 /// Answers decisions for a side: the AI, a script, a replay, the window.
 ///
 /// A controller reads the world (it must not change rules state: every change

@@ -13,6 +13,348 @@ use serde::{Deserialize, Serialize};
 
 use crate::dice::Roll;
 
+/// The kind of an event. Written in the log's JSON as its snake-case name
+/// (`"late_action"`); the timeline marks some kinds ([`EventKind::label`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    AbilityDamage,
+    Abort,
+    Alert,
+    Armour,
+    Arrive,
+    Attack,
+    Bleed,
+    Block,
+    Blocked,
+    Breakage,
+    Cast,
+    Check,
+    Combat,
+    Critical,
+    Damage,
+    DamageRoll,
+    Declare,
+    Defend,
+    Delay,
+    Dodge,
+    Draw,
+    End,
+    EndTurn,
+    Fall,
+    Fled,
+    Grab,
+    Heal,
+    Health,
+    Hit,
+    Hold,
+    Initiative,
+    Injury,
+    InjuryCheck,
+    InjuryEffect,
+    Intimidate,
+    Join,
+    Lapse,
+    Late,
+    LateAction,
+    Lost,
+    Manoeuvre,
+    Miss,
+    Morale,
+    Move,
+    NoAction,
+    NoTarget,
+    #[default]
+    Note,
+    Opportunity,
+    Order,
+    OutOfReach,
+    Parry,
+    Pass,
+    Phase,
+    Preparation,
+    Prepare,
+    Provoke,
+    Readied,
+    ReadiedAttack,
+    Ready,
+    RecoverFromStun,
+    Recover,
+    Recovery,
+    Refused,
+    Reload,
+    Rest,
+    Retarget,
+    Reveal,
+    Rise,
+    Riposte,
+    Round,
+    RoundEnd,
+    Rout,
+    Simultaneous,
+    Skill,
+    Stabilise,
+    Stop,
+    Stopped,
+    Strain,
+    Stunned,
+    Surprise,
+    Surprised,
+    Trace,
+    Traces,
+    Wait,
+}
+
+impl EventKind {
+    /// Every kind, in alphabetical order of their names.
+    pub const ALL: &'static [EventKind] = &[
+        Self::AbilityDamage,
+        Self::Abort,
+        Self::Alert,
+        Self::Armour,
+        Self::Arrive,
+        Self::Attack,
+        Self::Bleed,
+        Self::Block,
+        Self::Blocked,
+        Self::Breakage,
+        Self::Cast,
+        Self::Check,
+        Self::Combat,
+        Self::Critical,
+        Self::Damage,
+        Self::DamageRoll,
+        Self::Declare,
+        Self::Defend,
+        Self::Delay,
+        Self::Dodge,
+        Self::Draw,
+        Self::End,
+        Self::EndTurn,
+        Self::Fall,
+        Self::Fled,
+        Self::Grab,
+        Self::Heal,
+        Self::Health,
+        Self::Hit,
+        Self::Hold,
+        Self::Initiative,
+        Self::Injury,
+        Self::InjuryCheck,
+        Self::InjuryEffect,
+        Self::Intimidate,
+        Self::Join,
+        Self::Lapse,
+        Self::Late,
+        Self::LateAction,
+        Self::Lost,
+        Self::Manoeuvre,
+        Self::Miss,
+        Self::Morale,
+        Self::Move,
+        Self::NoAction,
+        Self::NoTarget,
+        Self::Note,
+        Self::Opportunity,
+        Self::Order,
+        Self::OutOfReach,
+        Self::Parry,
+        Self::Pass,
+        Self::Phase,
+        Self::Preparation,
+        Self::Prepare,
+        Self::Provoke,
+        Self::Readied,
+        Self::ReadiedAttack,
+        Self::Ready,
+        Self::RecoverFromStun,
+        Self::Recover,
+        Self::Recovery,
+        Self::Refused,
+        Self::Reload,
+        Self::Rest,
+        Self::Retarget,
+        Self::Reveal,
+        Self::Rise,
+        Self::Riposte,
+        Self::Round,
+        Self::RoundEnd,
+        Self::Rout,
+        Self::Simultaneous,
+        Self::Skill,
+        Self::Stabilise,
+        Self::Stop,
+        Self::Stopped,
+        Self::Strain,
+        Self::Stunned,
+        Self::Surprise,
+        Self::Surprised,
+        Self::Trace,
+        Self::Traces,
+        Self::Wait,
+    ];
+
+    /// The name the log's JSON uses (`"late_action"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::AbilityDamage => "ability_damage",
+            Self::Abort => "abort",
+            Self::Alert => "alert",
+            Self::Armour => "armour",
+            Self::Arrive => "arrive",
+            Self::Attack => "attack",
+            Self::Bleed => "bleed",
+            Self::Block => "block",
+            Self::Blocked => "blocked",
+            Self::Breakage => "breakage",
+            Self::Cast => "cast",
+            Self::Check => "check",
+            Self::Combat => "combat",
+            Self::Critical => "critical",
+            Self::Damage => "damage",
+            Self::DamageRoll => "damage_roll",
+            Self::Declare => "declare",
+            Self::Defend => "defend",
+            Self::Delay => "delay",
+            Self::Dodge => "dodge",
+            Self::Draw => "draw",
+            Self::End => "end",
+            Self::EndTurn => "end_turn",
+            Self::Fall => "fall",
+            Self::Fled => "fled",
+            Self::Grab => "grab",
+            Self::Heal => "heal",
+            Self::Health => "health",
+            Self::Hit => "hit",
+            Self::Hold => "hold",
+            Self::Initiative => "initiative",
+            Self::Injury => "injury",
+            Self::InjuryCheck => "injury_check",
+            Self::InjuryEffect => "injury_effect",
+            Self::Intimidate => "intimidate",
+            Self::Join => "join",
+            Self::Lapse => "lapse",
+            Self::Late => "late",
+            Self::LateAction => "late_action",
+            Self::Lost => "lost",
+            Self::Manoeuvre => "manoeuvre",
+            Self::Miss => "miss",
+            Self::Morale => "morale",
+            Self::Move => "move",
+            Self::NoAction => "no_action",
+            Self::NoTarget => "no_target",
+            Self::Note => "note",
+            Self::Opportunity => "opportunity",
+            Self::Order => "order",
+            Self::OutOfReach => "out_of_reach",
+            Self::Parry => "parry",
+            Self::Pass => "pass",
+            Self::Phase => "phase",
+            Self::Preparation => "preparation",
+            Self::Prepare => "prepare",
+            Self::Provoke => "provoke",
+            Self::Readied => "readied",
+            Self::ReadiedAttack => "readied_attack",
+            Self::Ready => "ready",
+            Self::RecoverFromStun => "recover_from_stun",
+            Self::Recover => "recover",
+            Self::Recovery => "recovery",
+            Self::Refused => "refused",
+            Self::Reload => "reload",
+            Self::Rest => "rest",
+            Self::Retarget => "retarget",
+            Self::Reveal => "reveal",
+            Self::Rise => "rise",
+            Self::Riposte => "riposte",
+            Self::Round => "round",
+            Self::RoundEnd => "round_end",
+            Self::Rout => "rout",
+            Self::Simultaneous => "simultaneous",
+            Self::Skill => "skill",
+            Self::Stabilise => "stabilise",
+            Self::Stop => "stop",
+            Self::Stopped => "stopped",
+            Self::Strain => "strain",
+            Self::Stunned => "stunned",
+            Self::Surprise => "surprise",
+            Self::Surprised => "surprised",
+            Self::Trace => "trace",
+            Self::Traces => "traces",
+            Self::Wait => "wait",
+        }
+    }
+
+    /// How the timeline marks the kind (`None`: not marked).
+    pub fn label(self) -> Option<&'static str> {
+        Some(match self {
+            Self::Riposte => "RIPOSTE",
+            Self::Opportunity => "AoO",
+            Self::Parry => "PARRY",
+            Self::Reveal => "revealed",
+            Self::Traces => "traces",
+            Self::Trace => "trace",
+            Self::Breakage => "breakage",
+            Self::Prepare => "great blow",
+            Self::Manoeuvre => "manoeuvre",
+            Self::Pass => "pass",
+            Self::Readied | Self::ReadiedAttack => "READIED",
+            Self::Abort => "ABORT",
+            Self::Delay => "delay",
+            Self::Ready => "ready",
+            Self::Lapse => "lapse",
+            Self::Provoke => "provokes",
+            Self::Stunned => "stunned",
+            Self::Block => "block",
+            Self::Dodge => "dodge",
+            Self::Attack => "attack",
+            Self::Cast => "spell",
+            Self::Move => "move",
+            Self::Declare => "declared",
+            Self::Arrive => "ARRIVES",
+            Self::LateAction => "late -12",
+            Self::Simultaneous => "tie",
+            Self::Morale => "morale",
+            Self::Stabilise => "stabilise",
+            Self::Health => "down",
+            _ => return None,
+        })
+    }
+
+    /// How the log panel tints an entry of this kind.
+    pub fn tone(self) -> Tone {
+        match self {
+            Self::Damage | Self::Health | Self::Injury => Tone::Harm,
+            Self::Attack | Self::Riposte | Self::Cast => Tone::Blow,
+            Self::Round | Self::RoundEnd | Self::Order => Tone::Time,
+            Self::Refused => Tone::Refused,
+            Self::End => Tone::End,
+            _ => Tone::Plain,
+        }
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How an event reads in the log panel: what it does to the battle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tone {
+    /// Harm done, a fall.
+    Harm,
+    /// An attack, a riposte, a spell.
+    Blow,
+    /// A round begins or ends, an order of play.
+    Time,
+    /// An order the rules refused.
+    Refused,
+    /// The battle ends.
+    End,
+    Plain,
+}
+
 /// A named number added to a roll ("Agility +2", "Full defense +4").
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Modifier {
@@ -55,7 +397,7 @@ pub struct LogEntry {
     /// Who did it, if anyone.
     pub actor: Option<String>,
     /// The kind of event (`attack`, `damage`, `declare`, `morale` …).
-    pub event: String,
+    pub event: EventKind,
     /// Where the text says so (`004 §Step 2`), or the ruling applied.
     pub rule: String,
     /// Every die rolled for it.
@@ -99,7 +441,7 @@ impl LogEntry {
 #[derive(Clone, Debug, Default)]
 pub struct Event {
     pub actor: Option<String>,
-    pub event: &'static str,
+    pub event: EventKind,
     pub rule: String,
     pub rolls: Vec<Roll>,
     pub check: Option<Check>,
@@ -110,7 +452,7 @@ pub struct Event {
 
 impl Event {
     /// An event of `kind` under `rule`, saying `text`.
-    pub fn new(kind: &'static str, rule: impl Into<String>, text: impl Into<String>) -> Self {
+    pub fn new(kind: EventKind, rule: impl Into<String>, text: impl Into<String>) -> Self {
         Self {
             event: kind,
             rule: rule.into(),
@@ -211,7 +553,7 @@ impl BattleLog {
             round: self.round,
             time: self.time.clone(),
             actor: event.actor,
-            event: event.event.to_string(),
+            event: event.event,
             rule: event.rule,
             rolls: event.rolls,
             check: event.check,
@@ -228,6 +570,11 @@ impl BattleLog {
 
     pub fn entries(&self) -> &[LogEntry] {
         &self.entries
+    }
+
+    /// The sentences of the entries kept, in order.
+    pub fn texts(&self) -> Vec<String> {
+        self.entries.iter().map(|e| e.text.clone()).collect()
     }
 
     /// Number of entries made so far, kept or not.
@@ -259,11 +606,11 @@ mod tests {
         };
         let roll = Dice::seeded(1).with_forced([17]).die(20, "attack");
         log.push(
-            Event::new("attack", "004 §Defense", "Brienne hits the ghoul.")
+            Event::new(EventKind::Attack, "004 §Defense", "Brienne hits the ghoul.")
                 .actor("Brienne")
                 .roll(roll),
         );
-        log.push(Event::new("note", "004 §Step 5", "Combat ends."));
+        log.push(Event::new(EventKind::Note, "004 §Step 5", "Combat ends."));
         let e = &log.entries()[0];
         assert_eq!((e.seq, e.round, e.time.as_str()), (1, 2, "initiative 8"));
         assert_eq!(
@@ -286,7 +633,7 @@ mod tests {
     #[test]
     fn counting_only_keeps_nothing() {
         let mut log = BattleLog::counting_only();
-        log.push(Event::new("note", "x", "y"));
+        log.push(Event::new(EventKind::Note, "x", "y"));
         assert_eq!((log.count(), log.entries().len()), (1, 0));
     }
 }

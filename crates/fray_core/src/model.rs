@@ -156,6 +156,37 @@ pub fn install_battlefield(world: &mut World, scenario: &crate::scenario::Loaded
     set_resource(world, RoundCap(s.round_cap));
 }
 
+/// What every ruleset's combatant is: its name and place in the listing,
+/// its side, its cell, and that it fights. A ruleset spawns this with its
+/// own components.
+pub fn combatant(
+    scenario: &crate::scenario::LoadedScenario,
+    spec: &crate::scenario::CombatantSpec,
+    listing: u32,
+) -> impl Bundle {
+    (
+        Combatant {
+            name: spec.name.clone(),
+            listing,
+        },
+        Side(scenario.side_index(&spec.side).unwrap_or(0)),
+        spec.at,
+        Fighting,
+    )
+}
+
+/// Every combatant in the world, in listing order (a batch clears these
+/// between battles).
+pub fn combatants(world: &mut World) -> Vec<Entity> {
+    let mut all: Vec<(u32, Entity)> = world
+        .query::<(Entity, &Combatant)>()
+        .iter(world)
+        .map(|(e, c)| (c.listing, e))
+        .collect();
+    all.sort_unstable();
+    all.into_iter().map(|(_, e)| e).collect()
+}
+
 /// The sides that still have someone `Fighting` among `roster`, in order.
 pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -> Vec<usize> {
     let mut sides: Vec<usize> = roster

@@ -9,6 +9,7 @@
 use bevy_ecs::prelude::*;
 
 use crate::grid::Cell;
+use crate::model::{Combatant, Side};
 
 /// A bar under a token: Stress, Wound Points, EN, BD, Body …
 #[derive(Clone, Debug, PartialEq)]
@@ -16,6 +17,16 @@ pub struct Bar {
     pub label: &'static str,
     pub current: i32,
     pub max: i32,
+}
+
+impl Bar {
+    pub fn new(label: &'static str, current: i32, max: i32) -> Self {
+        Self {
+            label,
+            current,
+            max,
+        }
+    }
 }
 
 /// One combatant as the board draws it.
@@ -38,6 +49,26 @@ pub struct TokenView {
     pub speed: u32,
     /// A path to draw from its cell: a revealed movement trace, say.
     pub trace: Vec<Cell>,
+}
+
+impl TokenView {
+    /// Combatant `e` where it stands, with `bars`: standing, nothing
+    /// threatened, no states; a ruleset fills in the rest.
+    pub fn of(world: &World, e: Entity, bars: Vec<Bar>) -> Option<Self> {
+        Some(Self {
+            entity: e,
+            name: world.get::<Combatant>(e)?.name.clone(),
+            side: world.get::<Side>(e)?.0,
+            cell: *world.get::<Cell>(e)?,
+            bars,
+            states: Vec::new(),
+            out: false,
+            gone: false,
+            threat_reach: 0,
+            speed: 0,
+            trace: Vec::new(),
+        })
+    }
 }
 
 /// One row of the initiative tracker.

@@ -1,17 +1,18 @@
 //! The `declared` ruleset (rules/004) with forced dice: each test pins the
 //! exact outcome the text describes.
 
-use std::sync::Arc;
+mod common;
 
 use bevy_ecs::prelude::*;
-use fray_core::battle::{Battle, Progress, rules_app};
+use common::{run, texts};
+use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted};
-use fray_core::dice::Dice;
-use fray_core::log::BattleLog;
+use fray_core::log::{BattleLog, EventKind};
 use fray_core::model::BattleResult;
 use fray_core::scenario::LoadedScenario;
 use fray_rules::declared::{self, DeclaredData, Health, Stress, WoundPoints};
+use fray_rules::ruleset::DataFile;
 
 /// Declares "wait" for everyone the script does not cover.
 struct Waits;
@@ -22,41 +23,20 @@ impl Controller for Waits {
     }
 }
 
-fn data() -> Arc<DeclaredData> {
-    let info = fray_rules::ruleset("declared").unwrap();
-    Arc::new(declared::load_data(&Source::inline("declared.ron", info.data)).unwrap())
+/// The ruleset's built-in data.
+fn data() -> DeclaredData {
+    DeclaredData::load(&Source::inline("declared.ron", declared::RULESET.data)).unwrap()
 }
 
 /// A battle from scenario text, every side scripted with `Waits` behind it.
 fn battle(text: &str) -> Battle {
-    let scenario = LoadedScenario::from_source(Source::inline("test.ron", text)).unwrap();
-    let mut app = rules_app(Dice::seeded(0).with_forced(scenario.scenario.dice.clone()));
-    declared::setup(&mut app, data(), &scenario).unwrap();
-    let controllers: Vec<Box<dyn Controller>> = (0..scenario.scenario.sides.len())
-        .map(|_| {
-            Box::new(Scripted::new(
-                scenario.scenario.orders.clone(),
-                Box::new(Waits),
-            )) as Box<dyn Controller>
-        })
-        .collect();
-    Battle::new(app, controllers)
-}
-
-fn run(b: &mut Battle) -> BattleResult {
-    match b.run() {
-        Progress::Over(r) => r,
-        other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
-    }
-}
-
-fn texts(b: &Battle) -> Vec<String> {
-    b.world()
-        .resource::<BattleLog>()
-        .entries()
-        .iter()
-        .map(|e| e.text.clone())
-        .collect()
+    let orders = LoadedScenario::from_source(Source::inline("test.ron", text))
+        .unwrap()
+        .scenario
+        .orders;
+    common::battle(text, &[], |_| {
+        Box::new(Scripted::new(orders.clone(), Box::new(Waits)))
+    })
 }
 
 fn has(b: &Battle, needle: &str) -> bool {
@@ -470,9 +450,9 @@ fn surprised_creatures_roll_initiative_but_do_not_act_in_the_first_round() {
         .entries()
         .iter()
         .filter(|e| e.round == 1 && e.actor.as_deref() == Some("Anna"))
-        .map(|e| e.event.clone())
+        .map(|e| e.event)
         .collect();
-    assert!(!round1.contains(&"declare".to_string()), "{round1:?}");
+    assert!(!round1.contains(&EventKind::Declare), "{round1:?}");
     assert_has(&b, "Anna declares: wait. Round initiative 5 + 0 = 5.");
 }
 

@@ -3,18 +3,15 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use bevy_ecs::prelude::*;
-use common::{count, line, run, texts};
-use fray_core::battle::{Battle, rules_app};
+use common::{Script, count, line, run, texts};
+use fray_core::battle::Battle;
 use fray_core::data::Source;
-use fray_core::decision::{Controller, Decision, Order};
-use fray_core::dice::Dice;
+use fray_core::decision::{Decision, Order};
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
-use fray_core::scenario::LoadedScenario;
 use fray_rules::detailed::{self, Ask, Blows, Condition, DetailedData, En, Flow, Hands};
+use fray_rules::ruleset::DataFile;
 
 /// Which question an order answers.
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -26,56 +23,41 @@ enum Q {
     Stopped,
 }
 
-/// Plays each order once, at the first question of its kind for its actor;
-/// otherwise passes, stays, and lets attacks come unparried.
-struct Script(Vec<(Q, Order, bool)>);
-
-impl Controller for Script {
-    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
-        let q = match world.resource::<Flow>().asked(d.actor).map(|a| a.1) {
-            Some(Ask::Parry { .. }) => Q::Parry,
-            Some(Ask::Noncombat) => Q::Noncombat,
-            Some(Ask::Trace) => Q::Trace,
-            Some(Ask::Stopped) => Q::Stopped,
-            _ => Q::Option,
-        };
-        if let Some((_, o, used)) = self
-            .0
-            .iter_mut()
-            .find(|(k, o, used)| !used && *k == q && o.actor == d.actor_name)
-        {
-            *used = true;
-            return Some(o.clone());
-        }
-        Some(Order::new(
-            &d.actor_name,
-            if q == Q::Trace { "stay" } else { "pass" },
-        ))
+/// Which question a decision asks.
+fn asked(world: &World, d: &Decision) -> Q {
+    match world.resource::<Flow>().asked(d.actor).map(|a| a.1) {
+        Some(Ask::Parry { .. }) => Q::Parry,
+        Some(Ask::Noncombat) => Q::Noncombat,
+        Some(Ask::Trace) => Q::Trace,
+        Some(Ask::Stopped) => Q::Stopped,
+        _ => Q::Option,
     }
 }
 
-fn data() -> Arc<DetailedData> {
-    let info = fray_rules::ruleset("detailed_sequence").unwrap();
-    Arc::new(detailed::load_data(&Source::inline("detailed_sequence.ron", info.data)).unwrap())
+/// A battle on a square field, `rounds` long: each order played once, at
+/// the first question of its kind for its actor; otherwise everyone passes,
+/// stays, and lets attacks come unparried.
+fn battle(characters: &str, dice: &[u32], orders: Vec<(Q, Order)>, rounds: u32) -> Battle {
+    let text = common::field("detailed_sequence", (24, 12), rounds, "", characters);
+    common::battle(&text, dice, |_| {
+        Box::new(Script {
+            orders: orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
+            asked,
+            fits: |a, b| a == b,
+            otherwise: |q, d| {
+                Order::new(&d.actor_name, if q == Q::Trace { "stay" } else { "pass" })
+            },
+        })
+    })
 }
 
-/// A battle on a square field, `rounds` long.
-fn battle(characters: &str, dice: &[u32], orders: Vec<(Q, Order)>, rounds: u32) -> Battle {
-    let text = format!(
-        "(name: \"t\", ruleset: \"detailed_sequence\", round_cap: {rounds},
-          grid: (kind: Square, width: 24, height: 12),
-          sides: [(name: \"A\"), (name: \"B\")],
-          combatants: [{characters}])"
-    );
-    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
-    let mut app = rules_app(Dice::seeded(0).with_forced(dice.iter().copied()));
-    detailed::setup(&mut app, data(), &scenario).unwrap();
-    let script = || -> Box<dyn Controller> {
-        Box::new(Script(
-            orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
-        ))
-    };
-    Battle::new(app, vec![script(), script()])
+/// The ruleset's built-in data.
+fn data() -> DetailedData {
+    DetailedData::load(&Source::inline(
+        "detailed_sequence.ron",
+        detailed::RULESET.data,
+    ))
+    .unwrap()
 }
 
 fn entity(b: &Battle, name: &str) -> Entity {

@@ -3,18 +3,15 @@
 
 mod common;
 
-use std::sync::Arc;
-
 use bevy_ecs::prelude::*;
-use common::{count, line, run, texts};
-use fray_core::battle::{Battle, rules_app};
+use common::{Script, count, line, run, texts};
+use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
-use fray_core::dice::Dice;
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
-use fray_core::scenario::LoadedScenario;
 use fray_rules::phases::{self, Asking, Flow, Guard, Initiative, PhasesData, Stun};
+use fray_rules::ruleset::DataFile;
 
 /// Which question an order answers.
 #[derive(Clone, Copy, PartialEq)]
@@ -25,41 +22,31 @@ enum Q {
     Abort,
 }
 
-/// Plays the orders given, each once, to the first question of its kind for
-/// its actor; otherwise ends turns and lets opportunities and aborts pass.
-struct Script(Vec<(Q, Order, bool)>);
-
-impl Controller for Script {
-    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
-        let flow = world.resource::<Flow>();
-        let phase = flow.phase;
-        let asking = match flow.asking.map(|a| a.2) {
-            Some(Asking::Opportunity { .. }) => Q::Opportunity,
-            Some(Asking::Abort { .. }) => Q::Abort,
-            _ => Q::Turn(None),
-        };
-        let fits = |q: Q| match (q, asking) {
-            (Q::Turn(p), Q::Turn(_)) => p.is_none_or(|p| p == phase),
-            (a, b) => a == b,
-        };
-        if let Some((_, o, used)) = self
-            .0
-            .iter_mut()
-            .find(|(q, o, used)| !used && o.actor == d.actor_name && fits(*q))
-        {
-            *used = true;
-            return Some(o.clone());
-        }
-        Some(match asking {
-            Q::Turn(_) => Order::new(&d.actor_name, "end"),
-            _ => Order::new(&d.actor_name, "pass"),
-        })
+/// Which question a decision asks.
+fn asked(world: &World, _: &Decision) -> Q {
+    let flow = world.resource::<Flow>();
+    match flow.asking.map(|a| a.2) {
+        Some(Asking::Opportunity { .. }) => Q::Opportunity,
+        Some(Asking::Abort { .. }) => Q::Abort,
+        _ => Q::Turn(Some(flow.phase)),
     }
 }
 
-fn data() -> Arc<PhasesData> {
-    let info = fray_rules::ruleset("phases").unwrap();
-    Arc::new(phases::load_data(&Source::inline("phases.ron", info.data)).unwrap())
+/// Plays the orders given, each once, to the first question of its kind for
+/// its actor; otherwise ends turns and lets opportunities and aborts pass.
+fn script(orders: Vec<(Q, Order, bool)>) -> Box<dyn Controller> {
+    Box::new(Script {
+        orders,
+        asked,
+        fits: |order, asked| match (order, asked) {
+            (Q::Turn(p), Q::Turn(now)) => p.is_none() || p == now,
+            (a, b) => a == b,
+        },
+        otherwise: |q, d| match q {
+            Q::Turn(_) => Order::new(&d.actor_name, "end"),
+            _ => Order::new(&d.actor_name, "pass"),
+        },
+    })
 }
 
 /// A battle on a square field, one turn long, from a list of characters
@@ -81,15 +68,14 @@ fn battle_with(
           sides: [(name: \"A\"), (name: \"B\")],
           combatants: [{characters}])"
     );
-    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
-    let mut app = rules_app(Dice::seeded(0).with_forced(dice.iter().copied()));
-    phases::setup(&mut app, data(), &scenario).unwrap();
-    let script = || -> Box<dyn Controller> {
-        Box::new(Script(
-            orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
-        ))
-    };
-    Battle::new(app, vec![script(), script()])
+    common::battle(&text, dice, |_| {
+        script(orders.iter().cloned().map(|(q, o)| (q, o, false)).collect())
+    })
+}
+
+/// The ruleset's built-in data.
+fn data() -> PhasesData {
+    PhasesData::load(&Source::inline("phases.ron", phases::RULESET.data)).unwrap()
 }
 
 fn entity(b: &Battle, name: &str) -> Entity {
@@ -748,7 +734,7 @@ fn combat_levels_add_to_ocv_and_underwater_takes_two_from_dcv() {
         .resource::<BattleLog>()
         .entries()
         .iter()
-        .find(|e| e.event == "attack")
+        .find(|e| e.event == fray_core::log::EventKind::Attack)
         .unwrap()
         .clone();
     let check = e.check.unwrap();
@@ -838,19 +824,13 @@ fn no_one_hex_step_out_of_difficult_terrain_or_in_darkness() {
         ("", "(2, 2)", "no 1-hex step out of difficult terrain"),
         ("", "(3, 2)", "no 1-hex step into difficult terrain"),
     ] {
-        let scenario =
-            LoadedScenario::from_source(Source::inline("t.ron", &text(options, difficult)))
-                .unwrap();
-        let mut app = rules_app(Dice::seeded(0));
-        phases::setup(&mut app, data(), &scenario).unwrap();
-        let script = || -> Box<dyn Controller> {
-            Box::new(Script(vec![(
+        let mut b = common::battle(&text(options, difficult), &[], |_| {
+            script(vec![(
                 Q::Turn(Some(1)),
                 Order::new("Ash", "step").cell(Cell::new(3, 2)),
                 false,
-            )]))
-        };
-        let mut b = Battle::new(app, vec![script(), script()]);
+            )])
+        });
         run(&mut b);
         line(&b, &format!("Ash's order \"step\" is refused: {why}"));
     }

@@ -3,6 +3,7 @@
 use super::declare::publish_declaration;
 use super::start::{initiative_sentence, roll_base_initiative};
 use super::*;
+use fray_core::log::EventKind;
 
 /// The arrival due before `count` resolves in this round, if any.
 pub(crate) fn next_arrival(world: &World, before: Option<i32>) -> Option<usize> {
@@ -39,7 +40,7 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     world.entity_mut(e).insert(BaseInitiative(base));
     world.resource_mut::<BattleLog>().push(
         Event::new(
-            "arrive",
+            EventKind::Arrive,
             "004 §Step 2",
             format!(
                 "{} enters the combat at {} while the round is on initiative {}.",
@@ -50,7 +51,7 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     );
     world.resource_mut::<BattleLog>().push(
         Event::new(
-            "initiative",
+            EventKind::Initiative,
             "004 §Step 2",
             initiative_sentence(&spec.name, &roll, agility, base),
         )
@@ -60,7 +61,7 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     if spec.surprised {
         world.resource_mut::<BattleLog>().push(
             Event::new(
-                "surprised",
+                EventKind::Surprised,
                 "004 §Step 1",
                 format!("{} is surprised and does not declare.", spec.name),
             )
@@ -86,7 +87,7 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
         let late = declared.initiative + data.numbers.late_arrival_modifier;
         world.resource_mut::<BattleLog>().push(
             Event::new(
-                "late",
+                EventKind::Late,
                 "004 §Step 2",
                 format!(
                     "{name}'s initiative {} has already passed (the round is on {count}): it acts next round at {} − 12 = {late}, as well as at its own count.",
@@ -122,7 +123,7 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
         flow.queue.insert(at, slot);
         world.resource_mut::<BattleLog>().push(
             Event::new(
-                "join",
+                EventKind::Join,
                 "004 §Step 2",
                 format!(
                     "{name} will act this round at initiative {}.",

@@ -8,6 +8,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
+use crate::ruleset::DataFile;
 use crate::{PhaseDoc, Ruling};
 
 /// Damage types, each with its Combat Injury table (004 §Combat Injuries).
@@ -241,49 +242,15 @@ pub struct DeclaredData {
     pub templates: BTreeMap<String, Template>,
 }
 
-impl DeclaredData {
-    /// Parse and check a data file.
-    pub fn load(source: &Source) -> Result<Self, LoadError> {
-        let data: Self = source.parse()?;
-        data.check(source)?;
-        Ok(data)
-    }
-
+impl DataFile for DeclaredData {
+    /// Everything the file names exists, and its numbers make sense.
     fn check(&self, src: &Source) -> Result<(), LoadError> {
-        if self.id != "declared" {
-            return Err(src.error_at_field(
-                "id",
-                format!("this file is for ruleset {:?}, not \"declared\"", self.id),
-            ));
-        }
+        crate::ruleset::check_id(src, &self.id, "declared")?;
         for (name, t) in &self.templates {
-            for w in &t.weapons {
-                if !self.weapons.contains_key(w) {
-                    return Err(src.error_at(
-                        w,
-                        Some(name),
-                        format!("template {name:?} carries unknown weapon {w:?}"),
-                    ));
-                }
-            }
-            for s in &t.spells {
-                if !self.spells.contains_key(s) {
-                    return Err(src.error_at(
-                        s,
-                        Some(name),
-                        format!("template {name:?} knows unknown spell {s:?}"),
-                    ));
-                }
-            }
-            for i in &t.items {
-                if !self.items.contains_key(i) {
-                    return Err(src.error_at(
-                        i,
-                        Some(name),
-                        format!("template {name:?} carries unknown item {i:?}"),
-                    ));
-                }
-            }
+            let who = ("template ", name.as_str());
+            crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
+            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
+            crate::ruleset::check_known(src, who, &t.items, &self.items, "carries unknown item")?;
             if t.strength < 1 {
                 return Err(src.error_at(
                     name,
@@ -340,7 +307,9 @@ impl DeclaredData {
         crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
+}
 
+impl DeclaredData {
     /// The ruling named `id` (the data file is checked to have every ruling the code names).
     pub fn ruling(&self, id: &str) -> String {
         format!("ruling {id}")

@@ -2,6 +2,7 @@
 //! the round (004 §Step 2).
 
 use super::*;
+use fray_core::log::EventKind;
 
 /// The initiative modifier of an action (004 §Step 3, and the rulings for
 /// the actions the list leaves out).
@@ -409,7 +410,7 @@ pub fn take_declarations(world: &mut World) {
             Err(reason) => {
                 world.resource_mut::<BattleLog>().push(
                     Event::new(
-                        "refused",
+                        EventKind::Refused,
                         "004 §Step 3",
                         format!("Order refused for {}: {reason}.", decision.actor_name),
                     )
@@ -423,7 +424,7 @@ pub fn take_declarations(world: &mut World) {
                     world.resource_mut::<Flow>().hidden.push((actor, action));
                     world.resource_mut::<BattleLog>().push(
                         Event::new(
-                            "declare",
+                            EventKind::Declare,
                             "004 §Step 3",
                             format!("{} writes down an action.", decision.actor_name),
                         )
@@ -462,7 +463,7 @@ pub fn take_declarations(world: &mut World) {
         let hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
         if !hidden.is_empty() {
             world.resource_mut::<BattleLog>().push(Event::new(
-                "reveal",
+                EventKind::Reveal,
                 "004 §Step 3",
                 "All declarations are revealed together.",
             ));
@@ -512,7 +513,7 @@ fn accept_declaration(world: &mut World, actor: Entity, action: Action) {
         );
         world
             .resource_mut::<BattleLog>()
-            .push(Event::new("declare", action_rule(&action), text).actor(&name));
+            .push(Event::new(EventKind::Declare, action_rule(&action), text).actor(&name));
     } else {
         world.resource_mut::<BattleLog>().count_one();
     }
@@ -577,7 +578,7 @@ fn order_the_round(world: &mut World) {
         .collect();
     if !order.is_empty() {
         world.resource_mut::<BattleLog>().push(Event::new(
-            "order",
+            EventKind::Order,
             "004 §Step 2",
             format!("Order of the round, lowest first: {}.", order.join(", ")),
         ));

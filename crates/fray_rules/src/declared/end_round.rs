@@ -2,6 +2,7 @@
 //! (morale) and §Step 5 (ending combat).
 
 use super::*;
+use fray_core::log::EventKind;
 
 /// 004 §Wound Points: a Dying creature loses 1 Wound Point at the end of
 /// every round, unless stabilised; so does one who cannot breathe (ruling
@@ -33,7 +34,7 @@ pub fn dying_lose_wound_points(world: &mut World) {
         };
         world.resource_mut::<BattleLog>().push(
             Event::new(
-                "bleed",
+                EventKind::Bleed,
                 rule,
                 format!("{name} {why} and loses 1 Wound Point."),
             )
@@ -103,7 +104,7 @@ pub fn morale_checks(world: &mut World) {
             failed = true;
             world.resource_mut::<BattleLog>().push(
                 Event::new(
-                    "morale",
+                    EventKind::Morale,
                     "004 §Step 4 · ruling obvious_defeat",
                     format!(
                         "{name} must check morale ({}); facing {opponents} with {} on its side, the outcome is obvious and it fails.",
@@ -131,7 +132,7 @@ pub fn morale_checks(world: &mut World) {
             };
             world.resource_mut::<BattleLog>().push(
                 Event::new(
-                    "morale",
+                    EventKind::Morale,
                     "004 §Step 4",
                     format!(
                         "{name} checks morale ({}): {} + {} Insight + {} HD + {allies} allies = {total} against {tn} ({against}): {}.",
@@ -157,7 +158,7 @@ pub fn morale_checks(world: &mut World) {
             world.entity_mut(e).insert(Routed).remove::<Fighting>();
             world.resource_mut::<BattleLog>().push(
                 Event::new(
-                    "rout",
+                    EventKind::Rout,
                     "ruling morale_failure",
                     format!("{name} breaks and flees; it no longer fights."),
                 )
@@ -177,7 +178,7 @@ pub fn end_of_round(world: &mut World) {
     }
     let round = world.resource::<Flow>().round;
     world.resource_mut::<BattleLog>().push(Event::new(
-        "round_end",
+        EventKind::RoundEnd,
         "004 §Step 4",
         format!("Round {round} ends."),
     ));
@@ -187,7 +188,7 @@ pub fn end_of_round(world: &mut World) {
     let cap = world.resource::<RoundCap>().0;
     if round >= cap {
         world.resource_mut::<BattleLog>().push(Event::new(
-            "end",
+            EventKind::End,
             "004 §Step 5",
             format!("The round cap of {cap} is reached; the fighting stops with no winner."),
         ));
@@ -271,7 +272,7 @@ pub fn check_end(world: &mut World) -> bool {
     }
     world
         .resource_mut::<BattleLog>()
-        .push(Event::new("end", "004 §Step 5", text));
+        .push(Event::new(EventKind::End, "004 §Step 5", text));
     world.resource_mut::<Outcome>().0 = Some(result);
     world.resource_mut::<Flow>().stage = Stage::Over;
     world.resource_mut::<Decisions>().close_all();

@@ -16,6 +16,7 @@
 
 use std::sync::Arc;
 
+use crate::ruleset::{DataFile, Rules, RulesetInfo};
 use bevy_app::App;
 use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
@@ -32,6 +33,7 @@ mod arrivals;
 pub mod data;
 mod declare;
 mod end_round;
+mod page;
 mod resolve;
 mod start;
 pub mod view;
@@ -320,10 +322,58 @@ pub fn plugin(app: &mut App) {
     );
 }
 
-/// Load the data file's text.
-pub fn load_data(source: &Source) -> Result<DeclaredData, LoadError> {
-    DeclaredData::load(source)
+/// The ruleset in the registry.
+pub const RULESET: RulesetInfo = RulesetInfo {
+    id: "declared",
+    name: "Declared actions",
+    text: "004-declared.txt",
+    data: include_str!("../../../../assets/rulesets/declared.ron"),
+    data_file: "declared.ron",
+    load: |source| Ok(Arc::new(DeclaredData::load(source)?)),
+};
+
+impl Rules for DeclaredData {
+    fn info(&self) -> &'static RulesetInfo {
+        &RULESET
+    }
+
+    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
+        check_scenario(self, scenario)
+    }
+
+    fn populate(
+        self: Arc<Self>,
+        world: &mut World,
+        scenario: &LoadedScenario,
+    ) -> Result<(), LoadError> {
+        populate(world, self, scenario)
+    }
+
+    fn add_phases(&self, app: &mut App) {
+        app.add_plugins(plugin);
+    }
+
+    fn page(&self) -> String {
+        page::page(self)
+    }
 }
+
+/// The stats a scenario may `set`.
+pub const STATS: &[&str] = &[
+    "strength",
+    "strength_mod",
+    "agility_mod",
+    "insight_mod",
+    "hd",
+    "stress",
+    "defense_bonus",
+    "armour",
+    "speed",
+    "attack",
+    "heal",
+    "intimidation",
+    "casting",
+];
 
 /// Resolve a scenario combatant's stat block, or say where it is wrong.
 fn stat_block(
@@ -347,39 +397,22 @@ fn stat_block(
         casting: t.casting,
     };
     let mut stress = t.stress;
-    for (key, &value) in &spec.set {
-        let slot: &mut i32 = match key.as_str() {
-            "strength" => &mut stats.strength,
-            "strength_mod" => &mut stats.strength_mod,
-            "agility_mod" => &mut stats.agility_mod,
-            "insight_mod" => &mut stats.insight_mod,
-            "defense_bonus" => &mut stats.defense_bonus,
-            "armour" => &mut stats.armour,
-            "attack" => &mut stats.attack,
-            "heal" => &mut stats.heal,
-            "intimidation" => &mut stats.intimidation,
-            "casting" => &mut stats.casting,
-            "stress" => &mut stress,
-            "speed" => {
-                stats.speed = value.max(0) as u32;
-                continue;
-            }
-            "hd" => {
-                stats.hd = value.max(0) as u32;
-                continue;
-            }
-            _ => {
-                return Err(src.error_at(
-                    key,
-                    Some(&spec.name),
-                    format!(
-                        "{key:?} is not a stat of the declared ruleset (stats: strength, strength_mod, agility_mod, insight_mod, hd, stress, defense_bonus, armour, speed, attack, heal, intimidation, casting)"
-                    ),
-                ));
-            }
-        };
-        *slot = value;
-    }
+    crate::apply_set(spec, src, "declared", STATS, |key, value| match key {
+        "strength" => stats.strength = value,
+        "strength_mod" => stats.strength_mod = value,
+        "agility_mod" => stats.agility_mod = value,
+        "insight_mod" => stats.insight_mod = value,
+        "defense_bonus" => stats.defense_bonus = value,
+        "armour" => stats.armour = value,
+        "attack" => stats.attack = value,
+        "heal" => stats.heal = value,
+        "intimidation" => stats.intimidation = value,
+        "casting" => stats.casting = value,
+        "stress" => stress = value,
+        "speed" => stats.speed = value.max(0) as u32,
+        "hd" => stats.hd = value.max(0) as u32,
+        _ => {}
+    })?;
     if stats.strength < 1 {
         return Err(src.error_at(
             &spec.name,
@@ -388,15 +421,7 @@ fn stat_block(
         ));
     }
     let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
-    for w in &weapons {
-        if !data.weapons.contains_key(w) {
-            return Err(src.error_at(
-                w,
-                Some(&spec.name),
-                format!("{:?} carries unknown weapon {w:?}", spec.name),
-            ));
-        }
-    }
+    crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
     Ok((
         stats,
         stress.max(0),
@@ -411,48 +436,22 @@ fn stat_block(
 /// Check a scenario against the ruleset: templates, stats, options, orders.
 pub fn check_scenario(data: &DeclaredData, scenario: &LoadedScenario) -> Result<(), LoadError> {
     let s = &scenario.scenario;
-    let src = &scenario.source;
     for spec in s
         .combatants
         .iter()
         .chain(s.arrivals.iter().map(|a| &a.combatant))
     {
-        stat_block(data, spec, src)?;
+        stat_block(data, spec, &scenario.source)?;
     }
-    for (key, value) in &s.options {
-        match key.as_str() {
-            "declaration" => {
-                if DeclarationOrder::parse(value).is_none() {
-                    return Err(src.error_at(
-                        value,
-                        Some("options"),
-                        format!("declaration {value:?} is not one of simultaneous, round_robin, agility_descending"),
-                    ));
-                }
-            }
-            _ => {
-                return Err(src.error_at(
-                    key,
-                    Some("options"),
-                    format!("the declared ruleset has no option {key:?} (it has: declaration)"),
-                ));
-            }
-        }
-    }
-    for o in &s.orders {
-        if !ACTIONS.contains(&o.order.action.as_str()) {
-            return Err(src.error_at(
-                &o.order.action,
-                Some("orders"),
-                format!(
-                    "unknown action {:?} (actions: {})",
-                    o.order.action,
-                    ACTIONS.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
+    crate::ruleset::check_options(
+        scenario,
+        "declared",
+        &[(
+            "declaration",
+            &["simultaneous", "round_robin", "agility_descending"],
+        )],
+    )?;
+    crate::ruleset::check_order_actions(scenario, ACTIONS)
 }
 
 /// The action names orders use.
@@ -480,13 +479,7 @@ fn spawn_combatant(
     let side = scenario.side_index(&spec.side).unwrap_or(0);
     let monster = scenario.scenario.sides[side].morale;
     let mut e = world.spawn((
-        Combatant {
-            name: spec.name.clone(),
-            listing,
-        },
-        Side(side),
-        spec.at,
-        Fighting,
+        fray_core::model::combatant(scenario, spec, listing),
         Stress {
             current: stress,
             max: stress,
@@ -509,17 +502,6 @@ fn spawn_combatant(
         e.insert(Monster);
     }
     Ok(e.id())
-}
-
-/// Build the battle's world: grid, sides, combatants, flow.
-pub fn setup(
-    app: &mut App,
-    data: Arc<DeclaredData>,
-    scenario: &LoadedScenario,
-) -> Result<(), LoadError> {
-    populate(app.world_mut(), data, scenario)?;
-    app.add_plugins(plugin);
-    Ok(())
 }
 
 /// Fill a world (fresh, or cleared for the next battle of a batch) with the

@@ -7,6 +7,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
 use fray_core::threat::{self, Threatener};
@@ -89,7 +90,7 @@ fn begin_count(world: &mut World) -> bool {
     world.resource_mut::<BattleLog>().time = format!("initiative {init}");
     if names.len() > 1 {
         world.resource_mut::<BattleLog>().push(Event::new(
-            "simultaneous",
+            EventKind::Simultaneous,
             "004 §Step 2",
             format!(
                 "{} act at the same instant: their hits land together.",
@@ -135,7 +136,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         };
         log(world, || {
             Event::new(
-                "no_action",
+                EventKind::NoAction,
                 "004 §Step 2",
                 format!("{me} {why} and does not act."),
             )
@@ -146,7 +147,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
     if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
         log(world, || {
             Event::new(
-                "no_action",
+                EventKind::NoAction,
                 "ruling morale_failure",
                 format!("{me} has broken and only flees."),
             )
@@ -168,7 +169,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
     if slot.late {
         log(world, || {
             Event::new(
-                "late_action",
+                EventKind::LateAction,
                 "004 §Step 2",
                 format!("{me} acts on its late count."),
             )
@@ -186,7 +187,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             };
             log(world, || {
                 Event::new(
-                    "strain",
+                    EventKind::Strain,
                     "004 §Wound Points",
                     format!("{me} strains itself ({why}) and takes 1 Wound Point."),
                 )
@@ -231,7 +232,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 let t = name(world, target);
                 log(world, || {
                     Event::new(
-                        "out_of_reach",
+                        EventKind::OutOfReach,
                         "004 §Speed",
                         format!(
                             "{me} cannot reach {t} this round ({dist} cells away, reach {reach})."
@@ -255,7 +256,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
                 log(world, || {
                     Event::new(
-                        "no_target",
+                        EventKind::NoTarget,
                         "004 §Step 3",
                         format!("{me}'s target is gone; it keeps its {weapon}."),
                     )
@@ -270,7 +271,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             if dist > w.range {
                 log(world, || {
                     Event::new(
-                        "out_of_reach",
+                        EventKind::OutOfReach,
                         "004 §Speed",
                         format!(
                             "{me} is out of throwing range ({dist} cells, range {}).",
@@ -306,7 +307,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             if dist > s.range {
                 log(world, || {
                     Event::new(
-                        "out_of_reach",
+                        EventKind::OutOfReach,
                         "004 §Speed",
                         format!("{me} is out of range for {spell}."),
                     )
@@ -323,7 +324,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let t = name(world, target);
             log(world, || {
                 Event::new(
-                    "cast",
+                    EventKind::Cast,
                     "004 §Step 3 · ruling spell_casting",
                     format!(
                         "{me} casts {spell} ({} + {casting} casting = {total} against TN {}): {}.",
@@ -355,7 +356,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                     if total < defense {
                         log(world, || {
                             Event::new(
-                                "miss",
+                                EventKind::Miss,
                                 "ruling spell_attack",
                                 format!("{spell} misses {t} ({total} against Defense {defense})."),
                             )
@@ -369,7 +370,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
                     let amount = (roll.total - armour).max(0);
                     log(world, || {
-                        Event::new("hit", "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll)
+                        Event::new(EventKind::Hit, "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll)
                     });
                     land(
                         world,
@@ -389,7 +390,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                     let gained = restore_stress(world, target, roll.total);
                     log(world, || {
                         Event::new(
-                            "heal",
+                            EventKind::Heal,
                             "ruling spell_casting",
                             format!("{t} recovers {gained} Stress."),
                         )
@@ -414,7 +415,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let (wp, stress) = heal(world, e, roll.total);
             log(world, || {
                 Event::new(
-                    "heal",
+                    EventKind::Heal,
                     "004 §Step 3 · ruling healing_items",
                     format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
                 )
@@ -432,7 +433,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             if dist > 1 {
                 log(world, || {
                     Event::new(
-                        "out_of_reach",
+                        EventKind::OutOfReach,
                         "004 §Speed",
                         format!("{me} cannot reach {t} to tend the wounds."),
                     )
@@ -445,7 +446,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             {
                 log(world, || {
                     Event::new(
-                        "no_target",
+                        EventKind::NoTarget,
                         "004 §Wound Points",
                         format!("{t} no longer needs stabilising."),
                     )
@@ -464,7 +465,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             let total = roll.total + heal;
             let ok = total >= tn;
             log(world, || {
-                Event::new("stabilise", "004 §Wound Points", format!(
+                Event::new(EventKind::Stabilise, "004 §Wound Points", format!(
                     "{me} tends {t}: Heal {} + {heal} = {total} against TN 10 + {worst} (worst wound) = {tn}: {}.",
                     roll.total,
                     if ok { format!("{t} is stabilised") } else { "not enough".to_string() }
@@ -490,7 +491,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 .roll(check_die(&data), format!("{me}'s Intimidation of {t}"));
             let total = roll.total + intim;
             log(world, || {
-                Event::new("intimidate", "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll)
+                Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll)
             });
             if let Some(mut rs) = world.get_mut::<RoundState>(target) {
                 rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
@@ -511,7 +512,7 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             } else if matches!(slot.action, Action::FullDefense { .. }) {
                 log(world, || {
                     Event::new(
-                        "defend",
+                        EventKind::Defend,
                         "004 §Step 3",
                         format!("{me} stands in full defense (+4 Defense)."),
                     )
@@ -519,13 +520,23 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
                 });
             } else {
                 log(world, || {
-                    Event::new("hold", "004 §Step 3", format!("{me} holds its ground.")).actor(&me)
+                    Event::new(
+                        EventKind::Hold,
+                        "004 §Step 3",
+                        format!("{me} holds its ground."),
+                    )
+                    .actor(&me)
                 });
             }
         }
         Action::Wait => {
             log(world, || {
-                Event::new("wait", "ruling wait_action", format!("{me} waits.")).actor(&me)
+                Event::new(
+                    EventKind::Wait,
+                    "ruling wait_action",
+                    format!("{me} waits."),
+                )
+                .actor(&me)
             });
         }
         Action::Flee => flee(world, e, budget),
@@ -549,7 +560,7 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
             let new = name(world, t);
             log(world, || {
                 Event::new(
-                    "retarget",
+                    EventKind::Retarget,
                     "ruling retarget",
                     format!("{old} is gone; {me} turns on {new} instead."),
                 )
@@ -558,7 +569,7 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
         }
         None => log(world, || {
             Event::new(
-                "no_target",
+                EventKind::NoTarget,
                 "ruling retarget",
                 format!("{old} is gone; {me}'s action has no one to aim at."),
             )
@@ -653,7 +664,7 @@ fn approach(
     let Some((steps, _)) = path else {
         log(world, || {
             Event::new(
-                "blocked",
+                EventKind::Blocked,
                 "004 §Speed",
                 format!("{me} finds no way through toward {goal}."),
             )
@@ -691,7 +702,7 @@ fn approach(
         let names: Vec<String> = threateners.iter().map(|f| name(world, *f)).collect();
         log(world, || {
             Event::new(
-                "move",
+                EventKind::Move,
                 "004 §Speed",
                 format!(
                     "{me} moves {} from {start} to {at}, into the threat range of {}.",
@@ -709,7 +720,7 @@ fn approach(
             {
                 log(world, || {
                     Event::new(
-                        "stopped",
+                        EventKind::Stopped,
                         "004 §Wound Points",
                         format!("{me} is stopped at {at}."),
                     )
@@ -722,7 +733,7 @@ fn approach(
     if moved > 0 {
         log(world, || {
             Event::new(
-                "move",
+                EventKind::Move,
                 "004 §Speed",
                 format!("{me} moves {} from {start} to {at}.", cells(moved)),
             )
@@ -809,7 +820,7 @@ fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
     let (me, them) = (name(world, by), name(world, against));
     log(world, || {
         Event::new(
-            "riposte",
+            EventKind::Riposte,
             "004 §Step 3 · ruling riposte",
             format!("{me} ripostes against {them} {why}."),
         )
@@ -911,7 +922,7 @@ fn strike(
         "004 §Defense · ruling attack_roll"
     };
     log(world, || {
-        Event::new("attack", rule, format!(
+        Event::new(EventKind::Attack, rule, format!(
             "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}.",
             total - natural as i32
         ))
@@ -966,7 +977,9 @@ fn strike(
         "004 §Armour · ruling damage_bonus"
     };
     log(world, || {
-        Event::new("damage_roll", rule, text).actor(&me).roll(roll)
+        Event::new(EventKind::DamageRoll, rule, text)
+            .actor(&me)
+            .roll(roll)
     });
     Some(Hit {
         target,
@@ -992,7 +1005,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
     if hit.amount == 0 {
         log(world, || {
             Event::new(
-                "damage",
+                EventKind::Damage,
                 "004 §Armour",
                 format!("{t}'s armour turns the blow."),
             )
@@ -1036,7 +1049,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
     };
     log(world, || {
         Event::new(
-            "damage",
+            EventKind::Damage,
             rule,
             format!(
                 "{t} takes {} damage, {how}: {to_stress} Stress, {to_wounds} Wound Points{now}.",
@@ -1077,7 +1090,7 @@ fn combat_injury(world: &mut World, hit: &Hit) {
     let injured = roll.total <= hit.amount;
     log(world, || {
         Event::new(
-            "injury_check",
+            EventKind::InjuryCheck,
             "004 §Combat Injuries",
             format!(
                 "Combat Injury check for {t}: d% {} against {} damage: {}.",
@@ -1127,7 +1140,7 @@ fn combat_injury(world: &mut World, hit: &Hit) {
     };
     log(world, || {
         Event::new(
-            "injury",
+            EventKind::Injury,
             rule,
             format!(
                 "{t} suffers a Combat Injury: {} — {}{borrowed}",
@@ -1172,7 +1185,7 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
             };
             log(world, || {
                 Event::new(
-                    "ability_damage",
+                    EventKind::AbilityDamage,
                     "ruling injury_effects",
                     format!("{t} takes {amount} {ability} damage from the {injury}: {effect}."),
                 )
@@ -1198,7 +1211,7 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
                 format!("The {injury} is in {t}'s off arm.")
             };
             log(world, || {
-                Event::new("injury_effect", "004 §Combat Injuries", text)
+                Event::new(EventKind::InjuryEffect, "004 §Combat Injuries", text)
                     .actor(&t)
                     .roll(roll)
             });
@@ -1234,7 +1247,7 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
     }
     log(world, || {
         Event::new(
-            "injury_effect",
+            EventKind::InjuryEffect,
             "ruling injury_effects",
             format!("{t}: {note}."),
         )
@@ -1283,7 +1296,9 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     if after == Health::Dead {
         world.entity_mut(e).remove::<Stabilised>();
     }
-    log(world, || Event::new("health", rule, text).actor(&t));
+    log(world, || {
+        Event::new(EventKind::Health, rule, text).actor(&t)
+    });
 }
 
 /// Restore Stress, up to its maximum; returns what was gained.
@@ -1348,7 +1363,7 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         world.entity_mut(e).insert(Fled).remove::<Fighting>();
         log(world, || {
             Event::new(
-                "fled",
+                EventKind::Fled,
                 "ruling morale_failure",
                 format!("{me} runs from {from} to {best} and off the battlefield."),
             )
@@ -1357,7 +1372,7 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
     } else {
         log(world, || {
             Event::new(
-                "move",
+                EventKind::Move,
                 "ruling morale_failure",
                 format!("{me} runs from {from} to {best}."),
             )

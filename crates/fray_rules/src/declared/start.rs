@@ -2,6 +2,7 @@
 //! and the start of each round.
 
 use super::*;
+use fray_core::log::EventKind;
 
 /// Roll a base initiative: d12 minus the Agility modifier (004 §Step 2).
 pub(super) fn roll_base_initiative(
@@ -45,7 +46,7 @@ pub fn start_of_combat(
     let mut all: Vec<_> = q.iter().collect();
     all.sort_by_key(|(_, c, ..)| c.listing);
     log.push(Event::new(
-        "combat",
+        EventKind::Combat,
         "004 §Combat Procedure",
         format!("Combat begins: {} combatants.", all.len()),
     ));
@@ -53,7 +54,7 @@ pub fn start_of_combat(
         if *surprised {
             log.push(
                 Event::new(
-                    "surprise",
+                    EventKind::Surprise,
                     "004 §Step 1",
                     format!(
                         "{} is surprised: it rolls initiative but does not act in the first round.",
@@ -73,7 +74,7 @@ pub fn start_of_combat(
             commands.entity(e).insert(BaseInitiative(base));
             log.push(
                 Event::new(
-                    "initiative",
+                    EventKind::Initiative,
                     "004 §Step 2",
                     format!(
                         "{} shares group {:?}'s initiative roll of {roll_total}: base initiative {base}.",
@@ -91,7 +92,7 @@ pub fn start_of_combat(
         commands.entity(e).insert(BaseInitiative(base));
         log.push(
             Event::new(
-                "initiative",
+                EventKind::Initiative,
                 "004 §Step 2",
                 initiative_sentence(&c.name, &roll, stats.agility_mod, base),
             )
@@ -127,7 +128,7 @@ pub fn begin_round(
     flow.queue.clear();
     flow.count = None;
     log.push(Event::new(
-        "round",
+        EventKind::Round,
         "004 §Step 2",
         format!("Round {} begins.", flow.round),
     ));
@@ -151,7 +152,7 @@ pub fn begin_round(
         if surprised {
             log.push(
                 Event::new(
-                    "surprised",
+                    EventKind::Surprised,
                     "004 §Step 1",
                     format!("{} is surprised and does not declare this round.", c.name),
                 )

@@ -3,8 +3,7 @@
 //! surprised or late, and a unit sheet.
 
 use bevy_ecs::prelude::*;
-use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Side};
+use fray_core::model::Combatant;
 use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
 
 use super::{
@@ -50,7 +49,6 @@ fn tokens(world: &World) -> Vec<TokenView> {
     roster(world)
         .into_iter()
         .filter_map(|e| {
-            let c = world.get::<Combatant>(e)?;
             let stress = world.get::<Stress>(e)?;
             let wp = world.get::<WoundPoints>(e)?;
             let health = *world.get::<Health>(e)?;
@@ -87,29 +85,17 @@ fn tokens(world: &World) -> Vec<TokenView> {
                         .unwrap_or(0)
                 })
                 .unwrap_or(0);
+            let bars = vec![
+                Bar::new("Stress", stress.current, stress.max),
+                Bar::new("Wounds", wp.current, wp.max),
+            ];
             Some(TokenView {
-                entity: e,
-                name: c.name.clone(),
-                side: world.get::<Side>(e)?.0,
-                cell: *world.get::<Cell>(e)?,
-                bars: vec![
-                    Bar {
-                        label: "Stress",
-                        current: stress.current,
-                        max: stress.max,
-                    },
-                    Bar {
-                        label: "Wounds",
-                        current: wp.current,
-                        max: wp.max,
-                    },
-                ],
                 states,
                 out: health != Health::Fine || world.get::<Routed>(e).is_some(),
                 gone: world.get::<Fled>(e).is_some(),
                 threat_reach: if health == Health::Fine { reach } else { 0 },
                 speed: world.get::<Stats>(e).map_or(0, |s| s.speed),
-                trace: Vec::new(),
+                ..TokenView::of(world, e, bars)?
             })
         })
         .collect()

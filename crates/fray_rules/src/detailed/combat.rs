@@ -7,6 +7,7 @@ use bevy_ecs::prelude::*;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Seat, Side, Sides};
 
@@ -98,7 +99,7 @@ pub(super) fn take_answers(world: &mut World) -> Vec<(Entity, Ask, Plan)> {
                 let what_action = order.action.clone();
                 log(world, || {
                     Event::new(
-                        "refused",
+                        EventKind::Refused,
                         "000 §1.2",
                         format!("{who}'s order {what_action:?} is refused: {why}."),
                     )
@@ -155,7 +156,7 @@ fn lose_preparation(world: &mut World, e: Entity, why: &str) {
         let why = why.to_string();
         log(world, || {
             Event::new(
-                "preparation",
+                EventKind::Preparation,
                 "000 §1.2.4",
                 format!("{who}'s great blow is lost: {why}."),
             )
@@ -175,7 +176,7 @@ pub fn start_of_round(world: &mut World) {
         world.resource_mut::<Decisions>().close_all();
         log(world, || {
             Event::new(
-                "end",
+                EventKind::End,
                 "scenario round_cap",
                 format!("The battle stops after {rounds} rounds (the scenario's cap)."),
             )
@@ -213,7 +214,7 @@ pub fn start_of_round(world: &mut World) {
     }
     log(world, || {
         Event::new(
-            "round",
+            EventKind::Round,
             "000 §Rounds",
             format!("Round {round} begins: the combat phase."),
         )
@@ -318,7 +319,7 @@ pub fn combat_phase(world: &mut World) {
                     let what = describe(world, &plan);
                     log(world, || {
                         Event::new(
-                            "lost",
+                            EventKind::Lost,
                             "ruling simultaneous_order",
                             format!("{who}'s option ({what}) can no longer be carried out: {why}."),
                         )
@@ -367,7 +368,7 @@ pub fn combat_phase(world: &mut World) {
         let together = holders.len() > 1;
         log(world, || {
             Event::new(
-                "initiative",
+                EventKind::Initiative,
                 if together { "000 §1.1.3" } else { "000 §1.1.2" },
                 if together {
                     format!(
@@ -429,7 +430,7 @@ fn reveal(world: &mut World) {
     }
     log(world, || {
         Event::new(
-            "reveal",
+            EventKind::Reveal,
             "000 §1.1.3",
             format!(
                 "The simultaneous options are revealed — {}.",
@@ -599,7 +600,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
                     format!(", {}", extra.join(", "))
                 };
                 Event::new(
-                    "pass",
+                    EventKind::Pass,
                     "000 §1.2.1",
                     format!("{who} passes{more}: no blow; it is not eligible for the initiative until someone takes another option."),
                 )
@@ -632,7 +633,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
             }
             log(world, || {
                 Event::new(
-                    "draw",
+                    EventKind::Draw,
                     "000 §1.2.2",
                     format!(
                         "{who} draws the {w} ({} blow, {cost} EN).",
@@ -653,7 +654,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
                 let (total, ok) = (roll.total, roll.total <= dx);
                 log(world, || {
                     Event::new(
-                        "check",
+                        EventKind::Check,
                         "000 §1.2.3 Grab object",
                         format!("{who}, alert, makes a D20 DX check to grab the {w}: {total} against {dx}: {}.", if ok { "success" } else { "failure" }),
                     )
@@ -675,7 +676,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
                 }
                 log(world, || {
                     Event::new(
-                        "grab",
+                        EventKind::Grab,
                         "000 §1.2.3 Grab object",
                         format!("{who} grabs the {w}."),
                     )
@@ -707,7 +708,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
                     text.push_str("; a thrusting weapon or bow must go on at once with another preparation or the attack");
                 }
                 text.push('.');
-                Event::new("prepare", "000 §1.2.4", text).actor(&who)
+                Event::new(EventKind::Prepare, "000 §1.2.4", text).actor(&who)
             });
         }
         Plan::Manoeuvre { kind, target, cell } => manoeuvre(world, e, kind, target, cell),
@@ -748,7 +749,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
             let borrowed = world.resource::<Flow>().stage == Stage::Movement;
             log(world, || {
                 Event::new(
-                    "attack",
+                    EventKind::Attack,
                     "000 §1.2.5",
                     format!(
                         "{who} attacks {t} with the {w} ({}{}, {cost} EN){}.",
@@ -817,7 +818,7 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
             let made = total <= need && !stumble;
             log(world, || {
                 Event::new(
-                    "check",
+                    EventKind::Check,
                     rule,
                     format!(
                         "{who}'s D100 DX check: {total} against {need} (ruling dx_checks): {}.",
@@ -855,7 +856,7 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
                 }
                 log(world, || {
                     Event::new(
-                        "fall",
+                        EventKind::Fall,
                         rule,
                         format!(
                             "{who} stumbles: the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
@@ -919,7 +920,7 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
     let range = at.zip(there).map(|(a, b)| grid.distance(a, b)).unwrap_or(0);
     log(world, || {
         Event::new(
-            "manoeuvre",
+            EventKind::Manoeuvre,
             rule,
             format!(
                 "{who} {}{} {t}: from {} to {}, range now {range} ({cost} EN).",
@@ -999,7 +1000,7 @@ pub(super) fn parry(world: &mut World, x: Entity, plan: Plan) {
     let (a, t) = (name(world, a), name(world, t));
     log(world, || {
         Event::new(
-            "parry",
+            EventKind::Parry,
             "000 §1.2.5",
             format!("{who} parries {a}'s attack on {t} with the {w} ({cost} EN; ruling parry)."),
         )
@@ -1040,7 +1041,7 @@ fn breakage_check(world: &mut World, owner: Entity, w: &str, preps: i32, st: i32
     let w = w.to_string();
     log(world, || {
         Event::new(
-            "breakage",
+            EventKind::Breakage,
             "000 §Breakage",
             format!(
                 "Breakage check for {who}'s {w}: D100 {total} against ({preps} preparations + 1 {st_bonus:+} Strength) x {} = {number}: {}.",
@@ -1111,7 +1112,7 @@ pub(super) fn resolve_attack(world: &mut World) {
         let total = r2.total;
         log(world, || {
             Event::new(
-                "attack",
+                EventKind::Attack,
                 "000 §1.2.5.1.1",
                 format!("{a} rolls double ones on the hit roll: a miss; D20 {total} on the fumble table (ruling fumble): {text}."),
             )
@@ -1130,7 +1131,7 @@ pub(super) fn resolve_attack(world: &mut World) {
         let total = r2.total;
         log(world, || {
             Event::new(
-                "attack",
+                EventKind::Attack,
                 "000 §1.2.5.1.2",
                 format!("{aname} rolls double tens: a hit; D20 {total} on the double_tens table (ruling double_tens): {text}."),
             )
@@ -1197,7 +1198,7 @@ pub(super) fn resolve_attack(world: &mut World) {
         };
         log(world, || {
             Event::new(
-                "attack",
+                EventKind::Attack,
                 "000 §1.2.5.1.3",
                 format!(
                     "{aname}'s hit roll on {tname}: {total} against {need} to exceed: {outcome}."
@@ -1239,7 +1240,7 @@ pub(super) fn resolve_attack(world: &mut World) {
                 let pw2 = pw.clone();
                 log(world, || {
                     Event::new(
-                        "breakage",
+                        EventKind::Breakage,
                         "000 §1.2.5.1.3",
                         format!("{who}'s parrying {pw2} takes the strain: D100 {total} on the parry_strain table (ruling parry_strain): {text}."),
                     )
@@ -1270,7 +1271,7 @@ pub(super) fn resolve_attack(world: &mut World) {
     let unmodified = croll.total;
     log(world, || {
         Event::new(
-            "critical",
+            EventKind::Critical,
             "000 §1.2.5.2",
             format!(
                 "{a}'s critical roll: D12 {unmodified}{} - {} + {preps} preparations = {ctotal} against {}: {}.",
@@ -1304,7 +1305,7 @@ pub(super) fn resolve_attack(world: &mut World) {
         let total = r2.total;
         log(world, || {
             Event::new(
-                "damage",
+                EventKind::Damage,
                 "000 §1.2.5.3",
                 format!("{a}'s damage roll is at its maximum: D20 {total} on the maximum_damage table (ruling maximum_damage): {text}."),
             )
@@ -1336,7 +1337,7 @@ pub(super) fn resolve_attack(world: &mut World) {
     };
     log(world, || {
         let mut e = Event::new(
-            "damage",
+            EventKind::Damage,
             "000 §1.2.5.3",
             format!(
                 "{t} takes {damage} ({} {rolled} + {} for preparations){}: EN {en_now}{}.",
@@ -1426,7 +1427,7 @@ pub(super) fn knocked_out(world: &mut World, e: Entity) {
     let who = name(world, e);
     log(world, || {
         Event::new(
-            "health",
+            EventKind::Health,
             "ruling unconscious",
             if now == Condition::Dead {
                 format!("{who} is dead: BD {bd}.")
@@ -1455,7 +1456,7 @@ fn end_combat_phase(world: &mut World) {
     }
     log(world, || {
         Event::new(
-            "phase",
+            EventKind::Phase,
             "000 §1.1.1",
             "Nobody is eligible for the initiative: the combat phase ends; the noncombat phase begins.",
         )
@@ -1487,7 +1488,9 @@ pub fn check_end(world: &mut World) {
         ),
         None => format!("Combat ends: nobody is conscious, in round {rounds}."),
     };
-    log(world, || Event::new("end", "ruling unconscious", text));
+    log(world, || {
+        Event::new(EventKind::End, "ruling unconscious", text)
+    });
     let mut flow = world.resource_mut::<Flow>();
     flow.stage = Stage::Over;
     flow.open.clear();

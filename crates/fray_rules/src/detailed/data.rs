@@ -11,6 +11,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
+use crate::ruleset::DataFile;
 use crate::{Paragraph, PhaseDoc, Ruling};
 
 /// How heavy a weapon is: a heavy weapon's attack takes a second blow, and
@@ -238,23 +239,10 @@ pub struct DetailedData {
     pub templates: BTreeMap<String, Template>,
 }
 
-impl DetailedData {
-    pub fn load(source: &Source) -> Result<Self, LoadError> {
-        let data: Self = source.parse()?;
-        data.check(source)?;
-        Ok(data)
-    }
-
+impl DataFile for DetailedData {
+    /// Everything the file names exists, and its numbers make sense.
     fn check(&self, src: &Source) -> Result<(), LoadError> {
-        if self.id != "detailed_sequence" {
-            return Err(src.error_at_field(
-                "id",
-                format!(
-                    "this file is for ruleset {:?}, not \"detailed_sequence\"",
-                    self.id
-                ),
-            ));
-        }
+        crate::ruleset::check_id(src, &self.id, "detailed_sequence")?;
         if !self.armours.contains_key(&self.ruling_numbers.unarmoured) {
             return Err(src.error_at_field(
                 "unarmoured",
@@ -269,24 +257,10 @@ impl DetailedData {
                     format!("template {name:?} wears unknown armour {:?}", t.armour),
                 ));
             }
-            for w in t.wielded.iter().chain(&t.sheathed) {
-                if !self.weapons.contains_key(w) {
-                    return Err(src.error_at(
-                        w,
-                        Some(name),
-                        format!("template {name:?} carries unknown weapon {w:?}"),
-                    ));
-                }
-            }
-            for s in &t.spells {
-                if !self.spells.contains_key(s) {
-                    return Err(src.error_at(
-                        s,
-                        Some(name),
-                        format!("template {name:?} knows unknown spell {s:?}"),
-                    ));
-                }
-            }
+            let who = ("template ", name.as_str());
+            let carried: Vec<String> = t.wielded.iter().chain(&t.sheathed).cloned().collect();
+            crate::ruleset::check_weapons(src, who, &carried, &self.weapons)?;
+            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
             if t.en < 1 || t.bd < 1 {
                 return Err(src.error_at(
                     name,
@@ -311,7 +285,9 @@ impl DetailedData {
         crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
+}
 
+impl DetailedData {
     /// The row of `table` a roll falls on.
     pub fn row(table: &[TableRow], roll: u32) -> &TableRow {
         table

@@ -24,9 +24,10 @@ use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Fighting, Side};
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
+
+use crate::ruleset::{DataFile, Rules, RulesetInfo};
 
 pub mod ai;
 mod combat;
@@ -34,6 +35,7 @@ pub mod data;
 mod movement;
 mod noncombat;
 pub mod orders;
+mod page;
 pub mod view;
 
 pub use data::{DetailedData, EnDie, Heft, Template, WeaponKind};
@@ -268,9 +270,40 @@ fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
     move |flow: Res<Flow>| flow.stage == stage
 }
 
-/// Load the data file's text.
-pub fn load_data(source: &Source) -> Result<DetailedData, LoadError> {
-    DetailedData::load(source)
+/// The ruleset in the registry.
+pub const RULESET: RulesetInfo = RulesetInfo {
+    id: "detailed_sequence",
+    name: "Detailed sequence",
+    text: "000-detailed-sequence.txt",
+    data: include_str!("../../../../assets/rulesets/detailed_sequence.ron"),
+    data_file: "detailed_sequence.ron",
+    load: |source| Ok(Arc::new(DetailedData::load(source)?)),
+};
+
+impl Rules for DetailedData {
+    fn info(&self) -> &'static RulesetInfo {
+        &RULESET
+    }
+
+    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
+        check_scenario(self, scenario)
+    }
+
+    fn populate(
+        self: Arc<Self>,
+        world: &mut World,
+        scenario: &LoadedScenario,
+    ) -> Result<(), LoadError> {
+        populate(world, self, scenario)
+    }
+
+    fn add_phases(&self, app: &mut App) {
+        app.add_plugins(plugin);
+    }
+
+    fn page(&self) -> String {
+        page::page(self)
+    }
 }
 
 /// The stats a scenario may `set`.
@@ -306,9 +339,9 @@ fn stat_block(
         spells: t.spells.clone(),
     };
     let (mut en, mut bd, mut armour_on) = (t.en, t.bd, true);
-    for (key, &value) in &spec.set {
+    crate::apply_set(spec, src, "detailed_sequence", STATS, |key, value| {
         let n = value.max(0) as u32;
-        match key.as_str() {
+        match key {
             "el" => stats.el = value,
             "en" => en = value,
             "bd" => bd = value,
@@ -318,19 +351,9 @@ fn stat_block(
             "reactive" => stats.reactive = n,
             "move" => stats.movement = n,
             "recovery" => stats.recovery = value,
-            "armour_on" => armour_on = value != 0,
-            _ => {
-                return Err(src.error_at(
-                    key,
-                    Some(&spec.name),
-                    format!(
-                        "{key:?} is not a stat of the detailed_sequence ruleset (stats: {})",
-                        STATS.join(", ")
-                    ),
-                ));
-            }
+            _ => armour_on = value != 0,
         }
-    }
+    })?;
     if en < 1 || bd < 1 {
         return Err(src.error_at(
             &spec.name,
@@ -339,15 +362,8 @@ fn stat_block(
         ));
     }
     let wielded = spec.weapons.clone().unwrap_or_else(|| t.wielded.clone());
-    for w in wielded.iter().chain(&t.sheathed) {
-        if !data.weapons.contains_key(w) {
-            return Err(src.error_at(
-                w,
-                Some(&spec.name),
-                format!("{:?} carries unknown weapon {w:?}", spec.name),
-            ));
-        }
-    }
+    let carried: Vec<String> = wielded.iter().chain(&t.sheathed).cloned().collect();
+    crate::ruleset::check_weapons(src, ("", &spec.name), &carried, &data.weapons)?;
     Ok((
         stats,
         en,
@@ -362,56 +378,16 @@ fn stat_block(
 
 /// Check a scenario against the ruleset.
 pub fn check_scenario(data: &DetailedData, scenario: &LoadedScenario) -> Result<(), LoadError> {
-    let s = &scenario.scenario;
-    let src = &scenario.source;
-    for spec in &s.combatants {
-        stat_block(data, spec, src)?;
-        if spec.initiative_group.is_some() {
-            return Err(src.error_at_field(
-                "initiative_group",
-                "the detailed_sequence ruleset has no initiative rolls: blows and EN decide",
-            ));
-        }
+    for spec in &scenario.scenario.combatants {
+        stat_block(data, spec, &scenario.source)?;
     }
-    if let Some(a) = s.arrivals.first() {
-        return Err(src.error_at(
-            &a.combatant.name,
-            None,
-            "the detailed_sequence ruleset has no late arrivals",
-        ));
-    }
-    if let Some((key, _)) = s.options.iter().next() {
-        return Err(src.error_at(
-            key,
-            Some("options"),
-            format!("the detailed_sequence ruleset has no option {key:?}"),
-        ));
-    }
-    for o in &s.orders {
-        if !orders::ACTIONS.contains(&o.order.action.as_str()) {
-            return Err(src.error_at(
-                &o.order.action,
-                Some("orders"),
-                format!(
-                    "unknown action {:?} (actions: {})",
-                    o.order.action,
-                    orders::ACTIONS.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Build the battle's world and add the ruleset's systems.
-pub fn setup(
-    app: &mut App,
-    data: Arc<DetailedData>,
-    scenario: &LoadedScenario,
-) -> Result<(), LoadError> {
-    populate(app.world_mut(), data, scenario)?;
-    app.add_plugins(plugin);
-    Ok(())
+    crate::ruleset::refuse_groups_and_arrivals(
+        scenario,
+        "the detailed_sequence ruleset has no initiative rolls: blows and EN decide",
+        "the detailed_sequence ruleset has no late arrivals",
+    )?;
+    crate::ruleset::check_options(scenario, "detailed_sequence", &[])?;
+    crate::ruleset::check_order_actions(scenario, orders::ACTIONS)
 }
 
 /// Fill a world (fresh, or cleared for the next battle of a batch).
@@ -426,7 +402,6 @@ pub fn populate(
     let mut roster = Vec::new();
     for (i, spec) in s.combatants.iter().enumerate() {
         let (stats, en, bd, hands) = stat_block(&data, spec, &scenario.source)?;
-        let side = scenario.side_index(&spec.side).unwrap_or(0);
         let blows = Blows {
             active: stats.active,
             reactive: stats.reactive,
@@ -434,13 +409,7 @@ pub fn populate(
         };
         let e = world
             .spawn((
-                Combatant {
-                    name: spec.name.clone(),
-                    listing: i as u32,
-                },
-                Side(side),
-                spec.at,
-                Fighting,
+                fray_core::model::combatant(scenario, spec, i as u32),
                 En {
                     current: en,
                     max: en,

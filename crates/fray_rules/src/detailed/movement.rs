@@ -7,6 +7,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::Event;
+use fray_core::log::EventKind;
 
 use super::combat::{self, ask, log, take_answers};
 use super::orders::{self, Need, Plan, allowance, attack_weapon, can_spend, reach_of};
@@ -137,7 +138,7 @@ fn reveal_traces(world: &mut World) {
             budget -= rise;
             log(world, || {
                 Event::new(
-                    "rise",
+                    EventKind::Rise,
                     "ruling fall",
                     format!(
                         "{who} rises before it moves, which takes {rise} cells of its movement."
@@ -221,7 +222,7 @@ fn reveal_traces(world: &mut World) {
     });
     log(world, || {
         Event::new(
-            "traces",
+            EventKind::Traces,
             "000 §3.2",
             if words.is_empty() {
                 "Nobody moves.".to_string()
@@ -392,7 +393,7 @@ fn advance(world: &mut World) {
             ));
         }
         text.push('.');
-        Event::new("trace", "000 §3.2.1", text)
+        Event::new(EventKind::Trace, "000 §3.2.1", text)
     });
 }
 
@@ -427,7 +428,7 @@ fn strike(world: &mut World, e: Entity, plan: Plan) {
         let who = name(world, e);
         log(world, || {
             Event::new(
-                "alert",
+                EventKind::Alert,
                 "000 §3",
                 format!("{who} stops and becomes alert to strike."),
             )

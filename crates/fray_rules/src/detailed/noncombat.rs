@@ -5,6 +5,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::dice::Dice;
 use fray_core::log::Event;
+use fray_core::log::EventKind;
 
 use super::combat::{ask, knocked_out, log, stamp, take_answers};
 use super::data::SpellEffect;
@@ -62,7 +63,7 @@ pub fn noncombat_phase(world: &mut World) {
     stamp(world, "movement");
     log(world, || {
         Event::new(
-            "phase",
+            EventKind::Phase,
             "000 §3",
             "The movement phase: everyone plots a trace, in secret.",
         )
@@ -76,7 +77,7 @@ fn resolve(world: &mut World) {
     if chosen.is_empty() {
         log(world, || {
             Event::new(
-                "phase",
+                EventKind::Phase,
                 "000 §2.1",
                 "Nobody may take a noncombat option: everyone spent blows in the combat phase.",
             )
@@ -90,7 +91,7 @@ fn resolve(world: &mut World) {
         .collect();
     log(world, || {
         Event::new(
-            "reveal",
+            EventKind::Reveal,
             "000 §2.2",
             format!("The noncombat options are revealed — {}.", words.join("; ")),
         )
@@ -112,7 +113,7 @@ fn resolve(world: &mut World) {
                 changes.push((e, gain));
                 log(world, || {
                     Event::new(
-                        "rest",
+                        EventKind::Rest,
                         "000 §2.1.1",
                         format!("{who} rests: the lesser of its recovery rate {rate} and one less than the {last} EN spent last round: +{gain} EN."),
                     )
@@ -149,7 +150,7 @@ fn resolve(world: &mut World) {
                 let cost = s.en_cost;
                 log(world, || {
                     Event::new(
-                        "cast",
+                        EventKind::Cast,
                         "000 §2.1.2",
                         format!(
                             "{who} casts {spell} on {t} ({cost} EN; ruling spells): {} {} EN.",
@@ -169,7 +170,7 @@ fn resolve(world: &mut World) {
                 }
                 log(world, || {
                     Event::new(
-                        "armour",
+                        EventKind::Armour,
                         "000 §2.1.3",
                         format!("{who} adjusts its armour: it is on now, and counts from the next attack (ruling armour)."),
                     )

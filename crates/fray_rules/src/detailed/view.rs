@@ -3,8 +3,7 @@
 //! standings (blows and EN, with why the holder has it), and the traces.
 
 use bevy_ecs::prelude::*;
-use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Side};
+
 use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
 
 use super::combat::{armour_of, eligible, standing};
@@ -107,7 +106,6 @@ fn tokens(world: &World) -> Vec<TokenView> {
     roster(world)
         .into_iter()
         .filter_map(|e| {
-            let c = world.get::<Combatant>(e)?;
             let en = world.get::<En>(e)?;
             let bd = world.get::<Bd>(e)?;
             let reach = attack_weapon(world, e)
@@ -119,26 +117,13 @@ fn tokens(world: &World) -> Vec<TokenView> {
                 .find(|t| t.who == e && !t.done)
                 .map(|t| t.path[t.at..].to_vec())
                 .unwrap_or_default();
+            let bars = vec![
+                Bar::new("EN", en.current, en.max),
+                Bar::new("BD", bd.current, bd.max),
+            ];
             Some(TokenView {
-                entity: e,
-                name: c.name.clone(),
-                side: world.get::<Side>(e)?.0,
-                cell: *world.get::<Cell>(e)?,
-                bars: vec![
-                    Bar {
-                        label: "EN",
-                        current: en.current,
-                        max: en.max,
-                    },
-                    Bar {
-                        label: "BD",
-                        current: bd.current,
-                        max: bd.max,
-                    },
-                ],
                 states: states(world, e),
                 out: !up(world, e),
-                gone: false,
                 threat_reach: if up(world, e) && alert(world, e) {
                     reach
                 } else {
@@ -150,6 +135,7 @@ fn tokens(world: &World) -> Vec<TokenView> {
                     0
                 },
                 trace,
+                ..TokenView::of(world, e, bars)?
             })
         })
         .collect()

@@ -10,6 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
+use crate::ruleset::DataFile;
 use crate::{Paragraph, PhaseDoc, Ruling};
 
 /// 002 §Action Types: how long an action takes.
@@ -177,21 +178,10 @@ pub struct PhasesData {
     pub templates: BTreeMap<String, Template>,
 }
 
-impl PhasesData {
-    /// Parse and check a data file.
-    pub fn load(source: &Source) -> Result<Self, LoadError> {
-        let data: Self = source.parse()?;
-        data.check(source)?;
-        Ok(data)
-    }
-
+impl DataFile for PhasesData {
+    /// Everything the file names exists, and its numbers make sense.
     fn check(&self, src: &Source) -> Result<(), LoadError> {
-        if self.id != "phases" {
-            return Err(src.error_at_field(
-                "id",
-                format!("this file is for ruleset {:?}, not \"phases\"", self.id),
-            ));
-        }
+        crate::ruleset::check_id(src, &self.id, "phases")?;
         if self.numbers.phases_per_turn == 0 {
             return Err(src.error_at_field("phases_per_turn", "a turn needs at least one phase"));
         }
@@ -206,15 +196,7 @@ impl PhasesData {
                     format!("template {name:?} carries no weapon (fists are a weapon)"),
                 ));
             }
-            for w in &t.weapons {
-                if !self.weapons.contains_key(w) {
-                    return Err(src.error_at(
-                        w,
-                        Some(name),
-                        format!("template {name:?} carries unknown weapon {w:?}"),
-                    ));
-                }
-            }
+            crate::ruleset::check_weapons(src, ("template ", name), &t.weapons, &self.weapons)?;
             if t.stun < 1 || t.body < 1 {
                 return Err(src.error_at(
                     name,
@@ -258,7 +240,9 @@ impl PhasesData {
         crate::check_rulings(&self.rulings, src)?;
         Ok(())
     }
+}
 
+impl PhasesData {
     /// The row of the table an order action performs.
     pub fn manoeuvre(&self, action: &str) -> Option<&Manoeuvre> {
         self.manoeuvres

@@ -24,13 +24,15 @@ use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Fighting, Side};
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
+
+use crate::ruleset::{DataFile, Rules, RulesetInfo};
 
 pub mod ai;
 pub mod data;
 mod orders;
+mod page;
 mod start;
 mod turn;
 pub mod view;
@@ -347,9 +349,40 @@ fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
     move |flow: Res<Flow>| flow.stage == stage
 }
 
-/// Load the data file's text.
-pub fn load_data(source: &Source) -> Result<PhasesData, LoadError> {
-    PhasesData::load(source)
+/// The ruleset in the registry.
+pub const RULESET: RulesetInfo = RulesetInfo {
+    id: "phases",
+    name: "Phases",
+    text: "002-phases.txt",
+    data: include_str!("../../../../assets/rulesets/phases.ron"),
+    data_file: "phases.ron",
+    load: |source| Ok(Arc::new(PhasesData::load(source)?)),
+};
+
+impl Rules for PhasesData {
+    fn info(&self) -> &'static RulesetInfo {
+        &RULESET
+    }
+
+    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
+        check_scenario(self, scenario)
+    }
+
+    fn populate(
+        self: Arc<Self>,
+        world: &mut World,
+        scenario: &LoadedScenario,
+    ) -> Result<(), LoadError> {
+        populate(world, self, scenario)
+    }
+
+    fn add_phases(&self, app: &mut App) {
+        app.add_plugins(plugin);
+    }
+
+    fn page(&self) -> String {
+        page::page(self)
+    }
 }
 
 /// The stats a scenario may `set`.
@@ -391,9 +424,9 @@ fn stat_block(
         skills: t.skills.clone(),
     };
     let (mut stun, mut body) = (t.stun, t.body);
-    for (key, &value) in &spec.set {
+    crate::apply_set(spec, src, "phases", STATS, |key, value| {
         let n = value.max(0) as u32;
-        match key.as_str() {
+        match key {
             "cv" => stats.cv = value,
             "lightning_reflexes" => stats.lightning_reflexes = value,
             "combat_levels" => stats.combat_levels = value,
@@ -406,21 +439,11 @@ fn stat_block(
             "stun" => stun = value,
             "body" => body = value,
             "underwater" => stats.underwater = value != 0,
-            "acrobatics" | "fast_draw" => {
-                stats.skills.insert(key.clone(), value);
-            }
             _ => {
-                return Err(src.error_at(
-                    key,
-                    Some(&spec.name),
-                    format!(
-                        "{key:?} is not a stat of the phases ruleset (stats: {})",
-                        STATS.join(", ")
-                    ),
-                ));
+                stats.skills.insert(key.to_string(), value);
             }
         }
-    }
+    })?;
     if stun < 1 || body < 1 {
         return Err(src.error_at(
             &spec.name,
@@ -436,84 +459,23 @@ fn stat_block(
             format!("{:?} carries no weapon (fists are a weapon)", spec.name),
         ));
     }
-    let mut shots = Vec::new();
-    for w in &weapons {
-        let Some(d) = data.weapons.get(w) else {
-            return Err(src.error_at(
-                w,
-                Some(&spec.name),
-                format!("{:?} carries unknown weapon {w:?}", spec.name),
-            ));
-        };
-        shots.push(d.shots);
-    }
+    crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
+    let shots = weapons.iter().map(|w| data.weapons[w].shots).collect();
     Ok((stats, stun, body, Kit { weapons, shots }))
 }
 
 /// Check a scenario against the ruleset: stat blocks, options, orders.
 pub fn check_scenario(data: &PhasesData, scenario: &LoadedScenario) -> Result<(), LoadError> {
-    let s = &scenario.scenario;
-    let src = &scenario.source;
-    for spec in &s.combatants {
-        stat_block(data, spec, src)?;
-        if spec.initiative_group.is_some() {
-            return Err(src.error_at_field(
-                "initiative_group",
-                "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
-            ));
-        }
+    for spec in &scenario.scenario.combatants {
+        stat_block(data, spec, &scenario.source)?;
     }
-    if let Some(a) = s.arrivals.first() {
-        return Err(src.error_at(
-            &a.combatant.name,
-            None,
-            "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
-        ));
-    }
-    for (key, value) in &s.options {
-        match key.as_str() {
-            "darkness" if value == "true" || value == "false" => {}
-            "darkness" => {
-                return Err(src.error_at(
-                    value,
-                    Some("options"),
-                    format!("darkness {value:?} is not \"true\" or \"false\""),
-                ));
-            }
-            _ => {
-                return Err(src.error_at(
-                    key,
-                    Some("options"),
-                    format!("the phases ruleset has no option {key:?} (it has: darkness)"),
-                ));
-            }
-        }
-    }
-    for o in &s.orders {
-        if !data::ACTIONS.contains(&o.order.action.as_str()) {
-            return Err(src.error_at(
-                &o.order.action,
-                Some("orders"),
-                format!(
-                    "unknown action {:?} (actions: {})",
-                    o.order.action,
-                    data::ACTIONS.join(", ")
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Build the battle's world and add the ruleset's systems.
-pub fn setup(
-    app: &mut App,
-    data: Arc<PhasesData>,
-    scenario: &LoadedScenario,
-) -> Result<(), LoadError> {
-    populate(app.world_mut(), data, scenario)?;
-    app.add_plugins(plugin);
-    Ok(())
+    crate::ruleset::refuse_groups_and_arrivals(
+        scenario,
+        "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
+        "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
+    )?;
+    crate::ruleset::check_options(scenario, "phases", &[("darkness", &["true", "false"])])?;
+    crate::ruleset::check_order_actions(scenario, data::ACTIONS)
 }
 
 /// Fill a world (fresh, or cleared for the next battle of a batch) with the
@@ -529,15 +491,8 @@ pub fn populate(
     let mut roster = Vec::new();
     for (i, spec) in s.combatants.iter().enumerate() {
         let (stats, stun, body, kit) = stat_block(&data, spec, &scenario.source)?;
-        let side = scenario.side_index(&spec.side).unwrap_or(0);
         let mut e = world.spawn((
-            Combatant {
-                name: spec.name.clone(),
-                listing: i as u32,
-            },
-            Side(side),
-            spec.at,
-            Fighting,
+            fray_core::model::combatant(scenario, spec, i as u32),
             Stun {
                 current: stun,
                 max: stun,

@@ -2,6 +2,7 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::dice::Dice;
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Event};
 
 use super::turn::log;
@@ -16,7 +17,7 @@ pub fn start_of_combat(world: &mut World) {
     let all = roster(world);
     log(world, || {
         Event::new(
-            "combat",
+            EventKind::Combat,
             "002 §Sequence",
             format!(
                 "Combat begins: {} characters, turns of {} phases of {} seconds.",
@@ -46,7 +47,7 @@ pub fn start_of_combat(world: &mut World) {
             } else {
                 format!("{name}'s Initiative score is its Combat Value, {score}.")
             };
-            Event::new("initiative", "002 §Initiative", text).actor(&name)
+            Event::new(EventKind::Initiative, "002 §Initiative", text).actor(&name)
         });
         scored.push((score, Vec::new(), listing as u32, e));
     }
@@ -77,7 +78,7 @@ pub fn start_of_combat(world: &mut World) {
             let (score, total) = (scored[i].0, roll.total);
             log(world, || {
                 Event::new(
-                    "initiative",
+                    EventKind::Initiative,
                     "ruling initiative_ties",
                     if again {
                         format!("{name} is still tied at {score} and rolls again: {total}.")
@@ -99,7 +100,7 @@ pub fn start_of_combat(world: &mut World) {
     let names: Vec<String> = order.iter().map(|&e| super::name(world, e)).collect();
     log(world, || {
         Event::new(
-            "initiative",
+            EventKind::Initiative,
             "002 §Initiative",
             format!(
                 "The order, highest first, for every phase: {}.",
@@ -117,7 +118,7 @@ pub fn start_of_combat(world: &mut World) {
         let name = super::name(world, e);
         log(world, || {
             Event::new(
-                "surprise",
+                EventKind::Surprise,
                 "002 §Surprise",
                 if surprise {
                     format!(
@@ -148,7 +149,7 @@ pub fn start_of_combat(world: &mut World) {
     l.time = words.clone();
     log(world, || {
         Event::new(
-            "phase",
+            EventKind::Phase,
             if surprise {
                 "002 §Surprise Phase"
             } else {

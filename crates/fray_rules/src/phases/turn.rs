@@ -11,6 +11,7 @@ use bevy_ecs::prelude::*;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
 
@@ -113,7 +114,7 @@ fn take_answer(world: &mut World) -> bool {
                 let what = order.action.clone();
                 log(world, || {
                     Event::new(
-                        "refused",
+                        EventKind::Refused,
                         "002 §Normal Phase",
                         format!("{who}'s order {what:?} is refused: {why}."),
                     )
@@ -275,7 +276,7 @@ fn end_phase(world: &mut World) {
     stamp(world, None);
     log(world, || {
         Event::new(
-            "phase",
+            EventKind::Phase,
             if phase == 0 {
                 "002 §Surprise Phase"
             } else {
@@ -319,7 +320,7 @@ fn work_on(world: &mut World, work: Work) -> Next {
                 let who = name(world, actor);
                 log(world, || {
                     Event::new(
-                        "stop",
+                        EventKind::Stop,
                         "ruling interrupted_action",
                         format!("{who} can no longer act: its action is lost."),
                     )
@@ -367,7 +368,7 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
             };
             log(world, || {
                 Event::new(
-                    "lapse",
+                    EventKind::Lapse,
                     rule,
                     format!("{who} comes to its next action without having taken its {what}: the {what} is lost."),
                 )
@@ -381,7 +382,7 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
             if i == index {
                 log(world, || {
                     Event::new(
-                        "abort",
+                        EventKind::Abort,
                         "002 §Abort Consequences",
                         format!("{who} gave up this action by aborting in the phase before: it does not act, and may abort again from now on."),
                     )
@@ -406,7 +407,7 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
             }
             log(world, || {
                 Event::new(
-                    "recover_from_stun",
+                    EventKind::RecoverFromStun,
                     "ruling stunned",
                     format!("{who} spends the phase recovering from being Stunned (a full-phase action)."),
                 )
@@ -474,7 +475,7 @@ fn end_turn(world: &mut World, actor: Entity) {
         let who = name(world, actor);
         log(world, || {
             Event::new(
-                "recovery",
+                EventKind::Recovery,
                 "ruling split_full_phase",
                 format!(
                     "{who}'s turn ends without completing the Recovery it began: the start is lost."
@@ -551,7 +552,11 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             };
             log(world, || {
                 Event::new(
-                    if block { "block" } else { "dodge" },
+                    if block {
+                        EventKind::Block
+                    } else {
+                        EventKind::Dodge
+                    },
                     if block {
                         "ruling block"
                     } else {
@@ -606,7 +611,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             recovery(
                 world,
                 actor,
-                "recover",
+                EventKind::Recover,
                 "ruling recovery",
                 "Takes a Recovery",
             );
@@ -617,7 +622,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             world.entity_mut(actor).insert(RecoveryStarted(index));
             log(world, || {
                 Event::new(
-                    "recovery",
+                    EventKind::Recovery,
                     "ruling split_full_phase",
                     format!("{who} begins a Recovery with a move action; it completes at its next action."),
                 )
@@ -630,7 +635,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             recovery(
                 world,
                 actor,
-                "recover",
+                EventKind::Recover,
                 "ruling split_full_phase",
                 "completes its Recovery with a move action",
             );
@@ -655,7 +660,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 .insert(Hold::Delayed { before, fires });
             log(world, || {
                 Event::new(
-                    "delay",
+                    EventKind::Delay,
                     "002 §Delay",
                     format!("{who} delays, to act {place} (ruling delay_place)."),
                 )
@@ -675,7 +680,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 .insert(Hold::Readied { trigger, weapon });
             log(world, || {
                 Event::new(
-                    "ready",
+                    EventKind::Ready,
                     "002 §Ready",
                     format!(
                         "{who} readies a strike at {cond} (an attack action; ruling ready_trigger)."
@@ -689,7 +694,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             if left {
                 log(world, || {
                     Event::new(
-                        "end_turn",
+                        EventKind::EndTurn,
                         "ruling end_turn",
                         format!("{who} ends its turn."),
                     )
@@ -729,7 +734,7 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 let m = name(world, mover);
                 log(world, || {
                     Event::new(
-                        "opportunity",
+                        EventKind::Opportunity,
                         "002 §One per Phase",
                         format!("{who} lets {m} go without an attack of opportunity."),
                     )
@@ -794,7 +799,7 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let to = if block { "Block" } else { "Dodge" };
     log(world, || {
         Event::new(
-            "abort",
+            EventKind::Abort,
             "002 §Abort",
             format!("{who} aborts to {to} against {by}'s attack, giving up {gives_up}. Its Initiative does not change."),
         )
@@ -805,7 +810,7 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
 
 /// Take a Recovery: REC STUN, up to the maximum; the unconscious may wake
 /// (ruling `recovery`).
-fn recovery(world: &mut World, actor: Entity, kind: &'static str, rule: &str, what: &str) {
+fn recovery(world: &mut World, actor: Entity, kind: EventKind, rule: &str, what: &str) {
     let who = name(world, actor);
     let rec = world.get::<Stats>(actor).map_or(0, |s| s.rec);
     let Some(mut stun) = world.get_mut::<Stun>(actor) else {
@@ -849,7 +854,7 @@ fn reload(world: &mut World, actor: Entity, weapon: usize) {
     }
     log(world, || {
         Event::new(
-            "reload",
+            EventKind::Reload,
             "002 §Table",
             format!("{who} reloads the {w} ({full} shots)."),
         )
@@ -920,7 +925,7 @@ fn skill_check(world: &mut World, actor: Entity, action: &str) -> Option<bool> {
     let skill = skill.clone();
     log(world, || {
         Event::new(
-            "skill",
+            EventKind::Skill,
             "ruling skill_check_negates",
             if success {
                 format!("{who} rolls {skill} {total} against {target} or less: the action provokes no attack of opportunity.")
@@ -967,7 +972,7 @@ fn provoke_in_place(world: &mut World, actor: Entity, action: &str) -> Vec<Work>
         .unwrap_or_default();
     log(world, || {
         Event::new(
-            "provoke",
+            EventKind::Provoke,
             "002 §Distracting Actions",
             format!(
                 "{who}'s \"{row}\" in a threatened hex provokes {}.",
@@ -1005,7 +1010,7 @@ fn log_walk(world: &mut World, actor: Entity, from: &mut Cell, how: MoveHow, kin
     };
     log(world, || {
         Event::new(
-            "move",
+            EventKind::Move,
             rule,
             format!(
                 "{who} {what} from {start} to {here} ({hexes} hex{}).",
@@ -1043,7 +1048,7 @@ fn walk(world: &mut World, work: Work) -> Next {
         if at < path.len() {
             log(world, || {
                 Event::new(
-                    "stop",
+                    EventKind::Stop,
                     "ruling interrupted_action",
                     format!("{who} can no longer move: the move stops at {here}."),
                 )
@@ -1057,7 +1062,7 @@ fn walk(world: &mut World, work: Work) -> Next {
         log_walk(world, actor, &mut logged_from, how, kind);
         log(world, || {
             Event::new(
-                "stop",
+                EventKind::Stop,
                 "ruling interrupted_action",
                 format!("{next} has been taken: {who} stops at {here}."),
             )
@@ -1106,7 +1111,7 @@ fn walk(world: &mut World, work: Work) -> Next {
                     let names: Vec<String> = threats.iter().map(|&t| name(world, t)).collect();
                     log(world, || {
                         Event::new(
-                            "provoke",
+                            EventKind::Provoke,
                             "002 §Moving Out",
                             format!(
                                 "{who} moves out of a hex threatened by {}: an opportunity.",
@@ -1197,7 +1202,7 @@ fn fire(world: &mut World, fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work
         let (rn, bn) = (name(world, r), name(world, by));
         log(world, || {
             Event::new(
-                "readied",
+                EventKind::Readied,
                 "002 §Ready Conditions",
                 format!("{rn}'s readied strike goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
             )
@@ -1235,7 +1240,7 @@ fn attack(world: &mut World, work: Work) -> Next {
     if !up(world, attacker) || stunned(world, attacker) || !up(world, target) {
         log(world, || {
             Event::new(
-                "lost",
+                EventKind::Lost,
                 "ruling interrupted_action",
                 format!("{a}'s attack on {t} is lost: one of them is out of the fight or Stunned."),
             )
@@ -1249,7 +1254,7 @@ fn attack(world: &mut World, work: Work) -> Next {
         if !stepped {
             log(world, || {
                 Event::new(
-                    "lost",
+                    EventKind::Lost,
                     "ruling interrupted_action",
                     format!("{a}'s attack on {t} is lost: {t} is no longer within reach."),
                 )
@@ -1312,7 +1317,7 @@ fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
     let who = name(world, r);
     log(world, || {
         Event::new(
-            "move",
+            EventKind::Move,
             "002 §Ready Step",
             format!(
                 "{who} takes a 1-hex step from {from} to {cell} as part of its readied action."
@@ -1421,9 +1426,17 @@ fn resolve_attack(
         }
     }
     let (event, rule, how) = match kind {
-        AttackKind::Action => ("attack", "002 §Attack Roll", ""),
-        AttackKind::Opportunity => ("opportunity", "002 §Interrupts", " (attack of opportunity)"),
-        AttackKind::Readied => ("readied_attack", "002 §Ready Conditions", " (readied)"),
+        AttackKind::Action => (EventKind::Attack, "002 §Attack Roll", ""),
+        AttackKind::Opportunity => (
+            EventKind::Opportunity,
+            "002 §Interrupts",
+            " (attack of opportunity)",
+        ),
+        AttackKind::Readied => (
+            EventKind::ReadiedAttack,
+            "002 §Ready Conditions",
+            " (readied)",
+        ),
     };
     // Ruling block: the first melee attack on a blocking character meets its Block roll.
     if melee && world.get::<Guard>(target).is_some_and(|g| g.block) {
@@ -1440,7 +1453,7 @@ fn resolve_attack(
         let blocked = total >= need;
         log(world, || {
             Event::new(
-                "block",
+                EventKind::Block,
                 "ruling block",
                 if blocked {
                     format!("{t} blocks {a}'s {manoeuvre}{how}: {total} against {need}.")
@@ -1547,7 +1560,7 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
     });
     log(world, || {
         Event::new(
-            "damage",
+            EventKind::Damage,
             "ruling damage",
             format!(
                 "{t} takes {stun_rolled} STUN and {body_rolled} BODY, less PD {pd}: {stun_taken} STUN ({stun_now} left), {body_taken} BODY ({body_now} left)."
@@ -1572,7 +1585,7 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
         world.entity_mut(target).remove::<Hold>();
         log(world, || {
             Event::new(
-                "health",
+                EventKind::Health,
                 "ruling knocked_out",
                 if condition == Condition::Down {
                     format!("{t} is down: BODY {body_now}. It fights no more, but keeps its place in the order.")
@@ -1586,7 +1599,7 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
         world.entity_mut(target).insert(Stunned).remove::<Hold>();
         log(world, || {
             Event::new(
-                "stunned",
+                EventKind::Stunned,
                 "ruling stunned",
                 format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering."),
             )
@@ -1607,7 +1620,7 @@ pub fn post_turn(world: &mut World) {
             recovery(
                 world,
                 e,
-                "recover",
+                EventKind::Recover,
                 "ruling post_turn_recovery",
                 "Takes a Recovery in the Post-Turn",
             );
@@ -1620,7 +1633,7 @@ pub fn post_turn(world: &mut World) {
         world.resource_mut::<Decisions>().close_all();
         log(world, || {
             Event::new(
-                "end",
+                EventKind::End,
                 "scenario round_cap",
                 format!("The battle stops after {turn} turns (the scenario's cap)."),
             )
@@ -1639,7 +1652,7 @@ pub fn post_turn(world: &mut World) {
     let turn = turn + 1;
     log(world, || {
         Event::new(
-            "phase",
+            EventKind::Phase,
             "002 §Time",
             format!("Turn {turn}, phase 1 begins."),
         )
@@ -1671,7 +1684,9 @@ pub fn check_end(world: &mut World) {
         ),
         _ => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
     };
-    log(world, || Event::new("end", "ruling knocked_out", text));
+    log(world, || {
+        Event::new(EventKind::End, "ruling knocked_out", text)
+    });
     world.resource_mut::<Flow>().stage = Stage::Over;
     world.resource_mut::<Flow>().asking = None;
     world.resource_mut::<Decisions>().close_all();

@@ -3,8 +3,7 @@
 //! who is delayed, readied, aborted or stunned, and a unit sheet.
 
 use bevy_ecs::prelude::*;
-use fray_core::grid::Cell;
-use fray_core::model::{Combatant, Side};
+
 use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
 
 use super::orders::{melee_weapon, movement_left};
@@ -119,38 +118,24 @@ fn tokens(world: &World) -> Vec<TokenView> {
     roster(world)
         .into_iter()
         .filter_map(|e| {
-            let c = world.get::<Combatant>(e)?;
             let stun = world.get::<Stun>(e)?;
             let body = world.get::<Body>(e)?;
             let stats = world.get::<Stats>(e)?;
             let standing = up(world, e) && world.get::<Stunned>(e).is_none();
+            let bars = vec![
+                Bar::new("STUN", stun.current, stun.max),
+                Bar::new("BODY", body.current, body.max),
+            ];
             Some(TokenView {
-                entity: e,
-                name: c.name.clone(),
-                side: world.get::<Side>(e)?.0,
-                cell: *world.get::<Cell>(e)?,
-                bars: vec![
-                    Bar {
-                        label: "STUN",
-                        current: stun.current,
-                        max: stun.max,
-                    },
-                    Bar {
-                        label: "BODY",
-                        current: body.current,
-                        max: body.max,
-                    },
-                ],
                 states: states(world, e),
                 out: !up(world, e),
-                gone: false,
                 threat_reach: if standing && melee_weapon(world, e).is_some() {
                     stats.reach
                 } else {
                     0
                 },
                 speed: movement_left(world, e),
-                trace: Vec::new(),
+                ..TokenView::of(world, e, bars)?
             })
         })
         .collect()

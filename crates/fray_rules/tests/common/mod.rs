@@ -1,26 +1,86 @@
-//! What the rule tests share: running a battle to its end and reading its log.
+//! What the rule tests share: one builder of test battles for every
+//! ruleset, a script that answers each kind of question, running a battle to
+//! its end and reading its log.
 
 #![allow(dead_code)]
 
-use fray_core::battle::{Battle, Progress};
+use bevy_ecs::prelude::*;
+use fray_core::battle::{Battle, Progress, rules_app};
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order};
+use fray_core::dice::Dice;
 use fray_core::log::BattleLog;
+use fray_core::scenario::LoadedScenario;
+
+/// A battle from scenario text under the ruleset it names, with forced
+/// `dice` used before the scenario's own, each side played by the
+/// controller `seat(side)` gives.
+pub fn battle(text: &str, dice: &[u32], seat: impl Fn(usize) -> Box<dyn Controller>) -> Battle {
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", text)).unwrap();
+    let rules = fray_rules::load(&scenario.scenario.ruleset, None).unwrap();
+    let forced = dice.iter().chain(&scenario.scenario.dice).copied();
+    let mut app = rules_app(Dice::seeded(0).with_forced(forced));
+    fray_rules::setup(&mut app, rules, &scenario).unwrap();
+    let controllers = (0..scenario.scenario.sides.len()).map(seat).collect();
+    Battle::new(app, controllers)
+}
+
+/// The text of a test scenario under `ruleset`: sides A and B on an open
+/// square field of `width` × `height`, `round_cap` rounds, with `more`
+/// fields (options, arrivals …) and the `combatants`.
+pub fn field(
+    ruleset: &str,
+    (width, height): (u32, u32),
+    round_cap: u32,
+    more: &str,
+    combatants: &str,
+) -> String {
+    format!(
+        "(name: \"t\", ruleset: \"{ruleset}\", round_cap: {round_cap},
+          grid: (kind: Square, width: {width}, height: {height}),
+          sides: [(name: \"A\"), (name: \"B\")],
+          {more}
+          combatants: [{combatants}])"
+    )
+}
+
+/// Plays each order once, at the first question it `fits` for its actor;
+/// otherwise answers as `otherwise` says. `asked` tells which kind of
+/// question a decision is, in the ruleset's terms.
+pub struct Script<Q: Copy> {
+    pub orders: Vec<(Q, Order, bool)>,
+    pub asked: fn(&World, &Decision) -> Q,
+    pub fits: fn(Q, Q) -> bool,
+    pub otherwise: fn(Q, &Decision) -> Order,
+}
+
+impl<Q: Copy + Send + 'static> Controller for Script<Q> {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let q = (self.asked)(world, d);
+        let fits = self.fits;
+        if let Some((_, o, used)) = self
+            .orders
+            .iter_mut()
+            .find(|(k, o, used)| !used && o.actor == d.actor_name && fits(*k, q))
+        {
+            *used = true;
+            return Some(o.clone());
+        }
+        Some((self.otherwise)(q, d))
+    }
+}
 
 /// Run the battle to its end, or fail showing its log.
-pub fn run(b: &mut Battle) {
+pub fn run(b: &mut Battle) -> fray_core::model::BattleResult {
     match b.run() {
-        Progress::Over(_) => {}
+        Progress::Over(result) => result,
         other => panic!("battle did not finish: {other:?}\n{}", texts(b).join("\n")),
     }
 }
 
 /// The log's sentences, in order.
 pub fn texts(b: &Battle) -> Vec<String> {
-    b.world()
-        .resource::<BattleLog>()
-        .entries()
-        .iter()
-        .map(|e| e.text.clone())
-        .collect()
+    b.world().resource::<BattleLog>().texts()
 }
 
 /// The index of the first log line containing `needle`.

@@ -1,0 +1,342 @@
+//! What every ruleset gives the game, behind one trait, and the checks every
+//! ruleset's data and scenarios share.
+//!
+//! A ruleset is a folder under `src/` with a data type that implements
+//! [`Rules`] and a [`RulesetInfo`] naming its text and built-in data; the
+//! registry ([`crate::RULESETS`]) lists the infos. The window, the command
+//! line and the AI reach every ruleset through these two types alone.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use fray_core::data::{LoadError, Source};
+use fray_core::log::EventKind;
+use fray_core::scenario::{CombatantSpec, LoadedScenario};
+use serde::Deserialize;
+
+/// A ruleset's loaded data, and everything a battle needs from it.
+pub trait Rules: Send + Sync + 'static {
+    /// The ruleset's entry in the registry.
+    fn info(&self) -> &'static RulesetInfo;
+
+    /// Check a scenario against the ruleset: stat blocks, options, orders.
+    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError>;
+
+    /// Fill a world (fresh, or cleared for the next battle of a batch) with
+    /// the scenario: grid, sides, combatants and the state of the round.
+    fn populate(
+        self: Arc<Self>,
+        world: &mut World,
+        scenario: &LoadedScenario,
+    ) -> Result<(), LoadError>;
+
+    /// Add the ruleset's phases, in the text's order, to the step schedule.
+    fn add_phases(&self, app: &mut App);
+
+    /// The page `fray rules ID` prints: phases, paragraph map, rulings, tables.
+    fn page(&self) -> String;
+
+    /// How the timeline marks an event of `kind` (`None`: not marked).
+    fn label(&self, kind: EventKind) -> Option<&'static str> {
+        kind.label()
+    }
+}
+
+/// A ruleset's parsed data, shared by every battle of a batch.
+pub type LoadedRules = Arc<dyn Rules>;
+
+/// A ruleset as the command line and the menu list it.
+pub struct RulesetInfo {
+    pub id: &'static str,
+    pub name: &'static str,
+    /// The text it implements, under `rules/`.
+    pub text: &'static str,
+    /// Its built-in data file.
+    pub data: &'static str,
+    pub data_file: &'static str,
+    /// Parse and check a data file of this ruleset.
+    pub load: fn(&Source) -> Result<LoadedRules, LoadError>,
+}
+
+impl RulesetInfo {
+    /// Load the data of this ruleset: from `source` when given, else the built-in file.
+    pub fn load(&self, source: Option<Source>) -> Result<LoadedRules, LoadError> {
+        let source = source.unwrap_or_else(|| {
+            Source::inline(&format!("assets/rulesets/{}", self.data_file), self.data)
+        });
+        (self.load)(&source)
+    }
+}
+
+/// A ruleset's data file: parsed, then checked as a whole.
+pub trait DataFile: serde::de::DeserializeOwned {
+    /// Everything the file names exists, and its numbers make sense; or
+    /// where it is wrong.
+    fn check(&self, src: &Source) -> Result<(), LoadError>;
+
+    /// Parse and check a data file.
+    fn load(source: &Source) -> Result<Self, LoadError> {
+        let data: Self = source.parse()?;
+        data.check(source)?;
+        Ok(data)
+    }
+}
+
+/// One phase of a round, as `fray rules ID` lists it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PhaseDoc {
+    pub name: String,
+    /// The paragraph it comes from (`004 §Step 2`).
+    pub rule: String,
+    pub summary: String,
+}
+
+/// Where a paragraph of the text is implemented, as `fray rules ID` maps it.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paragraph {
+    /// The name log entries cite (`002 §Delay`).
+    pub rule: String,
+    /// How the paragraph begins, to find it in the text.
+    pub begins: String,
+    /// Where Fray implements it, or the ruling it rests on.
+    pub implemented: String,
+}
+
+/// A choice the text leaves to the game master, made once and written down.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Ruling {
+    /// The name log entries cite (`ruling attack_roll`).
+    pub id: String,
+    /// The paragraph whose gap it fills.
+    pub rule: String,
+    /// What the text leaves open.
+    pub gap: String,
+    /// What Fray does.
+    pub ruling: String,
+}
+
+/// The stat block a scenario's combatant names, or where the scenario is
+/// wrong and which blocks the ruleset has.
+pub fn template<'a, T>(
+    templates: &'a BTreeMap<String, T>,
+    spec: &CombatantSpec,
+    src: &Source,
+    ruleset: &str,
+) -> Result<&'a T, LoadError> {
+    templates.get(&spec.template).ok_or_else(|| {
+        let known: Vec<&str> = templates.keys().map(String::as_str).collect();
+        src.error_at(
+            &spec.template,
+            Some(&spec.name),
+            format!(
+                "{:?} uses template {:?}, which the {ruleset} ruleset does not have (it has {})",
+                spec.name,
+                spec.template,
+                known.join(", ")
+            ),
+        )
+    })
+}
+
+/// Apply a scenario combatant's `set` overrides: each key must be one of
+/// `stats`, and `apply` stores its value where the ruleset keeps it.
+pub fn apply_set(
+    spec: &CombatantSpec,
+    src: &Source,
+    ruleset: &str,
+    stats: &[&str],
+    mut apply: impl FnMut(&str, i32),
+) -> Result<(), LoadError> {
+    for (key, &value) in &spec.set {
+        if !stats.contains(&key.as_str()) {
+            return Err(src.error_at(
+                key,
+                Some(&spec.name),
+                format!(
+                    "{key:?} is not a stat of the {ruleset} ruleset (stats: {})",
+                    stats.join(", ")
+                ),
+            ));
+        }
+        apply(key, value);
+    }
+    Ok(())
+}
+
+/// Every weapon `carried` by a combatant or template (`who`, as in
+/// `template "knight"`) is one of `known`.
+pub fn check_weapons<T>(
+    src: &Source,
+    who: (&str, &str),
+    carried: &[String],
+    known: &BTreeMap<String, T>,
+) -> Result<(), LoadError> {
+    check_known(src, who, carried, known, "carries unknown weapon")
+}
+
+/// Every name in `names` (weapons, spells, items of `who`) is one of
+/// `known`; else where the first unknown one is, in words: `{who} {what} {name}`.
+pub fn check_known<T>(
+    src: &Source,
+    (prefix, who): (&str, &str),
+    names: &[String],
+    known: &BTreeMap<String, T>,
+    what: &str,
+) -> Result<(), LoadError> {
+    match names.iter().find(|n| !known.contains_key(*n)) {
+        Some(n) => Err(src.error_at(n, Some(who), format!("{prefix}{who:?} {what} {n:?}"))),
+        None => Ok(()),
+    }
+}
+
+/// A data file is for the ruleset that loads it.
+pub fn check_id(src: &Source, found: &str, id: &str) -> Result<(), LoadError> {
+    if found == id {
+        return Ok(());
+    }
+    Err(src.error_at_field(
+        "id",
+        format!("this file is for ruleset {found:?}, not {id:?}"),
+    ))
+}
+
+/// Every ruling must have its own name: log entries cite it by name.
+pub fn check_rulings(rulings: &[Ruling], src: &Source) -> Result<(), LoadError> {
+    for r in rulings {
+        if rulings.iter().filter(|o| o.id == r.id).count() > 1 {
+            return Err(src.error_at(&r.id, None, format!("two rulings are named {:?}", r.id)));
+        }
+    }
+    Ok(())
+}
+
+/// The scenario's options: each must be one the ruleset has, with one of
+/// the values it allows (`&[]`: any value).
+pub fn check_options(
+    scenario: &LoadedScenario,
+    ruleset: &str,
+    known: &[(&str, &[&str])],
+) -> Result<(), LoadError> {
+    let src = &scenario.source;
+    for (key, value) in &scenario.scenario.options {
+        let Some((_, values)) = known.iter().find(|(k, _)| k == key) else {
+            let names: Vec<&str> = known.iter().map(|(k, _)| *k).collect();
+            let has = if names.is_empty() {
+                "none".to_string()
+            } else {
+                names.join(", ")
+            };
+            return Err(src.error_at(
+                key,
+                Some("options"),
+                format!("the {ruleset} ruleset has no option {key:?} (it has: {has})"),
+            ));
+        };
+        if !values.is_empty() && !values.contains(&value.as_str()) {
+            return Err(src.error_at(
+                value,
+                Some("options"),
+                format!("{key} {value:?} is not one of {}", values.join(", ")),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every scripted order names one of the ruleset's `actions`.
+pub fn check_order_actions(scenario: &LoadedScenario, actions: &[&str]) -> Result<(), LoadError> {
+    for o in &scenario.scenario.orders {
+        if !actions.contains(&o.order.action.as_str()) {
+            return Err(scenario.source.error_at(
+                &o.order.action,
+                Some("orders"),
+                format!(
+                    "unknown action {:?} (actions: {})",
+                    o.order.action,
+                    actions.join(", ")
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// For a ruleset whose text has no shared initiative rolls or late
+/// arrivals: refuse a scenario that asks for them, saying why.
+pub fn refuse_groups_and_arrivals(
+    scenario: &LoadedScenario,
+    no_groups: &str,
+    no_arrivals: &str,
+) -> Result<(), LoadError> {
+    let s = &scenario.scenario;
+    if s.combatants.iter().any(|c| c.initiative_group.is_some()) {
+        return Err(scenario
+            .source
+            .error_at_field("initiative_group", no_groups));
+    }
+    if let Some(a) = s.arrivals.first() {
+        return Err(scenario
+            .source
+            .error_at(&a.combatant.name, None, no_arrivals));
+    }
+    Ok(())
+}
+
+/// The page's heading: the ruleset's name, id and text.
+pub fn page_heading(out: &mut String, name: &str, id: &str, text: &str) {
+    let _ = writeln!(out, "{name} — `{id}`, implementing {text}\n");
+}
+
+/// A ruleset's round, in order.
+pub fn page_round(out: &mut String, title: &str, round: &[PhaseDoc]) {
+    let _ = writeln!(out, "{title}");
+    for (i, p) in round.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {}. {} ({})\n     {}",
+            i + 1,
+            p.name,
+            p.rule,
+            p.summary
+        );
+    }
+}
+
+/// The map from the text's paragraphs to where Fray implements them.
+pub fn page_paragraphs(out: &mut String, paragraphs: &[Paragraph]) {
+    let _ = writeln!(
+        out,
+        "\nThe text, paragraph by paragraph, and where Fray implements it:"
+    );
+    for p in paragraphs {
+        let _ = writeln!(
+            out,
+            "  {} — \"{}…\"\n     {}",
+            p.rule, p.begins, p.implemented
+        );
+    }
+}
+
+/// A ruleset's rulings: each gap in the text and what Fray does.
+pub fn page_rulings(out: &mut String, title: &str, rulings: &[Ruling]) {
+    let _ = writeln!(out, "\nRulings — {title}:");
+    for ruling in rulings {
+        let _ = writeln!(
+            out,
+            "  {} ({})\n     Gap: {}\n     Ruling: {}",
+            ruling.id, ruling.rule, ruling.gap, ruling.ruling
+        );
+    }
+}
+
+/// The stat blocks a ruleset has, by name.
+pub fn page_templates<T>(out: &mut String, templates: &BTreeMap<String, T>) {
+    let names: Vec<&str> = templates.keys().map(String::as_str).collect();
+    let _ = writeln!(out, "\nStat blocks: {}", names.join(", "));
+}
