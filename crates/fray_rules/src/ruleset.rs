@@ -48,6 +48,62 @@ pub trait Rules: Send + Sync + 'static {
 /// A ruleset's parsed data, shared by every battle of a batch.
 pub type LoadedRules = Arc<dyn Rules>;
 
+/// A ruleset's entry in the registry (`RULESET`) and its data type's
+/// [`Rules`] face, from the functions its module provides: `check_scenario`,
+/// `populate`, `plugin` and `page::page`.
+macro_rules! ruleset {
+    ($data:ty {
+        id: $id:literal,
+        name: $name:literal,
+        text: $text:literal,
+        data: $file:literal $(,)?
+    }) => {
+        /// The ruleset in the registry.
+        pub const RULESET: $crate::ruleset::RulesetInfo = $crate::ruleset::RulesetInfo {
+            id: $id,
+            name: $name,
+            text: $text,
+            data: include_str!(concat!("../../../../assets/rulesets/", $file)),
+            data_file: $file,
+            load: |source| {
+                Ok(std::sync::Arc::new(
+                    <$data as $crate::ruleset::DataFile>::load(source)?,
+                ))
+            },
+        };
+
+        impl $crate::ruleset::Rules for $data {
+            fn info(&self) -> &'static $crate::ruleset::RulesetInfo {
+                &RULESET
+            }
+
+            fn check_scenario(
+                &self,
+                scenario: &fray_core::scenario::LoadedScenario,
+            ) -> Result<(), fray_core::data::LoadError> {
+                check_scenario(self, scenario)
+            }
+
+            fn populate(
+                self: std::sync::Arc<Self>,
+                world: &mut bevy_ecs::world::World,
+                scenario: &fray_core::scenario::LoadedScenario,
+            ) -> Result<(), fray_core::data::LoadError> {
+                populate(world, self, scenario)
+            }
+
+            fn add_phases(&self, app: &mut bevy_app::App) {
+                app.add_plugins(plugin);
+            }
+
+            fn page(&self) -> String {
+                page::page(self)
+            }
+        }
+    };
+}
+pub(crate) use ruleset;
+
 /// A ruleset as the command line and the menu list it.
 pub struct RulesetInfo {
     pub id: &'static str,

@@ -16,7 +16,6 @@
 
 use std::sync::Arc;
 
-use crate::ruleset::{DataFile, Rules, RulesetInfo};
 use bevy_app::App;
 use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
@@ -322,41 +321,12 @@ pub fn plugin(app: &mut App) {
     );
 }
 
-/// The ruleset in the registry.
-pub const RULESET: RulesetInfo = RulesetInfo {
+crate::ruleset::ruleset!(DeclaredData {
     id: "declared",
     name: "Declared actions",
     text: "004-declared.txt",
-    data: include_str!("../../../../assets/rulesets/declared.ron"),
-    data_file: "declared.ron",
-    load: |source| Ok(Arc::new(DeclaredData::load(source)?)),
-};
-
-impl Rules for DeclaredData {
-    fn info(&self) -> &'static RulesetInfo {
-        &RULESET
-    }
-
-    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
-        check_scenario(self, scenario)
-    }
-
-    fn populate(
-        self: Arc<Self>,
-        world: &mut World,
-        scenario: &LoadedScenario,
-    ) -> Result<(), LoadError> {
-        populate(world, self, scenario)
-    }
-
-    fn add_phases(&self, app: &mut App) {
-        app.add_plugins(plugin);
-    }
-
-    fn page(&self) -> String {
-        page::page(self)
-    }
-}
+    data: "declared.ron",
+});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

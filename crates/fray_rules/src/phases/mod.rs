@@ -27,7 +27,6 @@ use fray_core::grid::Cell;
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
-use crate::ruleset::{DataFile, Rules, RulesetInfo};
 
 pub mod ai;
 pub mod data;
@@ -349,41 +348,12 @@ fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
     move |flow: Res<Flow>| flow.stage == stage
 }
 
-/// The ruleset in the registry.
-pub const RULESET: RulesetInfo = RulesetInfo {
+crate::ruleset::ruleset!(PhasesData {
     id: "phases",
     name: "Phases",
     text: "002-phases.txt",
-    data: include_str!("../../../../assets/rulesets/phases.ron"),
-    data_file: "phases.ron",
-    load: |source| Ok(Arc::new(PhasesData::load(source)?)),
-};
-
-impl Rules for PhasesData {
-    fn info(&self) -> &'static RulesetInfo {
-        &RULESET
-    }
-
-    fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
-        check_scenario(self, scenario)
-    }
-
-    fn populate(
-        self: Arc<Self>,
-        world: &mut World,
-        scenario: &LoadedScenario,
-    ) -> Result<(), LoadError> {
-        populate(world, self, scenario)
-    }
-
-    fn add_phases(&self, app: &mut App) {
-        app.add_plugins(plugin);
-    }
-
-    fn page(&self) -> String {
-        page::page(self)
-    }
-}
+    data: "phases.ron",
+});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[
