@@ -15,7 +15,7 @@ use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Fighting, Side};
 
-use super::data::SpellEffect;
+use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, roster, validate};
 
 pub const HOOKS: AiHooks = AiHooks { appraise, legal };
@@ -42,6 +42,18 @@ struct Foe {
     riposte: f32,
 }
 
+/// The creature deciding, as every appraisal of its orders reads it.
+struct Me<'a> {
+    name: String,
+    here: Cell,
+    side: Side,
+    stats: &'a Stats,
+    kit: &'a Kit,
+    data: &'a DeclaredData,
+    grid: &'a Grid,
+}
+
+/// The orders worth considering for `me`, each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let mut out = Vec::new();
     let (Some(c), Some(stats), Some(kit), Some(wp), Some(stress), Some(&here), Some(&side)) = (
@@ -55,15 +67,49 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     ) else {
         return out;
     };
-    let name = c.name.clone();
-    let data = &world.resource::<Data>().0;
-    let grid = world.resource::<Grid>();
+    let m = Me {
+        name: c.name.clone(),
+        here,
+        side,
+        stats,
+        kit,
+        data: &world.resource::<Data>().0,
+        grid: world.resource::<Grid>(),
+    };
     let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
-    let mut offer = |a: Appraisal| out.push(a);
-    offer(Appraisal::plain(Order::new(&name, "wait")));
-    for item in &kit.items {
-        let Some(it) = data.items.get(item) else {
+    out.push(Appraisal::plain(Order::new(&m.name, "wait")));
+    consumables(&m, health, wp, stress, &mut out);
+    if health != Health::Fine {
+        // Down: anything strenuous costs a Wound Point (004 §Wound Points).
+        return out;
+    }
+    let foes = survey(world, me, &m, &mut out);
+    let nearest = foes
+        .iter()
+        .map(|f| m.grid.distance(here, f.cell))
+        .min()
+        .unwrap_or(0);
+    for foe in &foes {
+        let dist = m.grid.distance(here, foe.cell);
+        weapon_attacks(&m, foe, dist, nearest, &mut out);
+        spell_attacks(&m, foe, dist, &mut out);
+    }
+    advance(&m, &foes, &mut out);
+    out
+}
+
+/// 004 §Step 3 · ruling `healing_items`: a consumable item is worth what it
+/// heals, the more the worse `me` is hurt.
+fn consumables(
+    m: &Me,
+    health: Health,
+    wp: &WoundPoints,
+    stress: &Stress,
+    out: &mut Vec<Appraisal>,
+) {
+    for item in &m.kit.items {
+        let Some(it) = m.data.items.get(item) else {
             continue;
         };
         let hurt = if health != Health::Fine {
@@ -73,15 +119,16 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         } else {
             0.0
         };
-        offer(Appraisal {
+        out.push(Appraisal {
             other: hurt * it.heals.mean(),
-            ..Appraisal::plain(Order::new(&name, "consumable").with(item))
+            ..Appraisal::plain(Order::new(&m.name, "consumable").with(item))
         });
     }
-    if health != Health::Fine {
-        // Down: anything strenuous costs a Wound Point (004 §Wound Points).
-        return out;
-    }
+}
+
+/// 004 §Wound Points: stabilising a fallen ally `me` can reach is worth
+/// offering a healer; the enemies still fighting are returned, in roster order.
+fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> Vec<Foe> {
     let my_defense = super::resolve::defense(world, me);
     let mut foes = Vec::new();
     for e in roster(world) {
@@ -96,15 +143,15 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         ) else {
             continue;
         };
-        if *s == side {
+        if *s == m.side {
             let fallen = matches!(
                 world.get::<Health>(e),
                 Some(Health::Dying | Health::Incapacitated)
             ) && world.get::<Stabilised>(e).is_none();
-            if fallen && stats.heal >= 3 && grid.distance(here, cell) <= stats.speed + 1 {
-                offer(Appraisal {
+            if fallen && m.stats.heal >= 3 && m.grid.distance(m.here, cell) <= m.stats.speed + 1 {
+                out.push(Appraisal {
                     other: 6.0,
-                    ..Appraisal::plain(Order::new(&name, "stabilise").target(&k.name))
+                    ..Appraisal::plain(Order::new(&m.name, "stabilise").target(&k.name))
                 });
             }
             continue;
@@ -115,12 +162,12 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         let melee = kt
             .weapons
             .iter()
-            .filter_map(|w| data.weapons.get(w))
+            .filter_map(|w| m.data.weapons.get(w))
             .filter(|w| w.reach > 0)
             .max_by_key(|w| w.reach);
         let riposte = melee.map_or(0.0, |w| {
             hit_chance(st.attack, my_defense)
-                * (w.damage.mean() + st.strength_mod as f32 - stats.armour as f32).max(0.0)
+                * (w.damage.mean() + st.strength_mod as f32 - m.stats.armour as f32).max(0.0)
         });
         foes.push(Foe {
             name: k.name.clone(),
@@ -132,105 +179,115 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             riposte,
         });
     }
-    let nearest = foes
-        .iter()
-        .map(|f| grid.distance(here, f.cell))
-        .min()
-        .unwrap_or(0);
-    for foe in &foes {
-        let dist = grid.distance(here, foe.cell);
-        for w in &kit.weapons {
-            let Some(wd) = data.weapons.get(w) else {
-                continue;
-            };
-            let shot = wd.reach == 0;
-            let reach = if shot { wd.range } else { wd.reach };
-            if dist > reach + stats.speed {
-                continue;
-            }
-            let bonus = if shot { 0 } else { stats.strength_mod };
-            let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
-            let damage = hit_chance(stats.attack, foe.defense) * mean;
-            let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
-            let attack = Appraisal {
-                damage,
-                target_left: foe.left,
-                closing,
-                ..Appraisal::plain(Order::new(&name, "attack").target(&foe.name).with(w))
-            };
-            // Entering the target's threat range provokes its riposte; attacking
-            // defensively does not, for +1 initiative.
-            let provokes = dist > reach && foe.reach >= reach && !shot;
-            if provokes {
-                offer(Appraisal {
-                    risk: foe.riposte,
-                    ..attack.clone()
-                });
-                offer(Appraisal {
-                    other: -0.1,
-                    order: Order::new(&name, "defensive_attack")
-                        .target(&foe.name)
-                        .with(w),
-                    ..attack
-                });
-            } else {
-                offer(attack);
-            }
-            if wd.thrown && dist > 1 && dist <= wd.range + stats.speed {
-                let mean =
-                    (wd.damage.mean() + stats.strength_mod as f32 - foe.armour as f32).max(0.0);
-                offer(Appraisal {
-                    damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
-                    target_left: foe.left,
-                    ..Appraisal::plain(Order::new(&name, "throw").target(&foe.name).with(w))
-                });
-            }
+    foes
+}
+
+/// Ruling `attack_roll` · ruling `riposte`: attacking `foe` with each weapon
+/// that reaches it this round — plainly, or defensively when closing in
+/// would provoke its riposte — and throwing what can be thrown.
+fn weapon_attacks(m: &Me, foe: &Foe, dist: u32, nearest: u32, out: &mut Vec<Appraisal>) {
+    let stats = m.stats;
+    for w in &m.kit.weapons {
+        let Some(wd) = m.data.weapons.get(w) else {
+            continue;
+        };
+        let shot = wd.reach == 0;
+        let reach = if shot { wd.range } else { wd.reach };
+        if dist > reach + stats.speed {
+            continue;
         }
-        for s in &kit.spells {
-            let Some(spell) = data.spells.get(s) else {
-                continue;
-            };
-            if let SpellEffect::Damage(dice, _) = spell.effect
-                && dist <= spell.range + stats.speed
-            {
-                let p = hit_chance(stats.casting, spell.tn.max(foe.defense));
-                offer(Appraisal {
-                    damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
-                    target_left: foe.left,
-                    ..Appraisal::plain(Order::new(&name, "cast").target(&foe.name).with(s))
-                });
-            }
+        let bonus = if shot { 0 } else { stats.strength_mod };
+        let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
+        let damage = hit_chance(stats.attack, foe.defense) * mean;
+        let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
+        let attack = Appraisal {
+            damage,
+            target_left: foe.left,
+            closing,
+            ..Appraisal::plain(Order::new(&m.name, "attack").target(&foe.name).with(w))
+        };
+        // Entering the target's threat range provokes its riposte; attacking
+        // defensively does not, for +1 initiative.
+        let provokes = dist > reach && foe.reach >= reach && !shot;
+        if provokes {
+            out.push(Appraisal {
+                risk: foe.riposte,
+                ..attack.clone()
+            });
+            out.push(Appraisal {
+                other: -0.1,
+                order: Order::new(&m.name, "defensive_attack")
+                    .target(&foe.name)
+                    .with(w),
+                ..attack
+            });
+        } else {
+            out.push(attack);
+        }
+        if wd.thrown && dist > 1 && dist <= wd.range + stats.speed {
+            let mean = (wd.damage.mean() + stats.strength_mod as f32 - foe.armour as f32).max(0.0);
+            out.push(Appraisal {
+                damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
+                target_left: foe.left,
+                ..Appraisal::plain(Order::new(&m.name, "throw").target(&foe.name).with(w))
+            });
         }
     }
-    // Nobody in reach: advance on the nearest foe, defensively.
+}
+
+/// Ruling `spell_attack`: each damaging spell that reaches `foe` this round,
+/// worth its chance to beat both TN and Defense times its mean damage.
+fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
+    for s in &m.kit.spells {
+        let Some(spell) = m.data.spells.get(s) else {
+            continue;
+        };
+        if let SpellEffect::Damage(dice, _) = spell.effect
+            && dist <= spell.range + m.stats.speed
+        {
+            let p = hit_chance(m.stats.casting, spell.tn.max(foe.defense));
+            out.push(Appraisal {
+                damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
+                target_left: foe.left,
+                ..Appraisal::plain(Order::new(&m.name, "cast").target(&foe.name).with(s))
+            });
+        }
+    }
+}
+
+/// 004 §Step 3: nobody in reach — advance on the nearest foe with a
+/// Defensive Attack, which provokes no riposte.
+fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
+    let (here, grid, data) = (m.here, m.grid, m.data);
     // Among foes equally far in steps, the one most nearly straight ahead, so
     // a line of attackers spreads over a line of defenders.
     let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
-    if let Some(foe) = foes
+    let Some(foe) = foes
         .iter()
         .min_by_key(|f| (grid.distance(here, f.cell), straightness(f.cell)))
-    {
-        let closing = stats
-            .speed
-            .min(grid.distance(here, foe.cell).saturating_sub(1)) as f32;
-        if let Some(w) = kit.weapons.iter().find(|w| {
-            data.weapons
-                .get(*w)
-                .is_some_and(|d| d.reach > 0 || d.range > 0)
-        }) {
-            offer(Appraisal {
-                closing,
-                ..Appraisal::plain(
-                    Order::new(&name, "defensive_attack")
-                        .target(&foe.name)
-                        .with(w),
-                )
-            });
-        }
-        offer(Appraisal {
+    else {
+        return;
+    };
+    let closing = m
+        .stats
+        .speed
+        .min(grid.distance(here, foe.cell).saturating_sub(1)) as f32;
+    if let Some(w) = m.kit.weapons.iter().find(|w| {
+        data.weapons
+            .get(*w)
+            .is_some_and(|d| d.reach > 0 || d.range > 0)
+    }) {
+        out.push(Appraisal {
             closing,
-            ..Appraisal::plain(Order::new(&name, "defensive_attack").cell(foe.cell))
+            ..Appraisal::plain(
+                Order::new(&m.name, "defensive_attack")
+                    .target(&foe.name)
+                    .with(w),
+            )
         });
     }
-    out
+    out.push(Appraisal {
+        closing,
+        ..Appraisal::plain(Order::new(&m.name, "defensive_attack").cell(foe.cell))
+    });
 }

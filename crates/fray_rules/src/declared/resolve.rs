@@ -4,15 +4,17 @@
 //! (004 §Stress, §Wound Points); critical hits and Combat Injuries
 //! (004 §Critical Hits, §Combat Injuries).
 
+use std::sync::Arc;
+
 use bevy_ecs::prelude::*;
+use fray_core::log::EventKind;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
 use fray_core::threat::{self, Threatener};
 
-use super::data::{DamageType, Effect, SpellEffect};
+use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
 use super::{
     Action, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed, Slot,
     Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival, check_die,
@@ -101,6 +103,7 @@ fn begin_count(world: &mut World) -> bool {
     true
 }
 
+/// The name of `e`, as the log gives it.
 fn name(world: &World, e: Entity) -> String {
     world.resource::<Flow>().name(e).to_string()
 }
@@ -109,10 +112,12 @@ fn name(world: &World, e: Entity) -> String {
 /// Log an event (its text built only when the log keeps entries).
 use fray_core::log::record as log;
 
+/// 004 §Wound Points: the state of `e` (dead when it has none).
 fn health(world: &World, e: Entity) -> Health {
     world.get::<Health>(e).copied().unwrap_or(Health::Dead)
 }
 
+/// Where `e` stands (far off the grid when it has no cell).
 fn cell(world: &World, e: Entity) -> Cell {
     world
         .get::<Cell>(e)
@@ -120,39 +125,23 @@ fn cell(world: &World, e: Entity) -> Cell {
         .unwrap_or(Cell::new(-1000, -1000))
 }
 
-/// Resolve one declared action.
-fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
+/// The creature resolving its action, as every action reads it.
+struct Actor {
+    e: Entity,
+    me: String,
+    health: Health,
+    /// How far it may move this action (004 §Speed).
+    budget: u32,
+    data: Arc<DeclaredData>,
+}
+
+/// 004 §Step 2: resolve one declared action, after what acting costs a
+/// fallen creature (004 §Wound Points).
+fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     let e = slot.actor;
     let me = name(world, e);
     let h = health(world, e);
-    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
-    if h == Health::Dead || world.get::<Fled>(e).is_some() || hurts.paralysed {
-        let why = if h == Health::Dead {
-            "is dead"
-        } else if hurts.paralysed {
-            "is paralysed"
-        } else {
-            "has left the battlefield"
-        };
-        log(world, || {
-            Event::new(
-                EventKind::NoAction,
-                "004 §Step 2",
-                format!("{me} {why} and does not act."),
-            )
-            .actor(&me)
-        });
-        return;
-    }
-    if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
-        log(world, || {
-            Event::new(
-                EventKind::NoAction,
-                "ruling morale_failure",
-                format!("{me} has broken and only flees."),
-            )
-            .actor(&me)
-        });
+    if !can_act(world, slot, &me, h) {
         return;
     }
     let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
@@ -176,28 +165,11 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
             .actor(&me)
         });
     }
-    // 004 §Wound Points: what Incapacitated, Dying and Stabilised creatures pay.
-    if matches!(h, Health::Incapacitated | Health::Dying) && strenuous {
-        let pays = if stabilised { prior >= 1 } else { true };
-        if pays {
-            let why = if stabilised {
-                "a stabilised creature's action beyond the first in a round"
-            } else {
-                "acting while Incapacitated or Dying"
-            };
-            log(world, || {
-                Event::new(
-                    EventKind::Strain,
-                    "004 §Wound Points",
-                    format!("{me} strains itself ({why}) and takes 1 Wound Point."),
-                )
-                .actor(&me)
-            });
-            lose_wound_points(world, e, 1, "004 §Wound Points");
-            if health(world, e) == Health::Dead {
-                return;
-            }
-        }
+    if matches!(h, Health::Incapacitated | Health::Dying)
+        && strenuous
+        && strain_kills(world, e, &me, stabilised, prior)
+    {
+        return;
     }
     let can_move = !(h == Health::Dying && !stabilised && strenuous);
     let budget = if can_move {
@@ -206,341 +178,475 @@ fn act(world: &mut World, slot: &Slot, mut deferred: Option<&mut Vec<Hit>>) {
         0
     };
     let data = world.resource::<Data>().0.clone();
+    let a = Actor {
+        e,
+        me,
+        health: h,
+        budget,
+        data,
+    };
     match &slot.action {
         Action::Attack {
             target,
             weapon,
             defensive,
-        } => {
-            let Some(w) = data.weapons.get(weapon).cloned() else {
-                return;
-            };
-            let Some(target) = living_target(world, e, *target, true) else {
-                return;
-            };
-            let reach = if w.reach > 0 { w.reach } else { w.range };
-            approach(world, e, cell(world, target), reach, budget, !*defensive);
-            if health(world, e) == Health::Dead
-                || world.get::<Fighting>(e).is_none() && h == Health::Fine
-            {
-                return;
-            }
-            let dist = world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, target));
-            if dist > reach {
-                let t = name(world, target);
-                log(world, || {
-                    Event::new(
-                        EventKind::OutOfReach,
-                        "004 §Speed",
-                        format!(
-                            "{me} cannot reach {t} this round ({dist} cells away, reach {reach})."
-                        ),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            let shot = w.reach == 0;
-            if let Some(hit) = strike(world, e, target, weapon, shot, "attacks") {
-                land(world, hit, deferred.as_deref_mut());
-            }
-            full_defense_riposte(world, target, e);
-        }
-        Action::Throw { weapon, target } => {
-            let Some(w) = data.weapons.get(weapon).cloned() else {
-                return;
-            };
-            let target = *target;
-            if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
-                log(world, || {
-                    Event::new(
-                        EventKind::NoTarget,
-                        "004 §Step 3",
-                        format!("{me}'s target is gone; it keeps its {weapon}."),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            approach(world, e, cell(world, target), w.range, budget, true);
-            let dist = world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, target));
-            if dist > w.range {
-                log(world, || {
-                    Event::new(
-                        EventKind::OutOfReach,
-                        "004 §Speed",
-                        format!(
-                            "{me} is out of throwing range ({dist} cells, range {}).",
-                            w.range
-                        ),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            if let Some(mut kit) = world.get_mut::<Kit>(e)
-                && let Some(i) = kit.weapons.iter().position(|x| x == weapon)
-            {
-                kit.weapons.remove(i);
-            }
-            if let Some(hit) = strike(world, e, target, weapon, false, "throws at") {
-                land(world, hit, deferred.as_deref_mut());
-            }
-            full_defense_riposte(world, target, e);
-        }
-        Action::Cast { spell, target } => {
-            let Some(s) = data.spells.get(spell).cloned() else {
-                return;
-            };
-            let harmful = matches!(s.effect, SpellEffect::Damage(..));
-            let Some(target) = living_target(world, e, *target, harmful) else {
-                return;
-            };
-            approach(world, e, cell(world, target), s.range, budget, true);
-            let dist = world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, target));
-            if dist > s.range {
-                log(world, || {
-                    Event::new(
-                        EventKind::OutOfReach,
-                        "004 §Speed",
-                        format!("{me} is out of range for {spell}."),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            let casting = world.get::<Stats>(e).map_or(0, |s| s.casting);
-            let roll = world
-                .resource_mut::<Dice>()
-                .roll(check_die(&data), format!("{me}'s casting of {spell}"));
-            let total = roll.total + casting;
-            let cast = total >= s.tn;
-            let t = name(world, target);
-            log(world, || {
-                Event::new(
-                    EventKind::Cast,
-                    "004 §Step 3 · ruling spell_casting",
-                    format!(
-                        "{me} casts {spell} ({} + {casting} casting = {total} against TN {}): {}.",
-                        roll.total,
-                        s.tn,
-                        if cast {
-                            "the spell takes shape"
-                        } else {
-                            "it fizzles"
-                        }
-                    ),
-                )
-                .actor(&me)
-                .check(Check {
-                    against: "TN".into(),
-                    target: s.tn,
-                    modifiers: vec![Modifier::new("casting", casting)],
-                    total,
-                    success: cast,
-                })
-                .roll(roll)
-            });
-            if !cast {
-                return;
-            }
-            match s.effect {
-                SpellEffect::Damage(dice, dtype) => {
-                    let defense = defense(world, target);
-                    if total < defense {
-                        log(world, || {
-                            Event::new(
-                                EventKind::Miss,
-                                "ruling spell_attack",
-                                format!("{spell} misses {t} ({total} against Defense {defense})."),
-                            )
-                            .actor(&me)
-                        });
-                        return;
-                    }
-                    let roll = world
-                        .resource_mut::<Dice>()
-                        .roll(dice, format!("{spell}'s damage to {t}"));
-                    let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
-                    let amount = (roll.total - armour).max(0);
-                    log(world, || {
-                        Event::new(EventKind::Hit, "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(&me).roll(roll)
-                    });
-                    land(
-                        world,
-                        Hit {
-                            target,
-                            amount,
-                            critical: false,
-                            damage_type: dtype,
-                        },
-                        deferred,
-                    );
-                }
-                SpellEffect::RestoreStress(dice) => {
-                    let roll = world
-                        .resource_mut::<Dice>()
-                        .roll(dice, format!("{spell} on {t}"));
-                    let gained = restore_stress(world, target, roll.total);
-                    log(world, || {
-                        Event::new(
-                            EventKind::Heal,
-                            "ruling spell_casting",
-                            format!("{t} recovers {gained} Stress."),
-                        )
-                        .actor(&me)
-                        .roll(roll)
-                    });
-                }
-            }
-        }
-        Action::Consume { item } => {
-            let Some(it) = data.items.get(item).cloned() else {
-                return;
-            };
-            if let Some(mut kit) = world.get_mut::<Kit>(e)
-                && let Some(i) = kit.items.iter().position(|x| x == item)
-            {
-                kit.items.remove(i);
-            }
-            let roll = world
-                .resource_mut::<Dice>()
-                .roll(it.heals, format!("{me}'s {item}"));
-            let (wp, stress) = heal(world, e, roll.total);
-            log(world, || {
-                Event::new(
-                    EventKind::Heal,
-                    "004 §Step 3 · ruling healing_items",
-                    format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
-                )
-                .actor(&me)
-                .roll(roll)
-            });
-        }
-        Action::Stabilise { target } => {
-            let target = *target;
-            approach(world, e, cell(world, target), 1, budget, true);
-            let t = name(world, target);
-            let dist = world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, target));
-            if dist > 1 {
-                log(world, || {
-                    Event::new(
-                        EventKind::OutOfReach,
-                        "004 §Speed",
-                        format!("{me} cannot reach {t} to tend the wounds."),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
-                || world.get::<Stabilised>(target).is_some()
-            {
-                log(world, || {
-                    Event::new(
-                        EventKind::NoTarget,
-                        "004 §Wound Points",
-                        format!("{t} no longer needs stabilising."),
-                    )
-                    .actor(&me)
-                });
-                return;
-            }
-            let worst = world
-                .get::<Injuries>(target)
-                .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
-            let tn = data.numbers.stabilise_base_tn + worst;
-            let heal = world.get::<Stats>(e).map_or(0, |s| s.heal);
-            let roll = world
-                .resource_mut::<Dice>()
-                .roll(check_die(&data), format!("{me}'s Heal check on {t}"));
-            let total = roll.total + heal;
-            let ok = total >= tn;
-            log(world, || {
-                Event::new(EventKind::Stabilise, "004 §Wound Points", format!(
-                    "{me} tends {t}: Heal {} + {heal} = {total} against TN 10 + {worst} (worst wound) = {tn}: {}.",
-                    roll.total,
-                    if ok { format!("{t} is stabilised") } else { "not enough".to_string() }
-                ))
-                .actor(&me)
-                .check(Check { against: "TN".into(), target: tn, modifiers: vec![Modifier::new("Heal", heal)], total, success: ok })
-                .roll(roll)
-            });
-            if ok {
-                world.entity_mut(target).insert(Stabilised);
-            }
-        }
-        Action::Intimidate { target } => {
-            let Some(target) = living_target(world, e, *target, true) else {
-                return;
-            };
-            let range = data.ruling_numbers.intimidate_range;
-            approach(world, e, cell(world, target), range, budget, true);
-            let t = name(world, target);
-            let intim = world.get::<Stats>(e).map_or(0, |s| s.intimidation);
-            let roll = world
-                .resource_mut::<Dice>()
-                .roll(check_die(&data), format!("{me}'s Intimidation of {t}"));
-            let total = roll.total + intim;
-            log(world, || {
-                Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(&me).roll(roll)
-            });
-            if let Some(mut rs) = world.get_mut::<RoundState>(target) {
-                rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
-            }
-        }
-        Action::Move { toward } | Action::FullDefense { toward } => {
-            if let Some(c) = *toward {
-                // Toward someone's cell means up to them.
-                let taken = occupied(world, e).contains(&c);
-                approach(
-                    world,
-                    e,
-                    c,
-                    u32::from(taken),
-                    budget,
-                    !matches!(slot.action, Action::Move { .. }),
-                );
-            } else if matches!(slot.action, Action::FullDefense { .. }) {
-                log(world, || {
-                    Event::new(
-                        EventKind::Defend,
-                        "004 §Step 3",
-                        format!("{me} stands in full defense (+4 Defense)."),
-                    )
-                    .actor(&me)
-                });
-            } else {
-                log(world, || {
-                    Event::new(
-                        EventKind::Hold,
-                        "004 §Step 3",
-                        format!("{me} holds its ground."),
-                    )
-                    .actor(&me)
-                });
-            }
-        }
-        Action::Wait => {
-            log(world, || {
-                Event::new(
-                    EventKind::Wait,
-                    "ruling wait_action",
-                    format!("{me} waits."),
-                )
-                .actor(&me)
-            });
-        }
+        } => attack(world, &a, *target, weapon, *defensive, deferred),
+        Action::Throw { weapon, target } => throw(world, &a, weapon, *target, deferred),
+        Action::Cast { spell, target } => cast(world, &a, spell, *target, deferred),
+        Action::Consume { item } => consume(world, &a, item),
+        Action::Stabilise { target } => stabilise(world, &a, *target),
+        Action::Intimidate { target } => intimidate(world, &a, *target),
+        Action::Move { toward } => move_toward(world, &a, *toward, false),
+        Action::FullDefense { toward } => move_toward(world, &a, *toward, true),
+        Action::Wait => wait(world, &a),
         Action::Flee => flee(world, e, budget),
     }
+}
+
+/// 004 §Step 2: whether the creature can still act — not dead, fled or
+/// paralysed, and if routed only fleeing (ruling `morale_failure`) — logging
+/// why not.
+fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
+    let e = slot.actor;
+    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
+    if h == Health::Dead || world.get::<Fled>(e).is_some() || hurts.paralysed {
+        let why = if h == Health::Dead {
+            "is dead"
+        } else if hurts.paralysed {
+            "is paralysed"
+        } else {
+            "has left the battlefield"
+        };
+        log(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "004 §Step 2",
+                format!("{me} {why} and does not act."),
+            )
+            .actor(me)
+        });
+        return false;
+    }
+    if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
+        log(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "ruling morale_failure",
+                format!("{me} has broken and only flees."),
+            )
+            .actor(me)
+        });
+        return false;
+    }
+    true
+}
+
+/// 004 §Wound Points: a strenuous action costs an Incapacitated or Dying
+/// creature 1 Wound Point (a Stabilised one only beyond its first action in
+/// the round); true when that kills it.
+fn strain_kills(world: &mut World, e: Entity, me: &str, stabilised: bool, prior: u32) -> bool {
+    let pays = if stabilised { prior >= 1 } else { true };
+    if !pays {
+        return false;
+    }
+    let why = if stabilised {
+        "a stabilised creature's action beyond the first in a round"
+    } else {
+        "acting while Incapacitated or Dying"
+    };
+    log(world, || {
+        Event::new(
+            EventKind::Strain,
+            "004 §Wound Points",
+            format!("{me} strains itself ({why}) and takes 1 Wound Point."),
+        )
+        .actor(me)
+    });
+    lose_wound_points(world, e, 1, "004 §Wound Points");
+    health(world, e) == Health::Dead
+}
+
+/// 004 §Speed: move the actor toward `target` until within `range` cells,
+/// as far as its move this action goes.
+fn approach_target(world: &mut World, a: &Actor, target: Entity, range: u32, provokes: bool) {
+    approach(world, a.e, cell(world, target), range, a.budget, provokes);
+}
+
+/// 004 §Speed: how far `target` is from `e`, when beyond `range` cells.
+fn beyond(world: &World, e: Entity, target: Entity, range: u32) -> Option<u32> {
+    let dist = world
+        .resource::<Grid>()
+        .distance(cell(world, e), cell(world, target));
+    (dist > range).then_some(dist)
+}
+
+/// 004 §Speed: log that `me` ended its move out of reach, so its action fails.
+fn out_of_reach(world: &mut World, me: &str, text: impl FnOnce() -> String) {
+    log(world, || {
+        Event::new(EventKind::OutOfReach, "004 §Speed", text()).actor(me)
+    });
+}
+
+/// 004 §Step 3: attack with a weapon, first closing to its reach (a
+/// Defensive Attack provokes no riposte on the way).
+fn attack(
+    world: &mut World,
+    a: &Actor,
+    target: Entity,
+    weapon: &str,
+    defensive: bool,
+    deferred: Option<&mut Vec<Hit>>,
+) {
+    // A weapon missing from the data does nothing.
+    let Some(w) = a.data.weapons.get(weapon).cloned() else {
+        return;
+    };
+    let Some(target) = living_target(world, a.e, target, true) else {
+        return;
+    };
+    let reach = if w.reach > 0 { w.reach } else { w.range };
+    approach_target(world, a, target, reach, !defensive);
+    if health(world, a.e) == Health::Dead
+        || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
+    {
+        return;
+    }
+    if let Some(dist) = beyond(world, a.e, target, reach) {
+        let (me, t) = (&a.me, name(world, target));
+        out_of_reach(world, me, || {
+            format!("{me} cannot reach {t} this round ({dist} cells away, reach {reach}).")
+        });
+        return;
+    }
+    let shot = w.reach == 0;
+    if let Some(hit) = strike(world, a.e, target, weapon, shot, "attacks") {
+        land(world, hit, deferred);
+    }
+    full_defense_riposte(world, target, a.e);
+}
+
+/// 004 §Step 3: throw an item at a target within its range; the thrower no
+/// longer carries it.
+fn throw(
+    world: &mut World,
+    a: &Actor,
+    weapon: &str,
+    target: Entity,
+    deferred: Option<&mut Vec<Hit>>,
+) {
+    // A weapon missing from the data does nothing.
+    let Some(w) = a.data.weapons.get(weapon).cloned() else {
+        return;
+    };
+    let me = &a.me;
+    if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
+        log(world, || {
+            Event::new(
+                EventKind::NoTarget,
+                "004 §Step 3",
+                format!("{me}'s target is gone; it keeps its {weapon}."),
+            )
+            .actor(me)
+        });
+        return;
+    }
+    approach_target(world, a, target, w.range, true);
+    if let Some(dist) = beyond(world, a.e, target, w.range) {
+        out_of_reach(world, me, || {
+            format!(
+                "{me} is out of throwing range ({dist} cells, range {}).",
+                w.range
+            )
+        });
+        return;
+    }
+    if let Some(mut kit) = world.get_mut::<Kit>(a.e)
+        && let Some(i) = kit.weapons.iter().position(|x| x == weapon)
+    {
+        kit.weapons.remove(i);
+    }
+    if let Some(hit) = strike(world, a.e, target, weapon, false, "throws at") {
+        land(world, hit, deferred);
+    }
+    full_defense_riposte(world, target, a.e);
+}
+
+/// A spell that took shape: its name, its target and the casting total.
+struct Casting<'a> {
+    spell: &'a str,
+    target: Entity,
+    total: i32,
+}
+
+/// 004 §Step 3 · ruling `spell_casting`: cast a spell at a target within its
+/// range; if the casting check succeeds, the spell takes effect.
+fn cast(
+    world: &mut World,
+    a: &Actor,
+    spell: &str,
+    target: Entity,
+    deferred: Option<&mut Vec<Hit>>,
+) {
+    // A spell missing from the data does nothing.
+    let Some(s) = a.data.spells.get(spell).cloned() else {
+        return;
+    };
+    let harmful = matches!(s.effect, SpellEffect::Damage(..));
+    let Some(target) = living_target(world, a.e, target, harmful) else {
+        return;
+    };
+    approach_target(world, a, target, s.range, true);
+    if beyond(world, a.e, target, s.range).is_some() {
+        let me = &a.me;
+        out_of_reach(world, me, || format!("{me} is out of range for {spell}."));
+        return;
+    }
+    let Some(total) = casting_check(world, a, spell, &s) else {
+        return;
+    };
+    let c = Casting {
+        spell,
+        target,
+        total,
+    };
+    match s.effect {
+        SpellEffect::Damage(dice, dtype) => spell_attack(world, a, &c, dice, dtype, deferred),
+        SpellEffect::RestoreStress(dice) => spell_heal(world, a, &c, dice),
+    }
+}
+
+/// Ruling `spell_casting`: the check, a die plus casting against the
+/// spell's TN; the total when the spell takes shape.
+fn casting_check(world: &mut World, a: &Actor, spell: &str, s: &Spell) -> Option<i32> {
+    let me = &a.me;
+    let casting = world.get::<Stats>(a.e).map_or(0, |s| s.casting);
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(check_die(&a.data), format!("{me}'s casting of {spell}"));
+    let total = roll.total + casting;
+    let cast = total >= s.tn;
+    log(world, || {
+        Event::new(
+            EventKind::Cast,
+            "004 §Step 3 · ruling spell_casting",
+            format!(
+                "{me} casts {spell} ({} + {casting} casting = {total} against TN {}): {}.",
+                roll.total,
+                s.tn,
+                if cast {
+                    "the spell takes shape"
+                } else {
+                    "it fizzles"
+                }
+            ),
+        )
+        .actor(me)
+        .check(Check {
+            against: "TN".into(),
+            target: s.tn,
+            modifiers: vec![Modifier::new("casting", casting)],
+            total,
+            success: cast,
+        })
+        .roll(roll)
+    });
+    cast.then_some(total)
+}
+
+/// Ruling `spell_attack`: a damaging spell hits when the casting total meets
+/// the target's Defense; its damage, less Armour, lands as a hit.
+fn spell_attack(
+    world: &mut World,
+    a: &Actor,
+    c: &Casting,
+    dice: DiceExpr,
+    dtype: DamageType,
+    deferred: Option<&mut Vec<Hit>>,
+) {
+    let (me, spell, target, total) = (&a.me, c.spell, c.target, c.total);
+    let t = name(world, target);
+    let defense = defense(world, target);
+    if total < defense {
+        log(world, || {
+            Event::new(
+                EventKind::Miss,
+                "ruling spell_attack",
+                format!("{spell} misses {t} ({total} against Defense {defense})."),
+            )
+            .actor(me)
+        });
+        return;
+    }
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(dice, format!("{spell}'s damage to {t}"));
+    let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
+    let amount = (roll.total - armour).max(0);
+    log(world, || {
+        Event::new(EventKind::Hit, "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(me).roll(roll)
+    });
+    land(
+        world,
+        Hit {
+            target,
+            amount,
+            critical: false,
+            damage_type: dtype,
+        },
+        deferred,
+    );
+}
+
+/// Ruling `spell_casting`: a healing spell restores Stress.
+fn spell_heal(world: &mut World, a: &Actor, c: &Casting, dice: DiceExpr) {
+    let (me, spell, target) = (&a.me, c.spell, c.target);
+    let t = name(world, target);
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(dice, format!("{spell} on {t}"));
+    let gained = restore_stress(world, target, roll.total);
+    log(world, || {
+        Event::new(
+            EventKind::Heal,
+            "ruling spell_casting",
+            format!("{t} recovers {gained} Stress."),
+        )
+        .actor(me)
+        .roll(roll)
+    });
+}
+
+/// 004 §Step 3 · ruling `healing_items`: use a consumable item on oneself.
+fn consume(world: &mut World, a: &Actor, item: &str) {
+    // An item missing from the data does nothing.
+    let Some(it) = a.data.items.get(item).cloned() else {
+        return;
+    };
+    let me = &a.me;
+    if let Some(mut kit) = world.get_mut::<Kit>(a.e)
+        && let Some(i) = kit.items.iter().position(|x| x == item)
+    {
+        kit.items.remove(i);
+    }
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(it.heals, format!("{me}'s {item}"));
+    let (wp, stress) = heal(world, a.e, roll.total);
+    log(world, || {
+        Event::new(
+            EventKind::Heal,
+            "004 §Step 3 · ruling healing_items",
+            format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
+        )
+        .actor(me)
+        .roll(roll)
+    });
+}
+
+/// 004 §Wound Points: stabilise a Dying or Incapacitated creature with a
+/// Heal check at TN 10 + the highest damage of its wounds.
+fn stabilise(world: &mut World, a: &Actor, target: Entity) {
+    let me = &a.me;
+    approach_target(world, a, target, 1, true);
+    let t = name(world, target);
+    if beyond(world, a.e, target, 1).is_some() {
+        out_of_reach(world, me, || {
+            format!("{me} cannot reach {t} to tend the wounds.")
+        });
+        return;
+    }
+    if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
+        || world.get::<Stabilised>(target).is_some()
+    {
+        log(world, || {
+            Event::new(
+                EventKind::NoTarget,
+                "004 §Wound Points",
+                format!("{t} no longer needs stabilising."),
+            )
+            .actor(me)
+        });
+        return;
+    }
+    let worst = world
+        .get::<Injuries>(target)
+        .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
+    let tn = a.data.numbers.stabilise_base_tn + worst;
+    let heal = world.get::<Stats>(a.e).map_or(0, |s| s.heal);
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(check_die(&a.data), format!("{me}'s Heal check on {t}"));
+    let total = roll.total + heal;
+    let ok = total >= tn;
+    log(world, || {
+        Event::new(EventKind::Stabilise, "004 §Wound Points", format!(
+            "{me} tends {t}: Heal {} + {heal} = {total} against TN 10 + {worst} (worst wound) = {tn}: {}.",
+            roll.total,
+            if ok { format!("{t} is stabilised") } else { "not enough".to_string() }
+        ))
+        .actor(me)
+        .check(Check { against: "TN".into(), target: tn, modifiers: vec![Modifier::new("Heal", heal)], total, success: ok })
+        .roll(roll)
+    });
+    if ok {
+        world.entity_mut(target).insert(Stabilised);
+    }
+}
+
+/// 004 §Step 4 · ruling `intimidate_action`: an Intimidation check the
+/// target's morale check must beat at the end of the round.
+fn intimidate(world: &mut World, a: &Actor, target: Entity) {
+    let Some(target) = living_target(world, a.e, target, true) else {
+        return;
+    };
+    let me = &a.me;
+    let range = a.data.ruling_numbers.intimidate_range;
+    approach_target(world, a, target, range, true);
+    let t = name(world, target);
+    let intim = world.get::<Stats>(a.e).map_or(0, |s| s.intimidation);
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(check_die(&a.data), format!("{me}'s Intimidation of {t}"));
+    let total = roll.total + intim;
+    log(world, || {
+        Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(me).roll(roll)
+    });
+    if let Some(mut rs) = world.get_mut::<RoundState>(target) {
+        rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
+    }
+}
+
+/// 004 §Step 3: move toward a cell — a Defensive Attack without attacking,
+/// or in Full-Defense (which alone provokes ripostes on the way) — or, going
+/// nowhere, hold the ground or stand in full defense.
+fn move_toward(world: &mut World, a: &Actor, toward: Option<Cell>, full_defense: bool) {
+    let me = &a.me;
+    if let Some(c) = toward {
+        // Toward someone's cell means up to them.
+        let taken = occupied(world, a.e).contains(&c);
+        approach(world, a.e, c, u32::from(taken), a.budget, full_defense);
+    } else if full_defense {
+        log(world, || {
+            Event::new(
+                EventKind::Defend,
+                "004 §Step 3",
+                format!("{me} stands in full defense (+4 Defense)."),
+            )
+            .actor(me)
+        });
+    } else {
+        log(world, || {
+            Event::new(EventKind::Hold, "004 §Step 3", format!("{me} holds its ground.")).actor(me)
+        });
+    }
+}
+
+/// Ruling `wait_action`: do nothing.
+fn wait(world: &mut World, a: &Actor) {
+    let me = &a.me;
+    log(world, || {
+        Event::new(EventKind::Wait, "ruling wait_action", format!("{me} waits.")).actor(me)
+    });
 }
 
 /// The declared target if it is still there; otherwise, for a hostile action,
@@ -742,6 +848,7 @@ fn approach(
     }
 }
 
+/// "1 cell" or "n cells".
 fn cells(n: u32) -> String {
     if n == 1 {
         "1 cell".into()
@@ -860,11 +967,8 @@ fn full_defense_riposte(world: &mut World, defender: Entity, attacker: Entity) {
     }
 }
 
-/// Roll an attack (ruling `attack_roll`): d20 + attack bonus against Defense
-/// (004 §Defense: equal or exceed hits); a natural 20 is a critical hit and a
-/// natural 1 misses (ruling `natural_rolls`); damage is the weapon's dice plus
-/// Strength for melee and thrown weapons (ruling `damage_bonus`), multiplied
-/// on a critical (004 §Critical Hits), less Armour (004 §Armour).
+/// Roll an attack (ruling `attack_roll`) and, if it hits, its damage: see
+/// [`attack_roll`] and [`damage_roll`].
 fn strike(
     world: &mut World,
     attacker: Entity,
@@ -875,12 +979,43 @@ fn strike(
 ) -> Option<Hit> {
     let data = world.resource::<Data>().0.clone();
     let w = data.weapons.get(weapon)?.clone();
-    let r = &data.ruling_numbers;
-    let (me, them) = (name(world, attacker), name(world, target));
     let stats = world.get::<Stats>(attacker)?.clone();
     let hurts = world.get::<Hurts>(attacker).cloned().unwrap_or_default();
+    let b = Blow {
+        attacker,
+        target,
+        weapon,
+        w: &w,
+        shot,
+        stats: &stats,
+        hurts: &hurts,
+    };
+    let critical = attack_roll(world, &b, &data.ruling_numbers, verb)?;
+    Some(damage_roll(world, &b, critical))
+}
+
+/// An attack being rolled: who strikes whom, with what, and the attacker's
+/// state as the attack begins.
+struct Blow<'a> {
+    attacker: Entity,
+    target: Entity,
+    weapon: &'a str,
+    w: &'a Weapon,
+    /// A shot adds no Strength.
+    shot: bool,
+    stats: &'a Stats,
+    hurts: &'a Hurts,
+}
+
+/// Ruling `attack_roll`: d20 + attack bonus against Defense (004 §Defense:
+/// equal or exceed hits); a natural 20 is a critical hit and a natural 1
+/// misses (ruling `natural_rolls`). Whether the hit is critical, if it hits.
+fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Option<bool> {
+    let (w, weapon, target) = (b.w, b.weapon, b.target);
+    let (me, them) = (name(world, b.attacker), name(world, target));
+    let hurts = b.hurts;
     let target_prone = world.get::<Hurts>(target).is_some_and(|h| h.prone);
-    let mut mods = vec![Modifier::new("attack", stats.attack)];
+    let mut mods = vec![Modifier::new("attack", b.stats.attack)];
     if hurts.dexterity_damage >= 2 {
         mods.push(Modifier::new(
             "Dexterity damage",
@@ -890,7 +1025,7 @@ fn strike(
     if hurts.concussed {
         mods.push(Modifier::new("concussed", -r.concussed_attack_penalty));
     }
-    if target_prone && !shot && w.reach > 0 {
+    if target_prone && !b.shot && w.reach > 0 {
         mods.push(Modifier::new("target prone", r.prone_attack_bonus));
     }
     let roll = world
@@ -931,13 +1066,19 @@ fn strike(
         .check(Check { against: "Defense".into(), target: def, modifiers: mods, total, success: hit })
         .roll(roll)
     });
-    if !hit {
-        return None;
-    }
-    let bonus = if shot {
+    hit.then_some(critical)
+}
+
+/// Ruling `damage_bonus`: damage is the weapon's dice plus Strength for
+/// melee and thrown weapons, multiplied on a critical (004 §Critical Hits),
+/// less Armour (004 §Armour).
+fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
+    let (w, target) = (b.w, b.target);
+    let (me, them) = (name(world, b.attacker), name(world, target));
+    let bonus = if b.shot {
         0
     } else {
-        stats.strength_mod - hurts.strength_damage / 2
+        b.stats.strength_mod - b.hurts.strength_damage / 2
     };
     let dice = DiceExpr {
         modifier: w.damage.modifier + bonus,
@@ -977,16 +1118,14 @@ fn strike(
         "004 §Armour · ruling damage_bonus"
     };
     log(world, || {
-        Event::new(EventKind::DamageRoll, rule, text)
-            .actor(&me)
-            .roll(roll)
+        Event::new(EventKind::DamageRoll, rule, text).actor(&me).roll(roll)
     });
-    Some(Hit {
+    Hit {
         target,
         amount,
         critical,
         damage_type: w.damage_type,
-    })
+    }
 }
 
 /// Apply a hit now, or hold it for the end of a simultaneous group.
@@ -1296,9 +1435,7 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     if after == Health::Dead {
         world.entity_mut(e).remove::<Stabilised>();
     }
-    log(world, || {
-        Event::new(EventKind::Health, rule, text).actor(&t)
-    });
+    log(world, || Event::new(EventKind::Health, rule, text).actor(&t));
 }
 
 /// Restore Stress, up to its maximum; returns what was gained.

@@ -22,6 +22,7 @@ use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
 
 pub const HOOKS: AiHooks = AiHooks { appraise, legal };
 
+/// The same check the rules make when they take the order.
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
     validate(world, me, order).is_ok()
 }
@@ -35,10 +36,25 @@ fn attack_value(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
     p * weapon(world, &w).map_or(0.0, |d| d.damage.mean() + bonus)
 }
 
+/// The EN `e` has left (none below 0).
 fn en_left(world: &World, e: Entity) -> f32 {
     world.get::<En>(e).map_or(0.0, |x| x.current.max(0) as f32)
 }
 
+/// The character asked, and who stands against it and beside it.
+struct Asked<'a> {
+    world: &'a World,
+    me: Entity,
+    name: String,
+    flow: &'a Flow,
+    /// Enemies and friends still up, in roster order.
+    foes: Vec<Entity>,
+    friends: Vec<Entity>,
+    /// The nearest foe.
+    nearest: Option<Entity>,
+}
+
+/// The options open to `me` for what it is asked now, each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let flow = world.resource::<Flow>();
     let Some((_, ask)) = flow.asked(me) else {
@@ -61,219 +77,293 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         .iter()
         .copied()
         .min_by_key(|&f| distance(world, me, f).unwrap_or(u32::MAX));
+    let s = Asked {
+        world,
+        me,
+        name,
+        flow,
+        foes,
+        friends,
+        nearest,
+    };
     let mut out = Vec::new();
-    let attack_order = |t: Entity| Order::new(&name, "attack").target(flow.name(t));
     match ask {
-        Ask::Option => {
-            out.push(Appraisal::plain(Order::new(&name, "pass")));
-            let weapon_name = attack_weapon(world, me);
-            let missile = weapon_name
-                .as_ref()
-                .and_then(|w| weapon(world, w))
-                .is_some_and(|d| d.kind.missile());
-            for &f in &foes {
-                let o = attack_order(f);
-                if validate(world, me, &o).is_ok() {
-                    out.push(Appraisal {
-                        damage: attack_value(world, me, f, 0),
-                        target_left: en_left(world, f),
-                        ..Appraisal::plain(o)
-                    });
-                }
-            }
-            let in_reach = foes
-                .iter()
-                .any(|&f| validate(world, me, &attack_order(f)).is_ok());
-            if let (Some(f), Some(w)) = (nearest, weapon_name.clone()) {
-                let d = distance(world, me, f).unwrap_or(0);
-                let fname = flow.name(f).to_string();
-                if missile {
-                    // Too far: a preparation lengthens the range (000 §1.2.4).
-                    let o = Order::new(&name, "prepare").with(&w);
-                    let range = reach_of(world, me, &w);
-                    let base = weapon(world, &w).map_or(0, |x| x.range);
-                    if !in_reach && d <= range + base && validate(world, me, &o).is_ok() {
-                        out.push(Appraisal {
-                            other: 0.6 * attack_value(world, me, f, 0),
-                            ..Appraisal::plain(o)
-                        });
-                    }
-                    // A foe at its side: step away to shoot in peace.
-                    if d <= 1 {
-                        let o = Order::new(&name, "step_open").target(&fname);
-                        if validate(world, me, &o).is_ok() {
-                            out.push(Appraisal {
-                                other: 1.0,
-                                closing: -1.0,
-                                ..Appraisal::plain(o)
-                            });
-                        }
-                    }
-                } else if !in_reach {
-                    let good_dx = world.get::<Stats>(me).is_some_and(|s| s.dx * 5 >= 55);
-                    for (action, cells) in [("close", 2.0), ("step_close", 1.0)] {
-                        let o = Order::new(&name, action).target(&fname);
-                        if validate(world, me, &o).is_ok() {
-                            let worth = if action == "close" && !good_dx {
-                                1.2
-                            } else {
-                                cells
-                            };
-                            out.push(Appraisal {
-                                other: 0.5,
-                                closing: worth,
-                                ..Appraisal::plain(o)
-                            });
-                        }
-                    }
-                }
-            }
-            // Unalert fighters wake to fight in melee once a foe is near.
-            let max_range = world.resource::<Data>().0.numbers.max_range;
-            let near = nearest
-                .and_then(|f| distance(world, me, f))
-                .is_some_and(|d| d <= max_range);
-            if !missile && !alert(world, me) && near {
-                out.push(Appraisal {
-                    other: 0.8,
-                    ..Appraisal::plain(Order::new(&name, "pass").with("alert"))
-                });
-            }
-            // Weaponless: draw or grab.
-            if weapon_name.is_none() {
-                if let Some(h) = world.get::<Hands>(me) {
-                    for w in &h.sheathed {
-                        out.push(Appraisal {
-                            other: 2.0,
-                            ..Appraisal::plain(Order::new(&name, "draw").with(w))
-                        });
-                    }
-                }
-                out.push(Appraisal {
-                    other: 1.5,
-                    ..Appraisal::plain(Order::new(&name, "grab"))
-                });
-            }
-        }
-        Ask::Parry { attacker, target } => {
-            out.push(Appraisal::plain(Order::new(&name, "pass")));
-            let before = attack_value(world, attacker, target, 0);
-            let after = attack_value(world, attacker, target, 1);
-            let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
-            if parry_weapon(world, me).is_some() {
-                out.push(Appraisal {
-                    other: (before - after) * 1.5 - cost * 0.5,
-                    ..Appraisal::plain(Order::new(&name, "parry"))
-                });
-            }
-        }
-        Ask::Noncombat => {
-            out.push(Appraisal::plain(Order::new(&name, "pass")));
-            if let (Some(en), Some(stats)) = (world.get::<En>(me), world.get::<Stats>(me)) {
-                let missing = (en.max - en.current).min(stats.recovery) as f32;
-                out.push(Appraisal {
-                    other: missing * 0.5,
-                    ..Appraisal::plain(Order::new(&name, "rest"))
-                });
-                let data = &world.resource::<Data>().0;
-                for s in &stats.spells {
-                    let Some(spell) = data.spells.get(s) else {
-                        continue;
-                    };
-                    let targets: &[Entity] = match spell.effect {
-                        super::data::SpellEffect::Harm(_) => &foes,
-                        super::data::SpellEffect::Mend(_) => &friends,
-                    };
-                    for &t in targets {
-                        let o = Order::new(&name, "cast").with(s).target(flow.name(t));
-                        if validate(world, me, &o).is_err() {
-                            continue;
-                        }
-                        let worth = match spell.effect {
-                            super::data::SpellEffect::Harm(d) => d.mean(),
-                            super::data::SpellEffect::Mend(d) => world
-                                .get::<En>(t)
-                                .map_or(0.0, |x| ((x.max - x.current) as f32).min(d.mean())),
-                        };
-                        out.push(Appraisal {
-                            other: worth - spell.en_cost as f32 * 0.3,
-                            ..Appraisal::plain(o)
-                        });
-                    }
-                }
-            }
-            let o = Order::new(&name, "adjust_armour");
-            if validate(world, me, &o).is_ok() {
-                out.push(Appraisal {
-                    other: 3.0,
-                    ..Appraisal::plain(o)
-                });
-            }
-        }
-        Ask::Trace => {
-            out.push(Appraisal::plain(Order::new(&name, "stay")));
-            let missile = attack_weapon(world, me)
-                .and_then(|w| weapon(world, &w))
-                .is_some_and(|d| d.kind.missile());
-            if let Some(f) = nearest
-                && !missile
-            {
-                let d = distance(world, me, f).unwrap_or(0);
-                let reach = attack_weapon(world, me).map_or(1, |w| reach_of(world, me, &w));
-                if d > reach {
-                    // Run up unalert only when nobody could strike first.
-                    let far = d > 2 * world.get::<Stats>(me).map_or(6, |s| s.movement);
-                    let there = *world.get::<Cell>(f).unwrap_or(&Cell::new(0, 0));
-                    let grid = world.resource::<Grid>();
-                    let here = *world.get::<Cell>(me).unwrap_or(&there);
-                    let toward = grid
-                        .path_toward(here, there, reach, |c| {
-                            flow.roster
-                                .iter()
-                                .any(|(x, _)| *x != me && world.get::<Cell>(*x) == Some(&c))
-                        })
-                        .and_then(|(p, _)| p.last().copied());
-                    // An unalert foe is running: chase its trace (000 §3.1),
-                    // unalert too, to keep up.
-                    let running = !alert(world, f);
-                    if running {
-                        out.push(Appraisal {
-                            other: 0.6,
-                            closing: d as f32,
-                            ..Appraisal::plain(
-                                Order::new(&name, "chase")
-                                    .target(flow.name(f))
-                                    .with("unalert"),
-                            )
-                        });
-                    }
-                    if let Some(cell) = toward {
-                        let mut o = Order::new(&name, "trace").cell(cell).target(flow.name(f));
-                        if far {
-                            o = o.with("unalert");
-                        }
-                        out.push(Appraisal {
-                            other: 0.5,
-                            closing: d as f32,
-                            ..Appraisal::plain(o)
-                        });
-                    }
-                }
-            }
-        }
-        Ask::Stopped => {
-            out.push(Appraisal::plain(Order::new(&name, "pass")));
-            for &f in &foes {
-                let o = attack_order(f);
-                if validate(world, me, &o).is_ok() {
-                    out.push(Appraisal {
-                        damage: attack_value(world, me, f, 0),
-                        target_left: en_left(world, f),
-                        ..Appraisal::plain(o)
-                    });
-                }
-            }
-        }
+        Ask::Option => option(&s, &mut out),
+        Ask::Parry { attacker, target } => parry(&s, attacker, target, &mut out),
+        Ask::Noncombat => noncombat(&s, &mut out),
+        Ask::Trace => trace(&s, &mut out),
+        Ask::Stopped => stopped(&s, &mut out),
     }
     out
+}
+
+/// 000 §1.2.5: an attack by the character asked on `t`.
+fn attack_order(s: &Asked, t: Entity) -> Order {
+    Order::new(&s.name, "attack").target(s.flow.name(t))
+}
+
+/// 000 §1.2.5: an attack on every foe the character may attack now, worth
+/// its chance to hit times the mean damage.
+fn attacks(s: &Asked, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    for &f in &s.foes {
+        let o = attack_order(s, f);
+        if validate(world, me, &o).is_ok() {
+            out.push(Appraisal {
+                damage: attack_value(world, me, f, 0),
+                target_left: en_left(world, f),
+                ..Appraisal::plain(o)
+            });
+        }
+    }
+}
+
+/// 000 §1.2: the options of the character with initiative — pass, attack,
+/// prepare, manoeuvre, become alert, draw or grab.
+fn option(s: &Asked, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    out.push(Appraisal::plain(Order::new(&s.name, "pass")));
+    let weapon_name = attack_weapon(world, me);
+    let missile = weapon_name
+        .as_ref()
+        .and_then(|w| weapon(world, w))
+        .is_some_and(|d| d.kind.missile());
+    attacks(s, out);
+    let in_reach = s
+        .foes
+        .iter()
+        .any(|&f| validate(world, me, &attack_order(s, f)).is_ok());
+    if let (Some(f), Some(w)) = (s.nearest, weapon_name.clone()) {
+        if missile {
+            missile_options(s, f, &w, in_reach, out);
+        } else if !in_reach {
+            close_in(s, f, out);
+        }
+    }
+    become_alert(s, missile, out);
+    // Weaponless: draw or grab.
+    if weapon_name.is_none() {
+        draw_or_grab(s, out);
+    }
+}
+
+/// 000 §1.2.4 · 000 §1.2.3.4: an archer too far from the nearest foe
+/// prepares to lengthen its range; with the foe at its side, it steps open.
+fn missile_options(s: &Asked, f: Entity, w: &str, in_reach: bool, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    let d = distance(world, me, f).unwrap_or(0);
+    let fname = s.flow.name(f).to_string();
+    // Too far: a preparation lengthens the range (000 §1.2.4).
+    let o = Order::new(&s.name, "prepare").with(w);
+    let range = reach_of(world, me, w);
+    let base = weapon(world, w).map_or(0, |x| x.range);
+    if !in_reach && d <= range + base && validate(world, me, &o).is_ok() {
+        out.push(Appraisal {
+            other: 0.6 * attack_value(world, me, f, 0),
+            ..Appraisal::plain(o)
+        });
+    }
+    // A foe at its side: step away to shoot in peace.
+    if d <= 1 {
+        let o = Order::new(&s.name, "step_open").target(&fname);
+        if validate(world, me, &o).is_ok() {
+            out.push(Appraisal {
+                other: 1.0,
+                closing: -1.0,
+                ..Appraisal::plain(o)
+            });
+        }
+    }
+}
+
+/// 000 §1.2.3.1 · 000 §1.2.3.3: a fighter out of reach closes on the
+/// nearest foe (by two with a good DX) or steps close.
+fn close_in(s: &Asked, f: Entity, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    let fname = s.flow.name(f).to_string();
+    let good_dx = world.get::<Stats>(me).is_some_and(|s| s.dx * 5 >= 55);
+    for (action, cells) in [("close", 2.0), ("step_close", 1.0)] {
+        let o = Order::new(&s.name, action).target(&fname);
+        if validate(world, me, &o).is_ok() {
+            let worth = if action == "close" && !good_dx {
+                1.2
+            } else {
+                cells
+            };
+            out.push(Appraisal {
+                other: 0.5,
+                closing: worth,
+                ..Appraisal::plain(o)
+            });
+        }
+    }
+}
+
+/// 000 §1.2.1: an unalert fighter becomes alert to fight in melee once a
+/// foe is near.
+fn become_alert(s: &Asked, missile: bool, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    let max_range = world.resource::<Data>().0.numbers.max_range;
+    let near = s
+        .nearest
+        .and_then(|f| distance(world, me, f))
+        .is_some_and(|d| d <= max_range);
+    if !missile && !alert(world, me) && near {
+        out.push(Appraisal {
+            other: 0.8,
+            ..Appraisal::plain(Order::new(&s.name, "pass").with("alert"))
+        });
+    }
+}
+
+/// 000 §1.2.2 Draw weapon, §1.2.3 Grab object: what a weaponless character
+/// does first.
+fn draw_or_grab(s: &Asked, out: &mut Vec<Appraisal>) {
+    if let Some(h) = s.world.get::<Hands>(s.me) {
+        for w in &h.sheathed {
+            out.push(Appraisal {
+                other: 2.0,
+                ..Appraisal::plain(Order::new(&s.name, "draw").with(w))
+            });
+        }
+    }
+    out.push(Appraisal {
+        other: 1.5,
+        ..Appraisal::plain(Order::new(&s.name, "grab"))
+    });
+}
+
+/// 000 §1.2.5: a parry is worth the damage it spares against the blow it
+/// costs.
+fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    out.push(Appraisal::plain(Order::new(&s.name, "pass")));
+    let before = attack_value(world, attacker, target, 0);
+    let after = attack_value(world, attacker, target, 1);
+    let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
+    if parry_weapon(world, me).is_some() {
+        out.push(Appraisal {
+            other: (before - after) * 1.5 - cost * 0.5,
+            ..Appraisal::plain(Order::new(&s.name, "parry"))
+        });
+    }
+}
+
+/// 000 §2.1: the noncombat options — rest (§2.1.1), cast a spell (§2.1.2),
+/// adjust armour (§2.1.3).
+fn noncombat(s: &Asked, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    out.push(Appraisal::plain(Order::new(&s.name, "pass")));
+    if let (Some(en), Some(stats)) = (world.get::<En>(me), world.get::<Stats>(me)) {
+        let missing = (en.max - en.current).min(stats.recovery) as f32;
+        out.push(Appraisal {
+            other: missing * 0.5,
+            ..Appraisal::plain(Order::new(&s.name, "rest"))
+        });
+        spells(s, stats, out);
+    }
+    let o = Order::new(&s.name, "adjust_armour");
+    if validate(world, me, &o).is_ok() {
+        out.push(Appraisal {
+            other: 3.0,
+            ..Appraisal::plain(o)
+        });
+    }
+}
+
+/// 000 §2.1.2: each spell the character knows, cast on each foe it harms or
+/// friend it mends, worth its effect less its EN.
+fn spells(s: &Asked, stats: &Stats, out: &mut Vec<Appraisal>) {
+    let (world, me) = (s.world, s.me);
+    let data = &world.resource::<Data>().0;
+    for sp in &stats.spells {
+        let Some(spell) = data.spells.get(sp) else {
+            continue;
+        };
+        let targets: &[Entity] = match spell.effect {
+            super::data::SpellEffect::Harm(_) => &s.foes,
+            super::data::SpellEffect::Mend(_) => &s.friends,
+        };
+        for &t in targets {
+            let o = Order::new(&s.name, "cast").with(sp).target(s.flow.name(t));
+            if validate(world, me, &o).is_err() {
+                continue;
+            }
+            let worth = match spell.effect {
+                super::data::SpellEffect::Harm(d) => d.mean(),
+                super::data::SpellEffect::Mend(d) => world
+                    .get::<En>(t)
+                    .map_or(0.0, |x| ((x.max - x.current) as f32).min(d.mean())),
+            };
+            out.push(Appraisal {
+                other: worth - spell.en_cost as f32 * 0.3,
+                ..Appraisal::plain(o)
+            });
+        }
+    }
+}
+
+/// 000 §3.1: stay, chase the trace of a running foe, or draw a trace toward
+/// the nearest foe that stops within reach.
+fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
+    let (world, me, flow, name) = (s.world, s.me, s.flow, &s.name);
+    out.push(Appraisal::plain(Order::new(name, "stay")));
+    let missile = attack_weapon(world, me)
+        .and_then(|w| weapon(world, &w))
+        .is_some_and(|d| d.kind.missile());
+    let Some(f) = s.nearest else {
+        return;
+    };
+    if missile {
+        return;
+    }
+    let d = distance(world, me, f).unwrap_or(0);
+    let reach = attack_weapon(world, me).map_or(1, |w| reach_of(world, me, &w));
+    if d <= reach {
+        return;
+    }
+    // Run up unalert only when nobody could strike first.
+    let far = d > 2 * world.get::<Stats>(me).map_or(6, |s| s.movement);
+    let there = *world.get::<Cell>(f).unwrap_or(&Cell::new(0, 0));
+    let grid = world.resource::<Grid>();
+    let here = *world.get::<Cell>(me).unwrap_or(&there);
+    let toward = grid
+        .path_toward(here, there, reach, |c| {
+            flow.roster
+                .iter()
+                .any(|(x, _)| *x != me && world.get::<Cell>(*x) == Some(&c))
+        })
+        .and_then(|(p, _)| p.last().copied());
+    // An unalert foe is running: chase its trace (000 §3.1),
+    // unalert too, to keep up.
+    let running = !alert(world, f);
+    if running {
+        out.push(Appraisal {
+            other: 0.6,
+            closing: d as f32,
+            ..Appraisal::plain(
+                Order::new(name, "chase")
+                    .target(flow.name(f))
+                    .with("unalert"),
+            )
+        });
+    }
+    if let Some(cell) = toward {
+        let mut o = Order::new(name, "trace").cell(cell).target(flow.name(f));
+        if far {
+            o = o.with("unalert");
+        }
+        out.push(Appraisal {
+            other: 0.5,
+            closing: d as f32,
+            ..Appraisal::plain(o)
+        });
+    }
+}
+
+/// 000 §3.2.2: one who just ended its movement may attack a mover it
+/// reaches.
+fn stopped(s: &Asked, out: &mut Vec<Appraisal>) {
+    out.push(Appraisal::plain(Order::new(&s.name, "pass")));
+    attacks(s, out);
 }

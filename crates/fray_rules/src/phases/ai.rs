@@ -15,6 +15,7 @@ use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 
+use super::data::PhasesData;
 use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};
 use super::turn::{dcv, ocv};
 use super::view::chance_3d6_at_least;
@@ -44,6 +45,7 @@ fn expected(world: &World, a: Entity, t: Entity, manoeuvre: &str, weapon: &str) 
     (p, (dice.mean() - pd).max(0.0))
 }
 
+/// 002 §Attack Roll: expected STUN past PD of `a`'s `manoeuvre` on `t` with its melee weapon.
 fn strike_value(world: &World, a: Entity, t: Entity, manoeuvre: &str) -> f32 {
     melee_weapon(world, a).map_or(0.0, |(_, w)| {
         let (p, m) = expected(world, a, t, manoeuvre, &w);
@@ -51,6 +53,7 @@ fn strike_value(world: &World, a: Entity, t: Entity, manoeuvre: &str) -> f32 {
     })
 }
 
+/// The STUN `e` has left (none below 0).
 fn stun_left(world: &World, e: Entity) -> f32 {
     world
         .get::<Stun>(e)
@@ -150,6 +153,8 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
         .sum()
 }
 
+/// The orders open to `me` for what it is asked — an attack of opportunity,
+/// an abort, or its own action — each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let flow = world.resource::<Flow>();
     let Some((_, actor, asking)) = flow.asking else {
@@ -211,6 +216,37 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     }
 }
 
+/// The character whose action it is, and the foes still up.
+struct Turn<'a> {
+    world: &'a World,
+    me: Entity,
+    name: &'a str,
+    here: Cell,
+    stats: &'a Stats,
+    data: &'a PhasesData,
+    grid: &'a Grid,
+    flow: &'a Flow,
+    /// In initiative order.
+    foes: Vec<Entity>,
+}
+
+/// The rules' plan for `order` if they would take it now.
+fn can(t: &Turn, order: &Order) -> Option<Plan> {
+    validate(t.world, t.me, order).ok()
+}
+
+/// Hexes from `c` to the nearest foe (0 with none placed).
+fn nearest(t: &Turn, c: Cell) -> f32 {
+    t.foes
+        .iter()
+        .filter_map(|&f| t.world.get::<Cell>(f))
+        .map(|&fc| t.grid.distance(c, fc))
+        .min()
+        .unwrap_or(0) as f32
+}
+
+/// 002 §Normal Phase: the actions open to `me` on its Initiative, each
+/// appraised.
 fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
     let mut out = vec![Appraisal::plain(Order::new(name, "end"))];
     let (Some(&here), Some(stats)) = (world.get::<Cell>(me), world.get::<Stats>(me)) else {
@@ -228,29 +264,55 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
     if foes.is_empty() {
         return out;
     }
-    let nearest = |c: Cell| {
-        foes.iter()
-            .filter_map(|&f| world.get::<Cell>(f))
-            .map(|&fc| grid.distance(c, fc))
-            .min()
-            .unwrap_or(0) as f32
+    let t = Turn {
+        world,
+        me,
+        name,
+        here,
+        stats,
+        data,
+        grid,
+        flow,
+        foes,
     };
-    let can = |order: &Order| validate(world, me, order).ok();
-    let used = world.get::<Use>(me).cloned().unwrap_or_default();
-    let attack_left =
-        !used.attack && !used.full_phase && used.actions < if flow.restricted { 1 } else { 2 };
-    // Strikes and haymakers on foes within reach.
-    let here_exposure = exposure(world, me, here, &foes);
-    for &f in &foes {
-        let n = flow.name(f).to_string();
+    let here_exposure = exposure(world, me, here, &t.foes);
+    attacks(&t, &mut out);
+    reload(&t, &mut out);
+    let ranged = world.get::<Kit>(me).is_some_and(|k| {
+        k.weapons
+            .iter()
+            .zip(&k.shots)
+            .any(|(w, s)| data.weapons.get(w).is_some_and(|d| !d.melee() && *s > 0))
+    });
+    moves(&t, here_exposure, ranged, &mut out);
+    let in_reach_now = t.foes.iter().any(|&f| in_reach(world, me, f));
+    ready(&t, in_reach_now, &mut out);
+    recover(&t, &mut out);
+    // Dodge when threatened and unable to strike.
+    let dodge = Order::new(name, "dodge");
+    if here_exposure > 0.0 && !in_reach_now && !ranged && can(&t, &dodge).is_some() {
+        out.push(Appraisal {
+            other: here_exposure * 0.1,
+            ..Appraisal::plain(dodge)
+        });
+    }
+    out
+}
+
+/// 002 §Attack Roll: strikes and haymakers on foes within reach, and shots,
+/// each worth its chance to hit times the mean STUN past PD.
+fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
+    let (world, me, name, here) = (t.world, t.me, t.name, t.here);
+    for &f in &t.foes {
+        let n = t.flow.name(f).to_string();
         if in_reach(world, me, f) {
             for m in ["strike", "haymaker"] {
                 let order = Order::new(name, m).target(&n);
-                if can(&order).is_none() {
+                if can(t, &order).is_none() {
                     continue;
                 }
                 let risk = if m == "haymaker" {
-                    haymaker_exposure(world, me, here, &foes)
+                    haymaker_exposure(world, me, here, &t.foes)
                 } else {
                     0.0
                 };
@@ -264,7 +326,7 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
         }
         // Shots.
         let order = Order::new(name, "shoot").target(&n);
-        if let Some(Plan::Attack { weapon, .. }) = can(&order) {
+        if let Some(Plan::Attack { weapon, .. }) = can(t, &order) {
             let (p, mean) = expected(world, me, f, "shoot", &weapon);
             out.push(Appraisal {
                 damage: p * mean,
@@ -273,18 +335,22 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             });
         }
     }
-    // Reload an empty gun.
-    let reload = Order::new(name, "reload");
-    if can(&reload).is_some()
-        && let Some(kit) = world.get::<Kit>(me)
+}
+
+/// 002 §Distracting Actions: reloading an empty gun, at the risk of the
+/// attacks of opportunity it gives (halved with Fast Draw).
+fn reload(t: &Turn, out: &mut Vec<Appraisal>) {
+    let reload = Order::new(t.name, "reload");
+    if can(t, &reload).is_some()
+        && let Some(kit) = t.world.get::<Kit>(t.me)
         && kit
             .shots
             .iter()
             .zip(&kit.weapons)
-            .any(|(s, w)| *s == 0 && data.weapons.get(w).is_some_and(|d| d.shots > 0))
+            .any(|(s, w)| *s == 0 && t.data.weapons.get(w).is_some_and(|d| d.shots > 0))
     {
-        let risk = walk_risk(world, me, &[here], false, &foes)
-            * if stats.skills.contains_key("fast_draw") {
+        let risk = walk_risk(t.world, t.me, &[t.here], false, &t.foes)
+            * if t.stats.skills.contains_key("fast_draw") {
                 0.5
             } else {
                 1.0
@@ -295,41 +361,23 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             ..Appraisal::plain(reload)
         });
     }
-    // Moving: to a hex within reach of a foe (to strike after), else closer.
-    let budget = movement_left(world, me);
-    let step_open = step_refusal(world, me).is_none();
-    let taken = orders::occupied(world, me);
-    let mut cells: Vec<(Cell, u32)> = grid
-        .reachable(here, budget.max(u32::from(step_open)), |c| {
-            taken.contains(&c)
-        })
-        .into_iter()
-        .filter(|(c, _)| *c != here)
-        .collect();
-    cells.sort();
-    let before = nearest(here);
-    let ranged = world.get::<Kit>(me).is_some_and(|k| {
-        k.weapons
-            .iter()
-            .zip(&k.shots)
-            .any(|(w, s)| data.weapons.get(w).is_some_and(|d| !d.melee() && *s > 0))
-    });
-    // A readied character waits for its foes rather than walk up to them.
-    let waiting = matches!(
-        world.get::<super::Hold>(me),
-        Some(super::Hold::Readied { .. })
-    );
-    // What each foe is worth and threatens, once.
-    struct FoeInfo {
-        cell: Cell,
-        reach: u32,
-        /// My strike on it: expected STUN, and its STUN left.
-        mine: f32,
-        left: f32,
-        /// Its strike on me (0 while it is Stunned).
-        theirs: f32,
-    }
-    let info: Vec<FoeInfo> = foes
+}
+
+/// What a foe is worth and threatens, reckoned once for every hex.
+struct FoeInfo {
+    cell: Cell,
+    reach: u32,
+    /// My strike on it: expected STUN, and its STUN left.
+    mine: f32,
+    left: f32,
+    /// Its strike on me (0 while it is Stunned).
+    theirs: f32,
+}
+
+/// 002 §Threat: each foe's place, reach and strikes, for `me`.
+fn foe_info(t: &Turn) -> Vec<FoeInfo> {
+    let (world, me) = (t.world, t.me);
+    t.foes
         .iter()
         .filter_map(|&f| {
             let s = world.get::<Stats>(f)?;
@@ -345,13 +393,43 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
                 },
             })
         })
+        .collect()
+}
+
+/// 002 §Threat: expected STUN from the foes who reach `cell`.
+fn exposure_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
+    info.iter()
+        .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.reach)
+        .map(|f| f.theirs)
+        .sum()
+}
+
+/// 002 §Moving Out · 002 §1-Hex Step: a move to a hex within reach of a foe
+/// (to strike after), else closer; the best of each kind.
+fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
+    let (world, me, name, here, stats, grid, flow) =
+        (t.world, t.me, t.name, t.here, t.stats, t.grid, t.flow);
+    let used = world.get::<Use>(me).cloned().unwrap_or_default();
+    let attack_left =
+        !used.attack && !used.full_phase && used.actions < if flow.restricted { 1 } else { 2 };
+    let budget = movement_left(world, me);
+    let step_open = step_refusal(world, me).is_none();
+    let taken = orders::occupied(world, me);
+    let mut cells: Vec<(Cell, u32)> = grid
+        .reachable(here, budget.max(u32::from(step_open)), |c| {
+            taken.contains(&c)
+        })
+        .into_iter()
+        .filter(|(c, _)| *c != here)
         .collect();
-    let exposure_at = |cell: Cell| -> f32 {
-        info.iter()
-            .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.reach)
-            .map(|f| f.theirs)
-            .sum()
-    };
+    cells.sort();
+    let before = nearest(t, here);
+    // A readied character waits for its foes rather than walk up to them.
+    let waiting = matches!(
+        world.get::<super::Hold>(me),
+        Some(super::Hold::Readied { .. })
+    );
+    let info = foe_info(t);
     let half = orders::half_move(stats);
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of
@@ -367,8 +445,8 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             .filter(|f| grid.distance(cell, f.cell) <= stats.reach)
             .map(|f| (f.mine, f.left))
             .max_by(|a, b| a.0.total_cmp(&b.0));
-        let exposure_there = exposure_at(cell);
-        let closing = before - nearest(cell);
+        let exposure_there = exposure_among(&info, grid, cell);
+        let closing = before - nearest(t, cell);
         let mut a = Appraisal {
             closing: if ranged { -closing } else { closing },
             ..Appraisal::plain(Order::new(name, if step { "step" } else { "move" }).cell(cell))
@@ -397,37 +475,45 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             }
         }
     }
-    let best = |mut list: Vec<(f32, Appraisal)>| -> Option<Appraisal> {
-        list.sort_by(|a, b| b.0.total_cmp(&a.0));
-        list.into_iter()
-            .take(4)
-            .filter_map(|(_, mut a)| {
-                let Some(Plan::Move { path, how, .. }) = can(&a.order) else {
-                    return None;
-                };
-                if how != super::MoveHow::Step {
-                    a.risk = walk_risk(world, me, &path, false, &foes);
-                }
-                Some(a)
-            })
-            .max_by(|a, b| a.score().total_cmp(&b.score()))
-    };
-    let best_strike = best(strikes);
-    let best_close = best(closes);
+    let best_strike = best(t, strikes);
+    let best_close = best(t, closes);
     out.extend(best_strike);
     out.extend(best_close);
-    // A long reach readies for whoever comes within it.
-    let in_reach_now = foes.iter().any(|&f| in_reach(world, me, f));
-    let ready = Order::new(name, "ready");
-    if !in_reach_now && stats.reach >= 2 && can(&ready).is_some() {
-        let coming = foes
+}
+
+/// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
+/// best the rules take, priced for the attacks of opportunity on the way.
+fn best(t: &Turn, mut list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
+    list.sort_by(|a, b| b.0.total_cmp(&a.0));
+    list.into_iter()
+        .take(4)
+        .filter_map(|(_, mut a)| {
+            let Some(Plan::Move { path, how, .. }) = can(t, &a.order) else {
+                return None;
+            };
+            if how != super::MoveHow::Step {
+                a.risk = walk_risk(t.world, t.me, &path, false, &t.foes);
+            }
+            Some(a)
+        })
+        .max_by(|a, b| a.score().total_cmp(&b.score()))
+}
+
+/// 002 §Ready: a long reach readies a strike for whoever comes within it.
+fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
+    let (world, me, here, stats) = (t.world, t.me, t.here, t.stats);
+    let ready = Order::new(t.name, "ready");
+    if !in_reach_now && stats.reach >= 2 && can(t, &ready).is_some() {
+        let coming = t
+            .foes
             .iter()
             .filter(|&&f| {
                 world
                     .get::<Stats>(f)
                     .zip(world.get::<Cell>(f))
                     .is_some_and(|(s, &fc)| {
-                        s.reach < stats.reach && grid.distance(fc, here) <= s.movement + stats.reach
+                        s.reach < stats.reach
+                            && t.grid.distance(fc, here) <= s.movement + stats.reach
                     })
             })
             .map(|&f| strike_value(world, me, f, "strike"))
@@ -439,18 +525,22 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             });
         }
     }
-    // Recover when nobody can reach this phase.
-    let safe = foes.iter().all(|&f| {
+}
+
+/// Ruling `recovery`: recover when nobody can reach this phase.
+fn recover(t: &Turn, out: &mut Vec<Appraisal>) {
+    let (world, here, stats) = (t.world, t.here, t.stats);
+    let safe = t.foes.iter().all(|&f| {
         world
             .get::<Stats>(f)
             .zip(world.get::<Cell>(f))
-            .is_none_or(|(s, &fc)| grid.distance(fc, here) > s.movement + s.reach)
+            .is_none_or(|(s, &fc)| t.grid.distance(fc, here) > s.movement + s.reach)
     });
-    if let Some(stun) = world.get::<Stun>(me) {
+    if let Some(stun) = world.get::<Stun>(t.me) {
         let missing = (stun.max - stun.current).min(stats.rec) as f32;
         for action in ["recover", "start_recovery", "complete_recovery"] {
-            let order = Order::new(name, action);
-            if can(&order).is_some() {
+            let order = Order::new(t.name, action);
+            if can(t, &order).is_some() {
                 let worth = if action == "complete_recovery" {
                     missing
                 } else if safe {
@@ -465,13 +555,4 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
             }
         }
     }
-    // Dodge when threatened and unable to strike.
-    let dodge = Order::new(name, "dodge");
-    if here_exposure > 0.0 && !in_reach_now && !ranged && can(&dodge).is_some() {
-        out.push(Appraisal {
-            other: here_exposure * 0.1,
-            ..Appraisal::plain(dodge)
-        });
-    }
-    out
 }
