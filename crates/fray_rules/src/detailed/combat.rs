@@ -4,14 +4,14 @@
 //! Also the start of each round and the end of the battle.
 
 use bevy_ecs::prelude::*;
+use fray_core::log::EventKind;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Seat, Side, Sides};
 
-use super::data::{Consequence, DetailedData, Heft, WeaponKind};
+use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
 use super::orders::{
     self, Manoeuvre, Need, Plan, can_spend, has_blow, parry_weapon, preparations, shield, weapon,
 };
@@ -310,23 +310,7 @@ pub fn combat_phase(world: &mut World) {
             (!flow.queue.is_empty()).then(|| flow.queue.remove(0))
         };
         if let Some((e, plan)) = queued {
-            // Ruling simultaneous_order: each is checked again against the
-            // state the earlier ones left.
-            match recheck(world, e, &plan) {
-                Ok(()) => execute(world, e, plan),
-                Err(why) => {
-                    let who = name(world, e);
-                    let what = describe(world, &plan);
-                    log(world, || {
-                        Event::new(
-                            EventKind::Lost,
-                            "ruling simultaneous_order",
-                            format!("{who}'s option ({what}) can no longer be carried out: {why}."),
-                        )
-                        .actor(&who)
-                    });
-                }
-            }
+            carry_out_declared(world, e, plan);
             continue;
         }
         {
@@ -335,22 +319,9 @@ pub fn combat_phase(world: &mut World) {
             flow.in_batch = false;
         }
         if let Some(e) = world.resource::<Flow>().chain {
-            let can_go_on = up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok();
-            if can_go_on {
-                let who = name(world, e);
-                stamp(world, format!("combat, {who}"));
-                world.resource_mut::<Flow>().initiative = vec![e];
-                ask(
-                    world,
-                    e,
-                    Ask::Option,
-                    format!("{who} goes on with its great blow: prepare again or attack."),
-                    "000 §1.2.4",
-                );
+            if chain_goes_on(world, e) {
                 return;
             }
-            world.resource_mut::<Flow>().chain = None;
-            lose_preparation(world, e, "the chain of preparations could not go on");
             continue;
         }
         let (holders, why) = initiative(world);
@@ -358,50 +329,101 @@ pub fn combat_phase(world: &mut World) {
             end_combat_phase(world);
             return;
         }
-        let names: Vec<String> = holders.iter().map(|&e| name(world, e)).collect();
-        stamp(world, format!("combat, {}", names.join(" & ")));
-        {
-            let mut flow = world.resource_mut::<Flow>();
-            flow.initiative = holders.clone();
-            flow.why = why.clone();
-        }
-        let together = holders.len() > 1;
-        log(world, || {
-            Event::new(
-                EventKind::Initiative,
-                if together { "000 §1.1.3" } else { "000 §1.1.2" },
-                if together {
-                    format!(
-                        "{} tie ({why}): simultaneous initiative; they declare their options secretly and together.",
-                        names.join(" and ")
-                    )
-                } else {
-                    format!("{} has the initiative ({why}).", names[0])
-                },
-            )
-            .actor(&names[0])
-        });
-        for e in holders {
-            let who = name(world, e);
-            let b = world.get::<Blows>(e).cloned().unwrap_or_default();
-            ask(
-                world,
-                e,
-                Ask::Option,
-                format!(
-                    "{who} has the initiative{}: choose an option ({} active, {} reactive blows left).",
-                    if together {
-                        " with others, in secret"
-                    } else {
-                        ""
-                    },
-                    b.active,
-                    b.reactive
-                ),
-                "000 §1.2",
-            );
-        }
+        give_initiative(world, holders, why);
         return;
+    }
+}
+
+/// 000 §1.1.3: an option declared together, checked again against the
+/// state the earlier ones left, and carried out if it still can be (ruling
+/// `simultaneous_order`).
+fn carry_out_declared(world: &mut World, e: Entity, plan: Plan) {
+    match recheck(world, e, &plan) {
+        Ok(()) => execute(world, e, plan),
+        Err(why) => {
+            let who = name(world, e);
+            let what = describe(world, &plan);
+            log(world, || {
+                Event::new(
+                    EventKind::Lost,
+                    "ruling simultaneous_order",
+                    format!("{who}'s option ({what}) can no longer be carried out: {why}."),
+                )
+                .actor(&who)
+            });
+        }
+    }
+}
+
+/// 000 §1.2.4: a thrusting weapon or bow prepared must go on at once with
+/// another preparation or the attack. Returns true when `e` is asked to; if
+/// it cannot, the preparations are lost.
+fn chain_goes_on(world: &mut World, e: Entity) -> bool {
+    let can_go_on = up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok();
+    if can_go_on {
+        let who = name(world, e);
+        stamp(world, format!("combat, {who}"));
+        world.resource_mut::<Flow>().initiative = vec![e];
+        ask(
+            world,
+            e,
+            Ask::Option,
+            format!("{who} goes on with its great blow: prepare again or attack."),
+            "000 §1.2.4",
+        );
+        return true;
+    }
+    world.resource_mut::<Flow>().chain = None;
+    lose_preparation(world, e, "the chain of preparations could not go on");
+    false
+}
+
+/// 000 §1.1.2–3: the initiative goes to `holders` (several: simultaneous,
+/// their options declared secretly and together); each is asked for its
+/// option (000 §1.2).
+fn give_initiative(world: &mut World, holders: Vec<Entity>, why: String) {
+    let names: Vec<String> = holders.iter().map(|&e| name(world, e)).collect();
+    stamp(world, format!("combat, {}", names.join(" & ")));
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.initiative = holders.clone();
+        flow.why = why.clone();
+    }
+    let together = holders.len() > 1;
+    log(world, || {
+        Event::new(
+            EventKind::Initiative,
+            if together { "000 §1.1.3" } else { "000 §1.1.2" },
+            if together {
+                format!(
+                    "{} tie ({why}): simultaneous initiative; they declare their options secretly and together.",
+                    names.join(" and ")
+                )
+            } else {
+                format!("{} has the initiative ({why}).", names[0])
+            },
+        )
+        .actor(&names[0])
+    });
+    for e in holders {
+        let who = name(world, e);
+        let b = world.get::<Blows>(e).cloned().unwrap_or_default();
+        ask(
+            world,
+            e,
+            Ask::Option,
+            format!(
+                "{who} has the initiative{}: choose an option ({} active, {} reactive blows left).",
+                if together {
+                    " with others, in secret"
+                } else {
+                    ""
+                },
+                b.active,
+                b.reactive
+            ),
+            "000 §1.2",
+        );
     }
 }
 
@@ -548,8 +570,6 @@ pub fn describe(world: &World, plan: &Plan) -> String {
 
 /// 000 §1.2: carry out an option.
 pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
-    let who = name(world, e);
-    let data = world.resource::<Data>().0.clone();
     if world.resource::<Flow>().chain == Some(e)
         && !matches!(plan, Plan::Prepare { .. } | Plan::Attack { .. })
     {
@@ -567,309 +587,283 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
             drop,
             fall,
             alert: wake,
-        } => {
-            world.entity_mut(e).insert(Passed);
-            let mut extra = Vec::new();
-            if drop {
-                let here = world.get::<Cell>(e).copied();
-                let dropped = world
-                    .get_mut::<Hands>(e)
-                    .map(|mut h| std::mem::take(&mut h.wielded))
-                    .unwrap_or_default();
-                if let Some(c) = here {
-                    for w in &dropped {
-                        world.resource_mut::<Flow>().ground.push((c, w.clone()));
-                    }
-                }
-                if !dropped.is_empty() {
-                    extra.push(format!("drops the {}", dropped.join(" and the ")));
-                }
-            }
-            if fall {
-                world.entity_mut(e).insert(Fallen);
-                extra.push("falls to the ground".into());
-            }
-            if wake {
-                world.entity_mut(e).insert(Alert(true));
-                extra.push("becomes alert".into());
-            }
-            log(world, || {
-                let more = if extra.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {}", extra.join(", "))
-                };
-                Event::new(
-                    EventKind::Pass,
-                    "000 §1.2.1",
-                    format!("{who} passes{more}: no blow; it is not eligible for the initiative until someone takes another option."),
-                )
-                .actor(&who)
-            });
-        }
-        Plan::Draw { weapon: w } => {
-            let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
-            let cost = spend(
-                world,
-                e,
-                Need {
-                    active: u32::from(heavy),
-                    any: u32::from(!heavy),
-                },
-            );
-            lose_preparation(world, e, "it spent a blow drawing a weapon");
-            if let Some(mut h) = world.get_mut::<Hands>(e) {
-                h.sheathed.retain(|x| *x != w);
-                let weapon_in_hand = h.wielded.iter().position(|x| {
-                    data.weapons
-                        .get(x)
-                        .is_some_and(|d| d.kind != WeaponKind::Shield)
-                });
-                if let Some(i) = weapon_in_hand {
-                    let old = h.wielded.remove(i);
-                    h.sheathed.push(old);
-                }
-                h.wielded.insert(0, w.clone());
-            }
-            log(world, || {
-                Event::new(
-                    EventKind::Draw,
-                    "000 §1.2.2",
-                    format!(
-                        "{who} draws the {w} ({} blow, {cost} EN).",
-                        if heavy { "an active" } else { "a" }
-                    ),
-                )
-                .actor(&who)
-            });
-        }
-        Plan::Grab { cell, weapon: w } => {
-            spend(world, e, Need { active: 1, any: 0 });
-            lose_preparation(world, e, "it spent a blow grabbing");
-            let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
-            let ok = if alert(world, e) {
-                let roll = world
-                    .resource_mut::<Dice>()
-                    .roll(data.numbers.check_die, format!("{who}'s DX check to grab"));
-                let (total, ok) = (roll.total, roll.total <= dx);
-                log(world, || {
-                    Event::new(
-                        EventKind::Check,
-                        "000 §1.2.3 Grab object",
-                        format!("{who}, alert, makes a D20 DX check to grab the {w}: {total} against {dx}: {}.", if ok { "success" } else { "failure" }),
-                    )
-                    .actor(&who)
-                    .roll(roll)
-                    .check(Check { against: "DX".into(), target: dx, modifiers: Vec::new(), total, success: ok })
-                });
-                ok
-            } else {
-                true
-            };
-            if ok {
-                let mut flow = world.resource_mut::<Flow>();
-                if let Some(i) = flow.ground.iter().position(|(c, x)| *c == cell && *x == w) {
-                    flow.ground.remove(i);
-                }
-                if let Some(mut h) = world.get_mut::<Hands>(e) {
-                    h.wielded.insert(0, w.clone());
-                }
-                log(world, || {
-                    Event::new(
-                        EventKind::Grab,
-                        "000 §1.2.3 Grab object",
-                        format!("{who} grabs the {w}."),
-                    )
-                    .actor(&who)
-                });
-            }
-        }
-        Plan::Prepare { weapon: w } => {
-            spend(world, e, Need { active: 1, any: 0 });
-            let mut p = world.get::<Preparation>(e).cloned().unwrap_or_default();
-            let count = p.count(&w) + 1;
-            p.weapons.retain(|(x, _)| *x != w);
-            p.weapons.push((w.clone(), count));
-            world.entity_mut(e).insert(p);
-            let kind = weapon(world, &w).map(|d| d.kind);
-            let chains = matches!(kind, Some(WeaponKind::Thrusting | WeaponKind::Bow));
-            world.resource_mut::<Flow>().chain = chains.then_some(e);
-            let range = (kind == Some(WeaponKind::Bow)).then(|| orders::reach_of(world, e, &w));
-            log(world, || {
-                let mut text = format!(
-                    "{who} prepares a great blow with the {w} ({count} so far: -{count} to hit, +{count} critical, +{} damage, x{} breakage)",
-                    2 * count,
-                    count + 1
-                );
-                if let Some(r) = range {
-                    text.push_str(&format!(", range {r}"));
-                }
-                if chains {
-                    text.push_str("; a thrusting weapon or bow must go on at once with another preparation or the attack");
-                }
-                text.push('.');
-                Event::new(EventKind::Prepare, "000 §1.2.4", text).actor(&who)
-            });
-        }
+        } => pass(world, e, drop, fall, wake),
+        Plan::Draw { weapon: w } => draw_weapon(world, e, w),
+        Plan::Grab { cell, weapon: w } => grab_object(world, e, cell, w),
+        Plan::Prepare { weapon: w } => prepare_great_blow(world, e, w),
         Plan::Manoeuvre { kind, target, cell } => manoeuvre(world, e, kind, target, cell),
-        Plan::Attack { target, weapon: w } => {
-            let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
-            let cost = spend(
-                world,
-                e,
-                Need {
-                    active: 1,
-                    any: u32::from(heavy),
-                },
-            );
-            world.resource_mut::<Flow>().chain = None;
-            let t = name(world, target);
-            let melee = weapon(world, &w).is_some_and(|d| !d.kind.missile());
-            let mut to_ask = Vec::new();
-            if melee {
-                let here = world.get::<Cell>(e).copied();
-                for x in roster(world) {
-                    if x == e || enemies(world, x, target) || !up(world, x) || !alert(world, x) {
-                        continue;
-                    }
-                    let Some(pw) = parry_weapon(world, x) else {
-                        continue;
-                    };
-                    let reach = weapon(world, &pw).map_or(1, |d| d.reach.max(1));
-                    let near = here
-                        .zip(world.get::<Cell>(x).copied())
-                        .is_some_and(|(a, b)| world.resource::<Grid>().distance(a, b) <= reach);
-                    if x == target || near {
-                        to_ask.push(x);
-                    }
-                }
-                // The target is asked first.
-                to_ask.sort_by_key(|&x| x != target);
-            }
-            let borrowed = world.resource::<Flow>().stage == Stage::Movement;
-            log(world, || {
-                Event::new(
-                    EventKind::Attack,
-                    "000 §1.2.5",
-                    format!(
-                        "{who} attacks {t} with the {w} ({}{}, {cost} EN){}.",
-                        if heavy {
-                            "an active blow and a second for the heavy weapon"
-                        } else {
-                            "an active blow"
-                        },
-                        if borrowed {
-                            " borrowed from the next round"
-                        } else {
-                            ""
-                        },
-                        if melee {
-                            ""
-                        } else {
-                            "; a missile cannot be parried"
-                        }
-                    ),
-                )
-                .actor(&who)
-                .target(&t)
-            });
-            world.resource_mut::<Flow>().attack = Some(PendingAttack {
-                attacker: e,
-                target,
-                weapon: w,
-                to_ask,
-                parries: Vec::new(),
-            });
-        }
+        Plan::Attack { target, weapon: w } => attack(world, e, target, w),
         _ => {}
     }
+}
+
+/// 000 §1.2.1 Pass: drop what is held, fall to the ground, become alert;
+/// no blow.
+fn pass(world: &mut World, e: Entity, drop: bool, fall: bool, wake: bool) {
+    let who = name(world, e);
+    world.entity_mut(e).insert(Passed);
+    let mut extra = Vec::new();
+    if drop {
+        let here = world.get::<Cell>(e).copied();
+        let dropped = world
+            .get_mut::<Hands>(e)
+            .map(|mut h| std::mem::take(&mut h.wielded))
+            .unwrap_or_default();
+        if let Some(c) = here {
+            for w in &dropped {
+                world.resource_mut::<Flow>().ground.push((c, w.clone()));
+            }
+        }
+        if !dropped.is_empty() {
+            extra.push(format!("drops the {}", dropped.join(" and the ")));
+        }
+    }
+    if fall {
+        world.entity_mut(e).insert(Fallen);
+        extra.push("falls to the ground".into());
+    }
+    if wake {
+        world.entity_mut(e).insert(Alert(true));
+        extra.push("becomes alert".into());
+    }
+    log(world, || {
+        let more = if extra.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", extra.join(", "))
+        };
+        Event::new(
+            EventKind::Pass,
+            "000 §1.2.1",
+            format!("{who} passes{more}: no blow; it is not eligible for the initiative until someone takes another option."),
+        )
+        .actor(&who)
+    });
+}
+
+/// 000 §1.2.2 Draw weapon: a blow, active for a heavy weapon; the weapon
+/// in hand goes back to its sheath.
+fn draw_weapon(world: &mut World, e: Entity, w: String) {
+    let who = name(world, e);
+    let data = world.resource::<Data>().0.clone();
+    let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
+    let cost = spend(
+        world,
+        e,
+        Need {
+            active: u32::from(heavy),
+            any: u32::from(!heavy),
+        },
+    );
+    lose_preparation(world, e, "it spent a blow drawing a weapon");
+    if let Some(mut h) = world.get_mut::<Hands>(e) {
+        h.sheathed.retain(|x| *x != w);
+        let weapon_in_hand = h.wielded.iter().position(|x| {
+            data.weapons
+                .get(x)
+                .is_some_and(|d| d.kind != WeaponKind::Shield)
+        });
+        if let Some(i) = weapon_in_hand {
+            let old = h.wielded.remove(i);
+            h.sheathed.push(old);
+        }
+        h.wielded.insert(0, w.clone());
+    }
+    log(world, || {
+        Event::new(
+            EventKind::Draw,
+            "000 §1.2.2",
+            format!(
+                "{who} draws the {w} ({} blow, {cost} EN).",
+                if heavy { "an active" } else { "a" }
+            ),
+        )
+        .actor(&who)
+    });
+}
+
+/// 000 §1.2.3 Grab object: an active blow; a D20 DX check if alert.
+fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
+    let who = name(world, e);
+    let data = world.resource::<Data>().0.clone();
+    spend(world, e, Need { active: 1, any: 0 });
+    lose_preparation(world, e, "it spent a blow grabbing");
+    let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
+    let ok = if alert(world, e) {
+        let roll = world
+            .resource_mut::<Dice>()
+            .roll(data.numbers.check_die, format!("{who}'s DX check to grab"));
+        let (total, ok) = (roll.total, roll.total <= dx);
+        log(world, || {
+            Event::new(
+                EventKind::Check,
+                "000 §1.2.3 Grab object",
+                format!(
+                    "{who}, alert, makes a D20 DX check to grab the {w}: {total} against {dx}: {}.",
+                    if ok { "success" } else { "failure" }
+                ),
+            )
+            .actor(&who)
+            .roll(roll)
+            .check(Check {
+                against: "DX".into(),
+                target: dx,
+                modifiers: Vec::new(),
+                total,
+                success: ok,
+            })
+        });
+        ok
+    } else {
+        true
+    };
+    if ok {
+        let mut flow = world.resource_mut::<Flow>();
+        if let Some(i) = flow.ground.iter().position(|(c, x)| *c == cell && *x == w) {
+            flow.ground.remove(i);
+        }
+        if let Some(mut h) = world.get_mut::<Hands>(e) {
+            h.wielded.insert(0, w.clone());
+        }
+        log(world, || {
+            Event::new(
+                EventKind::Grab,
+                "000 §1.2.3 Grab object",
+                format!("{who} grabs the {w}."),
+            )
+            .actor(&who)
+        });
+    }
+}
+
+/// 000 §1.2.4 Prepare great blow: an active blow; a thrusting weapon or a
+/// bow must go on at once with another preparation or the attack.
+fn prepare_great_blow(world: &mut World, e: Entity, w: String) {
+    let who = name(world, e);
+    spend(world, e, Need { active: 1, any: 0 });
+    let mut p = world.get::<Preparation>(e).cloned().unwrap_or_default();
+    let count = p.count(&w) + 1;
+    p.weapons.retain(|(x, _)| *x != w);
+    p.weapons.push((w.clone(), count));
+    world.entity_mut(e).insert(p);
+    let kind = weapon(world, &w).map(|d| d.kind);
+    let chains = matches!(kind, Some(WeaponKind::Thrusting | WeaponKind::Bow));
+    world.resource_mut::<Flow>().chain = chains.then_some(e);
+    let range = (kind == Some(WeaponKind::Bow)).then(|| orders::reach_of(world, e, &w));
+    log(world, || {
+        let mut text = format!(
+            "{who} prepares a great blow with the {w} ({count} so far: -{count} to hit, +{count} critical, +{} damage, x{} breakage)",
+            2 * count,
+            count + 1
+        );
+        if let Some(r) = range {
+            text.push_str(&format!(", range {r}"));
+        }
+        if chains {
+            text.push_str("; a thrusting weapon or bow must go on at once with another preparation or the attack");
+        }
+        text.push('.');
+        Event::new(EventKind::Prepare, "000 §1.2.4", text).actor(&who)
+    });
+}
+
+/// 000 §1.2.5 Attack: an active blow, and a second for a heavy weapon; the
+/// attack waits for the parries of those who may give them.
+fn attack(world: &mut World, e: Entity, target: Entity, w: String) {
+    let who = name(world, e);
+    let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
+    let cost = spend(
+        world,
+        e,
+        Need {
+            active: 1,
+            any: u32::from(heavy),
+        },
+    );
+    world.resource_mut::<Flow>().chain = None;
+    let t = name(world, target);
+    let melee = weapon(world, &w).is_some_and(|d| !d.kind.missile());
+    let to_ask = if melee {
+        may_parry(world, e, target)
+    } else {
+        Vec::new()
+    };
+    let borrowed = world.resource::<Flow>().stage == Stage::Movement;
+    log(world, || {
+        Event::new(
+            EventKind::Attack,
+            "000 §1.2.5",
+            format!(
+                "{who} attacks {t} with the {w} ({}{}, {cost} EN){}.",
+                if heavy {
+                    "an active blow and a second for the heavy weapon"
+                } else {
+                    "an active blow"
+                },
+                if borrowed {
+                    " borrowed from the next round"
+                } else {
+                    ""
+                },
+                if melee {
+                    ""
+                } else {
+                    "; a missile cannot be parried"
+                }
+            ),
+        )
+        .actor(&who)
+        .target(&t)
+    });
+    world.resource_mut::<Flow>().attack = Some(PendingAttack {
+        attacker: e,
+        target,
+        weapon: w,
+        to_ask,
+        parries: Vec::new(),
+    });
+}
+
+/// 000 §1.2.5: who may parry a melee attack by `e` on `target`: the target
+/// and the alert characters within range of the attacker, the target first.
+fn may_parry(world: &World, e: Entity, target: Entity) -> Vec<Entity> {
+    let mut to_ask = Vec::new();
+    let here = world.get::<Cell>(e).copied();
+    for x in roster(world) {
+        if x == e || enemies(world, x, target) || !up(world, x) || !alert(world, x) {
+            continue;
+        }
+        let Some(pw) = parry_weapon(world, x) else {
+            continue;
+        };
+        let reach = weapon(world, &pw).map_or(1, |d| d.reach.max(1));
+        let near = here
+            .zip(world.get::<Cell>(x).copied())
+            .is_some_and(|(a, b)| world.resource::<Grid>().distance(a, b) <= reach);
+        if x == target || near {
+            to_ask.push(x);
+        }
+    }
+    // The target is asked first.
+    to_ask.sort_by_key(|&x| x != target);
+    to_ask
 }
 
 /// 000 §1.2.3: a manoeuvre along the grid (ruling `grid_ranges`); rising
 /// from a fall replaces the first range change.
 fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell: Option<Cell>) {
-    let data = world.resource::<Data>().0.clone();
     let who = name(world, e);
     let t = name(world, target);
     let cost = spend(world, e, Need { active: 0, any: 1 });
     lose_preparation(world, e, "it spent a blow manoeuvring");
-    let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
     let (mut cells, rule): (u32, &str) = match kind {
         Manoeuvre::StepClose => (1, "000 §1.2.3.3"),
         Manoeuvre::StepOpen => (1, "000 §1.2.3.4"),
         Manoeuvre::ChangeRange => (0, "000 §1.2.3.5"),
-        Manoeuvre::Close | Manoeuvre::Open => {
-            let close = kind == Manoeuvre::Close;
-            let rule = if close {
-                "000 §1.2.3.1"
-            } else {
-                "000 §1.2.3.2"
-            };
-            let need = dx * data.ruling_numbers.d100_dx_multiplier;
-            let roll = world.resource_mut::<Dice>().roll(
-                DiceExpr::new(1, 100),
-                format!(
-                    "{who}'s D100 DX check to {}",
-                    if close { "close" } else { "open" }
-                ),
-            );
-            let total = roll.total;
-            let stumble = total as u32 >= data.numbers.stumble_from;
-            let made = total <= need && !stumble;
-            log(world, || {
-                Event::new(
-                    EventKind::Check,
-                    rule,
-                    format!(
-                        "{who}'s D100 DX check: {total} against {need} (ruling dx_checks): {}.",
-                        if stumble {
-                            "91 or more, a stumble"
-                        } else if made {
-                            "2 cells"
-                        } else {
-                            "1 cell"
-                        }
-                    ),
-                )
-                .actor(&who)
-                .roll(roll)
-                .check(Check {
-                    against: "DX x 5".into(),
-                    target: need,
-                    modifiers: Vec::new(),
-                    total,
-                    success: made,
-                })
-            });
-            if stumble {
-                let die = if close {
-                    data.numbers.close_fall_die
-                } else {
-                    data.numbers.open_fall_die
-                };
-                let roll = world
-                    .resource_mut::<Dice>()
-                    .roll(die, format!("{who}'s DX check against falling"));
-                let (total, kept) = (roll.total, roll.total <= dx);
-                if !kept {
-                    world.entity_mut(e).insert(Fallen);
-                }
-                log(world, || {
-                    Event::new(
-                        EventKind::Fall,
-                        rule,
-                        format!(
-                            "{who} stumbles: the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
-                            if kept { "it keeps its feet" } else { "it falls" }
-                        ),
-                    )
-                    .actor(&who)
-                    .roll(roll)
-                });
-                return;
-            }
-            (if made { 2 } else { 1 }, rule)
-        }
+        Manoeuvre::Close | Manoeuvre::Open => match close_or_open_check(world, e, kind) {
+            Some(done) => done,
+            None => return,
+        },
     };
     let mut rose = false;
     if world.get::<Fallen>(e).is_some() {
@@ -877,6 +871,130 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
         rose = true;
         cells = cells.saturating_sub(1);
     }
+    let (from, at, range) = change_range(world, e, kind, target, cell, cells, rose);
+    log(world, || {
+        Event::new(
+            EventKind::Manoeuvre,
+            rule,
+            format!(
+                "{who} {}{} {t}: from {} to {}, range now {range} ({cost} EN).",
+                if rose {
+                    "rises (in place of the first range change) and "
+                } else {
+                    ""
+                },
+                match kind {
+                    Manoeuvre::Close => "closes on",
+                    Manoeuvre::StepClose => "steps close to",
+                    Manoeuvre::Open => "opens the range from",
+                    Manoeuvre::StepOpen => "steps away from",
+                    Manoeuvre::ChangeRange => "changes its range to",
+                },
+                from.map_or("?".into(), |c| c.to_string()),
+                at.map_or("?".into(), |c| c.to_string()),
+            ),
+        )
+        .actor(&who)
+        .target(&t)
+    });
+}
+
+/// 000 §1.2.3.1 Close and §1.2.3.2 Open: a D100 DX check (ruling
+/// `dx_checks`) for two cells, else one; 91 or more, a stumble: the range
+/// does not change and a DX check against falling (D20 closing, D40
+/// opening). Returns the cells and the paragraph, or None on a stumble.
+fn close_or_open_check(
+    world: &mut World,
+    e: Entity,
+    kind: Manoeuvre,
+) -> Option<(u32, &'static str)> {
+    let data = world.resource::<Data>().0.clone();
+    let who = name(world, e);
+    let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
+    let close = kind == Manoeuvre::Close;
+    let rule = if close {
+        "000 §1.2.3.1"
+    } else {
+        "000 §1.2.3.2"
+    };
+    let need = dx * data.ruling_numbers.d100_dx_multiplier;
+    let roll = world.resource_mut::<Dice>().roll(
+        DiceExpr::new(1, 100),
+        format!(
+            "{who}'s D100 DX check to {}",
+            if close { "close" } else { "open" }
+        ),
+    );
+    let total = roll.total;
+    let stumble = total as u32 >= data.numbers.stumble_from;
+    let made = total <= need && !stumble;
+    log(world, || {
+        Event::new(
+            EventKind::Check,
+            rule,
+            format!(
+                "{who}'s D100 DX check: {total} against {need} (ruling dx_checks): {}.",
+                if stumble {
+                    "91 or more, a stumble"
+                } else if made {
+                    "2 cells"
+                } else {
+                    "1 cell"
+                }
+            ),
+        )
+        .actor(&who)
+        .roll(roll)
+        .check(Check {
+            against: "DX x 5".into(),
+            target: need,
+            modifiers: Vec::new(),
+            total,
+            success: made,
+        })
+    });
+    if stumble {
+        let die = if close {
+            data.numbers.close_fall_die
+        } else {
+            data.numbers.open_fall_die
+        };
+        let roll = world
+            .resource_mut::<Dice>()
+            .roll(die, format!("{who}'s DX check against falling"));
+        let (total, kept) = (roll.total, roll.total <= dx);
+        if !kept {
+            world.entity_mut(e).insert(Fallen);
+        }
+        log(world, || {
+            Event::new(
+                EventKind::Fall,
+                rule,
+                format!(
+                    "{who} stumbles: the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
+                    if kept { "it keeps its feet" } else { "it falls" }
+                ),
+            )
+            .actor(&who)
+            .roll(roll)
+        });
+        return None;
+    }
+    Some((if made { 2 } else { 1 }, rule))
+}
+
+/// 000 §1.2.3.1–5: `e` moves `cells` along the grid toward or away from
+/// `target`, or to `cell` when changing range (ruling `grid_ranges`).
+/// Returns where it was, where it is, and the range now.
+fn change_range(
+    world: &mut World,
+    e: Entity,
+    kind: Manoeuvre,
+    target: Entity,
+    cell: Option<Cell>,
+    cells: u32,
+    rose: bool,
+) -> (Option<Cell>, Option<Cell>, u32) {
     let from = world.get::<Cell>(e).copied();
     let grid = world.resource::<Grid>().clone();
     let taken: Vec<Cell> = roster(world)
@@ -918,31 +1036,7 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
         at = Some(here);
     }
     let range = at.zip(there).map(|(a, b)| grid.distance(a, b)).unwrap_or(0);
-    log(world, || {
-        Event::new(
-            EventKind::Manoeuvre,
-            rule,
-            format!(
-                "{who} {}{} {t}: from {} to {}, range now {range} ({cost} EN).",
-                if rose {
-                    "rises (in place of the first range change) and "
-                } else {
-                    ""
-                },
-                match kind {
-                    Manoeuvre::Close => "closes on",
-                    Manoeuvre::StepClose => "steps close to",
-                    Manoeuvre::Open => "opens the range from",
-                    Manoeuvre::StepOpen => "steps away from",
-                    Manoeuvre::ChangeRange => "changes its range to",
-                },
-                from.map_or("?".into(), |c| c.to_string()),
-                at.map_or("?".into(), |c| c.to_string()),
-            ),
-        )
-        .actor(&who)
-        .target(&t)
-    });
+    (from, at, range)
 }
 
 /// Ask the next character who may parry the pending attack; false when
@@ -1069,17 +1163,65 @@ fn table(
     (roll, row.then, row.text.clone())
 }
 
+/// The attack under resolution (000 §1.2.5), carried from one step to the
+/// next.
+struct Resolution {
+    attacker: Entity,
+    target: Entity,
+    /// The attacking weapon, and its numbers.
+    w: String,
+    wd: Weapon,
+    /// Who parries, with which weapon.
+    parries: Vec<(Entity, String)>,
+    /// The attacker's name and the target's.
+    a: String,
+    t: String,
+    /// The preparations applicable to the attack (000 §1.2.4).
+    preps: i32,
+    /// The attacker's ST, for the breakage checks.
+    st: i32,
+    /// Whether the target is stationary (on no moving trace).
+    stationary: bool,
+}
+
 /// 000 §1.2.5.1–3: the hit roll, breakage, the critical roll and damage.
 pub(super) fn resolve_attack(world: &mut World) {
-    let Some(p) = world.resource_mut::<Flow>().attack.take() else {
+    let Some(at) = attack_begins(world) else {
         return;
     };
     let data = world.resource::<Data>().0.clone();
+    let (a, t) = (&at.a, &at.t);
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(data.numbers.hit_dice, format!("{a}'s hit roll on {t}"));
+    let faces = roll.faces.clone();
+    let top = data.numbers.hit_dice.sides;
+    let double = |v: u32| faces.len() == 2 && faces.iter().all(|&f| f == v);
+    if double(1) {
+        double_ones(world, &data, &at, roll);
+        return;
+    }
+    let (hit, critical_forced) = if double(top) {
+        (true, double_tens(world, &data, &at, &roll))
+    } else {
+        (hit_roll(world, &data, &at, &roll), false)
+    };
+    if !hit {
+        return;
+    }
+    let (critical, unmodified) = critical_roll(world, &data, &at, critical_forced);
+    damage_roll(world, &data, &at, critical, unmodified);
+}
+
+/// 000 §1.2.5: the pending attack taken up; it spends this weapon's
+/// preparations (000 §1.2.4). None if it cannot go on: no weapon's numbers,
+/// the target dead or the attacker down.
+fn attack_begins(world: &mut World) -> Option<Resolution> {
+    let p = world.resource_mut::<Flow>().attack.take()?;
+    let data = world.resource::<Data>().0.clone();
     let (attacker, target, w) = (p.attacker, p.target, p.weapon.clone());
     let (a, t) = (name(world, attacker), name(world, target));
-    let Some(wd) = data.weapons.get(&w).cloned() else {
-        return;
-    };
+    let wd = data.weapons.get(&w).cloned()?;
     let preps = preparations(world, attacker, &w);
     // The attack spends this weapon's preparations (000 §1.2.4).
     if let Some(mut p) = world.get_mut::<Preparation>(attacker) {
@@ -1090,7 +1232,7 @@ pub(super) fn resolve_attack(world: &mut World) {
     }
     let dead = world.get::<Condition>(target) == Some(&Condition::Dead);
     if dead || !up(world, attacker) {
-        return;
+        return None;
     }
     let st = world.get::<Stats>(attacker).map_or(10, |s| s.st);
     let moving = world
@@ -1099,173 +1241,219 @@ pub(super) fn resolve_attack(world: &mut World) {
         .iter()
         .any(|tr| tr.who == target && !tr.done);
     let stationary = !moving;
-    let roll = world
-        .resource_mut::<Dice>()
-        .roll(data.numbers.hit_dice, format!("{a}'s hit roll on {t}"));
-    let faces = roll.faces.clone();
-    let top = data.numbers.hit_dice.sides;
-    let double = |v: u32| faces.len() == 2 && faces.iter().all(|&f| f == v);
-    let mut critical_forced = false;
-    // 000 §1.2.5.1.1: double ones miss.
-    if double(1) {
-        let (r2, then, text) = table(world, &data.fumble, 20, format!("{a}'s fumble"));
-        let total = r2.total;
-        log(world, || {
-            Event::new(
-                EventKind::Attack,
-                "000 §1.2.5.1.1",
-                format!("{a} rolls double ones on the hit roll: a miss; D20 {total} on the fumble table (ruling fumble): {text}."),
-            )
-            .actor(&a)
-            .target(&t)
-            .roll(roll)
-            .roll(r2)
-        });
-        consequence(world, then, attacker, target, &w);
-        return;
+    Some(Resolution {
+        attacker,
+        target,
+        w,
+        wd,
+        parries: p.parries,
+        a,
+        t,
+        preps,
+        st,
+        stationary,
+    })
+}
+
+/// 000 §1.2.5.1.1: double ones miss; a D20 on the fumble table (ruling
+/// `fumble`).
+fn double_ones(world: &mut World, data: &DetailedData, at: &Resolution, roll: Roll) {
+    let (a, t) = (&at.a, &at.t);
+    let (r2, then, text) = table(world, &data.fumble, 20, format!("{a}'s fumble"));
+    let total = r2.total;
+    log(world, || {
+        Event::new(
+            EventKind::Attack,
+            "000 §1.2.5.1.1",
+            format!("{a} rolls double ones on the hit roll: a miss; D20 {total} on the fumble table (ruling fumble): {text}."),
+        )
+        .actor(a)
+        .target(t)
+        .roll(roll)
+        .roll(r2)
+    });
+    consequence(world, then, at.attacker, at.target, &at.w);
+}
+
+/// 000 §1.2.5.1.2: double tens hit; a D20 on the double_tens table (ruling
+/// `double_tens`). Returns whether the table makes the hit critical.
+fn double_tens(world: &mut World, data: &DetailedData, at: &Resolution, roll: &Roll) -> bool {
+    let a = &at.a;
+    let (aname, tname) = (at.a.clone(), at.t.clone());
+    let (r2, then, text) = table(world, &data.double_tens, 20, format!("{a}'s double tens"));
+    let total = r2.total;
+    log(world, || {
+        Event::new(
+            EventKind::Attack,
+            "000 §1.2.5.1.2",
+            format!("{aname} rolls double tens: a hit; D20 {total} on the double_tens table (ruling double_tens): {text}."),
+        )
+        .actor(&aname)
+        .target(&tname)
+        .roll(roll.clone())
+        .roll(r2)
+    });
+    let critical_forced = then == Consequence::Critical;
+    if then == Consequence::TargetFalls {
+        consequence(world, then, at.attacker, at.target, &at.w);
     }
-    let hit;
-    let (aname, tname) = (a.clone(), t.clone());
-    if double(top) {
-        let (r2, then, text) = table(world, &data.double_tens, 20, format!("{a}'s double tens"));
-        let total = r2.total;
-        log(world, || {
-            Event::new(
-                EventKind::Attack,
-                "000 §1.2.5.1.2",
-                format!("{aname} rolls double tens: a hit; D20 {total} on the double_tens table (ruling double_tens): {text}."),
-            )
-            .actor(&aname)
-            .target(&tname)
-            .roll(roll.clone())
-            .roll(r2)
-        });
-        hit = true;
-        critical_forced = then == Consequence::Critical;
-        if then == Consequence::TargetFalls {
-            consequence(world, then, attacker, target, &w);
-        }
+    critical_forced
+}
+
+/// 000 §1.2.5.1.3: partial surprise doubles the hit roll (the target not
+/// alert, or fallen); full surprise triples it (stationary and unconscious).
+fn surprise(world: &World, at: &Resolution) -> i32 {
+    let target = at.target;
+    let unconscious = !up(world, target);
+    if at.stationary && unconscious {
+        3
+    } else if !alert(world, target) || world.get::<Fallen>(target).is_some() {
+        2
     } else {
-        // 000 §1.2.5.1.3.
-        let unconscious = !up(world, target);
-        let multiplier = if stationary && unconscious {
-            3
-        } else if !alert(world, target) || world.get::<Fallen>(target).is_some() {
-            2
-        } else {
-            1
-        };
-        let armour = armour_of(world, target);
-        let mut first = 0;
-        let mut mods = vec![Modifier::new("2D10", roll.total)];
-        if multiplier > 1 {
-            mods.push(Modifier::new(
-                if multiplier == 3 {
-                    "Full surprise x3"
-                } else {
-                    "Partial surprise x2"
-                },
-                roll.total * (multiplier - 1),
-            ));
-        }
-        mods.push(Modifier::new("Target AC", armour.ac));
-        let parries = p.parries.len() as i32;
-        if parries > 0 {
-            first += parries * data.ruling_numbers.parry_modifier;
-            mods.push(Modifier::new(
-                "Parries",
-                parries * data.ruling_numbers.parry_modifier,
-            ));
-        }
-        if alert(world, target) && shield(world, target).is_some() {
-            first += data.ruling_numbers.shield_modifier;
-            mods.push(Modifier::new("Shield", data.ruling_numbers.shield_modifier));
-        }
-        if preps > 0 {
-            mods.push(Modifier::new("Preparations", -preps));
-        }
-        let total = roll.total * multiplier + armour.ac + first - preps;
-        let need = wd.to_hit;
-        hit = total >= need;
-        let outcome = if total > need {
-            "hit"
-        } else if total == need {
-            "hit, equal: breakage checks"
-        } else if total == need - 1 {
-            "miss by one: breakage check"
-        } else {
-            "miss"
-        };
+        1
+    }
+}
+
+/// 000 §1.2.5.1.3: the hit roll, surprise multiplied, plus the target's AC
+/// and its first modifier (parries, shield), less the preparations, against
+/// the weapon's number; then the breakage checks. Returns whether it hits.
+fn hit_roll(world: &mut World, data: &DetailedData, at: &Resolution, roll: &Roll) -> bool {
+    let (target, w, preps) = (at.target, &at.w, at.preps);
+    let (aname, tname) = (at.a.clone(), at.t.clone());
+    let multiplier = surprise(world, at);
+    let armour = armour_of(world, target);
+    let mut first = 0;
+    let mut mods = vec![Modifier::new("2D10", roll.total)];
+    if multiplier > 1 {
+        mods.push(Modifier::new(
+            if multiplier == 3 {
+                "Full surprise x3"
+            } else {
+                "Partial surprise x2"
+            },
+            roll.total * (multiplier - 1),
+        ));
+    }
+    mods.push(Modifier::new("Target AC", armour.ac));
+    let parries = at.parries.len() as i32;
+    if parries > 0 {
+        first += parries * data.ruling_numbers.parry_modifier;
+        mods.push(Modifier::new(
+            "Parries",
+            parries * data.ruling_numbers.parry_modifier,
+        ));
+    }
+    if alert(world, target) && shield(world, target).is_some() {
+        first += data.ruling_numbers.shield_modifier;
+        mods.push(Modifier::new("Shield", data.ruling_numbers.shield_modifier));
+    }
+    if preps > 0 {
+        mods.push(Modifier::new("Preparations", -preps));
+    }
+    let total = roll.total * multiplier + armour.ac + first - preps;
+    let need = at.wd.to_hit;
+    let hit = total >= need;
+    let outcome = if total > need {
+        "hit"
+    } else if total == need {
+        "hit, equal: breakage checks"
+    } else if total == need - 1 {
+        "miss by one: breakage check"
+    } else {
+        "miss"
+    };
+    log(world, || {
+        Event::new(
+            EventKind::Attack,
+            "000 §1.2.5.1.3",
+            format!("{aname}'s hit roll on {tname}: {total} against {need} to exceed: {outcome}."),
+        )
+        .actor(&aname)
+        .target(&tname)
+        .roll(roll.clone())
+        .check(Check {
+            against: format!("{w}'s number to hit"),
+            target: need + 1,
+            modifiers: mods,
+            total,
+            success: hit,
+        })
+    });
+    if total == need {
+        breakage_on_equal(world, at);
+    } else if total == need - 1 {
+        breakage_on_miss_by_one(world, data, at);
+    }
+    hit
+}
+
+/// 000 §1.2.5.1.3: the result equals the number: a breakage check for the
+/// attacking weapon and each parrying weapon; then for the target's shield
+/// if nobody parried or every parrying weapon broke.
+fn breakage_on_equal(world: &mut World, at: &Resolution) {
+    let (attacker, target, preps, st) = (at.attacker, at.target, at.preps, at.st);
+    breakage_check(world, attacker, &at.w, preps, st);
+    let mut all_broke = true;
+    for (x, pw) in &at.parries {
+        all_broke &= breakage_check(world, *x, pw, preps, st);
+    }
+    if (at.parries.is_empty() || all_broke)
+        && let Some(s) = shield(world, target)
+    {
+        breakage_check(world, target, &s, preps, st);
+    }
+}
+
+/// 000 §1.2.5.1.3: one less than the number: a miss; a breakage check for
+/// the attacking weapon, and each parrying character rolls a D100 on the
+/// parry_strain table (ruling `parry_strain`).
+fn breakage_on_miss_by_one(world: &mut World, data: &DetailedData, at: &Resolution) {
+    breakage_check(world, at.attacker, &at.w, at.preps, at.st);
+    for (x, pw) in &at.parries {
+        let who = name(world, *x);
+        let (r2, then, text) = table(
+            world,
+            &data.parry_strain,
+            100,
+            format!("{who}'s parry strain"),
+        );
+        let total = r2.total;
+        let pw2 = pw.clone();
         log(world, || {
             Event::new(
-                EventKind::Attack,
+                EventKind::Breakage,
                 "000 §1.2.5.1.3",
-                format!(
-                    "{aname}'s hit roll on {tname}: {total} against {need} to exceed: {outcome}."
-                ),
+                format!("{who}'s parrying {pw2} takes the strain: D100 {total} on the parry_strain table (ruling parry_strain): {text}."),
             )
-            .actor(&aname)
-            .target(&tname)
-            .roll(roll.clone())
-            .check(Check {
-                against: format!("{w}'s number to hit"),
-                target: need + 1,
-                modifiers: mods,
-                total,
-                success: hit,
-            })
+            .actor(&who)
+            .roll(r2)
         });
-        if total == need {
-            breakage_check(world, attacker, &w, preps, st);
-            let mut all_broke = true;
-            for (x, pw) in &p.parries {
-                all_broke &= breakage_check(world, *x, pw, preps, st);
-            }
-            if (p.parries.is_empty() || all_broke)
-                && let Some(s) = shield(world, target)
-            {
-                breakage_check(world, target, &s, preps, st);
-            }
-        } else if total == need - 1 {
-            breakage_check(world, attacker, &w, preps, st);
-            for (x, pw) in &p.parries {
-                let who = name(world, *x);
-                let (r2, then, text) = table(
-                    world,
-                    &data.parry_strain,
-                    100,
-                    format!("{who}'s parry strain"),
-                );
-                let total = r2.total;
-                let pw2 = pw.clone();
-                log(world, || {
-                    Event::new(
-                        EventKind::Breakage,
-                        "000 §1.2.5.1.3",
-                        format!("{who}'s parrying {pw2} takes the strain: D100 {total} on the parry_strain table (ruling parry_strain): {text}."),
-                    )
-                    .actor(&who)
-                    .roll(r2)
-                });
-                if then == Consequence::ParryBreaks
-                    && let Some(mut h) = world.get_mut::<Hands>(*x)
-                    && let Some(i) = h.wielded.iter().position(|y| y == pw)
-                {
-                    h.wielded.remove(i);
-                }
-            }
+        if then == Consequence::ParryBreaks
+            && let Some(mut h) = world.get_mut::<Hands>(*x)
+            && let Some(i) = h.wielded.iter().position(|y| y == pw)
+        {
+            h.wielded.remove(i);
         }
     }
-    if !hit {
-        return;
-    }
-    // 000 §1.2.5.2: the critical roll.
-    let armour = armour_of(world, target);
+}
+
+/// 000 §1.2.5.2: the critical roll: D12 (doubled in full surprise), less
+/// the target's second AC modifier, plus the preparations, against the
+/// critical number of its AC. Returns whether the hit is critical, and the
+/// unmodified roll.
+fn critical_roll(
+    world: &mut World,
+    data: &DetailedData,
+    at: &Resolution,
+    critical_forced: bool,
+) -> (bool, i32) {
+    let (a, t, preps) = (&at.a, &at.t, at.preps);
+    let armour = armour_of(world, at.target);
     let croll = world.resource_mut::<Dice>().roll(
         data.numbers.critical_die,
         format!("{a}'s critical roll on {t}"),
     );
-    let full = stationary && !up(world, target);
+    let full = at.stationary && !up(world, at.target);
     let ctotal = croll.total * if full { 2 } else { 1 } - armour.second_modifier + preps;
     let critical = critical_forced || ctotal >= armour.critical;
     let unmodified = croll.total;
@@ -1281,10 +1469,23 @@ pub(super) fn resolve_attack(world: &mut World) {
                 if critical { "critical" } else { "not critical" }
             ),
         )
-        .actor(&a)
+        .actor(a)
         .roll(croll)
     });
-    // 000 §1.2.5.3: damage.
+    (critical, unmodified)
+}
+
+/// 000 §1.2.5.3: damage: the weapon's roll plus two a preparation, off EN,
+/// and off BD too for a critical hit.
+fn damage_roll(
+    world: &mut World,
+    data: &DetailedData,
+    at: &Resolution,
+    critical: bool,
+    unmodified: i32,
+) {
+    let (target, wd, preps) = (at.target, &at.wd, at.preps);
+    let (a, t) = (&at.a, &at.t);
     let droll = world
         .resource_mut::<Dice>()
         .roll(wd.damage, format!("{a}'s damage to {t}"));
@@ -1296,32 +1497,9 @@ pub(super) fn resolve_attack(world: &mut World) {
     let special = critical && at_max && (wd.heft != Heft::Light || unmodified % 2 == 0);
     let mut extra = None;
     if special {
-        let (r2, then, text) = table(
-            world,
-            &data.maximum_damage,
-            20,
-            format!("{a}'s maximum damage"),
-        );
-        let total = r2.total;
-        log(world, || {
-            Event::new(
-                EventKind::Damage,
-                "000 §1.2.5.3",
-                format!("{a}'s damage roll is at its maximum: D20 {total} on the maximum_damage table (ruling maximum_damage): {text}."),
-            )
-            .actor(&a)
-            .roll(r2)
-        });
-        match then {
-            Consequence::ExtraDamage => {
-                let again = world
-                    .resource_mut::<Dice>()
-                    .roll(wd.damage, format!("{a}'s extra damage"));
-                damage += again.total;
-                extra = Some(again);
-            }
-            other => consequence(world, other, attacker, target, &w),
-        }
+        let (more, again) = maximum_damage(world, data, at);
+        damage += more;
+        extra = again;
     }
     let en_now = world.get_mut::<En>(target).map_or(0, |mut x| {
         x.current -= damage;
@@ -1355,7 +1533,7 @@ pub(super) fn resolve_attack(world: &mut World) {
                 }
             ),
         )
-        .actor(&t)
+        .actor(t)
         .roll(droll)
         .amount(damage);
         if let Some(x) = extra {
@@ -1364,6 +1542,41 @@ pub(super) fn resolve_attack(world: &mut World) {
         e
     });
     knocked_out(world, target);
+}
+
+/// 000 §1.2.5.3: the damage roll at its maximum on a critical hit: a D20
+/// on the maximum_damage table (ruling `maximum_damage`). Returns the extra
+/// damage, with its roll if the table gives one.
+fn maximum_damage(world: &mut World, data: &DetailedData, at: &Resolution) -> (i32, Option<Roll>) {
+    let a = &at.a;
+    let (r2, then, text) = table(
+        world,
+        &data.maximum_damage,
+        20,
+        format!("{a}'s maximum damage"),
+    );
+    let total = r2.total;
+    log(world, || {
+        Event::new(
+            EventKind::Damage,
+            "000 §1.2.5.3",
+            format!("{a}'s damage roll is at its maximum: D20 {total} on the maximum_damage table (ruling maximum_damage): {text}."),
+        )
+        .actor(a)
+        .roll(r2)
+    });
+    match then {
+        Consequence::ExtraDamage => {
+            let again = world
+                .resource_mut::<Dice>()
+                .roll(at.wd.damage, format!("{a}'s extra damage"));
+            (again.total, Some(again))
+        }
+        other => {
+            consequence(world, other, at.attacker, at.target, &at.w);
+            (0, None)
+        }
+    }
 }
 
 /// A gamesmaster's table's consequence.
@@ -1488,9 +1701,7 @@ pub fn check_end(world: &mut World) {
         ),
         None => format!("Combat ends: nobody is conscious, in round {rounds}."),
     };
-    log(world, || {
-        Event::new(EventKind::End, "ruling unconscious", text)
-    });
+    log(world, || Event::new(EventKind::End, "ruling unconscious", text));
     let mut flow = world.resource_mut::<Flow>();
     flow.stage = Stage::Over;
     flow.open.clear();

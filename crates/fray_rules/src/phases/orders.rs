@@ -258,19 +258,26 @@ fn target_of(world: &World, order: &Order) -> Result<Entity, String> {
         .ok_or_else(|| format!("nobody is called {name:?}"))
 }
 
-fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
-    let data = &world.resource::<Data>().0;
-    let used = world.get::<Use>(me).cloned().unwrap_or_default();
-    let flow = world.resource::<Flow>();
-    let grid = world.resource::<Grid>();
-    let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
-    let stats = world.get::<Stats>(me).ok_or("no stats")?;
-    let need_attack = || -> Result<(), String> {
+/// An order given on the character's own turn, and what the phase has left
+/// for it (002 §Normal Phase, §Restricted Phase).
+struct TurnOrder<'w> {
+    world: &'w World,
+    me: Entity,
+    order: &'w Order,
+    used: Use,
+    here: Cell,
+    stats: &'w Stats,
+}
+
+impl TurnOrder<'_> {
+    /// 002 §Normal Phase and §Restricted Phase: an attack action fits.
+    fn need_attack(&self) -> Result<(), String> {
+        let (used, flow) = (&self.used, self.world.resource::<Flow>());
         if used.full_phase {
             Err("a full-phase action took this phase".into())
         } else if used.attack {
             Err("one attack action a phase (002 §Normal Phase)".into())
-        } else if !attack_action_left(world, &used) {
+        } else if !attack_action_left(self.world, used) {
             Err(if flow.restricted {
                 "only one attack or move action in this phase (002 §Restricted Phase)".into()
             } else {
@@ -279,11 +286,14 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
         } else {
             Ok(())
         }
-    };
-    let need_move = || -> Result<(), String> {
+    }
+
+    /// 002 §Normal Phase and §Restricted Phase: a move action fits.
+    fn need_move(&self) -> Result<(), String> {
+        let (used, flow) = (&self.used, self.world.resource::<Flow>());
         if used.full_phase {
             Err("a full-phase action took this phase".into())
-        } else if !move_action_left(world, &used) {
+        } else if !move_action_left(self.world, used) {
             Err(if flow.restricted {
                 "only one attack or move action in this phase (002 §Restricted Phase)".into()
             } else {
@@ -292,177 +302,51 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
         } else {
             Ok(())
         }
-    };
-    let need_full = || -> Result<(), String> {
-        if flow.restricted {
+    }
+
+    /// 002 §Full-Phase Actions: a full-phase action fits.
+    fn need_full(&self) -> Result<(), String> {
+        if self.world.resource::<Flow>().restricted {
             Err("no full-phase action in a restricted phase (002 §Restricted Phase)".into())
-        } else if !full_phase_left(world, &used) {
+        } else if !full_phase_left(self.world, &self.used) {
             Err("a full-phase action needs the whole phase (002 §Full-Phase Actions)".into())
         } else {
             Ok(())
         }
+    }
+}
+
+/// 002 §Normal Phase and §Restricted Phase: check an order given on the
+/// character's own turn, action by action.
+fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let used = world.get::<Use>(me).cloned().unwrap_or_default();
+    let flow = world.resource::<Flow>();
+    let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
+    let stats = world.get::<Stats>(me).ok_or("no stats")?;
+    let turn = TurnOrder {
+        world,
+        me,
+        order,
+        used,
+        here,
+        stats,
     };
     match order.action.as_str() {
-        "strike" | "haymaker" => {
-            need_attack()?;
-            let target = target_of(world, order)?;
-            if target == me || !enemies(world, me, target) {
-                return Err("one strikes at opponents".into());
-            }
-            if !up(world, target) {
-                return Err(format!("{} is already out of the fight", flow.name(target)));
-            }
-            let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
-            if !in_reach(world, me, target) {
-                return Err(format!(
-                    "{} is beyond reach ({} hex{}) (002 §Reach and Range)",
-                    flow.name(target),
-                    stats.reach,
-                    if stats.reach == 1 { "" } else { "es" }
-                ));
-            }
-            Ok(Plan::Attack {
-                target,
-                manoeuvre: order.action.clone(),
-                weapon,
-            })
-        }
-        "shoot" => {
-            need_attack()?;
-            let target = target_of(world, order)?;
-            if target == me || !enemies(world, me, target) || !up(world, target) {
-                return Err("one shoots at opponents still in the fight".into());
-            }
-            let kit = world.get::<Kit>(me).ok_or("no weapons")?;
-            let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
-            let distance = grid.distance(here, there);
-            let mut why = String::from("no ranged weapon");
-            for (i, w) in kit.weapons.iter().enumerate() {
-                if order.with.as_ref().is_some_and(|x| x != w) {
-                    continue;
-                }
-                let Some(d) = data.weapons.get(w).filter(|d| !d.melee()) else {
-                    continue;
-                };
-                if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
-                    why = format!("the {w} is empty: reload it (a move action)");
-                } else if distance > d.range {
-                    why = format!(
-                        "{} hexes is beyond the {w}'s range of {}",
-                        distance, d.range
-                    );
-                } else if !line_of_sight(world, here, there) {
-                    why = "an obstacle blocks the line of sight (ruling ranged)".into();
-                } else {
-                    return Ok(Plan::Attack {
-                        target,
-                        manoeuvre: "shoot".into(),
-                        weapon: w.clone(),
-                    });
-                }
-            }
-            Err(why)
-        }
+        "strike" | "haymaker" => validate_strike(&turn),
+        "shoot" => validate_shoot(&turn),
         "dodge" => {
-            need_attack()?;
+            turn.need_attack()?;
             Ok(Plan::Dodge)
         }
         "block" => {
-            need_attack()?;
+            turn.need_attack()?;
             melee_weapon(world, me).ok_or("no melee weapon to block with")?;
             Ok(Plan::Block)
         }
-        "move" | "full_move" | "step" | "withdraw" => {
-            let to = order.cell.ok_or("a move needs a destination hex")?;
-            if to == here {
-                return Err("already there".into());
-            }
-            let (path, cost) = path_to(world, me, to)
-                .ok_or_else(|| format!("no way to {to}: blocked or off the map"))?;
-            let action = order.action.as_str();
-            let step_ok = step_refusal(world, me);
-            let adjacent = path.len() == 1 && grid.distance(here, to) == 1;
-            if action == "step" {
-                if !adjacent {
-                    return Err("a 1-hex step goes to an adjacent hex".into());
-                }
-                if let Some(why) = step_ok {
-                    return Err(why);
-                }
-                if grid.is_difficult(to) {
-                    return Err("no 1-hex step into difficult terrain".into());
-                }
-                return Ok(Plan::Move {
-                    path,
-                    how: MoveHow::Step,
-                    kind: ActionType::NotAnAction,
-                });
-            }
-            if used.stepped {
-                return Err("no movement in a phase with a 1-hex step (002 §1-Hex Step)".into());
-            }
-            if action == "withdraw" || action == "full_move" {
-                need_full()?;
-                if cost > stats.movement {
-                    return Err(format!(
-                        "{to} is {cost} hexes of movement away; combat movement is {}",
-                        stats.movement
-                    ));
-                }
-                return Ok(Plan::Move {
-                    path,
-                    how: if action == "withdraw" {
-                        MoveHow::Withdraw
-                    } else {
-                        MoveHow::Move
-                    },
-                    kind: ActionType::FullPhase,
-                });
-            }
-            // "move": a move action when it fits half movement, else the full move.
-            let half = half_move(stats);
-            if cost <= half && need_move().is_ok() {
-                return Ok(Plan::Move {
-                    path,
-                    how: MoveHow::Move,
-                    kind: ActionType::Move,
-                });
-            }
-            need_move()?;
-            if cost > stats.movement {
-                return Err(format!(
-                    "{to} is {cost} hexes of movement away; combat movement is {}",
-                    stats.movement
-                ));
-            }
-            if need_full().is_err() {
-                return Err(format!(
-                    "{to} is {cost} hexes away: more than half movement ({half}) needs the whole phase, and {}",
-                    need_full().err().unwrap_or_default()
-                ));
-            }
-            Ok(Plan::Move {
-                path,
-                how: MoveHow::Move,
-                kind: ActionType::FullPhase,
-            })
-        }
-        "reload" => {
-            need_move()?;
-            let kit = world.get::<Kit>(me).ok_or("no weapons")?;
-            kit.weapons
-                .iter()
-                .enumerate()
-                .filter(|(_, w)| order.with.as_ref().is_none_or(|x| x == *w))
-                .find_map(|(i, w)| {
-                    let d = data.weapons.get(w)?;
-                    (d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) < d.shots)
-                        .then_some(Plan::Reload { weapon: i })
-                })
-                .ok_or_else(|| "nothing to reload".to_string())
-        }
+        "move" | "full_move" | "step" | "withdraw" => validate_move(&turn),
+        "reload" => validate_reload(&turn),
         "recover" => {
-            need_full()?;
+            turn.need_full()?;
             Ok(Plan::Recover)
         }
         "start_recovery" => {
@@ -472,66 +356,22 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
                         .into(),
                 );
             }
-            need_move()?;
+            turn.need_move()?;
             Ok(Plan::StartRecovery)
         }
         "complete_recovery" => {
             if world.get::<RecoveryStarted>(me).is_none() {
                 return Err("no Recovery has been started".into());
             }
-            need_move()?;
+            turn.need_move()?;
             Ok(Plan::CompleteRecovery)
         }
         "recover_from_stun" => Err(
             "a Stunned character recovers at its next action, with nothing else (ruling stunned)"
                 .into(),
         ),
-        "delay" => {
-            let delayed_turn = matches!(
-                flow.stack.last(),
-                Some(super::Work::Turn {
-                    kind: super::TurnKind::Delayed,
-                    ..
-                })
-            );
-            if delayed_turn {
-                return Err(
-                    "this is already a delayed action; one may delay again only at one's own next place (002 §Delay Consequences)"
-                        .into(),
-                );
-            }
-            if used.actions > 0 || used.full_phase {
-                return Err(
-                    "a delaying character takes no action on its Initiative (002 §Delay)".into(),
-                );
-            }
-            let before = match order.target.as_deref() {
-                None => None,
-                Some(_) => {
-                    let t = target_of(world, order)?;
-                    if t == me {
-                        return Err("one cannot delay until before oneself".into());
-                    }
-                    Some(t)
-                }
-            };
-            Ok(Plan::Delay { before })
-        }
-        "ready" => {
-            need_attack()?;
-            let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon to ready")?;
-            let trigger = match order.target.as_deref() {
-                None => Trigger::EntersReach,
-                Some(_) => {
-                    let t = target_of(world, order)?;
-                    if !enemies(world, me, t) {
-                        return Err("a readied strike waits for an opponent".into());
-                    }
-                    Trigger::Acts(t)
-                }
-            };
-            Ok(Plan::Ready { trigger, weapon })
-        }
+        "delay" => validate_delay(&turn),
+        "ready" => validate_ready(&turn),
         "end" => Ok(Plan::End),
         "pass" => Err("nothing to pass: this is the character's own turn (order end)".into()),
         other => Err(format!(
@@ -539,6 +379,231 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
             super::data::ACTIONS.join(", ")
         )),
     }
+}
+
+/// 002 §Reach and Range: a strike or a haymaker (an attack action) at an
+/// opponent still in the fight, within melee reach.
+fn validate_strike(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order, stats) = (turn.world, turn.me, turn.order, turn.stats);
+    let flow = world.resource::<Flow>();
+    turn.need_attack()?;
+    let target = target_of(world, order)?;
+    if target == me || !enemies(world, me, target) {
+        return Err("one strikes at opponents".into());
+    }
+    if !up(world, target) {
+        return Err(format!("{} is already out of the fight", flow.name(target)));
+    }
+    let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
+    if !in_reach(world, me, target) {
+        return Err(format!(
+            "{} is beyond reach ({} hex{}) (002 §Reach and Range)",
+            flow.name(target),
+            stats.reach,
+            if stats.reach == 1 { "" } else { "es" }
+        ));
+    }
+    Ok(Plan::Attack {
+        target,
+        manoeuvre: order.action.clone(),
+        weapon,
+    })
+}
+
+/// 002 §Reach and Range: a shot (an attack action) at an opponent still in
+/// the fight, with a loaded weapon whose range reaches it, in line of sight
+/// (ruling `ranged`).
+fn validate_shoot(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order, here) = (turn.world, turn.me, turn.order, turn.here);
+    let data = &world.resource::<Data>().0;
+    turn.need_attack()?;
+    let target = target_of(world, order)?;
+    if target == me || !enemies(world, me, target) || !up(world, target) {
+        return Err("one shoots at opponents still in the fight".into());
+    }
+    let kit = world.get::<Kit>(me).ok_or("no weapons")?;
+    let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
+    let distance = world.resource::<Grid>().distance(here, there);
+    let mut why = String::from("no ranged weapon");
+    for (i, w) in kit.weapons.iter().enumerate() {
+        if order.with.as_ref().is_some_and(|x| x != w) {
+            continue;
+        }
+        let Some(d) = data.weapons.get(w).filter(|d| !d.melee()) else {
+            continue;
+        };
+        if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
+            why = format!("the {w} is empty: reload it (a move action)");
+        } else if distance > d.range {
+            why = format!(
+                "{} hexes is beyond the {w}'s range of {}",
+                distance, d.range
+            );
+        } else if !line_of_sight(world, here, there) {
+            why = "an obstacle blocks the line of sight (ruling ranged)".into();
+        } else {
+            return Ok(Plan::Attack {
+                target,
+                manoeuvre: "shoot".into(),
+                weapon: w.clone(),
+            });
+        }
+    }
+    Err(why)
+}
+
+/// 002 §1-Hex Step, §Normal Phase and §Full-Phase Actions: a 1-hex step
+/// (not an action), a move action up to half movement (ruling `half_move`),
+/// or a full move or withdrawal taking the whole phase.
+fn validate_move(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order, here, stats) = (turn.world, turn.me, turn.order, turn.here, turn.stats);
+    let grid = world.resource::<Grid>();
+    let to = order.cell.ok_or("a move needs a destination hex")?;
+    if to == here {
+        return Err("already there".into());
+    }
+    let (path, cost) =
+        path_to(world, me, to).ok_or_else(|| format!("no way to {to}: blocked or off the map"))?;
+    let action = order.action.as_str();
+    let step_ok = step_refusal(world, me);
+    let adjacent = path.len() == 1 && grid.distance(here, to) == 1;
+    if action == "step" {
+        if !adjacent {
+            return Err("a 1-hex step goes to an adjacent hex".into());
+        }
+        if let Some(why) = step_ok {
+            return Err(why);
+        }
+        if grid.is_difficult(to) {
+            return Err("no 1-hex step into difficult terrain".into());
+        }
+        return Ok(Plan::Move {
+            path,
+            how: MoveHow::Step,
+            kind: ActionType::NotAnAction,
+        });
+    }
+    if turn.used.stepped {
+        return Err("no movement in a phase with a 1-hex step (002 §1-Hex Step)".into());
+    }
+    if action == "withdraw" || action == "full_move" {
+        turn.need_full()?;
+        if cost > stats.movement {
+            return Err(format!(
+                "{to} is {cost} hexes of movement away; combat movement is {}",
+                stats.movement
+            ));
+        }
+        return Ok(Plan::Move {
+            path,
+            how: if action == "withdraw" {
+                MoveHow::Withdraw
+            } else {
+                MoveHow::Move
+            },
+            kind: ActionType::FullPhase,
+        });
+    }
+    // "move": a move action when it fits half movement, else the full move.
+    let half = half_move(stats);
+    if cost <= half && turn.need_move().is_ok() {
+        return Ok(Plan::Move {
+            path,
+            how: MoveHow::Move,
+            kind: ActionType::Move,
+        });
+    }
+    turn.need_move()?;
+    if cost > stats.movement {
+        return Err(format!(
+            "{to} is {cost} hexes of movement away; combat movement is {}",
+            stats.movement
+        ));
+    }
+    if turn.need_full().is_err() {
+        return Err(format!(
+            "{to} is {cost} hexes away: more than half movement ({half}) needs the whole phase, and {}",
+            turn.need_full().err().unwrap_or_default()
+        ));
+    }
+    Ok(Plan::Move {
+        path,
+        how: MoveHow::Move,
+        kind: ActionType::FullPhase,
+    })
+}
+
+/// 002 §Table: reload a gun (a move action): the first weapon with shots
+/// to fill.
+fn validate_reload(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order) = (turn.world, turn.me, turn.order);
+    let data = &world.resource::<Data>().0;
+    turn.need_move()?;
+    let kit = world.get::<Kit>(me).ok_or("no weapons")?;
+    kit.weapons
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| order.with.as_ref().is_none_or(|x| x == *w))
+        .find_map(|(i, w)| {
+            let d = data.weapons.get(w)?;
+            (d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) < d.shots)
+                .then_some(Plan::Reload { weapon: i })
+        })
+        .ok_or_else(|| "nothing to reload".to_string())
+}
+
+/// 002 §Delay and §Delay Consequences: no action on one's Initiative, to
+/// act just before another character or at the end of the phase.
+fn validate_delay(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order, used) = (turn.world, turn.me, turn.order, &turn.used);
+    let flow = world.resource::<Flow>();
+    let delayed_turn = matches!(
+        flow.stack.last(),
+        Some(super::Work::Turn {
+            kind: super::TurnKind::Delayed,
+            ..
+        })
+    );
+    if delayed_turn {
+        return Err(
+            "this is already a delayed action; one may delay again only at one's own next place (002 §Delay Consequences)"
+                .into(),
+        );
+    }
+    if used.actions > 0 || used.full_phase {
+        return Err("a delaying character takes no action on its Initiative (002 §Delay)".into());
+    }
+    let before = match order.target.as_deref() {
+        None => None,
+        Some(_) => {
+            let t = target_of(world, order)?;
+            if t == me {
+                return Err("one cannot delay until before oneself".into());
+            }
+            Some(t)
+        }
+    };
+    Ok(Plan::Delay { before })
+}
+
+/// 002 §Ready (an attack action): a strike readied for the first opponent
+/// to come within reach, or for one opponent's next action (ruling
+/// `ready_trigger`).
+fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order) = (turn.world, turn.me, turn.order);
+    turn.need_attack()?;
+    let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon to ready")?;
+    let trigger = match order.target.as_deref() {
+        None => Trigger::EntersReach,
+        Some(_) => {
+            let t = target_of(world, order)?;
+            if !enemies(world, me, t) {
+                return Err("a readied strike waits for an opponent".into());
+            }
+            Trigger::Acts(t)
+        }
+    };
+    Ok(Plan::Ready { trigger, weapon })
 }
 
 /// The choices a decision lists, each legal or refused with the reason.
@@ -599,9 +664,10 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
     out
 }
 
+/// 002 §Normal Phase: the orders offered on the character's own turn, in
+/// the order a list shows them.
 fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Order, String)) {
     let flow = world.resource::<Flow>();
-    let grid = world.resource::<Grid>();
     let Some(&here) = world.get::<Cell>(me) else {
         return;
     };
@@ -611,7 +677,24 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
         .copied()
         .filter(|&e| enemies(world, me, e) && up(world, e))
         .collect();
-    for &f in &foes {
+    attack_choices(world, me, name, &foes, &mut *offer);
+    defence_and_recovery_choices(world, me, name, &mut *offer);
+    movement_choices(world, me, name, here, &mut *offer);
+    ready_and_delay_choices(world, me, name, &foes, &mut *offer);
+    offer(Order::new(name, "end"), "End the turn".into());
+}
+
+/// 002 §Reach and Range and §Table: strikes and haymakers at the opponents
+/// within reach; with a ranged weapon, shots at every opponent and a reload.
+fn attack_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    foes: &[Entity],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let flow = world.resource::<Flow>();
+    for &f in foes {
         if in_reach(world, me, f) {
             let n = flow.name(f);
             offer(
@@ -631,7 +714,7 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
             .iter()
             .any(|w| data.weapons.get(w).is_some_and(|d| !d.melee()))
         {
-            for &f in &foes {
+            for &f in foes {
                 let n = flow.name(f);
                 offer(
                     Order::new(name, "shoot").target(n),
@@ -644,6 +727,17 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
             );
         }
     }
+}
+
+/// 002 §Table: Dodge and Block (rulings `dodge` and `block`), and Take a
+/// Recovery: a full phase, or split in a restricted phase (ruling
+/// `split_full_phase`).
+fn defence_and_recovery_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    offer: &mut impl FnMut(Order, String),
+) {
     offer(
         Order::new(name, "dodge"),
         "Dodge: +3 DCV until the next action (attack action)".into(),
@@ -658,7 +752,7 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
             "Complete the Recovery (move action)".into(),
         );
     }
-    if flow.restricted {
+    if world.resource::<Flow>().restricted {
         offer(
             Order::new(name, "start_recovery"),
             "Start a Recovery (move action; completed at the next action)".into(),
@@ -669,8 +763,19 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
             "Take a Recovery (full phase)".into(),
         );
     }
+}
+
+/// 002 §1-Hex Step: a step to each neighbouring hex; and a withdrawal
+/// (ruling `withdraw`).
+fn movement_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    here: Cell,
+    offer: &mut impl FnMut(Order, String),
+) {
     if step_refusal(world, me).is_none() {
-        for n in grid.neighbours(here) {
+        for n in world.resource::<Grid>().neighbours(here) {
             offer(
                 Order::new(name, "step").cell(n),
                 format!("1-hex step to {n} (never provokes)"),
@@ -683,11 +788,24 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
             format!("Withdraw to {away} (full phase; leaving this hex does not provoke)"),
         );
     }
+}
+
+/// 002 §Ready and §Delay: a strike readied for whoever comes within reach
+/// or for each opponent's action; a delay to just before each character
+/// still up, or to the end of the phase.
+fn ready_and_delay_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    foes: &[Entity],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let flow = world.resource::<Flow>();
     offer(
         Order::new(name, "ready"),
         "Ready a strike at the first opponent to come within reach (attack action)".into(),
     );
-    for &f in &foes {
+    for &f in foes {
         let n = flow.name(f);
         offer(
             Order::new(name, "ready").target(n),
@@ -714,7 +832,6 @@ fn turn_choices(world: &World, me: Entity, name: &str, offer: &mut impl FnMut(Or
         Order::new(name, "delay"),
         "Delay: act at the end of the phase".into(),
     );
-    offer(Order::new(name, "end"), "End the turn".into());
 }
 
 /// Where a withdrawal would go: the reachable hex farthest from every

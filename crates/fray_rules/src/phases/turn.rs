@@ -8,10 +8,10 @@
 //! so that action goes on only when the interrupt has resolved.
 
 use bevy_ecs::prelude::*;
+use fray_core::log::EventKind;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
 
@@ -354,68 +354,8 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         kind,
         begun: true,
     };
-    if !begun {
-        stamp(world, Some(actor));
-        let index = world.resource::<Flow>().phase_index();
-        let who = name(world, actor);
-        if kind == TurnKind::Regular
-            && let Some(hold) = world.get::<Hold>(actor).cloned()
-        {
-            world.entity_mut(actor).remove::<Hold>();
-            let (what, rule) = match hold {
-                Hold::Delayed { .. } => ("delayed action", "002 §Delay Consequences"),
-                Hold::Readied { .. } => ("readied action", "002 §Ready Consequences"),
-            };
-            log(world, || {
-                Event::new(
-                    EventKind::Lapse,
-                    rule,
-                    format!("{who} comes to its next action without having taken its {what}: the {what} is lost."),
-                )
-                .actor(&who)
-            });
-        }
-        if let Some(&AbortedAhead(i)) = world.get::<AbortedAhead>(actor)
-            && i <= index
-        {
-            world.entity_mut(actor).remove::<AbortedAhead>();
-            if i == index {
-                log(world, || {
-                    Event::new(
-                        EventKind::Abort,
-                        "002 §Abort Consequences",
-                        format!("{who} gave up this action by aborting in the phase before: it does not act, and may abort again from now on."),
-                    )
-                    .actor(&who)
-                });
-                end_turn(world, actor);
-                return Next::Done;
-            }
-        }
-        if !up(world, actor) {
-            end_turn(world, actor);
-            return Next::Done;
-        }
-        // Dodge, Block and the manoeuvres' DCV last until this, the next action.
-        if let Some(mut g) = world.get_mut::<Guard>(actor) {
-            *g = Guard::default();
-        }
-        if stunned(world, actor) {
-            world.entity_mut(actor).remove::<Stunned>();
-            if let Some(mut u) = world.get_mut::<Use>(actor) {
-                u.full_phase = true;
-            }
-            log(world, || {
-                Event::new(
-                    EventKind::RecoverFromStun,
-                    "ruling stunned",
-                    format!("{who} spends the phase recovering from being Stunned (a full-phase action)."),
-                )
-                .actor(&who)
-            });
-            end_turn(world, actor);
-            return Next::Done;
-        }
+    if !begun && !begin_turn(world, actor, kind) {
+        return Next::Done;
     }
     if !up(world, actor) || stunned(world, actor) {
         end_turn(world, actor);
@@ -454,6 +394,78 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
     };
     ask(world, actor, Asking::Turn, prompt, "002 §Normal Phase");
     Next::Asked(this)
+}
+
+/// The start of a character's turn: a delayed or readied action not taken
+/// lapses (002 §Delay Consequences, §Ready Consequences); an action given
+/// up by aborting is not taken (002 §Abort Consequences); Dodge, Block and
+/// the manoeuvres end; a Stunned character spends the phase recovering
+/// (ruling `stunned`). Returns whether the turn goes on.
+fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
+    stamp(world, Some(actor));
+    let index = world.resource::<Flow>().phase_index();
+    let who = name(world, actor);
+    if kind == TurnKind::Regular
+        && let Some(hold) = world.get::<Hold>(actor).cloned()
+    {
+        world.entity_mut(actor).remove::<Hold>();
+        let (what, rule) = match hold {
+            Hold::Delayed { .. } => ("delayed action", "002 §Delay Consequences"),
+            Hold::Readied { .. } => ("readied action", "002 §Ready Consequences"),
+        };
+        log(world, || {
+            Event::new(
+                EventKind::Lapse,
+                rule,
+                format!("{who} comes to its next action without having taken its {what}: the {what} is lost."),
+            )
+            .actor(&who)
+        });
+    }
+    if let Some(&AbortedAhead(i)) = world.get::<AbortedAhead>(actor)
+        && i <= index
+    {
+        world.entity_mut(actor).remove::<AbortedAhead>();
+        if i == index {
+            log(world, || {
+                Event::new(
+                    EventKind::Abort,
+                    "002 §Abort Consequences",
+                    format!("{who} gave up this action by aborting in the phase before: it does not act, and may abort again from now on."),
+                )
+                .actor(&who)
+            });
+            end_turn(world, actor);
+            return false;
+        }
+    }
+    if !up(world, actor) {
+        end_turn(world, actor);
+        return false;
+    }
+    // Dodge, Block and the manoeuvres' DCV last until this, the next action.
+    if let Some(mut g) = world.get_mut::<Guard>(actor) {
+        *g = Guard::default();
+    }
+    if stunned(world, actor) {
+        world.entity_mut(actor).remove::<Stunned>();
+        if let Some(mut u) = world.get_mut::<Use>(actor) {
+            u.full_phase = true;
+        }
+        log(world, || {
+            Event::new(
+                EventKind::RecoverFromStun,
+                "ruling stunned",
+                format!(
+                    "{who} spends the phase recovering from being Stunned (a full-phase action)."
+                ),
+            )
+            .actor(&who)
+        });
+        end_turn(world, actor);
+        return false;
+    }
+    true
 }
 
 /// Whether `actor` could still do anything this phase besides end its turn.
@@ -512,21 +524,13 @@ fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
 
 /// Do what a checked order says.
 fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
-    let who = name(world, actor);
-    let data = world.resource::<Data>().0.clone();
-    let use_action = |world: &mut World, attack: bool| {
-        if let Some(mut u) = world.get_mut::<Use>(actor) {
-            u.actions += 1;
-            u.attack |= attack;
-        }
-    };
     match plan {
         Plan::Attack {
             target,
             manoeuvre,
             weapon,
         } => {
-            use_action(world, true);
+            use_action(world, actor, true);
             world.resource_mut::<Flow>().stack.push(Work::Attack {
                 attacker: actor,
                 target,
@@ -536,67 +540,10 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 abort_asked: false,
             });
         }
-        Plan::Dodge | Plan::Block => {
-            use_action(world, true);
-            let block = plan == Plan::Block;
-            guard(world, actor, block);
-            let text = if block {
-                format!(
-                    "{who} blocks: the first melee attack on it before its next action meets a Block roll."
-                )
-            } else {
-                format!(
-                    "{who} dodges: +{} DCV until its next action.",
-                    data.manoeuvre("dodge").map_or(0, |m| m.dcv)
-                )
-            };
-            log(world, || {
-                Event::new(
-                    if block {
-                        EventKind::Block
-                    } else {
-                        EventKind::Dodge
-                    },
-                    if block {
-                        "ruling block"
-                    } else {
-                        "ruling dodge"
-                    },
-                    text,
-                )
-                .actor(&who)
-            });
-        }
-        Plan::Move { path, how, kind } => {
-            if let Some(mut u) = world.get_mut::<Use>(actor) {
-                match kind {
-                    ActionType::Move => {
-                        u.actions += 1;
-                        u.moved = true;
-                    }
-                    ActionType::FullPhase => {
-                        u.full_phase = true;
-                        u.moved = true;
-                    }
-                    _ => u.stepped = true,
-                }
-            }
-            let Some(from) = world.get::<Cell>(actor).copied() else {
-                return;
-            };
-            world.resource_mut::<Flow>().stack.push(Work::Move {
-                actor,
-                path,
-                at: 0,
-                how,
-                kind,
-                skill: None,
-                offered: false,
-                logged_from: from,
-            });
-        }
+        Plan::Dodge | Plan::Block => dodge_or_block(world, actor, plan == Plan::Block),
+        Plan::Move { path, how, kind } => start_move(world, actor, path, how, kind),
         Plan::Reload { weapon } => {
-            use_action(world, false);
+            use_action(world, actor, false);
             let mut flow = world.resource_mut::<Flow>();
             flow.stack.push(Work::Reload { actor, weapon });
             flow.stack.push(Work::Provoking {
@@ -616,21 +563,9 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 "Takes a Recovery",
             );
         }
-        Plan::StartRecovery => {
-            use_action(world, false);
-            let index = world.resource::<Flow>().phase_index();
-            world.entity_mut(actor).insert(RecoveryStarted(index));
-            log(world, || {
-                Event::new(
-                    EventKind::Recovery,
-                    "ruling split_full_phase",
-                    format!("{who} begins a Recovery with a move action; it completes at its next action."),
-                )
-                .actor(&who)
-            });
-        }
+        Plan::StartRecovery => start_recovery(world, actor),
         Plan::CompleteRecovery => {
-            use_action(world, false);
+            use_action(world, actor, false);
             world.entity_mut(actor).remove::<RecoveryStarted>();
             recovery(
                 world,
@@ -640,87 +575,14 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
                 "completes its Recovery with a move action",
             );
         }
-        Plan::Delay { before } => {
-            let (fires, when) = {
-                let flow = world.resource::<Flow>();
-                let per_turn = data.numbers.phases_per_turn;
-                match before {
-                    Some(b) if flow.done.contains(&b) => {
-                        (flow.next_phase_index(per_turn), "in the next phase")
-                    }
-                    _ => (flow.phase_index(), "this phase"),
-                }
-            };
-            let place = match before {
-                Some(b) => format!("just before {} {when}", name(world, b)),
-                None => "at the end of the phase".to_string(),
-            };
-            world
-                .entity_mut(actor)
-                .insert(Hold::Delayed { before, fires });
-            log(world, || {
-                Event::new(
-                    EventKind::Delay,
-                    "002 §Delay",
-                    format!("{who} delays, to act {place} (ruling delay_place)."),
-                )
-                .actor(&who)
-            });
-            end_turn(world, actor);
-            pop_turn(world, actor);
-        }
-        Plan::Ready { trigger, weapon } => {
-            use_action(world, true);
-            let cond = match trigger {
-                Trigger::EntersReach => "the first opponent to come within its reach".to_string(),
-                Trigger::Acts(t) => format!("{} as soon as it begins an action", name(world, t)),
-            };
-            world
-                .entity_mut(actor)
-                .insert(Hold::Readied { trigger, weapon });
-            log(world, || {
-                Event::new(
-                    EventKind::Ready,
-                    "002 §Ready",
-                    format!(
-                        "{who} readies a strike at {cond} (an attack action; ruling ready_trigger)."
-                    ),
-                )
-                .actor(&who)
-            });
-        }
-        Plan::End => {
-            let left = anything_left(world, actor);
-            if left {
-                log(world, || {
-                    Event::new(
-                        EventKind::EndTurn,
-                        "ruling end_turn",
-                        format!("{who} ends its turn."),
-                    )
-                    .actor(&who)
-                });
-            }
-            end_turn(world, actor);
-            pop_turn(world, actor);
-        }
+        Plan::Delay { before } => delay(world, actor, before),
+        Plan::Ready { trigger, weapon } => ready(world, actor, trigger, weapon),
+        Plan::End => end_own_turn(world, actor),
         Plan::Opportunity { manoeuvre, weapon } => {
             let Asking::Opportunity { mover } = asking else {
                 return;
             };
-            // The question's work is on top; it is answered.
-            world.resource_mut::<Flow>().stack.pop();
-            if let Some(mut u) = world.get_mut::<Use>(actor) {
-                u.opportunities += 1;
-            }
-            world.resource_mut::<Flow>().stack.push(Work::Attack {
-                attacker: actor,
-                target: mover,
-                manoeuvre,
-                weapon,
-                kind: AttackKind::Opportunity,
-                abort_asked: false,
-            });
+            take_opportunity(world, actor, mover, manoeuvre, weapon);
         }
         Plan::Abort { block } => {
             let Asking::Abort { attacker } = asking else {
@@ -730,19 +592,212 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
         }
         Plan::Pass => {
             if let Asking::Opportunity { mover } = asking {
-                world.resource_mut::<Flow>().stack.pop();
-                let m = name(world, mover);
-                log(world, || {
-                    Event::new(
-                        EventKind::Opportunity,
-                        "002 §One per Phase",
-                        format!("{who} lets {m} go without an attack of opportunity."),
-                    )
-                    .actor(&who)
-                });
+                let_go(world, actor, mover);
             }
         }
     }
+}
+
+/// 002 §Normal Phase: an attack or a move action used.
+fn use_action(world: &mut World, actor: Entity, attack: bool) {
+    if let Some(mut u) = world.get_mut::<Use>(actor) {
+        u.actions += 1;
+        u.attack |= attack;
+    }
+}
+
+/// 002 §Table: Dodge or Block, an attack action (rulings `dodge` and
+/// `block`).
+fn dodge_or_block(world: &mut World, actor: Entity, block: bool) {
+    let who = name(world, actor);
+    let data = world.resource::<Data>().0.clone();
+    use_action(world, actor, true);
+    guard(world, actor, block);
+    let text = if block {
+        format!(
+            "{who} blocks: the first melee attack on it before its next action meets a Block roll."
+        )
+    } else {
+        format!(
+            "{who} dodges: +{} DCV until its next action.",
+            data.manoeuvre("dodge").map_or(0, |m| m.dcv)
+        )
+    };
+    log(world, || {
+        Event::new(
+            if block { EventKind::Block } else { EventKind::Dodge },
+            if block {
+                "ruling block"
+            } else {
+                "ruling dodge"
+            },
+            text,
+        )
+        .actor(&who)
+    });
+}
+
+/// 002 §Normal Phase, §Full-Phase Actions and §1-Hex Step: a move action,
+/// a full move or a 1-hex step begins; the walk goes on the stack.
+fn start_move(world: &mut World, actor: Entity, path: Vec<Cell>, how: MoveHow, kind: ActionType) {
+    if let Some(mut u) = world.get_mut::<Use>(actor) {
+        match kind {
+            ActionType::Move => {
+                u.actions += 1;
+                u.moved = true;
+            }
+            ActionType::FullPhase => {
+                u.full_phase = true;
+                u.moved = true;
+            }
+            _ => u.stepped = true,
+        }
+    }
+    let Some(from) = world.get::<Cell>(actor).copied() else {
+        return;
+    };
+    world.resource_mut::<Flow>().stack.push(Work::Move {
+        actor,
+        path,
+        at: 0,
+        how,
+        kind,
+        skill: None,
+        offered: false,
+        logged_from: from,
+    });
+}
+
+/// Ruling `split_full_phase`: a Recovery begun with a move action, to be
+/// completed at the next action.
+fn start_recovery(world: &mut World, actor: Entity) {
+    let who = name(world, actor);
+    use_action(world, actor, false);
+    let index = world.resource::<Flow>().phase_index();
+    world.entity_mut(actor).insert(RecoveryStarted(index));
+    log(world, || {
+        Event::new(
+            EventKind::Recovery,
+            "ruling split_full_phase",
+            format!("{who} begins a Recovery with a move action; it completes at its next action."),
+        )
+        .actor(&who)
+    });
+}
+
+/// 002 §Delay: no action now; the character acts just before another
+/// (this phase or the next), or at the end of the phase (ruling
+/// `delay_place`). Its turn ends.
+fn delay(world: &mut World, actor: Entity, before: Option<Entity>) {
+    let who = name(world, actor);
+    let data = world.resource::<Data>().0.clone();
+    let (fires, when) = {
+        let flow = world.resource::<Flow>();
+        let per_turn = data.numbers.phases_per_turn;
+        match before {
+            Some(b) if flow.done.contains(&b) => {
+                (flow.next_phase_index(per_turn), "in the next phase")
+            }
+            _ => (flow.phase_index(), "this phase"),
+        }
+    };
+    let place = match before {
+        Some(b) => format!("just before {} {when}", name(world, b)),
+        None => "at the end of the phase".to_string(),
+    };
+    world
+        .entity_mut(actor)
+        .insert(Hold::Delayed { before, fires });
+    log(world, || {
+        Event::new(
+            EventKind::Delay,
+            "002 §Delay",
+            format!("{who} delays, to act {place} (ruling delay_place)."),
+        )
+        .actor(&who)
+    });
+    end_turn(world, actor);
+    pop_turn(world, actor);
+}
+
+/// 002 §Ready: an attack action readied for a condition (ruling
+/// `ready_trigger`).
+fn ready(world: &mut World, actor: Entity, trigger: Trigger, weapon: String) {
+    let who = name(world, actor);
+    use_action(world, actor, true);
+    let cond = match trigger {
+        Trigger::EntersReach => "the first opponent to come within its reach".to_string(),
+        Trigger::Acts(t) => format!("{} as soon as it begins an action", name(world, t)),
+    };
+    world
+        .entity_mut(actor)
+        .insert(Hold::Readied { trigger, weapon });
+    log(world, || {
+        Event::new(
+            EventKind::Ready,
+            "002 §Ready",
+            format!("{who} readies a strike at {cond} (an attack action; ruling ready_trigger)."),
+        )
+        .actor(&who)
+    });
+}
+
+/// Ruling `end_turn`: the character ends its turn, logged if it could have
+/// done more.
+fn end_own_turn(world: &mut World, actor: Entity) {
+    let who = name(world, actor);
+    let left = anything_left(world, actor);
+    if left {
+        log(world, || {
+            Event::new(
+                EventKind::EndTurn,
+                "ruling end_turn",
+                format!("{who} ends its turn."),
+            )
+            .actor(&who)
+        });
+    }
+    end_turn(world, actor);
+    pop_turn(world, actor);
+}
+
+/// 002 §Attacks of Opportunity: the attack taken on `mover`, one more of
+/// the phase's opportunities used.
+fn take_opportunity(
+    world: &mut World,
+    actor: Entity,
+    mover: Entity,
+    manoeuvre: String,
+    weapon: String,
+) {
+    // The question's work is on top; it is answered.
+    world.resource_mut::<Flow>().stack.pop();
+    if let Some(mut u) = world.get_mut::<Use>(actor) {
+        u.opportunities += 1;
+    }
+    world.resource_mut::<Flow>().stack.push(Work::Attack {
+        attacker: actor,
+        target: mover,
+        manoeuvre,
+        weapon,
+        kind: AttackKind::Opportunity,
+        abort_asked: false,
+    });
+}
+
+/// 002 §One per Phase: one need not take an attack of opportunity.
+fn let_go(world: &mut World, actor: Entity, mover: Entity) {
+    let who = name(world, actor);
+    world.resource_mut::<Flow>().stack.pop();
+    let m = name(world, mover);
+    log(world, || {
+        Event::new(
+            EventKind::Opportunity,
+            "002 §One per Phase",
+            format!("{who} lets {m} go without an attack of opportunity."),
+        )
+        .actor(&who)
+    });
 }
 
 /// Take the answered turn off the stack (the turn is on top when its
@@ -1083,53 +1138,12 @@ fn walk(world: &mut World, work: Work) -> Next {
     if !offered {
         offered = true;
         let spared = how == MoveHow::Step || (how == MoveHow::Withdraw && at == 0);
-        if !spared && skill != Some(true) {
-            let threats: Vec<Entity> = threatening(world, actor, here)
-                .into_iter()
-                .filter(|&t| {
-                    world
-                        .get::<Use>(t)
-                        .is_some_and(|u| !u.left_by.contains(&actor))
-                })
-                .collect();
-            if !threats.is_empty() {
-                if skill.is_none() {
-                    let action = if kind == ActionType::FullPhase {
-                        "full_move"
-                    } else {
-                        "move"
-                    };
-                    skill = skill_check(world, actor, action).or(Some(false));
-                }
-                if skill != Some(true) {
-                    log_walk(world, actor, &mut logged_from, how, kind);
-                    for &t in &threats {
-                        if let Some(mut u) = world.get_mut::<Use>(t) {
-                            u.left_by.push(actor);
-                        }
-                    }
-                    let names: Vec<String> = threats.iter().map(|&t| name(world, t)).collect();
-                    log(world, || {
-                        Event::new(
-                            EventKind::Provoke,
-                            "002 §Moving Out",
-                            format!(
-                                "{who} moves out of a hex threatened by {}: an opportunity.",
-                                names.join(" and ")
-                            ),
-                        )
-                        .actor(&who)
-                    });
-                    let asks = threats
-                        .into_iter()
-                        .map(|t| Work::Opportunity {
-                            threatener: t,
-                            mover: actor,
-                        })
-                        .collect();
-                    return Next::Keep(keep(at, skill, offered, logged_from), asks);
-                }
-            }
+        if !spared
+            && skill != Some(true)
+            && let Some(asks) =
+                moving_out(world, actor, here, how, kind, &mut skill, &mut logged_from)
+        {
+            return Next::Keep(keep(at, skill, offered, logged_from), asks);
         }
     }
     // The step itself.
@@ -1147,6 +1161,72 @@ fn walk(world: &mut World, work: Work) -> Next {
         return Next::Done;
     }
     Next::Keep(keep(at, skill, false, logged_from), Vec::new())
+}
+
+/// 002 §Moving Out: the mover is about to leave `here`; the opponents who
+/// threaten it and have not yet had this mover leave them get an
+/// opportunity, unless a skill check negates it (ruling
+/// `skill_check_negates`, rolled once per move). Returns the questions to
+/// ask, if any.
+fn moving_out(
+    world: &mut World,
+    actor: Entity,
+    here: Cell,
+    how: MoveHow,
+    kind: ActionType,
+    skill: &mut Option<bool>,
+    logged_from: &mut Cell,
+) -> Option<Vec<Work>> {
+    let who = name(world, actor);
+    let threats: Vec<Entity> = threatening(world, actor, here)
+        .into_iter()
+        .filter(|&t| {
+            world
+                .get::<Use>(t)
+                .is_some_and(|u| !u.left_by.contains(&actor))
+        })
+        .collect();
+    if threats.is_empty() {
+        return None;
+    }
+    if skill.is_none() {
+        let action = if kind == ActionType::FullPhase {
+            "full_move"
+        } else {
+            "move"
+        };
+        *skill = skill_check(world, actor, action).or(Some(false));
+    }
+    if *skill == Some(true) {
+        return None;
+    }
+    log_walk(world, actor, logged_from, how, kind);
+    for &t in &threats {
+        if let Some(mut u) = world.get_mut::<Use>(t) {
+            u.left_by.push(actor);
+        }
+    }
+    let names: Vec<String> = threats.iter().map(|&t| name(world, t)).collect();
+    log(world, || {
+        Event::new(
+            EventKind::Provoke,
+            "002 §Moving Out",
+            format!(
+                "{who} moves out of a hex threatened by {}: an opportunity.",
+                names.join(" and ")
+            ),
+        )
+        .actor(&who)
+    });
+    Some(
+        threats
+            .into_iter()
+            .map(|t| Work::Opportunity {
+                threatener: t,
+                mover: actor,
+            })
+            .collect(),
+    )
 }
 
 /// The readied characters whose condition `what` meets (`by` entering a hex,
@@ -1427,54 +1507,15 @@ fn resolve_attack(
     }
     let (event, rule, how) = match kind {
         AttackKind::Action => (EventKind::Attack, "002 §Attack Roll", ""),
-        AttackKind::Opportunity => (
-            EventKind::Opportunity,
-            "002 §Interrupts",
-            " (attack of opportunity)",
-        ),
-        AttackKind::Readied => (
-            EventKind::ReadiedAttack,
-            "002 §Ready Conditions",
-            " (readied)",
-        ),
+        AttackKind::Opportunity => (EventKind::Opportunity, "002 §Interrupts", " (attack of opportunity)"),
+        AttackKind::Readied => (EventKind::ReadiedAttack, "002 §Ready Conditions", " (readied)"),
     };
     // Ruling block: the first melee attack on a blocking character meets its Block roll.
-    if melee && world.get::<Guard>(target).is_some_and(|g| g.block) {
-        if let Some(mut g) = world.get_mut::<Guard>(target) {
-            g.block = false;
-        }
-        let (bocv, mut bmods) = super::turn::ocv(world, target, "block");
-        let need = data.numbers.attack_base + ocv;
-        let roll = world
-            .resource_mut::<Dice>()
-            .roll(data.numbers.attack_dice, format!("{t}'s Block against {a}"));
-        let total = roll.total + bocv;
-        bmods.insert(0, Modifier::new("3d6", roll.total));
-        let blocked = total >= need;
-        log(world, || {
-            Event::new(
-                EventKind::Block,
-                "ruling block",
-                if blocked {
-                    format!("{t} blocks {a}'s {manoeuvre}{how}: {total} against {need}.")
-                } else {
-                    format!("{t} fails to block {a}'s {manoeuvre}{how}: {total} against {need}.")
-                },
-            )
-            .actor(&t)
-            .target(&a)
-            .roll(roll)
-            .check(Check {
-                against: format!("10 + {a}'s OCV"),
-                target: need,
-                modifiers: bmods,
-                total,
-                success: blocked,
-            })
-        });
-        if blocked {
-            return;
-        }
+    if melee
+        && world.get::<Guard>(target).is_some_and(|g| g.block)
+        && blocks(world, attacker, target, manoeuvre, how, ocv)
+    {
+        return;
     }
     let (dcv, dcv_mods) = dcv(world, target);
     let need = data.numbers.attack_base + dcv;
@@ -1528,6 +1569,53 @@ fn resolve_attack(
         dice.count += data.ruling_numbers.haymaker_extra_dice;
     }
     damage(world, attacker, target, dice);
+}
+
+/// Ruling `block`: the target's Block, used up, rolled against 10 + the
+/// attacker's OCV. Returns whether it blocks the attack.
+fn blocks(
+    world: &mut World,
+    attacker: Entity,
+    target: Entity,
+    manoeuvre: &str,
+    how: &str,
+    ocv: i32,
+) -> bool {
+    let data = world.resource::<Data>().0.clone();
+    let (a, t) = (name(world, attacker), name(world, target));
+    if let Some(mut g) = world.get_mut::<Guard>(target) {
+        g.block = false;
+    }
+    let (bocv, mut bmods) = super::turn::ocv(world, target, "block");
+    let need = data.numbers.attack_base + ocv;
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(data.numbers.attack_dice, format!("{t}'s Block against {a}"));
+    let total = roll.total + bocv;
+    bmods.insert(0, Modifier::new("3d6", roll.total));
+    let blocked = total >= need;
+    log(world, || {
+        Event::new(
+            EventKind::Block,
+            "ruling block",
+            if blocked {
+                format!("{t} blocks {a}'s {manoeuvre}{how}: {total} against {need}.")
+            } else {
+                format!("{t} fails to block {a}'s {manoeuvre}{how}: {total} against {need}.")
+            },
+        )
+        .actor(&t)
+        .target(&a)
+        .roll(roll)
+        .check(Check {
+            against: format!("10 + {a}'s OCV"),
+            target: need,
+            modifiers: bmods,
+            total,
+            success: blocked,
+        })
+    });
+    blocked
 }
 
 /// Ruling `damage`: STUN is the dice's total, BODY counts each die (1: 0,
@@ -1684,9 +1772,7 @@ pub fn check_end(world: &mut World) {
         ),
         _ => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
     };
-    log(world, || {
-        Event::new(EventKind::End, "ruling knocked_out", text)
-    });
+    log(world, || Event::new(EventKind::End, "ruling knocked_out", text));
     world.resource_mut::<Flow>().stage = Stage::Over;
     world.resource_mut::<Flow>().asking = None;
     world.resource_mut::<Decisions>().close_all();
