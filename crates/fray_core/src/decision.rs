@@ -209,7 +209,7 @@ impl Decisions {
 }
 
 /// What a ruleset asks of a combatant's side, to be published as a [`Decision`].
-pub struct Ask {
+pub struct Question {
     pub actor: Entity,
     /// What is asked, in words ("Brienne: declare an action for round 3").
     pub prompt: String,
@@ -227,7 +227,7 @@ pub struct Ask {
 
 /// Publish `ask` for the controller of the actor's side; returns the
 /// decision's id.
-pub fn ask(world: &mut World, ask: Ask) -> u64 {
+pub fn ask(world: &mut World, ask: Question) -> u64 {
     let side = world
         .get::<crate::model::Side>(ask.actor)
         .map_or(0, |s| s.0);

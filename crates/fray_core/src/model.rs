@@ -199,6 +199,36 @@ pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -
     sides
 }
 
+/// The end-of-battle check every ruleset shares: once at most one side has
+/// anyone `Fighting` among `roster`, the result after `rounds` — a victory
+/// for the side left, or nobody's.
+pub fn decided(
+    world: &World,
+    roster: impl IntoIterator<Item = Entity>,
+    rounds: u32,
+) -> Option<BattleResult> {
+    let standing = sides_standing(world, roster);
+    match standing[..] {
+        [] => Some(BattleResult::MutualDestruction { rounds }),
+        [side] => Some(BattleResult::Victory { side, rounds }),
+        _ => None,
+    }
+}
+
+/// End the battle with `result`: log `event`, close every decision and set
+/// the outcome.
+pub fn end_battle(
+    world: &mut World,
+    result: BattleResult,
+    event: impl FnOnce() -> crate::log::Event,
+) {
+    crate::log::record(world, event);
+    world
+        .resource_mut::<crate::decision::Decisions>()
+        .close_all();
+    world.resource_mut::<Outcome>().0 = Some(result);
+}
+
 /// Whether `a` and `b` fight on different sides.
 pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
     match (world.get::<Side>(a), world.get::<Side>(b)) {

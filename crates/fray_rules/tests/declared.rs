@@ -609,7 +609,7 @@ fn an_illegal_order_is_refused_and_changes_nothing() {
     run(&mut b);
     assert_has(
         &b,
-        "Order refused for Anna: Anna does not carry a greataxe.",
+        "Anna's order \"attack\" is refused: Anna does not carry a greataxe.",
     );
     assert_has(&b, "Anna declares: wait.");
 }

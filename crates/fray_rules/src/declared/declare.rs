@@ -2,6 +2,7 @@
 //! the round (004 §Step 2).
 
 use super::*;
+use fray_core::decision::{self, Question};
 use fray_core::log::EventKind;
 
 /// The initiative modifier of an action (004 §Step 3, and the rulings for
@@ -341,20 +342,12 @@ fn capitalise(s: &str) -> String {
     }
 }
 
-/// What take_declarations needs of a decision.
-struct Asked {
-    actor: Entity,
-    actor_name: String,
-    secret: bool,
-}
-
-/// Publish the declaration decision for `actor`.
+/// Publish the declaration decision for `actor`: any cell it is clicked
+/// toward is a move without attacking.
 pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
     let round = world.resource::<Flow>().round;
     let name = world.resource::<Flow>().name(actor).to_string();
-    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
     let health = world.get::<Health>(actor).copied().unwrap_or(Health::Fine);
-    let name_for_move = name.clone();
     let mut prompt = format!("{name}: declare an action for round {round}");
     match health {
         Health::Incapacitated => {
@@ -365,30 +358,15 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
         }
         _ => {}
     }
-    // The list of choices is for people to read: the AI and scripts check
-    // their orders with `validate`, as every order is checked when taken.
-    let person = world
-        .resource::<Sides>()
-        .0
-        .get(side)
-        .is_some_and(|s| s.seat == fray_core::model::Seat::Human);
-    let choices = if person {
-        choices(world, actor)
-    } else {
-        Vec::new()
-    };
-    world.resource_mut::<Decisions>().publish(Decision {
-        id: 0,
-        side,
+    let question = Question {
         actor,
-        actor_name: name,
         prompt,
         rule: "004 §Step 3".into(),
-        choices,
         secret,
-        any_cell: true,
-        move_order: Some(Order::new(&name_for_move, "defensive_attack")),
-    });
+        move_order: Some(Order::new(&name, "defensive_attack")),
+        choices,
+    };
+    decision::ask(world, question);
 }
 
 /// 004 §Step 3: take declarations — one at a time in the scenario's order, or
@@ -396,44 +374,25 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
 /// declared, set each Round Initiative (base + the action's modifier) and
 /// order the round.
 pub fn take_declarations(world: &mut World) {
-    let answers = world.resource_mut::<Decisions>().take_answers();
-    for (id, order) in answers {
-        let Some(decision) = world.resource::<Decisions>().get(id).map(|d| Asked {
-            actor: d.actor,
-            actor_name: d.actor_name.clone(),
-            secret: d.secret,
-        }) else {
-            continue;
-        };
-        let actor = decision.actor;
-        match validate(world, actor, &order) {
-            Err(reason) => {
-                world.resource_mut::<BattleLog>().push(
-                    Event::new(
-                        EventKind::Refused,
-                        "004 §Step 3",
-                        format!("Order refused for {}: {reason}.", decision.actor_name),
-                    )
-                    .actor(&decision.actor_name),
-                );
-                world.resource_mut::<Decisions>().refuse(id, order, reason);
-            }
-            Ok(action) => {
-                world.resource_mut::<Decisions>().close(id);
-                if decision.secret {
-                    world.resource_mut::<Flow>().hidden.push((actor, action));
-                    world.resource_mut::<BattleLog>().push(
-                        Event::new(
-                            EventKind::Declare,
-                            "004 §Step 3",
-                            format!("{} writes down an action.", decision.actor_name),
-                        )
-                        .actor(&decision.actor_name),
-                    );
-                } else {
-                    accept_declaration(world, actor, action);
-                }
-            }
+    let taken = decision::take_answers(world, "004 §Step 3", |world, d, order| {
+        validate(world, d.actor, order)
+    });
+    for (decision, action) in taken {
+        if decision.secret {
+            world
+                .resource_mut::<Flow>()
+                .hidden
+                .push((decision.actor, action));
+            world.resource_mut::<BattleLog>().push(
+                Event::new(
+                    EventKind::Declare,
+                    "004 §Step 3",
+                    format!("{} writes down an action.", decision.actor_name),
+                )
+                .actor(&decision.actor_name),
+            );
+        } else {
+            accept_declaration(world, decision.actor, action);
         }
     }
     let stage = world.resource::<Flow>().stage;

@@ -204,26 +204,9 @@ pub fn check_end(world: &mut World) -> bool {
     if world.resource::<Outcome>().0.is_some() {
         return true;
     }
-    let mut standing: Vec<usize> = {
-        let flow = world.resource::<Flow>();
-        flow.roster
-            .iter()
-            .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
-            .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| s.0))
-            .collect()
-    };
-    standing.sort_unstable();
-    standing.dedup();
-    if standing.len() > 1 {
-        return false;
-    }
     let round = world.resource::<Flow>().round;
-    let result = match standing.first() {
-        Some(&side) => BattleResult::Victory {
-            side,
-            rounds: round,
-        },
-        None => BattleResult::MutualDestruction { rounds: round },
+    let Some(result) = fray_core::model::decided(world, roster(world), round) else {
+        return false;
     };
     let mut text = match &result {
         BattleResult::Victory { side, .. } => {
@@ -240,7 +223,7 @@ pub fn check_end(world: &mut World) -> bool {
     };
     // How the others stopped fighting: defeated, routed or gone.
     let sides = world.resource::<Sides>().0.len();
-    for side in (0..sides).filter(|s| standing.first() != Some(s)) {
+    for side in (0..sides).filter(|&s| result.winner() != Some(s)) {
         let mut tally: Vec<(&str, u32)> = Vec::new();
         for e in roster(world) {
             if world.get::<Side>(e) != Some(&Side(side)) {
@@ -270,12 +253,10 @@ pub fn check_end(world: &mut World) -> bool {
             text.push_str(&format!(" {name}: {}.", parts.join(", ")));
         }
     }
-    world
-        .resource_mut::<BattleLog>()
-        .push(Event::new(EventKind::End, "004 §Step 5", text));
-    world.resource_mut::<Outcome>().0 = Some(result);
     world.resource_mut::<Flow>().stage = Stage::Over;
-    world.resource_mut::<Decisions>().close_all();
+    fray_core::model::end_battle(world, result, || {
+        Event::new(EventKind::End, "004 §Step 5", text)
+    });
     true
 }
 

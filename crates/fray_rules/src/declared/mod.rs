@@ -20,7 +20,7 @@ use bevy_app::App;
 use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
-use fray_core::decision::{Choice, Decision, Decisions, Order};
+use fray_core::decision::{Choice, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};

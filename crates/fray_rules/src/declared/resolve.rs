@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use fray_core::log::EventKind;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
 use fray_core::threat::{self, Threatener};
@@ -636,7 +636,12 @@ fn move_toward(world: &mut World, a: &Actor, toward: Option<Cell>, full_defense:
         });
     } else {
         log(world, || {
-            Event::new(EventKind::Hold, "004 §Step 3", format!("{me} holds its ground.")).actor(me)
+            Event::new(
+                EventKind::Hold,
+                "004 §Step 3",
+                format!("{me} holds its ground."),
+            )
+            .actor(me)
         });
     }
 }
@@ -645,7 +650,12 @@ fn move_toward(world: &mut World, a: &Actor, toward: Option<Cell>, full_defense:
 fn wait(world: &mut World, a: &Actor) {
     let me = &a.me;
     log(world, || {
-        Event::new(EventKind::Wait, "ruling wait_action", format!("{me} waits.")).actor(me)
+        Event::new(
+            EventKind::Wait,
+            "ruling wait_action",
+            format!("{me} waits."),
+        )
+        .actor(me)
     });
 }
 
@@ -1118,7 +1128,9 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
         "004 §Armour · ruling damage_bonus"
     };
     log(world, || {
-        Event::new(EventKind::DamageRoll, rule, text).actor(&me).roll(roll)
+        Event::new(EventKind::DamageRoll, rule, text)
+            .actor(&me)
+            .roll(roll)
     });
     Hit {
         target,
@@ -1435,7 +1447,9 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     if after == Health::Dead {
         world.entity_mut(e).remove::<Stabilised>();
     }
-    log(world, || Event::new(EventKind::Health, rule, text).actor(&t));
+    log(world, || {
+        Event::new(EventKind::Health, rule, text).actor(&t)
+    });
 }
 
 /// Restore Stress, up to its maximum; returns what was gained.

@@ -4,12 +4,12 @@
 //! Also the start of each round and the end of the battle.
 
 use bevy_ecs::prelude::*;
-use fray_core::log::EventKind;
-use fray_core::decision::{Decision, Decisions, Order};
+use fray_core::decision::{self, Decisions, Order, Question};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Seat, Side, Sides};
+use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
 
 use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
 use super::orders::{
@@ -32,35 +32,21 @@ pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
 }
 
 /// Publish a decision for `actor`; choices are listed for people only.
+/// Options taken together, noncombat options and traces are secret.
 pub(super) fn ask(world: &mut World, actor: Entity, what: Ask, prompt: String, rule: &str) {
-    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
-    let actor_name = name(world, actor);
     world.resource_mut::<Flow>().open.push((0, actor, what));
-    let human = world
-        .resource::<Sides>()
-        .0
-        .get(side)
-        .is_some_and(|s| s.seat == Seat::Human);
-    let choices = if human {
-        orders::choices(world, actor)
-    } else {
-        Vec::new()
-    };
     let secret = matches!(what, Ask::Noncombat | Ask::Trace)
         || (what == Ask::Option && world.resource::<Flow>().initiative.len() > 1);
-    let move_order = (what == Ask::Trace).then(|| Order::new(&actor_name, "trace"));
-    let id = world.resource_mut::<Decisions>().publish(Decision {
-        id: 0,
-        side,
+    let move_order = (what == Ask::Trace).then(|| Order::new(name(world, actor), "trace"));
+    let question = Question {
         actor,
-        actor_name,
         prompt,
         rule: rule.to_string(),
-        choices,
         secret,
-        any_cell: move_order.is_some(),
         move_order,
-    });
+        choices: orders::choices,
+    };
+    let id = decision::ask(world, question);
     let mut flow = world.resource_mut::<Flow>();
     if let Some(slot) = flow
         .open
@@ -72,44 +58,20 @@ pub(super) fn ask(world: &mut World, actor: Entity, what: Ask, prompt: String, r
 }
 
 /// Take the answers to open decisions: checked, and either refused (the
-/// decision stays open) or handed back with the plan.
+/// decision stays open) or handed back with what was asked and the plan.
 pub(super) fn take_answers(world: &mut World) -> Vec<(Entity, Ask, Plan)> {
-    let answers = world.resource_mut::<Decisions>().take_answers();
-    let mut taken = Vec::new();
-    for (id, order) in answers {
-        let Some(&(_, actor, what)) = world
-            .resource::<Flow>()
-            .open
-            .iter()
-            .find(|(i, _, _)| *i == id)
-        else {
-            continue;
-        };
-        match orders::validate(world, actor, &order) {
-            Ok(plan) => {
-                world.resource_mut::<Decisions>().close(id);
-                world
-                    .resource_mut::<Flow>()
-                    .open
-                    .retain(|(i, _, _)| *i != id);
-                taken.push((actor, what, plan));
-            }
-            Err(why) => {
-                let who = order.actor.clone();
-                let what_action = order.action.clone();
-                log(world, || {
-                    Event::new(
-                        EventKind::Refused,
-                        "000 §1.2",
-                        format!("{who}'s order {what_action:?} is refused: {why}."),
-                    )
-                    .actor(&who)
-                });
-                world.resource_mut::<Decisions>().refuse(id, order, why);
-            }
-        }
-    }
+    let taken = decision::take_answers(world, "000 §1.2", |world, d, order| {
+        let open = &world.resource::<Flow>().open;
+        let what = open.iter().find(|(i, _, _)| *i == d.id).map(|o| o.2);
+        orders::validate(world, d.actor, order).map(|plan| (what, plan))
+    });
+    let mut flow = world.resource_mut::<Flow>();
+    flow.open
+        .retain(|(i, _, _)| !taken.iter().any(|(d, _)| d.id == *i));
     taken
+        .into_iter()
+        .filter_map(|(d, (what, plan))| Some((d.actor, what?, plan)))
+        .collect()
 }
 
 /// 000 §1 Blows: spend blows `need` (checked beforehand): a blow that may
@@ -1683,28 +1645,21 @@ pub fn check_end(world: &mut World) {
     if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
         return;
     }
-    if !decided(world) {
-        return;
-    }
     let rounds = world.resource::<Flow>().round;
-    let standing = fray_core::model::sides_standing(world, roster(world))
-        .first()
-        .copied();
-    let result = match standing {
-        Some(side) => BattleResult::Victory { side, rounds },
-        None => BattleResult::MutualDestruction { rounds },
+    let Some(result) = fray_core::model::decided(world, roster(world), rounds) else {
+        return;
     };
-    let text = match standing {
+    let text = match result.winner() {
         Some(side) => format!(
             "Combat ends: {} alone has anyone conscious, in round {rounds}.",
             world.resource::<Sides>().name(Side(side))
         ),
         None => format!("Combat ends: nobody is conscious, in round {rounds}."),
     };
-    log(world, || Event::new(EventKind::End, "ruling unconscious", text));
     let mut flow = world.resource_mut::<Flow>();
     flow.stage = Stage::Over;
     flow.open.clear();
-    world.resource_mut::<Decisions>().close_all();
-    world.resource_mut::<Outcome>().0 = Some(result);
+    fray_core::model::end_battle(world, result, || {
+        Event::new(EventKind::End, "ruling unconscious", text)
+    });
 }

@@ -27,7 +27,6 @@ use fray_core::grid::Cell;
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
-
 pub mod ai;
 mod combat;
 pub mod data;

@@ -8,10 +8,10 @@
 //! so that action goes on only when the interrupt has resolved.
 
 use bevy_ecs::prelude::*;
-use fray_core::log::EventKind;
-use fray_core::decision::{Decision, Decisions, Order};
+use fray_core::decision::{self, Decisions, Order, Question};
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
 
@@ -97,67 +97,33 @@ fn take_answer(world: &mut World) -> bool {
     let Some((id, actor, asking)) = world.resource::<Flow>().asking else {
         return true;
     };
-    let answers = world.resource_mut::<Decisions>().take_answers();
-    for (answered, order) in answers {
-        if answered != id {
-            continue;
-        }
-        match orders::validate(world, actor, &order) {
-            Ok(plan) => {
-                world.resource_mut::<Decisions>().close(id);
-                world.resource_mut::<Flow>().asking = None;
-                carry_out(world, actor, asking, plan);
-                return true;
-            }
-            Err(why) => {
-                let who = order.actor.clone();
-                let what = order.action.clone();
-                log(world, || {
-                    Event::new(
-                        EventKind::Refused,
-                        "002 §Normal Phase",
-                        format!("{who}'s order {what:?} is refused: {why}."),
-                    )
-                    .actor(&who)
-                });
-                world.resource_mut::<Decisions>().refuse(id, order, why);
-            }
-        }
-    }
-    false
+    let taken = decision::take_answers(world, "002 §Normal Phase", |world, d, order| {
+        orders::validate(world, d.actor, order)
+    });
+    let Some((_, plan)) = taken.into_iter().find(|(d, _)| d.id == id) else {
+        return false;
+    };
+    world.resource_mut::<Flow>().asking = None;
+    carry_out(world, actor, asking, plan);
+    true
 }
 
-/// Publish a decision for `actor` and note what it asks.
+/// Publish a decision for `actor` and note what it asks. On its own turn
+/// it may name any cell to move to.
 fn ask(world: &mut World, actor: Entity, asking: Asking, prompt: String, rule: &str) {
-    let side = world.get::<Side>(actor).map_or(0, |s| s.0);
-    let actor_name = name(world, actor);
     world.resource_mut::<Flow>().asking = Some((0, actor, asking));
-    // Only a person reads the list: the computer asks the rules' appraisal.
-    let human = world
-        .resource::<Sides>()
-        .0
-        .get(side)
-        .is_some_and(|s| s.seat == fray_core::model::Seat::Human);
-    let choices = if human {
-        orders::choices(world, actor)
-    } else {
-        Vec::new()
-    };
     let move_order = (asking == Asking::Turn
         && (orders::movement_left(world, actor) > 0 || step_refusal(world, actor).is_none()))
-    .then(|| Order::new(&actor_name, "move"));
-    let id = world.resource_mut::<Decisions>().publish(Decision {
-        id: 0,
-        side,
+    .then(|| Order::new(name(world, actor), "move"));
+    let question = Question {
         actor,
-        actor_name,
         prompt,
         rule: rule.to_string(),
-        choices,
         secret: false,
-        any_cell: move_order.is_some(),
         move_order,
-    });
+        choices: orders::choices,
+    };
+    let id = decision::ask(world, question);
     world.resource_mut::<Flow>().asking = Some((id, actor, asking));
 }
 
@@ -625,7 +591,11 @@ fn dodge_or_block(world: &mut World, actor: Entity, block: bool) {
     };
     log(world, || {
         Event::new(
-            if block { EventKind::Block } else { EventKind::Dodge },
+            if block {
+                EventKind::Block
+            } else {
+                EventKind::Dodge
+            },
             if block {
                 "ruling block"
             } else {
@@ -1507,8 +1477,16 @@ fn resolve_attack(
     }
     let (event, rule, how) = match kind {
         AttackKind::Action => (EventKind::Attack, "002 §Attack Roll", ""),
-        AttackKind::Opportunity => (EventKind::Opportunity, "002 §Interrupts", " (attack of opportunity)"),
-        AttackKind::Readied => (EventKind::ReadiedAttack, "002 §Ready Conditions", " (readied)"),
+        AttackKind::Opportunity => (
+            EventKind::Opportunity,
+            "002 §Interrupts",
+            " (attack of opportunity)",
+        ),
+        AttackKind::Readied => (
+            EventKind::ReadiedAttack,
+            "002 §Ready Conditions",
+            " (readied)",
+        ),
     };
     // Ruling block: the first melee attack on a blocking character meets its Block roll.
     if melee
@@ -1753,28 +1731,21 @@ pub fn check_end(world: &mut World) {
     if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
         return;
     }
-    let standing = fray_core::model::sides_standing(world, roster(world));
-    if standing.len() > 1 {
-        return;
-    }
     let turns = world.resource::<Flow>().turn;
-    let result = match standing.first() {
-        Some(&side) => BattleResult::Victory {
-            side,
-            rounds: turns,
-        },
-        None => BattleResult::MutualDestruction { rounds: turns },
+    let Some(result) = fray_core::model::decided(world, roster(world), turns) else {
+        return;
     };
-    let text = match &result {
-        BattleResult::Victory { side, .. } => format!(
+    let text = match result.winner() {
+        Some(side) => format!(
             "Combat ends: {} alone has anyone on their feet, in turn {turns}.",
-            world.resource::<Sides>().name(Side(*side))
+            world.resource::<Sides>().name(Side(side))
         ),
-        _ => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
+        None => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
     };
-    log(world, || Event::new(EventKind::End, "ruling knocked_out", text));
-    world.resource_mut::<Flow>().stage = Stage::Over;
-    world.resource_mut::<Flow>().asking = None;
-    world.resource_mut::<Decisions>().close_all();
-    world.resource_mut::<Outcome>().0 = Some(result);
+    let mut flow = world.resource_mut::<Flow>();
+    flow.stage = Stage::Over;
+    flow.asking = None;
+    fray_core::model::end_battle(world, result, || {
+        Event::new(EventKind::End, "ruling knocked_out", text)
+    });
 }
