@@ -36,6 +36,16 @@ impl Roster {
             .map_or("?", |(_, n)| n.as_str())
     }
 
+    /// The combatant an order names as its target, or why there is none.
+    pub fn target_of(&self, order: &crate::decision::Order) -> Result<Entity, String> {
+        let name = order
+            .target
+            .as_deref()
+            .ok_or_else(|| format!("{} needs a target", order.action))?;
+        self.entity(name)
+            .ok_or_else(|| format!("nobody is called {name:?}"))
+    }
+
     /// Every combatant, in listing order.
     pub fn entities(&self) -> Vec<Entity> {
         self.0.iter().map(|(e, _)| *e).collect()
@@ -227,6 +237,17 @@ pub fn end_battle(
         .resource_mut::<crate::decision::Decisions>()
         .close_all();
     world.resource_mut::<Outcome>().0 = Some(result);
+}
+
+/// The components `Q` of entity `e`, or `None` if it lacks any of them:
+/// `components::<(&Stats, &Cell)>(world, e)`.
+pub fn components<'w, Q>(world: &'w World, e: Entity) -> Option<Q::Item<'w, 'static>>
+where
+    Q: bevy_ecs::query::ReadOnlyQueryData
+        + bevy_ecs::query::ReleaseStateQueryData
+        + bevy_ecs::query::SingleEntityQueryData,
+{
+    world.get_entity(e).ok()?.get_components::<Q>().ok()
 }
 
 /// Whether `a` and `b` fight on different sides.

@@ -84,6 +84,18 @@ pub struct TrackerRow {
     pub note: String,
 }
 
+impl TrackerRow {
+    /// The row of one combatant acting at `mark`.
+    pub fn one(mark: String, name: &str, state: RowState, note: String) -> Self {
+        Self {
+            mark,
+            names: vec![name.to_string()],
+            state,
+            note,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RowState {
     Done,

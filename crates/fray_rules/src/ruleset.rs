@@ -48,9 +48,10 @@ pub trait Rules: Send + Sync + 'static {
 /// A ruleset's parsed data, shared by every battle of a batch.
 pub type LoadedRules = Arc<dyn Rules>;
 
-/// A ruleset's entry in the registry (`RULESET`) and its data type's
-/// [`Rules`] face, from the functions its module provides: `check_scenario`,
-/// `populate`, `plugin` and `page::page`.
+/// A ruleset's entry in the registry (`RULESET`), what it shows the window
+/// (`VIEW`) and its data type's [`Rules`] face, from the functions its
+/// module provides: `check_scenario`, `populate`, `plugin`, `round`,
+/// `page::page` and `view::{tokens, tracker, sheet, preview}`.
 macro_rules! ruleset {
     ($data:ty {
         id: $id:literal,
@@ -70,6 +71,15 @@ macro_rules! ruleset {
                     <$data as $crate::ruleset::DataFile>::load(source)?,
                 ))
             },
+        };
+
+        /// What the ruleset shows the window.
+        pub const VIEW: fray_core::view::RulesView = fray_core::view::RulesView {
+            tokens: view::tokens,
+            tracker: view::tracker,
+            sheet: view::sheet,
+            round,
+            preview: view::preview,
         };
 
         impl $crate::ruleset::Rules for $data {

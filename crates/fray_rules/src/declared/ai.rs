@@ -56,15 +56,15 @@ struct Me<'a> {
 /// The orders worth considering for `me`, each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let mut out = Vec::new();
-    let (Some(c), Some(stats), Some(kit), Some(wp), Some(stress), Some(&here), Some(&side)) = (
-        world.get::<Combatant>(me),
-        world.get::<Stats>(me),
-        world.get::<Kit>(me),
-        world.get::<WoundPoints>(me),
-        world.get::<Stress>(me),
-        world.get::<Cell>(me),
-        world.get::<Side>(me),
-    ) else {
+    let Some((c, stats, kit, wp, stress, &here, &side)) = fray_core::model::components::<(
+        &Combatant,
+        &Stats,
+        &Kit,
+        &WoundPoints,
+        &Stress,
+        &Cell,
+        &Side,
+    )>(world, me) else {
         return out;
     };
     let m = Me {
@@ -132,15 +132,15 @@ fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> Vec<Fo
     let my_defense = super::resolve::defense(world, me);
     let mut foes = Vec::new();
     for e in roster(world) {
-        let (Some(k), Some(s), Some(&cell), Some(st), Some(sr), Some(w), Some(kt)) = (
-            world.get::<Combatant>(e),
-            world.get::<Side>(e),
-            world.get::<Cell>(e),
-            world.get::<Stats>(e),
-            world.get::<Stress>(e),
-            world.get::<WoundPoints>(e),
-            world.get::<Kit>(e),
-        ) else {
+        let Some((k, s, &cell, st, sr, w, kt)) = fray_core::model::components::<(
+            &Combatant,
+            &Side,
+            &Cell,
+            &Stats,
+            &Stress,
+            &WoundPoints,
+            &Kit,
+        )>(world, e) else {
             continue;
         };
         if *s == m.side {

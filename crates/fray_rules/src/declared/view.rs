@@ -4,25 +4,16 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::model::Combatant;
-use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
     BaseInitiative, Data, Declared, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed,
     Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, describe, resolve, roster,
 };
 
-/// The functions the window calls.
-pub const VIEW: RulesView = RulesView {
-    tokens,
-    tracker,
-    sheet,
-    round: super::round,
-    preview,
-};
-
 /// Chance to hit and damage range of `actor`'s best weapon against `target`
 /// (ruling attack_roll: d20 + attack against Defense; natural 1 misses, 20 hits).
-fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
     let data = &world.resource::<Data>().0;
     let stats = world.get::<Stats>(actor)?;
     let kit = world.get::<Kit>(actor)?;
@@ -44,7 +35,7 @@ fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
     (!lines.is_empty()).then(|| lines.join("\n"))
 }
 
-fn tokens(world: &World) -> Vec<TokenView> {
+pub(super) fn tokens(world: &World) -> Vec<TokenView> {
     let data = &world.resource::<Data>().0;
     roster(world)
         .into_iter()
@@ -101,7 +92,7 @@ fn tokens(world: &World) -> Vec<TokenView> {
         .collect()
 }
 
-fn tracker(world: &World) -> TrackerView {
+pub(super) fn tracker(world: &World) -> TrackerView {
     let flow = world.resource::<Flow>();
     let mut view = TrackerView::default();
     let phase = match flow.stage {
@@ -210,7 +201,7 @@ fn tracker(world: &World) -> TrackerView {
     view
 }
 
-fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let (Some(c), Some(stats)) = (world.get::<Combatant>(e), world.get::<Stats>(e)) else {
         return out;

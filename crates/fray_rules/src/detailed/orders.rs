@@ -214,15 +214,9 @@ pub fn shield(world: &World, me: Entity) -> Option<String> {
         .cloned()
 }
 
+/// The combatant `order` names as its target.
 fn target_of(world: &World, order: &Order) -> Result<Entity, String> {
-    let name = order
-        .target
-        .as_deref()
-        .ok_or_else(|| format!("{} needs a target", order.action))?;
-    world
-        .resource::<Flow>()
-        .entity(name)
-        .ok_or_else(|| format!("nobody is called {name:?}"))
+    world.resource::<Flow>().roster.target_of(order)
 }
 
 /// Check `order` for `me` against what `me` is asked.

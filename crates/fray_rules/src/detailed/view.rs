@@ -4,21 +4,13 @@
 
 use bevy_ecs::prelude::*;
 
-use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::combat::{armour_of, eligible, standing};
 use super::orders::{allowance, attack_weapon, preparations, reach_of, weapon};
 use super::{
     Bd, Blows, Condition, Data, En, Fallen, Flow, Hands, Passed, Preparation, Stage, Stats, alert,
     roster, up,
-};
-
-pub const VIEW: RulesView = RulesView {
-    tokens,
-    tracker,
-    sheet,
-    round: super::round,
-    preview,
 };
 
 /// Chance that 2D10 × `multiplier` + `add` exceeds `need`, or equals it
@@ -59,7 +51,7 @@ pub fn chance(world: &World, actor: Entity, target: Entity, parries: i32) -> Opt
     Some((hit_chance(multiplier, add, d.to_hit), w))
 }
 
-fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
     let (p, w) = chance(world, actor, target, 0)?;
     let d = weapon(world, &w)?;
     let preps = preparations(world, actor, &w);
@@ -101,7 +93,7 @@ fn states(world: &World, e: Entity) -> Vec<String> {
     out
 }
 
-fn tokens(world: &World) -> Vec<TokenView> {
+pub(super) fn tokens(world: &World) -> Vec<TokenView> {
     let flow = world.resource::<Flow>();
     roster(world)
         .into_iter()
@@ -141,7 +133,7 @@ fn tokens(world: &World) -> Vec<TokenView> {
         .collect()
 }
 
-fn tracker(world: &World) -> TrackerView {
+pub(super) fn tracker(world: &World) -> TrackerView {
     let flow = world.resource::<Flow>();
     let heading = match flow.stage {
         Stage::Start => format!("Round {}: starting", flow.round + 1),
@@ -179,12 +171,12 @@ fn tracker(world: &World) -> TrackerView {
                 note.push("no blow it can pay for".into());
             }
             note.push(if alert(world, e) { "alert" } else { "unalert" }.into());
-            TrackerRow {
-                mark: format!("A{a} R{r} EN{en}"),
-                names: vec![flow.name(e).to_string()],
+            TrackerRow::one(
+                format!("A{a} R{r} EN{en}"),
+                flow.name(e),
                 state,
-                note: note.join("; "),
-            }
+                note.join("; "),
+            )
         })
         .collect();
     TrackerView {
@@ -194,15 +186,11 @@ fn tracker(world: &World) -> TrackerView {
     }
 }
 
-fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let (Some(stats), Some(en), Some(bd), Some(b), Some(h)) = (
-        world.get::<Stats>(e),
-        world.get::<En>(e),
-        world.get::<Bd>(e),
-        world.get::<Blows>(e),
-        world.get::<Hands>(e),
-    ) else {
+    let Some((stats, en, bd, b, h)) =
+        fray_core::model::components::<(&Stats, &En, &Bd, &Blows, &Hands)>(world, e)
+    else {
         return out;
     };
     let data = &world.resource::<Data>().0;

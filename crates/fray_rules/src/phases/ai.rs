@@ -67,12 +67,9 @@ fn threats_at(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> Vec<Ent
     foes.iter()
         .copied()
         .filter(|&f| {
-            let (Some(s), Some(&fc), Some(u), Some(g)) = (
-                world.get::<Stats>(f),
-                world.get::<Cell>(f),
-                world.get::<Use>(f),
-                world.get::<Guard>(f),
-            ) else {
+            let Some((s, &fc, u, g)) =
+                fray_core::model::components::<(&Stats, &Cell, &Use, &Guard)>(world, f)
+            else {
                 return false;
             };
             fc != cell

@@ -496,7 +496,7 @@ pub fn populate(
             roster: fray_core::model::Roster(roster),
         },
     );
-    fray_core::model::set_resource(world, view::VIEW);
+    fray_core::model::set_resource(world, VIEW);
     fray_core::model::set_resource(world, ai::HOOKS);
     fray_core::model::set_resource(world, Data(data));
     Ok(())

@@ -247,15 +247,9 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
     }
 }
 
+/// The combatant `order` names as its target.
 fn target_of(world: &World, order: &Order) -> Result<Entity, String> {
-    let name = order
-        .target
-        .as_deref()
-        .ok_or_else(|| format!("{} needs a target", order.action))?;
-    world
-        .resource::<Flow>()
-        .entity(name)
-        .ok_or_else(|| format!("nobody is called {name:?}"))
+    world.resource::<Flow>().roster.target_of(order)
 }
 
 /// An order given on the character's own turn, and what the phase has left

@@ -914,11 +914,9 @@ fn threatening(world: &World, mover: Entity, cell: Cell) -> Vec<Entity> {
 fn can_take_opportunity(world: &World, t: Entity, mover: Entity) -> bool {
     let data = &world.resource::<Data>().0;
     let flow = world.resource::<Flow>();
-    let (Some(stats), Some(used), Some(guard)) = (
-        world.get::<Stats>(t),
-        world.get::<Use>(t),
-        world.get::<Guard>(t),
-    ) else {
+    let Some((stats, used, guard)) =
+        fray_core::model::components::<(&Stats, &Use, &Guard)>(world, t)
+    else {
         return false;
     };
     up(world, t)

@@ -4,22 +4,13 @@
 
 use bevy_ecs::prelude::*;
 
-use fray_core::view::{Bar, RowState, RulesView, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::orders::{melee_weapon, movement_left};
 use super::turn::{dcv, ocv};
 use super::{
     AbortedAhead, Body, Condition, Data, Flow, Guard, Hold, Initiative, Kit, RecoveryStarted,
     Stage, Stats, Stun, Stunned, Trigger, Unaware, Use, Work, roster, up,
-};
-
-/// The functions the window calls.
-pub const VIEW: RulesView = RulesView {
-    tokens,
-    tracker,
-    sheet,
-    round: super::round,
-    preview,
 };
 
 /// Chance that 3d6 rolls `k` or more.
@@ -45,7 +36,7 @@ pub fn chance_3d6_at_least(k: i32) -> f32 {
 
 /// 002 §Attack Roll for `actor` striking `target`: the chance to hit and the
 /// STUN a hit does after PD.
-fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
+pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
     let data = &world.resource::<Data>().0;
     let kit = world.get::<Kit>(actor)?;
     let pd = world.get::<Stats>(target)?.pd;
@@ -114,7 +105,7 @@ fn states(world: &World, e: Entity) -> Vec<String> {
     out
 }
 
-fn tokens(world: &World) -> Vec<TokenView> {
+pub(super) fn tokens(world: &World) -> Vec<TokenView> {
     roster(world)
         .into_iter()
         .filter_map(|e| {
@@ -150,7 +141,7 @@ fn turn_holder(flow: &Flow) -> Option<Entity> {
     })
 }
 
-fn tracker(world: &World) -> TrackerView {
+pub(super) fn tracker(world: &World) -> TrackerView {
     let flow = world.resource::<Flow>();
     let per_turn = world.resource::<Data>().0.numbers.phases_per_turn;
     let heading = match flow.stage {
@@ -182,12 +173,7 @@ fn tracker(world: &World) -> TrackerView {
             if let Some(moved) = world.get::<Initiative>(e).and_then(|i| i.moved.clone()) {
                 note.insert(0, format!("moved {moved}"));
             }
-            TrackerRow {
-                mark: format!("{score}"),
-                names: vec![flow.name(e).to_string()],
-                state,
-                note: note.join("; "),
-            }
+            TrackerRow::one(format!("{score}"), flow.name(e), state, note.join("; "))
         })
         .collect();
     let waiting = if flow.phase == 0 {
@@ -206,14 +192,11 @@ fn tracker(world: &World) -> TrackerView {
     }
 }
 
-fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
+pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let (Some(stats), Some(stun), Some(body), Some(kit)) = (
-        world.get::<Stats>(e),
-        world.get::<Stun>(e),
-        world.get::<Body>(e),
-        world.get::<Kit>(e),
-    ) else {
+    let Some((stats, stun, body, kit)) =
+        fray_core::model::components::<(&Stats, &Stun, &Body, &Kit)>(world, e)
+    else {
         return out;
     };
     let data = &world.resource::<Data>().0;
