@@ -52,6 +52,22 @@ impl Roster {
     }
 }
 
+/// A ruleset's state that keeps the battle's roster: names by entity and
+/// entities by name, for every ruleset alike.
+pub trait Rostered {
+    fn roster(&self) -> &Roster;
+
+    /// The combatant called `name`.
+    fn entity(&self, name: &str) -> Option<Entity> {
+        self.roster().entity(name)
+    }
+
+    /// The name of `e` ("?" for anyone not in the battle).
+    fn name(&self, e: Entity) -> &str {
+        self.roster().name(e)
+    }
+}
+
 impl std::ops::Deref for Roster {
     type Target = Vec<(Entity, String)>;
     fn deref(&self) -> &Self::Target {

@@ -10,6 +10,7 @@ use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted};
 use fray_core::log::{BattleLog, EventKind};
 use fray_core::model::BattleResult;
+use fray_core::model::Rostered;
 use fray_core::scenario::LoadedScenario;
 use fray_rules::declared::{self, DeclaredData, Health, Stress, WoundPoints};
 use fray_rules::ruleset::DataFile;

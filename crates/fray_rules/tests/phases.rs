@@ -10,6 +10,7 @@ use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
+use fray_core::model::Rostered;
 use fray_rules::phases::{self, Asking, Flow, Guard, Initiative, PhasesData, Stun};
 use fray_rules::ruleset::DataFile;
 

@@ -24,6 +24,7 @@ use fray_core::decision::{Choice, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};
+pub use fray_core::model::Rostered;
 use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 
@@ -259,13 +260,9 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
-impl Flow {
-    pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.entity(name)
-    }
-
-    pub fn name(&self, e: Entity) -> &str {
-        self.roster.name(e)
+impl fray_core::model::Rostered for Flow {
+    fn roster(&self) -> &fray_core::model::Roster {
+        &self.roster
     }
 }
 

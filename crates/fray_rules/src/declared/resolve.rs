@@ -4,6 +4,7 @@
 //! (004 §Stress, §Wound Points); critical hits and Combat Injuries
 //! (004 §Critical Hits, §Combat Injuries).
 
+use fray_core::model::Rostered;
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;

@@ -4,6 +4,7 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::model::Combatant;
+use fray_core::model::Rostered;
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{

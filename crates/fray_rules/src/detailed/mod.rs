@@ -1,6 +1,6 @@
 //! The `detailed_sequence` ruleset: rules/000-detailed-sequence.txt.
 //!
-//! A round, in the text's order (each a system of [`RulesStep`]):
+//! A round, in the text's order (each a [`Phase`] set of [`RulesStep`]):
 //!
 //! 1. [`combat::combat_phase`] — 000 §1: segment after segment, the
 //!    initiative goes to whoever has most active blows left, then most
@@ -24,6 +24,7 @@ use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
+pub use fray_core::model::Rostered;
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
@@ -231,15 +232,13 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
+impl fray_core::model::Rostered for Flow {
+    fn roster(&self) -> &fray_core::model::Roster {
+        &self.roster
+    }
+}
+
 impl Flow {
-    pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.entity(name)
-    }
-
-    pub fn name(&self, e: Entity) -> &str {
-        self.roster.name(e)
-    }
-
     /// What `e` is asked, if anything.
     pub fn asked(&self, e: Entity) -> Option<(u64, Ask)> {
         self.open
@@ -249,18 +248,50 @@ impl Flow {
     }
 }
 
+/// The phases of a round, chained once, in the text's order, then the
+/// end-of-battle check.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    StartOfRound,
+    /// 000 §1.
+    Combat,
+    /// 000 §2.
+    Noncombat,
+    /// 000 §3.
+    Movement,
+    EndOfBattle,
+}
+
 /// Adds the ruleset's phases to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
-    app.add_systems(
+    app.configure_sets(
         RulesStep,
         (
-            combat::start_of_round.run_if(stage_is(Stage::Start)),
-            combat::combat_phase.run_if(stage_is(Stage::Combat)),
-            noncombat::noncombat_phase.run_if(stage_is(Stage::Noncombat)),
-            movement::movement_phase.run_if(stage_is(Stage::Movement)),
-            combat::check_end,
+            Phase::StartOfRound,
+            Phase::Combat,
+            Phase::Noncombat,
+            Phase::Movement,
+            Phase::EndOfBattle,
         )
             .chain(),
+    )
+    .add_systems(
+        RulesStep,
+        (
+            combat::start_of_round
+                .in_set(Phase::StartOfRound)
+                .run_if(stage_is(Stage::Start)),
+            combat::combat_phase
+                .in_set(Phase::Combat)
+                .run_if(stage_is(Stage::Combat)),
+            noncombat::noncombat_phase
+                .in_set(Phase::Noncombat)
+                .run_if(stage_is(Stage::Noncombat)),
+            movement::movement_phase
+                .in_set(Phase::Movement)
+                .run_if(stage_is(Stage::Movement)),
+            combat::check_end.in_set(Phase::EndOfBattle),
+        ),
     );
 }
 

@@ -3,6 +3,7 @@
 //! standings (blows and EN, with why the holder has it), and the traces.
 
 use bevy_ecs::prelude::*;
+use fray_core::model::Rostered;
 
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 

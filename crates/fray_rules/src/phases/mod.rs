@@ -1,6 +1,6 @@
 //! The `phases` ruleset: rules/002-phases.txt.
 //!
-//! A battle, in the text's order (each a system of [`RulesStep`]):
+//! A battle, in the text's order (each a [`TurnPart`] set of [`RulesStep`]):
 //!
 //! 1. [`start_of_combat`] — 002 §Initiative and §Surprise, once: scores, ties,
 //!    and whether a Surprise Phase happens;
@@ -24,6 +24,7 @@ use bevy_ecs::prelude::*;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
+pub use fray_core::model::Rostered;
 pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
@@ -296,15 +297,13 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
+impl fray_core::model::Rostered for Flow {
+    fn roster(&self) -> &fray_core::model::Roster {
+        &self.roster
+    }
+}
+
 impl Flow {
-    pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.roster.entity(name)
-    }
-
-    pub fn name(&self, e: Entity) -> &str {
-        self.roster.name(e)
-    }
-
     /// A number for each phase, in order: turn × 5 + phase.
     pub fn phase_index(&self) -> u32 {
         self.turn * 5 + self.phase
@@ -329,17 +328,48 @@ impl Flow {
     }
 }
 
-/// Adds the ruleset's stages to the step schedule, in the text's order.
+/// The parts of a battle, chained once, in the text's order. Within a
+/// phase, interrupts nest (an attack of opportunity cuts into a move that
+/// is part of a turn), so [`TurnPart::Phases`] works through a stack of
+/// [`Work`] rather than a set per action.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TurnPart {
+    /// 002 §Initiative and §Surprise, once.
+    Start,
+    /// 002 §Time: the phases of a turn (and the Surprise Phase).
+    Phases,
+    /// 002 §Time: the Post-Turn Recovery.
+    PostTurn,
+    /// Ruling `knocked_out`.
+    EndOfBattle,
+}
+
+/// Adds the ruleset's parts of a battle to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
-    app.add_systems(
+    app.configure_sets(
         RulesStep,
         (
-            start_of_combat.run_if(stage_is(Stage::Start)),
-            turn::run_phase.run_if(stage_is(Stage::Phase)),
-            turn::post_turn.run_if(stage_is(Stage::PostTurn)),
-            turn::check_end,
+            TurnPart::Start,
+            TurnPart::Phases,
+            TurnPart::PostTurn,
+            TurnPart::EndOfBattle,
         )
             .chain(),
+    )
+    .add_systems(
+        RulesStep,
+        (
+            start_of_combat
+                .in_set(TurnPart::Start)
+                .run_if(stage_is(Stage::Start)),
+            turn::run_phase
+                .in_set(TurnPart::Phases)
+                .run_if(stage_is(Stage::Phase)),
+            turn::post_turn
+                .in_set(TurnPart::PostTurn)
+                .run_if(stage_is(Stage::PostTurn)),
+            turn::check_end.in_set(TurnPart::EndOfBattle),
+        ),
     );
 }
 

@@ -6,6 +6,7 @@ use bevy_ecs::prelude::*;
 use fray_core::decision::{Choice, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::Combatant;
+use fray_core::model::Rostered;
 
 use super::data::ActionType;
 use super::{
