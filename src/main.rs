@@ -454,12 +454,55 @@ fn resident_kib() -> Option<u64> {
     Some(pages * 4)
 }
 
+/// `fray sim`: run a batch of battles, print the report, and fail if any
+/// battle could not finish.
 fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), Failure> {
     if battles == 0 {
         return Err(bad_input("--battles must be at least 1"));
     }
     let (scenario, data) = load_scenario(path)?;
     let seed0 = seed.unwrap_or(scenario.scenario.seed);
+    let tally = run_batch(&scenario, &data, battles, seed0)?;
+    print_report(&scenario, &tally, json);
+    if let Some((seed, why)) = tally.first_failure {
+        return Err(failed(format!(
+            "{} battles could not finish; the first, seed {seed}: {why}",
+            tally.failures
+        )));
+    }
+    Ok(())
+}
+
+/// What a batch of battles came to, for the sim report.
+struct SimTally {
+    battles: u32,
+    seed0: u64,
+    /// Victories by side index.
+    wins: Vec<u32>,
+    draws: u32,
+    capped: u32,
+    failures: u32,
+    rounds_total: u64,
+    rounds_min: u32,
+    rounds_max: u32,
+    log_entries: u64,
+    first_failure: Option<(u64, String)>,
+    /// Decision times in microseconds, as a histogram so memory stays flat.
+    histogram: Vec<u64>,
+    secs: f64,
+    rss_start: Option<u64>,
+    rss_mid: Option<u64>,
+    rss_end: Option<u64>,
+}
+
+/// Run `battles` battles of `scenario` with the AI on every side, seeds
+/// `seed0`, `seed0 + 1`, …, in one app, and tally how they ended.
+fn run_batch(
+    scenario: &LoadedScenario,
+    data: &LoadedRules,
+    battles: u32,
+    seed0: u64,
+) -> Result<SimTally, Failure> {
     let sides = scenario.scenario.sides.len();
     let mut wins = vec![0u32; sides];
     let (mut draws, mut capped, mut failures) = (0u32, 0u32, 0u32);
@@ -484,12 +527,11 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
         // One app for the whole batch: its schedule is built once.
         let battle = match &mut reused {
             Some(b) => {
-                reset_battle(b, &scenario, &data, &options)
-                    .map_err(|e| bad_input(e.to_string()))?;
+                reset_battle(b, scenario, data, &options).map_err(|e| bad_input(e.to_string()))?;
                 b
             }
             None => reused.insert(
-                build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?,
+                build_battle(scenario, data, &options).map_err(|e| bad_input(e.to_string()))?,
             ),
         };
         battle.decision_times = Some(std::mem::take(&mut decision_times));
@@ -527,6 +569,48 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
         }
     }
     let secs = start.elapsed().as_secs_f64();
+    let rss_end = resident_kib();
+    Ok(SimTally {
+        battles,
+        seed0,
+        wins,
+        draws,
+        capped,
+        failures,
+        rounds_total,
+        rounds_min,
+        rounds_max,
+        log_entries,
+        first_failure,
+        histogram,
+        secs,
+        rss_start,
+        rss_mid,
+        rss_end,
+    })
+}
+
+/// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
+/// as text.
+fn print_report(scenario: &LoadedScenario, tally: &SimTally, json: bool) {
+    let SimTally {
+        battles,
+        seed0,
+        ref wins,
+        draws,
+        capped,
+        failures,
+        rounds_total,
+        rounds_min,
+        rounds_max,
+        log_entries,
+        ref histogram,
+        secs,
+        rss_start,
+        rss_mid,
+        rss_end,
+        ..
+    } = *tally;
     let decisions: u64 = histogram.iter().sum();
     let pct = |p: f64| -> f64 {
         let want = (decisions as f64 * p).ceil().max(1.0) as u64;
@@ -540,7 +624,6 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
         0.0
     };
     let (ai_p50, ai_p99) = (pct(0.5), pct(0.99));
-    let rss_end = resident_kib();
     let per_sec = f64::from(battles) / secs.max(1e-9);
     let finished = battles - failures;
     let mean_rounds = if finished > 0 {
@@ -560,7 +643,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             "ruleset": scenario.scenario.ruleset,
             "battles": battles,
             "first_seed": seed0,
-            "wins": names.iter().zip(&wins).map(|(n, w)| (n.clone(), *w)).collect::<std::collections::BTreeMap<_, _>>(),
+            "wins": names.iter().zip(wins).map(|(n, w)| (n.clone(), *w)).collect::<std::collections::BTreeMap<_, _>>(),
             "mutual_destruction": draws,
             "round_cap": capped,
             "failed": failures,
@@ -577,7 +660,7 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             "{} ({}), {battles} battles from seed {seed0}",
             scenario.scenario.name, scenario.scenario.ruleset
         );
-        for (n, w) in names.iter().zip(&wins) {
+        for (n, w) in names.iter().zip(wins) {
             println!(
                 "  {n:<20} wins {w:>7}  ({:5.1}%)",
                 100.0 * f64::from(*w) / f64::from(battles)
@@ -602,12 +685,6 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
             println!("  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end");
         }
     }
-    if let Some((seed, why)) = first_failure {
-        return Err(failed(format!(
-            "{failures} battles could not finish; the first, seed {seed}: {why}"
-        )));
-    }
-    Ok(())
 }
 
 fn check(files: &[PathBuf]) -> Result<(), Failure> {

@@ -155,10 +155,27 @@ impl LoadedScenario {
         grid
     }
 
+    /// Checks the scenario step by step, in this order: the grid, the sides,
+    /// the round cap, the combatants, where they stand, that every side has
+    /// someone, and the scripted orders. The first mistake found is the one
+    /// reported.
     fn check(&self) -> Result<(), LoadError> {
         let s = &self.scenario;
         let src = &self.source;
-        let g = &s.grid;
+        let grid = self.check_grid()?;
+        self.check_sides()?;
+        if s.round_cap == 0 {
+            return Err(src.error_at_field("round_cap", "the round cap must be at least 1"));
+        }
+        let seen = self.check_combatants(&grid)?;
+        self.check_places()?;
+        self.check_orders(&seen)
+    }
+
+    /// The grid: its size, and its obstacles and difficult cells on it.
+    fn check_grid(&self) -> Result<Grid, LoadError> {
+        let src = &self.source;
+        let g = &self.scenario.grid;
         if !(2..=200).contains(&g.width) || !(2..=200).contains(&g.height) {
             return Err(
                 src.error_at_field("width", "the grid must be 2 to 200 cells wide and high")
@@ -173,6 +190,13 @@ impl LoadedScenario {
                 ));
             }
         }
+        Ok(grid)
+    }
+
+    /// The sides: at least two, each with its own name.
+    fn check_sides(&self) -> Result<(), LoadError> {
+        let s = &self.scenario;
+        let src = &self.source;
         if s.sides.len() < 2 {
             return Err(src.error_at_field("sides", "a battle needs at least two sides"));
         }
@@ -185,9 +209,16 @@ impl LoadedScenario {
                 ));
             }
         }
-        if s.round_cap == 0 {
-            return Err(src.error_at_field("round_cap", "the round cap must be at least 1"));
-        }
+        Ok(())
+    }
+
+    /// The combatants, those present and those arriving late: each on a side
+    /// that exists, on a free cell of the grid, with its own name. Returns
+    /// their names and cells.
+    fn check_combatants(&self, grid: &Grid) -> Result<Vec<(&str, Cell)>, LoadError> {
+        let s = &self.scenario;
+        let src = &self.source;
+        let g = &s.grid;
         let all = s
             .combatants
             .iter()
@@ -232,6 +263,14 @@ impl LoadedScenario {
             }
             seen.push((&c.name, c.at));
         }
+        Ok(seen)
+    }
+
+    /// Where the battle starts: no two combatants on one cell, and someone on
+    /// every side.
+    fn check_places(&self) -> Result<(), LoadError> {
+        let s = &self.scenario;
+        let src = &self.source;
         for (i, c) in s.combatants.iter().enumerate() {
             if let Some(other) = s.combatants[..i].iter().find(|o| o.at == c.at) {
                 return Err(src.error_at(
@@ -254,7 +293,13 @@ impl LoadedScenario {
                 ));
             }
         }
-        for o in &s.orders {
+        Ok(())
+    }
+
+    /// The scripted orders: each for a combatant of the scenario (`seen`).
+    fn check_orders(&self, seen: &[(&str, Cell)]) -> Result<(), LoadError> {
+        let src = &self.source;
+        for o in &self.scenario.orders {
             if !seen.iter().any(|(n, _)| *n == o.order.actor) {
                 return Err(src.error_at(
                     &o.order.actor,

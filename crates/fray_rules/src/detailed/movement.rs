@@ -11,7 +11,7 @@ use fray_core::log::EventKind;
 
 use super::combat::{self, ask, log, take_answers};
 use super::orders::{self, Need, Plan, allowance, attack_weapon, can_spend, reach_of};
-use super::{Alert, Ask, Data, Flow, Stage, Trace, alert, enemies, name, roster, up};
+use super::{Alert, Ask, Data, DetailedData, Flow, Stage, Trace, alert, enemies, name, roster, up};
 
 /// 000 §3: the movement phase.
 pub fn movement_phase(world: &mut World) {
@@ -118,102 +118,9 @@ fn reveal_traces(world: &mut World) {
         let Some(&start) = world.get::<Cell>(e) else {
             continue;
         };
-        let unalert = matches!(
-            plan,
-            Plan::Trace { unalert: true, .. }
-                | Plan::Chase { unalert: true, .. }
-                | Plan::Stay { unalert: true }
-        );
-        if unalert && alert(world, e) {
-            world.entity_mut(e).insert(Alert(false));
-        }
-        let mut budget = allowance(world, e, false) as usize;
-        let who = name(world, e);
-        // Ruling fall: a fallen character rises before it moves, which
-        // takes half its movement.
-        let moves = !matches!(plan, Plan::Stay { .. });
-        if moves && world.get::<super::Fallen>(e).is_some() && budget > 0 {
-            world.entity_mut(e).remove::<super::Fallen>();
-            let rise = budget.div_ceil(2);
-            budget -= rise;
-            log(world, || {
-                Event::new(
-                    EventKind::Rise,
-                    "ruling fall",
-                    format!(
-                        "{who} rises before it moves, which takes {rise} cells of its movement."
-                    ),
-                )
-                .actor(&who)
-            });
-        }
-        let (mut path, stop_near) = match plan {
-            Plan::Trace {
-                cell, stop_near, ..
-            } => (
-                orders::path_to(world, e, cell)
-                    .map(|(p, _)| p)
-                    .unwrap_or_default(),
-                stop_near,
-            ),
-            Plan::Chase { target, .. } => {
-                let there = world.get::<Cell>(target).copied().unwrap_or(start);
-                let taken: Vec<Cell> = roster(world)
-                    .into_iter()
-                    .filter(|&x| x != e && x != target)
-                    .filter_map(|x| world.get::<Cell>(x).copied())
-                    .collect();
-                let mut p = grid
-                    .path_toward(start, there, 0, |c| taken.contains(&c))
-                    .map(|(p, _)| p)
-                    .unwrap_or_default();
-                if let Some(t) = traces.iter().find(|t| t.who == target) {
-                    p.extend(t.path.iter().copied());
-                }
-                (p, Some(target))
-            }
-            _ => (Vec::new(), None),
-        };
-        let chase = matches!(plan, Plan::Chase { .. });
-        let budget = if chase {
-            budget.saturating_sub(data.numbers.chase_cost as usize)
-        } else {
-            budget
-        };
-        // The budget is movement, not cells: difficult ground costs double.
-        let mut spent = 0;
-        let fits = path
-            .iter()
-            .take_while(|c| {
-                spent += grid.enter_cost(**c).unwrap_or(u32::MAX / 4) as usize;
-                spent <= budget
-            })
-            .count();
-        path.truncate(fits);
-        words.push(match (&plan, path.last()) {
-            (Plan::Chase { target, .. }, _) => format!(
-                "{who} chases {} ({} cells after the 2 the chase costs)",
-                name(world, *target),
-                path.len()
-            ),
-            (_, Some(end)) => format!(
-                "{who} to {end} ({} cells{})",
-                path.len(),
-                stop_near.map_or(String::new(), |s| format!(
-                    ", stopping within reach of {}",
-                    name(world, s)
-                ))
-            ),
-            _ => format!("{who} stays"),
-        });
-        traces.push(Trace {
-            who: e,
-            start,
-            done: path.is_empty(),
-            path,
-            at: 0,
-            stop_near,
-        });
+        let (trace, word) = plot_trace(world, &data, &grid, &traces, e, start, plan);
+        words.push(word);
+        traces.push(trace);
     }
     traces.sort_by_key(|t| {
         world
@@ -244,6 +151,138 @@ fn reveal_traces(world: &mut World) {
     flow.stopped = staying;
 }
 
+/// 000 §3.1: one character's trace, as long as its available movement after
+/// alertness is adjusted; a chaser loses 2" of movement. Returns the trace
+/// and the words that reveal it.
+fn plot_trace(
+    world: &mut World,
+    data: &DetailedData,
+    grid: &Grid,
+    traces: &[Trace],
+    e: Entity,
+    start: Cell,
+    plan: Plan,
+) -> (Trace, String) {
+    let unalert = matches!(
+        plan,
+        Plan::Trace { unalert: true, .. }
+            | Plan::Chase { unalert: true, .. }
+            | Plan::Stay { unalert: true }
+    );
+    if unalert && alert(world, e) {
+        world.entity_mut(e).insert(Alert(false));
+    }
+    let mut budget = allowance(world, e, false) as usize;
+    let who = name(world, e);
+    let moves = !matches!(plan, Plan::Stay { .. });
+    if moves {
+        budget = rise(world, e, &who, budget);
+    }
+    let (mut path, stop_near) = trace_path(world, grid, traces, e, start, &plan);
+    let chase = matches!(plan, Plan::Chase { .. });
+    let budget = if chase {
+        budget.saturating_sub(data.numbers.chase_cost as usize)
+    } else {
+        budget
+    };
+    // The budget is movement, not cells: difficult ground costs double.
+    let mut spent = 0;
+    let fits = path
+        .iter()
+        .take_while(|c| {
+            spent += grid.enter_cost(**c).unwrap_or(u32::MAX / 4) as usize;
+            spent <= budget
+        })
+        .count();
+    path.truncate(fits);
+    let words = match (&plan, path.last()) {
+        (Plan::Chase { target, .. }, _) => format!(
+            "{who} chases {} ({} cells after the 2 the chase costs)",
+            name(world, *target),
+            path.len()
+        ),
+        (_, Some(end)) => format!(
+            "{who} to {end} ({} cells{})",
+            path.len(),
+            stop_near.map_or(String::new(), |s| format!(
+                ", stopping within reach of {}",
+                name(world, s)
+            ))
+        ),
+        _ => format!("{who} stays"),
+    };
+    let trace = Trace {
+        who: e,
+        start,
+        done: path.is_empty(),
+        path,
+        at: 0,
+        stop_near,
+    };
+    (trace, words)
+}
+
+/// Ruling fall: a fallen character rises before it moves, which takes half
+/// its movement. Returns the movement left.
+fn rise(world: &mut World, e: Entity, who: &str, mut budget: usize) -> usize {
+    if world.get::<super::Fallen>(e).is_some() && budget > 0 {
+        world.entity_mut(e).remove::<super::Fallen>();
+        let rise = budget.div_ceil(2);
+        budget -= rise;
+        log(world, || {
+            Event::new(
+                EventKind::Rise,
+                "ruling fall",
+                format!("{who} rises before it moves, which takes {rise} cells of its movement."),
+            )
+            .actor(who)
+        });
+    }
+    budget
+}
+
+/// 000 §3.1: the cells a trace would cross, and whom it stops near. "A
+/// character who wishes to chase another character … must draw a trace to
+/// that other character's starting location; thereafter, the chasing
+/// character's trace is considered to follow that of the character being
+/// chased".
+fn trace_path(
+    world: &World,
+    grid: &Grid,
+    traces: &[Trace],
+    e: Entity,
+    start: Cell,
+    plan: &Plan,
+) -> (Vec<Cell>, Option<Entity>) {
+    match *plan {
+        Plan::Trace {
+            cell, stop_near, ..
+        } => (
+            orders::path_to(world, e, cell)
+                .map(|(p, _)| p)
+                .unwrap_or_default(),
+            stop_near,
+        ),
+        Plan::Chase { target, .. } => {
+            let there = world.get::<Cell>(target).copied().unwrap_or(start);
+            let taken: Vec<Cell> = roster(world)
+                .into_iter()
+                .filter(|&x| x != e && x != target)
+                .filter_map(|x| world.get::<Cell>(x).copied())
+                .collect();
+            let mut p = grid
+                .path_toward(start, there, 0, |c| taken.contains(&c))
+                .map(|(p, _)| p)
+                .unwrap_or_default();
+            if let Some(t) = traces.iter().find(|t| t.who == target) {
+                p.extend(t.path.iter().copied());
+            }
+            (p, Some(target))
+        }
+        _ => (Vec::new(), None),
+    }
+}
+
 /// Where trace `t` stands after `k` more cells.
 fn position(t: &Trace, k: usize) -> Cell {
     let i = t.at + k;
@@ -259,11 +298,65 @@ fn strike_reach(world: &World, e: Entity) -> u32 {
     attack_weapon(world, e).map_or(0, |w| reach_of(world, e, &w))
 }
 
+/// A mover's end point: its trace, the cells to it, the cells it has left,
+/// and why it would stop there.
+type EndPoint = (usize, usize, usize, &'static str);
+
+/// A mover's advance this fraction: its trace, the cells it walks, whether it
+/// stops, and why.
+type Advance = (usize, usize, bool, &'static str);
+
 /// 000 §3.2.1: one round of the fractions. Each mover's end point along
 /// its remaining trace; those ending after the smallest fraction stop there;
 /// the others advance that fraction, rounded down (ruling `trace_fractions`).
 fn advance(world: &mut World) {
-    // Ruling unconscious: the unconscious move no further.
+    stop_the_unconscious(world);
+    let grid = world.resource::<Grid>().clone();
+    let traces = world.resource::<Flow>().traces.clone();
+    let movers: Vec<usize> = (0..traces.len()).filter(|&i| !traces[i].done).collect();
+    if movers.is_empty() {
+        return;
+    }
+    let stops = end_points(world, &grid, &traces, &movers);
+    // The smallest fraction k / r, compared exactly.
+    let Some(&(_, k0, r0, _)) = stops.iter().min_by(|a, b| (a.1 * b.2).cmp(&(b.1 * a.2))) else {
+        return;
+    };
+    // Everyone's advance is worked out first; then, in listing order, each
+    // walks it unless a cell is taken: by someone standing, or by where a
+    // mover already placed ends (ruling trace_fractions).
+    let plans: Vec<Advance> = stops
+        .iter()
+        .map(|&(i, k, r, why)| {
+            let stopper = k * r0 == k0 * r;
+            (
+                i,
+                if stopper { k } else { k0 * r / r0.max(1) },
+                stopper,
+                why,
+            )
+        })
+        .collect();
+    let (moved, stopped) = walk_fraction(world, &traces, &plans);
+    let fraction = format!("{k0}/{r0}");
+    log(world, || {
+        let mut text = format!(
+            "The traces advance by the smallest fraction, {fraction} of the first stopper's remaining trace: {}",
+            stopped.join(", ")
+        );
+        if !moved.is_empty() {
+            text.push_str(&format!(
+                "; moving on the same fraction: {}",
+                moved.join(", ")
+            ));
+        }
+        text.push('.');
+        Event::new(EventKind::Trace, "000 §3.2.1", text)
+    });
+}
+
+/// Ruling unconscious: the unconscious move no further.
+fn stop_the_unconscious(world: &mut World) {
     let out: Vec<usize> = {
         let flow = world.resource::<Flow>();
         (0..flow.traces.len())
@@ -273,15 +366,16 @@ fn advance(world: &mut World) {
     for i in out {
         world.resource_mut::<Flow>().traces[i].done = true;
     }
-    let grid = world.resource::<Grid>().clone();
-    let traces = world.resource::<Flow>().traces.clone();
-    let movers: Vec<usize> = (0..traces.len()).filter(|&i| !traces[i].done).collect();
-    if movers.is_empty() {
-        return;
-    }
+}
+
+/// 000 §3.2.1: "All characters who have not yet ended movement determine
+/// where they would end their movement along their remaining trace if no
+/// other character ended movement first": the end of the trace, or the first
+/// cell within reach of the one it stops near.
+fn end_points(world: &World, grid: &Grid, traces: &[Trace], movers: &[usize]) -> Vec<EndPoint> {
     // Each mover's stop: (cells k, of remaining r).
-    let mut stops: Vec<(usize, usize, usize, &'static str)> = Vec::new();
-    for &i in &movers {
+    let mut stops: Vec<EndPoint> = Vec::new();
+    for &i in movers {
         let t = &traces[i];
         let r = t.path.len() - t.at;
         let mut stop = (r, "the end of its trace");
@@ -304,27 +398,20 @@ fn advance(world: &mut World) {
         }
         stops.push((i, stop.0, r, stop.1));
     }
-    // The smallest fraction k / r, compared exactly.
-    let Some(&(_, k0, r0, _)) = stops.iter().min_by(|a, b| (a.1 * b.2).cmp(&(b.1 * a.2))) else {
-        return;
-    };
+    stops
+}
+
+/// 000 §3.2.1: "characters who have not yet ended their movement are moved
+/// through the same fraction of their remaining traces", in listing order,
+/// each stopping short of a taken cell (ruling `trace_fractions`). Returns
+/// the words for those who moved and for those who stopped.
+fn walk_fraction(
+    world: &mut World,
+    traces: &[Trace],
+    plans: &[Advance],
+) -> (Vec<String>, Vec<String>) {
     let mut moved = Vec::new();
     let mut stopped = Vec::new();
-    // Everyone's advance is worked out first; then, in listing order, each
-    // walks it unless a cell is taken: by someone standing, or by where a
-    // mover already placed ends (ruling trace_fractions).
-    let plans: Vec<(usize, usize, bool, &'static str)> = stops
-        .iter()
-        .map(|&(i, k, r, why)| {
-            let stopper = k * r0 == k0 * r;
-            (
-                i,
-                if stopper { k } else { k0 * r / r0.max(1) },
-                stopper,
-                why,
-            )
-        })
-        .collect();
     let moving: Vec<Entity> = plans.iter().map(|p| traces[p.0].who).collect();
     let standing: Vec<Cell> = roster(world)
         .into_iter()
@@ -336,7 +423,7 @@ fn advance(world: &mut World) {
         .filter(|p| p.1 == 0)
         .map(|p| position(&traces[p.0], 0))
         .collect();
-    for &(i, cells, stopper, why) in &plans {
+    for &(i, cells, stopper, why) in plans {
         let who = traces[i].who;
         let from = position(&traces[i], 0);
         let mut taken_now = 0;
@@ -380,21 +467,7 @@ fn advance(world: &mut World) {
             ));
         }
     }
-    let fraction = format!("{k0}/{r0}");
-    log(world, || {
-        let mut text = format!(
-            "The traces advance by the smallest fraction, {fraction} of the first stopper's remaining trace: {}",
-            stopped.join(", ")
-        );
-        if !moved.is_empty() {
-            text.push_str(&format!(
-                "; moving on the same fraction: {}",
-                moved.join(", ")
-            ));
-        }
-        text.push('.');
-        Event::new(EventKind::Trace, "000 §3.2.1", text)
-    });
+    (moved, stopped)
 }
 
 /// Whether `e`, just stopped, could strike a mover.

@@ -10,7 +10,9 @@ use fray_core::log::EventKind;
 use super::combat::{ask, knocked_out, log, stamp, take_answers};
 use super::data::SpellEffect;
 use super::orders::Plan;
-use super::{Alert, Ask, Blows, Data, En, Flow, Hands, Noncombat, Stage, name, roster, up};
+use super::{
+    Alert, Ask, Blows, Data, DetailedData, En, Flow, Hands, Noncombat, Stage, name, roster, up,
+};
 
 /// 000 §2.1: who may choose a noncombat option.
 pub fn eligible(world: &World) -> Vec<Entity> {
@@ -106,77 +108,11 @@ fn resolve(world: &mut World) {
             world.entity_mut(e).insert((Alert(false), Noncombat));
         }
         match plan {
-            Plan::Rest => {
-                let rate = world.get::<super::Stats>(e).map_or(0, |s| s.recovery);
-                let last = world.get::<Blows>(e).map_or(0, |b| b.en_last_round);
-                let gain = rate.min(last - 1).max(0);
-                changes.push((e, gain));
-                log(world, || {
-                    Event::new(
-                        EventKind::Rest,
-                        "000 §2.1.1",
-                        format!("{who} rests: the lesser of its recovery rate {rate} and one less than the {last} EN spent last round: +{gain} EN."),
-                    )
-                    .actor(&who)
-                    .amount(-gain)
-                });
-            }
+            Plan::Rest => rest(world, e, &who, &mut changes),
             Plan::Cast { spell, target } => {
-                let Some(s) = data.spells.get(spell) else {
-                    continue;
-                };
-                changes.push((e, -s.en_cost));
-                if let Some(mut b) = world.get_mut::<Blows>(e) {
-                    b.en_round += s.en_cost;
-                }
-                let t = name(world, *target);
-                let (roll, delta) = match s.effect {
-                    SpellEffect::Harm(d) => {
-                        let r = world
-                            .resource_mut::<Dice>()
-                            .roll(d, format!("{who}'s {spell}"));
-                        let v = r.total;
-                        (r, -v)
-                    }
-                    SpellEffect::Mend(d) => {
-                        let r = world
-                            .resource_mut::<Dice>()
-                            .roll(d, format!("{who}'s {spell}"));
-                        let v = r.total;
-                        (r, v)
-                    }
-                };
-                changes.push((*target, delta));
-                let cost = s.en_cost;
-                log(world, || {
-                    Event::new(
-                        EventKind::Cast,
-                        "000 §2.1.2",
-                        format!(
-                            "{who} casts {spell} on {t} ({cost} EN; ruling spells): {} {} EN.",
-                            if delta < 0 { "it loses" } else { "it gains" },
-                            delta.abs()
-                        ),
-                    )
-                    .actor(&t)
-                    .target(&t)
-                    .roll(roll)
-                    .amount(-delta)
-                });
+                cast(world, &data, e, &who, spell, *target, &mut changes)
             }
-            Plan::AdjustArmour => {
-                if let Some(mut h) = world.get_mut::<Hands>(e) {
-                    h.armour_on = true;
-                }
-                log(world, || {
-                    Event::new(
-                        EventKind::Armour,
-                        "000 §2.1.3",
-                        format!("{who} adjusts its armour: it is on now, and counts from the next attack (ruling armour)."),
-                    )
-                    .actor(&who)
-                });
-            }
+            Plan::AdjustArmour => adjust_armour(world, e, &who),
             _ => {}
         }
     }
@@ -186,4 +122,92 @@ fn resolve(world: &mut World) {
         }
         knocked_out(world, e);
     }
+}
+
+/// 000 §2.1.1 Rest: "Recover the lesser of the hourly recovery rate and one
+/// less than the EN expended during the previous round."
+fn rest(world: &mut World, e: Entity, who: &str, changes: &mut Vec<(Entity, i32)>) {
+    let rate = world.get::<super::Stats>(e).map_or(0, |s| s.recovery);
+    let last = world.get::<Blows>(e).map_or(0, |b| b.en_last_round);
+    let gain = rate.min(last - 1).max(0);
+    changes.push((e, gain));
+    log(world, || {
+        Event::new(
+            EventKind::Rest,
+            "000 §2.1.1",
+            format!("{who} rests: the lesser of its recovery rate {rate} and one less than the {last} EN spent last round: +{gain} EN."),
+        )
+        .actor(who)
+        .amount(-gain)
+    });
+}
+
+/// 000 §2.1.2 Cast spell: its EN is spent and its effect rolled (ruling
+/// `spells`).
+fn cast(
+    world: &mut World,
+    data: &DetailedData,
+    e: Entity,
+    who: &str,
+    spell: &str,
+    target: Entity,
+    changes: &mut Vec<(Entity, i32)>,
+) {
+    let Some(s) = data.spells.get(spell) else {
+        return;
+    };
+    changes.push((e, -s.en_cost));
+    if let Some(mut b) = world.get_mut::<Blows>(e) {
+        b.en_round += s.en_cost;
+    }
+    let t = name(world, target);
+    let (roll, delta) = match s.effect {
+        SpellEffect::Harm(d) => {
+            let r = world
+                .resource_mut::<Dice>()
+                .roll(d, format!("{who}'s {spell}"));
+            let v = r.total;
+            (r, -v)
+        }
+        SpellEffect::Mend(d) => {
+            let r = world
+                .resource_mut::<Dice>()
+                .roll(d, format!("{who}'s {spell}"));
+            let v = r.total;
+            (r, v)
+        }
+    };
+    changes.push((target, delta));
+    let cost = s.en_cost;
+    log(world, || {
+        Event::new(
+            EventKind::Cast,
+            "000 §2.1.2",
+            format!(
+                "{who} casts {spell} on {t} ({cost} EN; ruling spells): {} {} EN.",
+                if delta < 0 { "it loses" } else { "it gains" },
+                delta.abs()
+            ),
+        )
+        .actor(&t)
+        .target(&t)
+        .roll(roll)
+        .amount(-delta)
+    });
+}
+
+/// 000 §2.1.3 Adjust armor: "Don armor if not already worn" (ruling
+/// `armour`: it counts from the next attack).
+fn adjust_armour(world: &mut World, e: Entity, who: &str) {
+    if let Some(mut h) = world.get_mut::<Hands>(e) {
+        h.armour_on = true;
+    }
+    log(world, || {
+        Event::new(
+            EventKind::Armour,
+            "000 §2.1.3",
+            format!("{who} adjusts its armour: it is on now, and counts from the next attack (ruling armour)."),
+        )
+        .actor(who)
+    });
 }

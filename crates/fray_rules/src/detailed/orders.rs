@@ -338,9 +338,9 @@ fn attack_plan(
     Ok(Plan::Attack { target, weapon: w })
 }
 
+/// 000 §1.2: the option of the character with the initiative.
 fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
     let flow = world.resource::<Flow>();
-    let data = &world.resource::<Data>().0;
     let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
     // 000 §1.2.4: a thrusting weapon's or bow's preparation chains.
     if flow.chain == Some(me) && !matches!(order.action.as_str(), "prepare" | "attack" | "pass") {
@@ -352,110 +352,11 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
             fall: order.with.as_deref() == Some("fall"),
             alert: order.with.as_deref() == Some("alert"),
         }),
-        "draw" => {
-            let w = order.with.clone().ok_or("draw needs a weapon (with)")?;
-            if !hands.sheathed.contains(&w) {
-                return Err(format!("no {w} is sheathed"));
-            }
-            let heavy = weapon(world, &w).is_some_and(|d| d.heft == super::Heft::Heavy);
-            can_spend(
-                world,
-                me,
-                Need {
-                    active: u32::from(heavy),
-                    any: u32::from(!heavy),
-                },
-            )?;
-            Ok(Plan::Draw { weapon: w })
-        }
-        "grab" => {
-            let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
-            let grid = world.resource::<Grid>();
-            let (cell, w) = flow
-                .ground
-                .iter()
-                .find(|(c, w)| {
-                    grid.distance(*c, here) <= 1
-                        && order.with.as_ref().is_none_or(|x| x == w)
-                        && order.cell.is_none_or(|x| x == *c)
-                })
-                .cloned()
-                .ok_or("nothing to grab within reach")?;
-            can_spend(world, me, Need { active: 1, any: 0 })?;
-            Ok(Plan::Grab { cell, weapon: w })
-        }
-        "prepare" => {
-            let w = match &order.with {
-                Some(w) => w.clone(),
-                None => attack_weapon(world, me).ok_or("no weapon in hand")?,
-            };
-            if !hands.wielded.contains(&w) {
-                return Err(format!("{w} is not in hand"));
-            }
-            let d = weapon(world, &w).ok_or("unknown weapon")?;
-            if matches!(
-                d.kind,
-                WeaponKind::Flexible | WeaponKind::Sling | WeaponKind::Shield
-            ) {
-                return Err(format!(
-                    "no great blow with a flexible weapon or a shield ({w}) (000 §1.2.4)"
-                ));
-            }
-            if flow.chain == Some(me) && preparations(world, me, &w) == 0 {
-                return Err("the chain goes on with the weapon prepared".into());
-            }
-            can_spend(world, me, Need { active: 1, any: 0 })?;
-            Ok(Plan::Prepare { weapon: w })
-        }
+        "draw" => draw_plan(world, me, order, &hands),
+        "grab" => grab_plan(world, me, order),
+        "prepare" => prepare_plan(world, me, order, &hands),
         "close" | "open" | "step_close" | "step_open" | "change_range" => {
-            if !alert(world, me) {
-                return Err("only an alert character manoeuvres (000 §1.2.3)".into());
-            }
-            let target = target_of(world, order)?;
-            if target == me {
-                return Err("a manoeuvre changes the range to another character".into());
-            }
-            let dist = distance(world, me, target).unwrap_or(u32::MAX);
-            if dist > data.numbers.max_range {
-                return Err(format!(
-                    "{} is {dist} cells away; manoeuvres reach {} (ruling grid_ranges)",
-                    flow.name(target),
-                    data.numbers.max_range
-                ));
-            }
-            let kind = match order.action.as_str() {
-                "close" => Manoeuvre::Close,
-                "open" => Manoeuvre::Open,
-                "step_close" => Manoeuvre::StepClose,
-                "step_open" => Manoeuvre::StepOpen,
-                _ => Manoeuvre::ChangeRange,
-            };
-            if kind == Manoeuvre::ChangeRange {
-                if world.get::<Fallen>(target).is_none() {
-                    return Err(
-                        "the range changes freely only to a fallen opponent (000 §1.2.3.5)".into(),
-                    );
-                }
-                let cell = order.cell.ok_or("change_range needs the cell to go to")?;
-                let grid = world.resource::<Grid>();
-                let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
-                let d = grid.distance(cell, there);
-                if !(1..=data.numbers.max_range).contains(&d) {
-                    return Err("the new range must be 1 to 6".into());
-                }
-                if path_to(world, me, cell).is_none_or(|(_, cost)| cost > data.numbers.max_range) {
-                    return Err(format!("{cell} cannot be reached"));
-                }
-            }
-            if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
-                return Err("already as close as can be".into());
-            }
-            can_spend(world, me, Need { active: 0, any: 1 })?;
-            Ok(Plan::Manoeuvre {
-                kind,
-                target,
-                cell: order.cell,
-            })
+            manoeuvre_plan(world, me, order)
         }
         "attack" => {
             let target = target_of(world, order)?;
@@ -472,6 +373,139 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
             "in the combat phase the options are pass, draw, grab, prepare, close, open, step_close, step_open, change_range and attack; not {other:?}"
         )),
     }
+}
+
+/// 000 §1.2.2 Draw weapon: a sheathed weapon, for a blow, which must be
+/// active if the weapon is heavy.
+fn draw_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<Plan, String> {
+    let w = order.with.clone().ok_or("draw needs a weapon (with)")?;
+    if !hands.sheathed.contains(&w) {
+        return Err(format!("no {w} is sheathed"));
+    }
+    let heavy = weapon(world, &w).is_some_and(|d| d.heft == super::Heft::Heavy);
+    can_spend(
+        world,
+        me,
+        Need {
+            active: u32::from(heavy),
+            any: u32::from(!heavy),
+        },
+    )?;
+    Ok(Plan::Draw { weapon: w })
+}
+
+/// 000 §1.2.3 Grab object: one item within reach, for an active blow.
+fn grab_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
+    let grid = world.resource::<Grid>();
+    let (cell, w) = flow
+        .ground
+        .iter()
+        .find(|(c, w)| {
+            grid.distance(*c, here) <= 1
+                && order.with.as_ref().is_none_or(|x| x == w)
+                && order.cell.is_none_or(|x| x == *c)
+        })
+        .cloned()
+        .ok_or("nothing to grab within reach")?;
+    can_spend(world, me, Need { active: 1, any: 0 })?;
+    Ok(Plan::Grab { cell, weapon: w })
+}
+
+/// 000 §1.2.4 Prepare great blow: a weapon in hand, for an active blow;
+/// "Cannot be used with flexible weapons", and a chain goes on with the
+/// weapon prepared.
+fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let w = match &order.with {
+        Some(w) => w.clone(),
+        None => attack_weapon(world, me).ok_or("no weapon in hand")?,
+    };
+    if !hands.wielded.contains(&w) {
+        return Err(format!("{w} is not in hand"));
+    }
+    let d = weapon(world, &w).ok_or("unknown weapon")?;
+    if matches!(
+        d.kind,
+        WeaponKind::Flexible | WeaponKind::Sling | WeaponKind::Shield
+    ) {
+        return Err(format!(
+            "no great blow with a flexible weapon or a shield ({w}) (000 §1.2.4)"
+        ));
+    }
+    if flow.chain == Some(me) && preparations(world, me, &w) == 0 {
+        return Err("the chain goes on with the weapon prepared".into());
+    }
+    can_spend(world, me, Need { active: 1, any: 0 })?;
+    Ok(Plan::Prepare { weapon: w })
+}
+
+/// 000 §1.2.3 Maneuver: "Can be used only if alert. Affects the range to any
+/// one other character, up to a maximum range of 6" (ruling `grid_ranges`),
+/// for a blow; §1.2.3.1–5 say which.
+fn manoeuvre_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    if !alert(world, me) {
+        return Err("only an alert character manoeuvres (000 §1.2.3)".into());
+    }
+    let target = target_of(world, order)?;
+    if target == me {
+        return Err("a manoeuvre changes the range to another character".into());
+    }
+    let dist = distance(world, me, target).unwrap_or(u32::MAX);
+    if dist > data.numbers.max_range {
+        return Err(format!(
+            "{} is {dist} cells away; manoeuvres reach {} (ruling grid_ranges)",
+            flow.name(target),
+            data.numbers.max_range
+        ));
+    }
+    let kind = match order.action.as_str() {
+        "close" => Manoeuvre::Close,
+        "open" => Manoeuvre::Open,
+        "step_close" => Manoeuvre::StepClose,
+        "step_open" => Manoeuvre::StepOpen,
+        _ => Manoeuvre::ChangeRange,
+    };
+    if kind == Manoeuvre::ChangeRange {
+        change_range_check(world, me, order, target)?;
+    }
+    if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
+        return Err("already as close as can be".into());
+    }
+    can_spend(world, me, Need { active: 0, any: 1 })?;
+    Ok(Plan::Manoeuvre {
+        kind,
+        target,
+        cell: order.cell,
+    })
+}
+
+/// 000 §1.2.3.5 Change range: "May change range to any fallen opponent to any
+/// range between 1 and 6 inclusive", to a cell `me` can reach.
+fn change_range_check(
+    world: &World,
+    me: Entity,
+    order: &Order,
+    target: Entity,
+) -> Result<(), String> {
+    let data = &world.resource::<Data>().0;
+    if world.get::<Fallen>(target).is_none() {
+        return Err("the range changes freely only to a fallen opponent (000 §1.2.3.5)".into());
+    }
+    let cell = order.cell.ok_or("change_range needs the cell to go to")?;
+    let grid = world.resource::<Grid>();
+    let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
+    let d = grid.distance(cell, there);
+    if !(1..=data.numbers.max_range).contains(&d) {
+        return Err("the new range must be 1 to 6".into());
+    }
+    if path_to(world, me, cell).is_none_or(|(_, cost)| cost > data.numbers.max_range) {
+        return Err(format!("{cell} cannot be reached"));
+    }
+    Ok(())
 }
 
 fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
@@ -618,47 +652,7 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         .filter(|(e, _)| enemies(world, me, *e))
         .collect();
     match ask {
-        Ask::Option => {
-            for (_, n) in &foes {
-                offer(Order::new(&name, "attack").target(n), format!("Attack {n}"));
-            }
-            if let Some(w) = attack_weapon(world, me) {
-                offer(
-                    Order::new(&name, "prepare").with(&w),
-                    format!("Prepare a great blow with the {w}"),
-                );
-            }
-            for (_, n) in &foes {
-                for (action, words) in [
-                    ("close", "Close on"),
-                    ("step_close", "Step close to"),
-                    ("open", "Open from"),
-                    ("step_open", "Step away from"),
-                ] {
-                    offer(Order::new(&name, action).target(n), format!("{words} {n}"));
-                }
-            }
-            if let Some(h) = world.get::<Hands>(me) {
-                for w in &h.sheathed {
-                    offer(Order::new(&name, "draw").with(w), format!("Draw the {w}"));
-                }
-            }
-            for (c, w) in &flow.ground {
-                offer(
-                    Order::new(&name, "grab").with(w).cell(*c),
-                    format!("Grab the {w} at {c}"),
-                );
-            }
-            offer(Order::new(&name, "pass"), "Pass".into());
-            offer(
-                Order::new(&name, "pass").with("alert"),
-                "Pass, becoming alert".into(),
-            );
-            offer(
-                Order::new(&name, "pass").with("drop"),
-                "Pass, dropping what is in hand".into(),
-            );
-        }
+        Ask::Option => option_choices(world, me, &name, &foes, &mut offer),
         Ask::Parry { attacker, target } => {
             let (a, t) = (flow.name(attacker), flow.name(target));
             offer(
@@ -667,47 +661,121 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             );
             offer(Order::new(&name, "pass"), "Do not parry".into());
         }
-        Ask::Noncombat => {
-            offer(Order::new(&name, "rest"), "Rest".into());
-            offer(Order::new(&name, "adjust_armour"), "Adjust armour".into());
-            if let Some(stats) = world.get::<Stats>(me) {
-                for s in &stats.spells {
-                    for (_, n) in &others {
-                        offer(
-                            Order::new(&name, "cast").with(s).target(n),
-                            format!("Cast {s} on {n}"),
-                        );
-                    }
-                }
-            }
-            offer(Order::new(&name, "pass"), "Nothing".into());
-        }
-        Ask::Trace => {
-            for (_, n) in &foes {
-                offer(
-                    Order::new(&name, "chase").target(n),
-                    format!("Chase {n} (-2 movement)"),
-                );
-            }
-            offer(Order::new(&name, "stay"), "Stay".into());
-            offer(
-                Order::new(&name, "stay").with("unalert"),
-                "Stay, no longer alert".into(),
-            );
-        }
-        Ask::Stopped => {
-            for (e, n) in &foes {
-                if flow.traces.iter().any(|t| t.who == *e && !t.done) {
-                    offer(
-                        Order::new(&name, "attack").target(n),
-                        format!("Strike {n} as it moves (a borrowed blow)"),
-                    );
-                }
-            }
-            offer(Order::new(&name, "pass"), "Let them pass".into());
-        }
+        Ask::Noncombat => noncombat_choices(world, me, &name, &others, &mut offer),
+        Ask::Trace => trace_choices(&name, &foes, &mut offer),
+        Ask::Stopped => stopped_choices(world, &name, &foes, &mut offer),
     }
     out.sort_by_key(|c| c.refused.is_some());
     out.retain(|c| c.refused.is_none() || c.order.action == "attack");
     out
+}
+
+/// 000 §1.2: the options offered to the character with the initiative —
+/// attack, prepare great blow, maneuver, draw weapon, grab object, pass.
+fn option_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    foes: &[&(Entity, String)],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let flow = world.resource::<Flow>();
+    for (_, n) in foes {
+        offer(Order::new(name, "attack").target(n), format!("Attack {n}"));
+    }
+    if let Some(w) = attack_weapon(world, me) {
+        offer(
+            Order::new(name, "prepare").with(&w),
+            format!("Prepare a great blow with the {w}"),
+        );
+    }
+    for (_, n) in foes {
+        for (action, words) in [
+            ("close", "Close on"),
+            ("step_close", "Step close to"),
+            ("open", "Open from"),
+            ("step_open", "Step away from"),
+        ] {
+            offer(Order::new(name, action).target(n), format!("{words} {n}"));
+        }
+    }
+    if let Some(h) = world.get::<Hands>(me) {
+        for w in &h.sheathed {
+            offer(Order::new(name, "draw").with(w), format!("Draw the {w}"));
+        }
+    }
+    for (c, w) in &flow.ground {
+        offer(
+            Order::new(name, "grab").with(w).cell(*c),
+            format!("Grab the {w} at {c}"),
+        );
+    }
+    offer(Order::new(name, "pass"), "Pass".into());
+    offer(
+        Order::new(name, "pass").with("alert"),
+        "Pass, becoming alert".into(),
+    );
+    offer(
+        Order::new(name, "pass").with("drop"),
+        "Pass, dropping what is in hand".into(),
+    );
+}
+
+/// 000 §2.1: the noncombat options offered — rest, adjust armour, a spell
+/// on anyone standing, or nothing.
+fn noncombat_choices(
+    world: &World,
+    me: Entity,
+    name: &str,
+    others: &[(Entity, String)],
+    offer: &mut impl FnMut(Order, String),
+) {
+    offer(Order::new(name, "rest"), "Rest".into());
+    offer(Order::new(name, "adjust_armour"), "Adjust armour".into());
+    if let Some(stats) = world.get::<Stats>(me) {
+        for s in &stats.spells {
+            for (_, n) in others {
+                offer(
+                    Order::new(name, "cast").with(s).target(n),
+                    format!("Cast {s} on {n}"),
+                );
+            }
+        }
+    }
+    offer(Order::new(name, "pass"), "Nothing".into());
+}
+
+/// 000 §3.1: the traces offered — chasing a foe, or staying.
+fn trace_choices(name: &str, foes: &[&(Entity, String)], offer: &mut impl FnMut(Order, String)) {
+    for (_, n) in foes {
+        offer(
+            Order::new(name, "chase").target(n),
+            format!("Chase {n} (-2 movement)"),
+        );
+    }
+    offer(Order::new(name, "stay"), "Stay".into());
+    offer(
+        Order::new(name, "stay").with("unalert"),
+        "Stay, no longer alert".into(),
+    );
+}
+
+/// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
+/// not yet ended movement", or let them pass.
+fn stopped_choices(
+    world: &World,
+    name: &str,
+    foes: &[&(Entity, String)],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let flow = world.resource::<Flow>();
+    for (e, n) in foes {
+        if flow.traces.iter().any(|t| t.who == *e && !t.done) {
+            offer(
+                Order::new(name, "attack").target(n),
+                format!("Strike {n} as it moves (a borrowed blow)"),
+            );
+        }
+    }
+    offer(Order::new(name, "pass"), "Let them pass".into());
 }

@@ -6,7 +6,11 @@ use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Event};
 
 use super::turn::log;
-use super::{Data, Flow, Initiative, Stage, Stats, Unaware, roster};
+use super::{Data, Flow, Initiative, PhasesData, Stage, Stats, Unaware, roster};
+
+/// A character's place in the initiative count: its score, its tie-break
+/// rolls so far, its place in the roster, and the character.
+type Placing = (i32, Vec<u32>, u32, Entity);
 
 /// 002 §Initiative: each score is Combat Value plus Lightning Reflexes; tied
 /// characters roll off once (ruling `initiative_ties`) and the order holds
@@ -27,7 +31,17 @@ pub fn start_of_combat(world: &mut World) {
             ),
         )
     });
-    let mut scored: Vec<(i32, Vec<u32>, u32, Entity)> = Vec::new();
+    let mut scored = initiative_scores(world, &all);
+    break_ties(world, &data, &mut scored);
+    let order = initiative_order(world, scored);
+    let surprise = surprise(world, &data, &all);
+    begin_first_phase(world, order, surprise);
+}
+
+/// 002 §Initiative: "each character has an Initiative score equal to their
+/// Combat Value (plus their Lightning Reflexes modifier if they have one)".
+fn initiative_scores(world: &mut World, all: &[Entity]) -> Vec<Placing> {
+    let mut scored: Vec<Placing> = Vec::new();
     for (listing, &e) in all.iter().enumerate() {
         let Some(stats) = world.get::<Stats>(e) else {
             continue;
@@ -51,7 +65,13 @@ pub fn start_of_combat(world: &mut World) {
         });
         scored.push((score, Vec::new(), listing as u32, e));
     }
-    // Ties roll off until every tied character has its own place.
+    scored
+}
+
+/// 002 §Initiative: "the characters who are tied randomly determine which one
+/// of them goes before the other" (ruling `initiative_ties`). Ties roll off
+/// until every tied character has its own place.
+fn break_ties(world: &mut World, data: &PhasesData, scored: &mut [Placing]) {
     loop {
         let mut tied: Vec<usize> = Vec::new();
         for i in 0..scored.len() {
@@ -91,6 +111,12 @@ pub fn start_of_combat(world: &mut World) {
             });
         }
     }
+}
+
+/// 002 §Initiative: "Characters act in order, counting down from highest
+/// result to lowest. In every phase that follows, the characters act in the
+/// same order".
+fn initiative_order(world: &mut World, mut scored: Vec<Placing>) -> Vec<Entity> {
     scored.sort_by(|a, b| {
         b.0.cmp(&a.0)
             .then_with(|| b.1.cmp(&a.1))
@@ -108,6 +134,13 @@ pub fn start_of_combat(world: &mut World) {
             ),
         )
     });
+    order
+}
+
+/// 002 §Surprise: "If some but not all of the characters are aware of their
+/// opponents, a Surprise Phase happens"; the unaware have the Surprise
+/// Phase's DCV penalty, and stay unaware only if it happens.
+fn surprise(world: &mut World, data: &PhasesData, all: &[Entity]) -> bool {
     let unaware: Vec<Entity> = all
         .iter()
         .copied()
@@ -137,6 +170,12 @@ pub fn start_of_combat(world: &mut World) {
             world.entity_mut(e).remove::<Unaware>();
         }
     }
+    surprise
+}
+
+/// 002 §Surprise Phase: "a Surprise Phase happens before regular phases
+/// begin"; without one, 002 §Time: turn 1 begins with its first phase.
+fn begin_first_phase(world: &mut World, order: Vec<Entity>, surprise: bool) {
     let mut flow = world.resource_mut::<Flow>();
     flow.order = order;
     flow.turn = 1;
