@@ -49,7 +49,8 @@ pub trait Rules: Send + Sync + 'static {
 pub type LoadedRules = Arc<dyn Rules>;
 
 /// A ruleset's entry in the registry (`RULESET`), what it shows the window
-/// (`VIEW`) and its data type's [`Rules`] face, from the functions its
+/// (`VIEW`), the run condition `stage_is` of its `Flow` resource's
+/// `stage`, and its data type's [`Rules`] face, from the functions its
 /// module provides: `check_scenario`, `populate`, `plugin`, `round`,
 /// `page::page` and `view::{tokens, tracker, sheet, preview}`.
 macro_rules! ruleset {
@@ -72,6 +73,11 @@ macro_rules! ruleset {
                 ))
             },
         };
+
+        /// A run condition: the battle's [`Flow`] is at `stage`.
+        fn stage_is(stage: Stage) -> impl Fn(bevy_ecs::system::Res<Flow>) -> bool {
+            move |flow: bevy_ecs::system::Res<Flow>| flow.stage == stage
+        }
 
         /// What the ruleset shows the window.
         pub const VIEW: fray_core::view::RulesView = fray_core::view::RulesView {

@@ -276,10 +276,6 @@ pub enum Phase {
     EndRound,
 }
 
-fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
-    move |flow: Res<Flow>| flow.stage == stage
-}
-
 fn declaring(flow: Res<Flow>) -> bool {
     matches!(flow.stage, Stage::Declaring | Stage::Arriving(_))
 }

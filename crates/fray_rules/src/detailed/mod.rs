@@ -295,10 +295,6 @@ pub fn plugin(app: &mut App) {
     );
 }
 
-fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
-    move |flow: Res<Flow>| flow.stage == stage
-}
-
 crate::ruleset::ruleset!(DetailedData {
     id: "detailed_sequence",
     name: "Detailed sequence",

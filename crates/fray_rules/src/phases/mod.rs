@@ -373,10 +373,6 @@ pub fn plugin(app: &mut App) {
     );
 }
 
-fn stage_is(stage: Stage) -> impl Fn(Res<Flow>) -> bool {
-    move |flow: Res<Flow>| flow.stage == stage
-}
-
 crate::ruleset::ruleset!(PhasesData {
     id: "phases",
     name: "Phases",
