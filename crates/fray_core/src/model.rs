@@ -241,6 +241,35 @@ pub fn decided(
     }
 }
 
+/// How a ruleset words the end of a battle: the rule it ends by, and the
+/// sentence after `rounds` for the side left standing (`Some`) or for
+/// nobody (`None`).
+pub struct Ending {
+    pub rule: &'static str,
+    pub words: fn(Option<&str>, u32) -> String,
+}
+
+/// End the battle once it is [`decided`], in the ruleset's words. Returns
+/// whether it ended.
+pub fn end_when_decided(
+    world: &mut World,
+    roster: impl IntoIterator<Item = Entity>,
+    rounds: u32,
+    ending: Ending,
+) -> bool {
+    let Some(result) = decided(world, roster, rounds) else {
+        return false;
+    };
+    let side = result
+        .winner()
+        .map(|s| world.resource::<Sides>().name(Side(s)).to_string());
+    let text = (ending.words)(side.as_deref(), rounds);
+    end_battle(world, result, || {
+        crate::log::Event::new(crate::log::EventKind::End, ending.rule, text)
+    });
+    true
+}
+
 /// End the battle with `result`: log `event`, close every decision and set
 /// the outcome.
 pub fn end_battle(

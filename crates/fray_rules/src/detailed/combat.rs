@@ -9,7 +9,8 @@ use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
+use fray_core::model::Ending;
+use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap};
 
 use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
 use super::orders::{
@@ -1645,21 +1646,17 @@ pub fn check_end(world: &mut World) {
     if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
         return;
     }
-    let rounds = world.resource::<Flow>().round;
-    let Some(result) = fray_core::model::decided(world, roster(world), rounds) else {
-        return;
+    let ending = Ending {
+        rule: "ruling unconscious",
+        words: |side, n| match side {
+            Some(side) => format!("Combat ends: {side} alone has anyone conscious, in round {n}."),
+            None => format!("Combat ends: nobody is conscious, in round {n}."),
+        },
     };
-    let text = match result.winner() {
-        Some(side) => format!(
-            "Combat ends: {} alone has anyone conscious, in round {rounds}.",
-            world.resource::<Sides>().name(Side(side))
-        ),
-        None => format!("Combat ends: nobody is conscious, in round {rounds}."),
-    };
-    let mut flow = world.resource_mut::<Flow>();
-    flow.stage = Stage::Over;
-    flow.open.clear();
-    fray_core::model::end_battle(world, result, || {
-        Event::new(EventKind::End, "ruling unconscious", text)
-    });
+    let n = world.resource::<Flow>().round;
+    if fray_core::model::end_when_decided(world, roster(world), n, ending) {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.stage = Stage::Over;
+        flow.open.clear();
+    }
 }

@@ -13,7 +13,8 @@ use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap, Side, Sides};
+use fray_core::model::Ending;
+use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap};
 
 use super::data::ActionType;
 use super::orders::{self, Plan, in_reach, melee_weapon, step_refusal, stunned};
@@ -1729,21 +1730,19 @@ pub fn check_end(world: &mut World) {
     if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
         return;
     }
-    let turns = world.resource::<Flow>().turn;
-    let Some(result) = fray_core::model::decided(world, roster(world), turns) else {
-        return;
+    let ending = Ending {
+        rule: "ruling knocked_out",
+        words: |side, n| match side {
+            Some(side) => {
+                format!("Combat ends: {side} alone has anyone on their feet, in turn {n}.")
+            }
+            None => format!("Combat ends: nobody is left on their feet, in turn {n}."),
+        },
     };
-    let text = match result.winner() {
-        Some(side) => format!(
-            "Combat ends: {} alone has anyone on their feet, in turn {turns}.",
-            world.resource::<Sides>().name(Side(side))
-        ),
-        None => format!("Combat ends: nobody is left on their feet, in turn {turns}."),
-    };
-    let mut flow = world.resource_mut::<Flow>();
-    flow.stage = Stage::Over;
-    flow.asking = None;
-    fray_core::model::end_battle(world, result, || {
-        Event::new(EventKind::End, "ruling knocked_out", text)
-    });
+    let n = world.resource::<Flow>().turn;
+    if fray_core::model::end_when_decided(world, roster(world), n, ending) {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.stage = Stage::Over;
+        flow.asking = None;
+    }
 }
