@@ -83,55 +83,56 @@ pub fn describe(world: &World, action: &Action) -> String {
     }
 }
 
-/// Turn an order into an action, or say why the rules refuse it.
-pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, String> {
-    let flow = world.resource::<Flow>();
-    let data = &world.resource::<Data>().0;
-    let grid = world.resource::<Grid>();
-    let me = world.get::<Combatant>(actor).ok_or("no such combatant")?;
-    if order.actor != me.name {
-        return Err(format!(
-            "this decision is {}'s, not {}'s",
-            me.name, order.actor
-        ));
-    }
-    let side = world.get::<Side>(actor).copied().ok_or("no side")?;
-    let kit = world.get::<Kit>(actor).ok_or("no kit")?;
-    let hurts = world.get::<Hurts>(actor).ok_or("no hurts")?;
-    let rs = world.get::<RoundState>(actor).ok_or("no round state")?;
-    let target = || -> Result<Entity, String> {
+/// 004 §Step 3: what an order is checked against: who gives it, their side,
+/// their kit and their injuries, and the battle's roster.
+struct OrderContext<'w> {
+    world: &'w World,
+    flow: &'w Flow,
+    data: &'w DeclaredData,
+    order: &'w Order,
+    name: &'w str,
+    side: Side,
+    kit: &'w Kit,
+    hurts: &'w Hurts,
+}
+
+impl OrderContext<'_> {
+    /// 004 §Step 3: the combatant the order names, still alive and on the
+    /// battlefield.
+    fn target(&self) -> Result<Entity, String> {
+        let order = self.order;
         let t = order
             .target
             .as_deref()
             .ok_or_else(|| format!("{} needs a target", order.action))?;
-        let e = flow
+        let e = self
+            .flow
             .entity(t)
             .ok_or_else(|| format!("there is no combatant named {t:?}"))?;
-        if world.get::<Health>(e) == Some(&Health::Dead) {
+        if self.world.get::<Health>(e) == Some(&Health::Dead) {
             return Err(format!("{t} is dead"));
         }
-        if world.get::<Fled>(e).is_some() {
+        if self.world.get::<Fled>(e).is_some() {
             return Err(format!("{t} has left the battlefield"));
         }
         Ok(e)
-    };
-    let enemy = || -> Result<Entity, String> {
-        let e = target()?;
-        if world.get::<Side>(e) == Some(&side) {
-            return Err(format!("{} is on your side", flow.name(e)));
+    }
+
+    /// 004 §Step 3: the order's target, who must be an opponent.
+    fn enemy(&self) -> Result<Entity, String> {
+        let e = self.target()?;
+        if self.world.get::<Side>(e) == Some(&self.side) {
+            return Err(format!("{} is on your side", self.flow.name(e)));
         }
         Ok(e)
-    };
-    let cell = match order.cell {
-        Some(c) if !grid.in_bounds(c) => return Err(format!("{c} is off the battlefield")),
-        Some(c) if grid.is_obstacle(c) => return Err(format!("{c} is an obstacle")),
-        c => c,
-    };
-    if hurts.every_other_round && rs.acted_last_round && order.action != "wait" {
-        return Err("Broken rib: only one action every two rounds, and it acted last round (004 §Combat Injuries)".into());
     }
-    let weapon = |want_thrown: bool| -> Result<String, String> {
-        let w = match &order.with {
+
+    /// 004 §Step 3: the weapon an attack or a throw uses, the one named or
+    /// the first carried that fits; a broken weapon arm refuses it (004
+    /// §Combat Injuries).
+    fn weapon(&self, want_thrown: bool) -> Result<String, String> {
+        let (data, kit) = (self.data, self.kit);
+        let w = match &self.order.with {
             Some(w) => w.clone(),
             None => kit
                 .weapons
@@ -149,7 +150,7 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
                 .ok_or("no weapon for that")?,
         };
         if !kit.weapons.contains(&w) {
-            return Err(format!("{} does not carry a {w}", me.name));
+            return Err(format!("{} does not carry a {w}", self.name));
         }
         let d = data
             .weapons
@@ -158,84 +159,143 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
         if want_thrown && !d.thrown {
             return Err(format!("the {w} is not a thrown weapon"));
         }
-        if hurts.main_arm_useless {
+        if self.hurts.main_arm_useless {
             return Err(
                 "its weapon arm is broken: it can't attack with that arm (004 §Combat Injuries)"
                     .into(),
             );
         }
         Ok(w)
+    }
+
+    /// 004 §Step 3: attack with a weapon, or defensively attack, an opponent.
+    fn attack(&self, defensive: bool) -> Result<Action, String> {
+        Ok(Action::Attack {
+            target: self.enemy()?,
+            weapon: self.weapon(false)?,
+            defensive,
+        })
+    }
+
+    /// 004 §Step 3: cast a spell the caster knows, a harmful one on an
+    /// opponent; a creature that cannot speak cannot cast (ruling
+    /// `injury_effects`).
+    fn cast(&self) -> Result<Action, String> {
+        let spell = self
+            .order
+            .with
+            .clone()
+            .ok_or("cast needs a spell (with: \"...\")")?;
+        if !self.kit.spells.contains(&spell) {
+            return Err(format!("{} does not know {spell}", self.name));
+        }
+        if self.hurts.mute {
+            return Err("it cannot speak, so it cannot cast (ruling injury_effects)".into());
+        }
+        let s = self.data.spells.get(&spell).ok_or("unknown spell")?;
+        let t = match s.effect {
+            data::SpellEffect::Damage(..) => self.enemy()?,
+            data::SpellEffect::RestoreStress(_) => self.target()?,
+        };
+        Ok(Action::Cast { spell, target: t })
+    }
+
+    /// 004 §Step 3: use a consumable item the creature still has.
+    fn consumable(&self) -> Result<Action, String> {
+        let item = self
+            .order
+            .with
+            .clone()
+            .ok_or("consumable needs an item (with: \"...\")")?;
+        if !self.kit.items.contains(&item) {
+            return Err(format!("{} has no {item} left", self.name));
+        }
+        Ok(Action::Consume { item })
+    }
+
+    /// 004 §Step 3: throw an item, a thrown weapon, at an opponent.
+    fn throw(&self) -> Result<Action, String> {
+        Ok(Action::Throw {
+            weapon: self.weapon(true)?,
+            target: self.enemy()?,
+        })
+    }
+
+    /// 004 §Wound Points · ruling `stabilise_action`: tend an ally who is
+    /// Dying or Incapacitated and not yet stabilised.
+    fn stabilise(&self) -> Result<Action, String> {
+        let (world, flow) = (self.world, self.flow);
+        let t = self.target()?;
+        if world.get::<Side>(t) != Some(&self.side) {
+            return Err(format!("{} is not an ally", flow.name(t)));
+        }
+        match world.get::<Health>(t) {
+            Some(Health::Incapacitated | Health::Dying) => {}
+            _ => {
+                return Err(format!(
+                    "{} is neither Dying nor Incapacitated",
+                    flow.name(t)
+                ));
+            }
+        }
+        if world.get::<Stabilised>(t).is_some() {
+            return Err(format!("{} is already stabilised", flow.name(t)));
+        }
+        Ok(Action::Stabilise { target: t })
+    }
+}
+
+/// Turn an order into an action, or say why the rules refuse it.
+pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, String> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let me = world.get::<Combatant>(actor).ok_or("no such combatant")?;
+    if order.actor != me.name {
+        return Err(format!(
+            "this decision is {}'s, not {}'s",
+            me.name, order.actor
+        ));
+    }
+    let side = world.get::<Side>(actor).copied().ok_or("no side")?;
+    let kit = world.get::<Kit>(actor).ok_or("no kit")?;
+    let hurts = world.get::<Hurts>(actor).ok_or("no hurts")?;
+    let rs = world.get::<RoundState>(actor).ok_or("no round state")?;
+    let cx = OrderContext {
+        world,
+        flow,
+        data,
+        order,
+        name: &me.name,
+        side,
+        kit,
+        hurts,
     };
+    let cell = match order.cell {
+        Some(c) if !grid.in_bounds(c) => return Err(format!("{c} is off the battlefield")),
+        Some(c) if grid.is_obstacle(c) => return Err(format!("{c} is an obstacle")),
+        c => c,
+    };
+    if hurts.every_other_round && rs.acted_last_round && order.action != "wait" {
+        return Err("Broken rib: only one action every two rounds, and it acted last round (004 §Combat Injuries)".into());
+    }
     match order.action.as_str() {
-        "attack" => Ok(Action::Attack {
-            target: enemy()?,
-            weapon: weapon(false)?,
-            defensive: false,
-        }),
+        "attack" => cx.attack(false),
         "defensive_attack" => {
             if order.target.is_none() {
                 Ok(Action::Move { toward: cell })
             } else {
-                Ok(Action::Attack {
-                    target: enemy()?,
-                    weapon: weapon(false)?,
-                    defensive: true,
-                })
+                cx.attack(true)
             }
         }
         "full_defense" => Ok(Action::FullDefense { toward: cell }),
-        "cast" => {
-            let spell = order
-                .with
-                .clone()
-                .ok_or("cast needs a spell (with: \"...\")")?;
-            if !kit.spells.contains(&spell) {
-                return Err(format!("{} does not know {spell}", me.name));
-            }
-            if hurts.mute {
-                return Err("it cannot speak, so it cannot cast (ruling injury_effects)".into());
-            }
-            let s = data.spells.get(&spell).ok_or("unknown spell")?;
-            let t = match s.effect {
-                data::SpellEffect::Damage(..) => enemy()?,
-                data::SpellEffect::RestoreStress(_) => target()?,
-            };
-            Ok(Action::Cast { spell, target: t })
-        }
-        "consumable" => {
-            let item = order
-                .with
-                .clone()
-                .ok_or("consumable needs an item (with: \"...\")")?;
-            if !kit.items.contains(&item) {
-                return Err(format!("{} has no {item} left", me.name));
-            }
-            Ok(Action::Consume { item })
-        }
-        "throw" => Ok(Action::Throw {
-            weapon: weapon(true)?,
-            target: enemy()?,
+        "cast" => cx.cast(),
+        "consumable" => cx.consumable(),
+        "throw" => cx.throw(),
+        "stabilise" => cx.stabilise(),
+        "intimidate" => Ok(Action::Intimidate {
+            target: cx.enemy()?,
         }),
-        "stabilise" => {
-            let t = target()?;
-            if world.get::<Side>(t) != Some(&side) {
-                return Err(format!("{} is not an ally", flow.name(t)));
-            }
-            match world.get::<Health>(t) {
-                Some(Health::Incapacitated | Health::Dying) => {}
-                _ => {
-                    return Err(format!(
-                        "{} is neither Dying nor Incapacitated",
-                        flow.name(t)
-                    ));
-                }
-            }
-            if world.get::<Stabilised>(t).is_some() {
-                return Err(format!("{} is already stabilised", flow.name(t)));
-            }
-            Ok(Action::Stabilise { target: t })
-        }
-        "intimidate" => Ok(Action::Intimidate { target: enemy()? }),
         "wait" => Ok(Action::Wait),
         other => Err(format!(
             "unknown action {other:?} (actions: {})",
@@ -246,19 +306,34 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
 
 /// The choices a declaration offers, legal or refused with the reason.
 pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
-    let flow = world.resource::<Flow>();
-    let data = &world.resource::<Data>().0;
     let Some(me) = world.get::<Combatant>(actor) else {
         return Vec::new();
     };
     let side = world.get::<Side>(actor).copied();
     let kit = world.get::<Kit>(actor).cloned().unwrap_or_default();
-    let mut out = Vec::new();
-    let mut offer = |order: Order| match validate(world, actor, &order) {
+    let mut orders = against_opponents(world, &me.name, side, &kit);
+    orders.extend(for_allies(world, actor, &me.name, side, &kit));
+    for i in &kit.items {
+        orders.push(Order::new(&me.name, "consumable").with(i));
+    }
+    orders.push(Order::new(&me.name, "defensive_attack"));
+    orders.push(Order::new(&me.name, "full_defense"));
+    orders.push(Order::new(&me.name, "wait"));
+    orders
+        .into_iter()
+        .map(|order| offer(world, actor, order))
+        .collect()
+}
+
+/// 004 §Step 3: an order offered as a choice, legal with its initiative
+/// modifier, or refused with the reason.
+fn offer(world: &World, actor: Entity, order: Order) -> Choice {
+    let data = &world.resource::<Data>().0;
+    match validate(world, actor, &order) {
         Ok(action) => {
             let m = action_modifier(data, &action);
             let text = format!("{} (initiative {m:+})", describe(world, &action));
-            out.push(Choice::legal(order, capitalise(&text)));
+            Choice::legal(order, capitalise(&text))
         }
         Err(why) => {
             let text = format!(
@@ -266,9 +341,18 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 order.action.replace('_', " "),
                 order.target.clone().unwrap_or_default()
             );
-            out.push(Choice::refused(order, capitalise(text.trim()), why));
+            Choice::refused(order, capitalise(text.trim()), why)
         }
-    };
+    }
+}
+
+/// 004 §Step 3: the actions aimed at each opponent still on the field:
+/// attack, defensively attack or throw with each weapon that can, cast a
+/// harmful spell, and intimidate a monster (ruling `intimidate_action`).
+fn against_opponents(world: &World, me: &str, side: Option<Side>, kit: &Kit) -> Vec<Order> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let mut out = Vec::new();
     for (e, name) in &flow.roster {
         if world.get::<Side>(*e).copied() == side
             || world.get::<Health>(*e) == Some(&Health::Dead)
@@ -281,15 +365,11 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 continue;
             };
             if wd.reach > 0 || wd.range > 0 && !wd.thrown {
-                offer(Order::new(&me.name, "attack").target(name).with(w));
-                offer(
-                    Order::new(&me.name, "defensive_attack")
-                        .target(name)
-                        .with(w),
-                );
+                out.push(Order::new(me, "attack").target(name).with(w));
+                out.push(Order::new(me, "defensive_attack").target(name).with(w));
             }
             if wd.thrown {
-                offer(Order::new(&me.name, "throw").target(name).with(w));
+                out.push(Order::new(me, "throw").target(name).with(w));
             }
         }
         for s in &kit.spells {
@@ -297,13 +377,22 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 data.spells.get(s).map(|s| &s.effect),
                 Some(data::SpellEffect::Damage(..))
             ) {
-                offer(Order::new(&me.name, "cast").target(name).with(s));
+                out.push(Order::new(me, "cast").target(name).with(s));
             }
         }
         if world.get::<Monster>(*e).is_some() {
-            offer(Order::new(&me.name, "intimidate").target(name));
+            out.push(Order::new(me, "intimidate").target(name));
         }
     }
+    out
+}
+
+/// 004 §Step 3 · ruling `stabilise_action`: the actions aimed at each ally:
+/// stabilise one who is Dying or Incapacitated, cast a restoring spell.
+fn for_allies(world: &World, actor: Entity, me: &str, side: Option<Side>, kit: &Kit) -> Vec<Order> {
+    let flow = world.resource::<Flow>();
+    let data = &world.resource::<Data>().0;
+    let mut out = Vec::new();
     for (e, name) in &flow.roster {
         if world.get::<Side>(*e).copied() != side {
             continue;
@@ -314,23 +403,17 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
         ) && world.get::<Stabilised>(*e).is_none()
             && *e != actor
         {
-            offer(Order::new(&me.name, "stabilise").target(name));
+            out.push(Order::new(me, "stabilise").target(name));
         }
         for s in &kit.spells {
             if matches!(
                 data.spells.get(s).map(|s| &s.effect),
                 Some(data::SpellEffect::RestoreStress(_))
             ) {
-                offer(Order::new(&me.name, "cast").target(name).with(s));
+                out.push(Order::new(me, "cast").target(name).with(s));
             }
         }
     }
-    for i in &kit.items {
-        offer(Order::new(&me.name, "consumable").with(i));
-    }
-    offer(Order::new(&me.name, "defensive_attack"));
-    offer(Order::new(&me.name, "full_defense"));
-    offer(Order::new(&me.name, "wait"));
     out
 }
 

@@ -44,6 +44,131 @@ pub fn dying_lose_wound_points(world: &mut World) {
     }
 }
 
+/// 004 §Step 4: a monster's standing when it checks morale: its allies, the
+/// opponents it faces and what made it check.
+struct MoraleCheck {
+    name: String,
+    triggers: Vec<String>,
+    allies: i32,
+    opponents: i32,
+}
+
+/// 004 §Step 4: a monster must check morale if it took more than half its
+/// Wound Points in a single hit, is outnumbered, or was the target of an
+/// Intimidation check.
+fn morale_triggers(rs: &RoundState, wp: WoundPoints, allies: i32, opponents: i32) -> Vec<String> {
+    let mut triggers = Vec::new();
+    if rs.worst_hit * 2 > wp.max {
+        triggers.push(format!(
+            "took {} Wound Points in a single hit, more than half its {}",
+            rs.worst_hit, wp.max
+        ));
+    }
+    if opponents > allies + 1 {
+        triggers.push(format!("is outnumbered {} to {}", opponents, allies + 1));
+    }
+    if let Some(i) = rs.intimidated {
+        triggers.push(format!("was intimidated (check {i})"));
+    }
+    triggers
+}
+
+/// 004 §Step 4: a monster automatically fails its morale check if the
+/// outcome is obvious to it (ruling `obvious_defeat`).
+fn fail_obvious_defeat(world: &mut World, check: &MoraleCheck) {
+    let MoraleCheck {
+        name,
+        triggers,
+        allies,
+        opponents,
+    } = check;
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            EventKind::Morale,
+            "004 §Step 4 · ruling obvious_defeat",
+            format!(
+                "{name} must check morale ({}); facing {opponents} with {} on its side, the outcome is obvious and it fails.",
+                triggers.join("; "),
+                allies + 1
+            ),
+        )
+        .actor(name),
+    );
+}
+
+/// 004 §Step 4: the morale check, 3d6 + Insight + HD + allies against 11 +
+/// opponents or the opposing Intimidation check; true when it fails.
+fn roll_morale(
+    world: &mut World,
+    data: &DeclaredData,
+    check: &MoraleCheck,
+    stats: &Stats,
+    rs: &RoundState,
+) -> bool {
+    let MoraleCheck {
+        name,
+        triggers,
+        allies,
+        opponents,
+    } = check;
+    let (allies, opponents) = (*allies, *opponents);
+    let tn_numbers = data.numbers.morale_base_tn + opponents;
+    let tn = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(data.numbers.morale_dice, format!("{name}'s morale"));
+    let mods = vec![
+        Modifier::new("Insight", stats.insight_mod),
+        Modifier::new("HD", stats.hd as i32),
+        Modifier::new("allies", allies),
+    ];
+    let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
+    let failed = total < tn;
+    let against = if rs.intimidated.is_some_and(|i| i >= tn_numbers) {
+        "the Intimidation check".to_string()
+    } else {
+        format!("11 + {opponents} opponents")
+    };
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            EventKind::Morale,
+            "004 §Step 4",
+            format!(
+                "{name} checks morale ({}): {} + {} Insight + {} HD + {allies} allies = {total} against {tn} ({against}): {}.",
+                triggers.join("; "),
+                roll.total,
+                stats.insight_mod,
+                stats.hd,
+                if failed { "fails" } else { "holds" }
+            ),
+        )
+        .actor(name)
+        .check(Check {
+            against,
+            target: tn,
+            modifiers: mods,
+            total,
+            success: !failed,
+        })
+        .roll(roll),
+    );
+    failed
+}
+
+/// Ruling `morale_failure`: a monster that fails its morale check breaks
+/// and flees, and no longer fights.
+fn rout(world: &mut World, e: Entity, name: &str) {
+    world.entity_mut(e).insert(Routed).remove::<Fighting>();
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            EventKind::Rout,
+            "ruling morale_failure",
+            format!("{name} breaks and flees; it no longer fights."),
+        )
+        .actor(name),
+    );
+}
+
 /// 004 §Step 4: monsters check morale at the end of each round when a
 /// trigger applies; the check is 3d6 + Insight + HD + allies against 11 +
 /// opponents (or the Intimidation result); an obvious outcome fails outright
@@ -80,90 +205,25 @@ pub fn morale_checks(world: &mut World) {
         };
         let allies = counts.iter().filter(|s| **s == side).count() as i32 - 1;
         let opponents = counts.iter().filter(|s| **s != side).count() as i32;
-        let mut triggers = Vec::new();
-        if rs.worst_hit * 2 > wp.max {
-            triggers.push(format!(
-                "took {} Wound Points in a single hit, more than half its {}",
-                rs.worst_hit, wp.max
-            ));
-        }
-        if opponents > allies + 1 {
-            triggers.push(format!("is outnumbered {} to {}", opponents, allies + 1));
-        }
-        if let Some(i) = rs.intimidated {
-            triggers.push(format!("was intimidated (check {i})"));
-        }
+        let triggers = morale_triggers(&rs, wp, allies, opponents);
         if triggers.is_empty() {
             continue;
         }
-        let tn_numbers = data.numbers.morale_base_tn + opponents;
-        let tn = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
+        let check = MoraleCheck {
+            name,
+            triggers,
+            allies,
+            opponents,
+        };
         let obvious = opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1);
-        let failed;
-        if obvious {
-            failed = true;
-            world.resource_mut::<BattleLog>().push(
-                Event::new(
-                    EventKind::Morale,
-                    "004 §Step 4 · ruling obvious_defeat",
-                    format!(
-                        "{name} must check morale ({}); facing {opponents} with {} on its side, the outcome is obvious and it fails.",
-                        triggers.join("; "),
-                        allies + 1
-                    ),
-                )
-                .actor(&name),
-            );
+        let failed = if obvious {
+            fail_obvious_defeat(world, &check);
+            true
         } else {
-            let roll = world
-                .resource_mut::<Dice>()
-                .roll(data.numbers.morale_dice, format!("{name}'s morale"));
-            let mods = vec![
-                Modifier::new("Insight", stats.insight_mod),
-                Modifier::new("HD", stats.hd as i32),
-                Modifier::new("allies", allies),
-            ];
-            let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
-            failed = total < tn;
-            let against = if rs.intimidated.is_some_and(|i| i >= tn_numbers) {
-                "the Intimidation check".to_string()
-            } else {
-                format!("11 + {opponents} opponents")
-            };
-            world.resource_mut::<BattleLog>().push(
-                Event::new(
-                    EventKind::Morale,
-                    "004 §Step 4",
-                    format!(
-                        "{name} checks morale ({}): {} + {} Insight + {} HD + {allies} allies = {total} against {tn} ({against}): {}.",
-                        triggers.join("; "),
-                        roll.total,
-                        stats.insight_mod,
-                        stats.hd,
-                        if failed { "fails" } else { "holds" }
-                    ),
-                )
-                .actor(&name)
-                .check(Check {
-                    against,
-                    target: tn,
-                    modifiers: mods,
-                    total,
-                    success: !failed,
-                })
-                .roll(roll),
-            );
-        }
+            roll_morale(world, &data, &check, &stats, &rs)
+        };
         if failed {
-            world.entity_mut(e).insert(Routed).remove::<Fighting>();
-            world.resource_mut::<BattleLog>().push(
-                Event::new(
-                    EventKind::Rout,
-                    "ruling morale_failure",
-                    format!("{name} breaks and flees; it no longer fights."),
-                )
-                .actor(&name),
-            );
+            rout(world, e, &check.name);
         }
     }
 }

@@ -93,9 +93,12 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
         .collect()
 }
 
-pub(super) fn tracker(world: &World) -> TrackerView {
-    let flow = world.resource::<Flow>();
-    let mut view = TrackerView::default();
+/// One line of the round's order before grouping: initiative, name, whether
+/// it has resolved, and what was declared.
+type Entry = (i32, String, RowState, String);
+
+/// 004 §Step 2: where the round stands, for the tracker's heading.
+fn heading(flow: &Flow) -> String {
     let phase = match flow.stage {
         Stage::Start => "rolling base initiative",
         Stage::BeginRound | Stage::Declaring => "declaring actions",
@@ -103,35 +106,14 @@ pub(super) fn tracker(world: &World) -> TrackerView {
         Stage::EndRound => "end of round: the dying bleed, morale",
         Stage::Over => "combat over",
     };
-    view.heading = format!("Round {} · {phase}", flow.round.max(1));
-    // What has resolved this round: declarations whose count is at or below the current one.
-    let mut rows: Vec<TrackerRow> = Vec::new();
+    format!("Round {} · {phase}", flow.round.max(1))
+}
+
+/// 004 §Step 2: the actions still queued this round, the one resolving now
+/// and those to come; a late arrival acts at −12 (004 §Step 2).
+fn queued(world: &World, flow: &Flow) -> Vec<Entry> {
     let count = flow.count;
-    let mut push = |mark: i32, name: String, state: RowState, note: String| {
-        let label = format!("initiative {mark}");
-        match rows
-            .iter_mut()
-            .find(|r| r.mark == label && r.state == state)
-        {
-            Some(r) => {
-                r.names.push(name);
-                if !note.is_empty() {
-                    r.note = if r.note.is_empty() {
-                        note
-                    } else {
-                        format!("{}; {note}", r.note)
-                    };
-                }
-            }
-            None => rows.push(TrackerRow {
-                mark: label,
-                names: vec![name],
-                state,
-                note,
-            }),
-        }
-    };
-    let mut entries: Vec<(i32, String, RowState, String)> = Vec::new();
+    let mut entries = Vec::new();
     for slot in &flow.queue {
         let state = if Some(slot.initiative) == count {
             RowState::Now
@@ -150,6 +132,14 @@ pub(super) fn tracker(world: &World) -> TrackerView {
             note,
         ));
     }
+    entries
+}
+
+/// 004 §Step 2: what has resolved this round: declarations whose count is
+/// at or below the current one.
+fn resolved(world: &World, flow: &Flow) -> Vec<Entry> {
+    let count = flow.count;
+    let mut entries = Vec::new();
     for e in roster(world) {
         if let Some(d) = world.get::<Declared>(e) {
             let queued = flow
@@ -175,31 +165,79 @@ pub(super) fn tracker(world: &World) -> TrackerView {
                 ));
             }
         }
+    }
+    entries
+}
+
+/// 004 §Step 1 and §Step 2: who is not in the order and why: the surprised,
+/// late arrivals, the routed (ruling `morale_failure`), and, while
+/// declaring, those who have written down a hidden action (004 §Step 3).
+fn waiting(world: &World, flow: &Flow) -> Vec<String> {
+    let mut waiting = Vec::new();
+    for e in roster(world) {
         let name = flow.name(e);
         if world.get::<Surprised>(e).is_some() {
-            view.waiting
-                .push(format!("{name}: surprised, does not act this round"));
+            waiting.push(format!("{name}: surprised, does not act this round"));
         }
         if let Some(l) = world.get::<LateAction>(e) {
-            view.waiting.push(format!(
+            waiting.push(format!(
                 "{name}: arrived late, acts next round at {} as well",
                 l.initiative
             ));
         }
         if world.get::<Routed>(e).is_some() && world.get::<Fled>(e).is_none() {
-            view.waiting.push(format!("{name}: routed, flees"));
+            waiting.push(format!("{name}: routed, flees"));
         }
         if matches!(flow.stage, Stage::Declaring) && flow.hidden.iter().any(|(x, _)| *x == e) {
-            view.waiting
-                .push(format!("{name}: has written down an action (hidden)"));
+            waiting.push(format!("{name}: has written down an action (hidden)"));
         }
     }
-    entries.sort_by_key(|e| e.0);
+    waiting
+}
+
+/// 004 §Step 3: tied results resolve simultaneously, so entries at the same
+/// initiative and in the same state share a row, their notes joined.
+fn group_rows(entries: Vec<Entry>) -> Vec<TrackerRow> {
+    let mut rows: Vec<TrackerRow> = Vec::new();
     for (mark, name, state, note) in entries {
-        push(mark, name, state, note);
+        let label = format!("initiative {mark}");
+        match rows
+            .iter_mut()
+            .find(|r| r.mark == label && r.state == state)
+        {
+            Some(r) => {
+                r.names.push(name);
+                if !note.is_empty() {
+                    r.note = if r.note.is_empty() {
+                        note
+                    } else {
+                        format!("{}; {note}", r.note)
+                    };
+                }
+            }
+            None => rows.push(TrackerRow {
+                mark: label,
+                names: vec![name],
+                state,
+                note,
+            }),
+        }
     }
-    view.rows = rows;
-    view
+    rows
+}
+
+/// 004 §Step 2: the round's initiative order, lowest first with ties
+/// grouped, and who waits outside it.
+pub(super) fn tracker(world: &World) -> TrackerView {
+    let flow = world.resource::<Flow>();
+    let mut entries = queued(world, flow);
+    entries.extend(resolved(world, flow));
+    entries.sort_by_key(|e| e.0);
+    TrackerView {
+        heading: heading(flow),
+        rows: group_rows(entries),
+        waiting: waiting(world, flow),
+    }
 }
 
 pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {

@@ -10,8 +10,8 @@ use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 use super::orders::{melee_weapon, movement_left};
 use super::turn::{dcv, ocv};
 use super::{
-    AbortedAhead, Body, Condition, Data, Flow, Guard, Hold, Initiative, Kit, RecoveryStarted,
-    Stage, Stats, Stun, Stunned, Trigger, Unaware, Use, Work, roster, up,
+    AbortedAhead, Body, Condition, Data, Flow, Guard, Hold, Initiative, Kit, PhasesData,
+    RecoveryStarted, Stage, Stats, Stun, Stunned, Trigger, Unaware, Use, Work, roster, up,
 };
 
 /// Chance that 3d6 rolls `k` or more.
@@ -193,6 +193,52 @@ pub(super) fn tracker(world: &World) -> TrackerView {
     }
 }
 
+/// 002 §Reach and Range: a carried weapon in words: its damage, melee or
+/// its range, and the shots it has left.
+fn weapon_line(data: &PhasesData, kit: &Kit, i: usize, w: &str) -> String {
+    let d = data.weapons.get(w);
+    let shots = match (d, kit.shots.get(i)) {
+        (Some(d), Some(s)) if d.shots > 0 => format!(", {s}/{} shots", d.shots),
+        _ => String::new(),
+    };
+    let what = d.map_or(String::new(), |d| {
+        if d.melee() {
+            format!("{} melee", d.damage)
+        } else {
+            format!("{} range {}", d.damage, d.range)
+        }
+    });
+    format!("{w}: {what}{shots}")
+}
+
+/// 002 §Normal Phase: what a character has used of this phase: a full-phase
+/// action, or its attack and move actions, the 1-hex step, and attacks of
+/// opportunity (002 §Attacks of Opportunity).
+fn used_this_phase(u: &Use) -> String {
+    let mut used = Vec::new();
+    if u.full_phase {
+        used.push("full phase".to_string());
+    } else if u.actions > 0 {
+        used.push(format!(
+            "{} action{}{}",
+            u.actions,
+            if u.actions == 1 { "" } else { "s" },
+            if u.attack { " (one an attack)" } else { "" }
+        ));
+    }
+    if u.stepped {
+        used.push("1-hex step".into());
+    }
+    if u.opportunities > 0 {
+        used.push(format!("{} attacks of opportunity", u.opportunities));
+    }
+    if used.is_empty() {
+        "nothing used".into()
+    } else {
+        used.join(", ")
+    }
+}
+
 pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Some((stats, stun, body, kit)) =
@@ -254,46 +300,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
         line(skill, format!("{v}-"));
     }
     for (i, w) in kit.weapons.iter().enumerate() {
-        let d = data.weapons.get(w);
-        let shots = match (d, kit.shots.get(i)) {
-            (Some(d), Some(s)) if d.shots > 0 => format!(", {s}/{} shots", d.shots),
-            _ => String::new(),
-        };
-        let what = d.map_or(String::new(), |d| {
-            if d.melee() {
-                format!("{} melee", d.damage)
-            } else {
-                format!("{} range {}", d.damage, d.range)
-            }
-        });
-        line("Weapon", format!("{w}: {what}{shots}"));
+        line("Weapon", weapon_line(data, kit, i, w));
     }
     if let Some(u) = world.get::<Use>(e) {
-        let mut used = Vec::new();
-        if u.full_phase {
-            used.push("full phase".to_string());
-        } else if u.actions > 0 {
-            used.push(format!(
-                "{} action{}{}",
-                u.actions,
-                if u.actions == 1 { "" } else { "s" },
-                if u.attack { " (one an attack)" } else { "" }
-            ));
-        }
-        if u.stepped {
-            used.push("1-hex step".into());
-        }
-        if u.opportunities > 0 {
-            used.push(format!("{} attacks of opportunity", u.opportunities));
-        }
-        line(
-            "This phase",
-            if used.is_empty() {
-                "nothing used".into()
-            } else {
-                used.join(", ")
-            },
-        );
+        line("This phase", used_this_phase(u));
     }
     let st = states(world, e);
     if !st.is_empty() {
