@@ -9,6 +9,7 @@
 //! - [`battle`]: the driver that steps the rules until a person must decide;
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
 //! - [`model`]: the components every ruleset shares;
+//! - [`simultaneous`]: ties that act at one instant, their hits landing together;
 //! - [`threat`]: threatened cells and the moves that enter or leave them;
 //! - [`view`]: what a ruleset shows the window.
 
@@ -21,5 +22,6 @@ pub mod grid;
 pub mod log;
 pub mod model;
 pub mod scenario;
+pub mod simultaneous;
 pub mod threat;
 pub mod view;

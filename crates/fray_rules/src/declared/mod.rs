@@ -18,15 +18,16 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
+use fray_core::model::Rostered;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::decision::{Choice, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-pub use fray_core::model::Rostered;
-use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
+pub use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
+use fray_core::simultaneous::Simultaneous;
 
 pub mod ai;
 mod arrivals;
@@ -249,11 +250,9 @@ pub struct Flow {
     pub queue: Vec<Slot>,
     /// The count being resolved, once resolution has begun.
     pub count: Option<i32>,
-    /// What is left of the count being resolved, one action per step, its
-    /// size, and the hits of a tie held until all of it has acted.
-    pub group: Vec<Slot>,
-    pub group_size: usize,
-    pub(crate) deferred: Vec<resolve::Hit>,
+    /// What is left of the count being resolved, one action per step, and
+    /// the hits of a tie held until all of it has acted.
+    pub(crate) group: Simultaneous<Slot, resolve::Hit>,
     /// Arrivals still to come, in order.
     pub arrivals: Vec<Arrival>,
     /// Names of the combatants, by entity, in listing order.
@@ -502,9 +501,7 @@ pub fn populate(
             hidden: Vec::new(),
             queue: Vec::new(),
             count: None,
-            group: Vec::new(),
-            group_size: 0,
-            deferred: Vec::new(),
+            group: Simultaneous::default(),
             arrivals,
             roster: fray_core::model::Roster(roster),
         },

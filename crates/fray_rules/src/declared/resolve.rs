@@ -4,15 +4,16 @@
 //! (004 §Stress, §Wound Points); critical hits and Combat Injuries
 //! (004 §Critical Hits, §Combat Injuries).
 
-use fray_core::model::Rostered;
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
+use fray_core::model::Rostered;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
+use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::{self, Threatener};
 
 use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
@@ -40,23 +41,20 @@ pub fn resolve_counts(world: &mut World) {
         return;
     }
     // One action per step, so the timing can be followed action by action.
-    let (slot, simultaneous, mut deferred) = {
+    let (slot, mut held) = {
         let mut flow = world.resource_mut::<Flow>();
-        let slot = flow.group.remove(0);
-        (
-            slot,
-            flow.group_size > 1,
-            std::mem::take(&mut flow.deferred),
-        )
+        let Some(slot) = flow.group.next() else {
+            return;
+        };
+        (slot, flow.group.take_held())
     };
-    act(world, &slot, simultaneous.then_some(&mut deferred));
+    act(world, &slot, held.as_mut());
+    let landing = world.resource_mut::<Flow>().group.put_held(held);
     if world.resource::<Flow>().group.is_empty() {
-        for hit in deferred {
+        for hit in landing {
             apply_hit(world, &hit);
         }
         check_end(world);
-    } else {
-        world.resource_mut::<Flow>().deferred = deferred;
     }
 }
 
@@ -82,10 +80,10 @@ fn begin_count(world: &mut World) -> bool {
             .take_while(|s| s.initiative == init)
             .count();
         let group: Vec<Slot> = flow.queue.drain(..n).collect();
-        flow.group_size = group.len();
-        flow.group = group;
+        flow.group = Simultaneous::begin(group);
         let flow = world.resource::<Flow>();
         flow.group
+            .acting()
             .iter()
             .map(|s| flow.name(s.actor).to_string())
             .collect()

@@ -3,8 +3,8 @@
 //! standings (blows and EN, with why the holder has it), and the traces.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 
+use fray_core::model::Rostered;
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::combat::{armour_of, eligible, standing};

@@ -3,8 +3,8 @@
 //! who is delayed, readied, aborted or stunned, and a unit sheet.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 
+use fray_core::model::Rostered;
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::orders::{melee_weapon, movement_left};
