@@ -49,7 +49,7 @@ impl<S, H> Simultaneous<S, H> {
     }
 
     /// The next to act.
-    pub fn next(&mut self) -> Option<S> {
+    pub fn next_to_act(&mut self) -> Option<S> {
         (!self.acting.is_empty()).then(|| self.acting.remove(0))
     }
 
@@ -81,11 +81,11 @@ mod tests {
     fn hits_of_a_tie_land_together_after_the_last_has_acted() {
         let mut tie: Simultaneous<&str, u32> = Simultaneous::begin(vec!["Anna", "Bors"]);
         assert!(tie.together());
-        assert_eq!(tie.next(), Some("Anna"));
+        assert_eq!(tie.next_to_act(), Some("Anna"));
         let mut held = tie.take_held();
         held.as_mut().unwrap().push(7);
         assert!(tie.put_held(held).is_empty(), "Bors has yet to act");
-        assert_eq!(tie.next(), Some("Bors"));
+        assert_eq!(tie.next_to_act(), Some("Bors"));
         let mut held = tie.take_held();
         held.as_mut().unwrap().push(5);
         assert_eq!(tie.put_held(held), vec![7, 5]);
@@ -96,7 +96,7 @@ mod tests {
     fn one_acting_alone_lands_its_hits_at_once() {
         let mut alone: Simultaneous<&str, u32> = Simultaneous::begin(vec!["Anna"]);
         assert!(!alone.together());
-        assert_eq!(alone.next(), Some("Anna"));
+        assert_eq!(alone.next_to_act(), Some("Anna"));
         assert_eq!(alone.take_held(), None);
         assert!(alone.put_held(None).is_empty());
     }

@@ -7,11 +7,11 @@
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::model::Rostered;
 use fray_core::model::{Fighting, Side};
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::{self, Threatener};
@@ -43,7 +43,7 @@ pub fn resolve_counts(world: &mut World) {
     // One action per step, so the timing can be followed action by action.
     let (slot, mut held) = {
         let mut flow = world.resource_mut::<Flow>();
-        let Some(slot) = flow.group.next() else {
+        let Some(slot) = flow.group.next_to_act() else {
             return;
         };
         (slot, flow.group.take_held())

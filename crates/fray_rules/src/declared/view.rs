@@ -3,8 +3,8 @@
 //! surprised or late, and a unit sheet.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::model::Combatant;
+use fray_core::model::Rostered;
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{

@@ -10,10 +10,10 @@
 //! whoever stops strikes the mover it can reach.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid};
+use fray_core::model::Rostered;
 
 use super::orders::{
     Need, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,

@@ -3,9 +3,9 @@
 //! stop (§3.2.2). Every order is checked here, for people and the AI alike.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::decision::{Choice, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::model::Rostered;
 
 use super::data::{Weapon, WeaponKind};
 use super::{Ask, Blows, Data, Fallen, Flow, Hands, Preparation, Stats, alert, enemies, up};

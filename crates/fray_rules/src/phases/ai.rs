@@ -11,10 +11,10 @@
 //! knock the character out.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::model::Rostered;
 
 use super::data::PhasesData;
 use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};

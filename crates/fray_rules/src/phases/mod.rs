@@ -21,11 +21,11 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
-pub pub use fray_core::model::{enemies, name};
+pub use fray_core::model::Rostered;
+pub use fray_core::model::{enemies, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
 pub mod ai;

@@ -3,10 +3,10 @@
 //! answers to an attack of opportunity or an abort.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Rostered;
 use fray_core::decision::{Choice, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::Combatant;
+use fray_core::model::Rostered;
 
 use super::data::ActionType;
 use super::{
