@@ -241,6 +241,23 @@ pub fn decided(
     }
 }
 
+/// Combatant `e` is out of the fight: it takes `state` (its ruleset's
+/// condition), no longer counts toward its side fighting on, and the log
+/// says so under `rule` in the words `text` gives its name.
+pub fn out_of_the_fight(
+    world: &mut World,
+    e: Entity,
+    state: impl Bundle,
+    rule: &'static str,
+    text: impl FnOnce(&str) -> String,
+) {
+    world.entity_mut(e).insert(state).remove::<Fighting>();
+    let who = name(world, e);
+    crate::log::record(world, || {
+        crate::log::Event::new(crate::log::EventKind::Health, rule, text(&who)).actor(&who)
+    });
+}
+
 /// How a ruleset words the end of a battle: the rule it ends by, and the
 /// sentence after `rounds` for the side left standing (`Some`) or for
 /// nobody (`None`).

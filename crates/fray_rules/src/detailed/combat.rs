@@ -10,7 +10,7 @@ use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Ending;
-use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap};
+use fray_core::model::{BattleResult, Outcome, RoundCap};
 
 use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
 use super::orders::{
@@ -1599,19 +1599,12 @@ pub(super) fn knocked_out(world: &mut World, e: Entity) {
     if world.get::<Condition>(e) == Some(&now) {
         return;
     }
-    world.entity_mut(e).insert(now).remove::<Fighting>();
-    let who = name(world, e);
-    log(world, || {
-        Event::new(
-            EventKind::Health,
-            "ruling unconscious",
-            if now == Condition::Dead {
-                format!("{who} is dead: BD {bd}.")
-            } else {
-                format!("{who} falls unconscious: EN {en}.")
-            },
-        )
-        .actor(&who)
+    fray_core::model::out_of_the_fight(world, e, now, "ruling unconscious", |who| {
+        if now == Condition::Dead {
+            format!("{who} is dead: BD {bd}.")
+        } else {
+            format!("{who} falls unconscious: EN {en}.")
+        }
     });
 }
 

@@ -1643,23 +1643,18 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
         Condition::Fine
     };
     if condition != Condition::Fine {
-        world
-            .entity_mut(target)
-            .insert(condition)
-            .remove::<Fighting>();
-        world.entity_mut(target).remove::<Hold>();
-        log(world, || {
-            Event::new(
-                EventKind::Health,
-                "ruling knocked_out",
-                if condition == Condition::Down {
-                    format!("{t} is down: BODY {body_now}. It fights no more, but keeps its place in the order.")
-                } else {
-                    format!("{t} is knocked out: STUN {stun_now}. It keeps its place in the order and may wake after a Recovery.")
-                },
-            )
-            .actor(&t)
+        fray_core::model::out_of_the_fight(world, target, condition, "ruling knocked_out", |t| {
+            if condition == Condition::Down {
+                format!(
+                    "{t} is down: BODY {body_now}. It fights no more, but keeps its place in the order."
+                )
+            } else {
+                format!(
+                    "{t} is knocked out: STUN {stun_now}. It keeps its place in the order and may wake after a Recovery."
+                )
+            }
         });
+        world.entity_mut(target).remove::<Hold>();
     } else if stun_taken > con && !stunned(world, target) {
         world.entity_mut(target).insert(Stunned).remove::<Hold>();
         log(world, || {
