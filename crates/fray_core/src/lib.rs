@@ -3,24 +3,28 @@
 //!
 //! - [`grid`]: hex and square battlefields behind one set of verbs;
 //! - [`ai`]: how a ruleset appraises orders for the basic AI;
+//! - [`casting`]: a spell in progress, and the damage that spoils it;
 //! - [`dice`]: notation, seeded dice, forced faces, recorded rolls;
 //! - [`log`]: the battle log, its sentences and JSON lines;
 //! - [`decision`]: decisions, orders and controllers;
 //! - [`battle`]: the driver that steps the rules until a person must decide;
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
 //! - [`model`]: the components every ruleset shares;
+//! - [`morale`]: who stands with whom, the morale check and the rout;
 //! - [`simultaneous`]: ties that act at one instant, their hits landing together;
 //! - [`threat`]: threatened cells and the moves that enter or leave them;
 //! - [`view`]: what a ruleset shows the window.
 
 pub mod ai;
 pub mod battle;
+pub mod casting;
 pub mod data;
 pub mod decision;
 pub mod dice;
 pub mod grid;
 pub mod log;
 pub mod model;
+pub mod morale;
 pub mod scenario;
 pub mod simultaneous;
 pub mod threat;

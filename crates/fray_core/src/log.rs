@@ -93,6 +93,7 @@ pub enum EventKind {
     Rout,
     Simultaneous,
     Skill,
+    Spoiled,
     Stabilise,
     Stop,
     Stopped,
@@ -182,6 +183,7 @@ impl EventKind {
         Self::Rout,
         Self::Simultaneous,
         Self::Skill,
+        Self::Spoiled,
         Self::Stabilise,
         Self::Stop,
         Self::Stopped,
@@ -271,6 +273,7 @@ impl EventKind {
             Self::Rout => "rout",
             Self::Simultaneous => "simultaneous",
             Self::Skill => "skill",
+            Self::Spoiled => "spoiled",
             Self::Stabilise => "stabilise",
             Self::Stop => "stop",
             Self::Stopped => "stopped",
@@ -313,6 +316,7 @@ impl EventKind {
             Self::Arrive => "ARRIVES",
             Self::LateAction => "late -12",
             Self::Simultaneous => "tie",
+            Self::Spoiled => "SPOILED",
             Self::Morale => "morale",
             Self::Stabilise => "stabilise",
             Self::Health => "down",
@@ -323,7 +327,7 @@ impl EventKind {
     /// How the log panel tints an entry of this kind.
     pub fn tone(self) -> Tone {
         match self {
-            Self::Damage | Self::Health | Self::Injury => Tone::Harm,
+            Self::Damage | Self::Health | Self::Injury | Self::Spoiled => Tone::Harm,
             Self::Attack | Self::Riposte | Self::Cast => Tone::Blow,
             Self::Round | Self::RoundEnd | Self::Order => Tone::Time,
             Self::Refused => Tone::Refused,

@@ -94,6 +94,27 @@ impl std::ops::DerefMut for Roster {
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Fighting;
 
+/// Stands in its cell, alive or fallen: nobody moves into or through it.
+/// Every combatant starts with it; a ruleset removes it only where its text
+/// clears the cell (the fled are gone; under `declared` the dead are
+/// stepped over).
+#[derive(Component, Clone, Copy, Debug, Default)]
+pub struct Blocking;
+
+/// The one rule for who blocks a cell: the cells of `roster` that are
+/// [`Blocking`], but for `except`'s own.
+pub fn taken_cells(
+    world: &World,
+    roster: impl IntoIterator<Item = Entity>,
+    except: Entity,
+) -> Vec<crate::grid::Cell> {
+    roster
+        .into_iter()
+        .filter(|&e| e != except && world.get::<Blocking>(e).is_some())
+        .filter_map(|e| world.get::<crate::grid::Cell>(e).copied())
+        .collect()
+}
+
 /// Who plays a side.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Seat {
@@ -198,6 +219,7 @@ pub fn combatant(
         Side(scenario.side_index(&spec.side).unwrap_or(0)),
         spec.at,
         Fighting,
+        Blocking,
     )
 }
 

@@ -105,68 +105,30 @@ fn roll_morale(
     stats: &Stats,
     rs: &RoundState,
 ) -> bool {
-    let MoraleCheck {
-        name,
-        triggers,
-        allies,
-        opponents,
-    } = check;
-    let (allies, opponents) = (*allies, *opponents);
+    let (allies, opponents) = (check.allies, check.opponents);
     let tn_numbers = data.numbers.morale_base_tn + opponents;
-    let tn = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
-    let roll = world
-        .resource_mut::<Dice>()
-        .roll(data.numbers.morale_dice, format!("{name}'s morale"));
-    let mods = vec![
-        Modifier::new("Insight", stats.insight_mod),
-        Modifier::new("HD", stats.hd as i32),
-        Modifier::new("allies", allies),
-    ];
-    let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
-    let failed = total < tn;
+    let target = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
     let against = if rs.intimidated.is_some_and(|i| i >= tn_numbers) {
         "the Intimidation check".to_string()
     } else {
         format!("11 + {opponents} opponents")
     };
-    world.resource_mut::<BattleLog>().push(
-        Event::new(
-            EventKind::Morale,
-            "004 §Step 4",
-            format!(
-                "{name} checks morale ({}): {} + {} Insight + {} HD + {allies} allies = {total} against {tn} ({against}): {}.",
-                triggers.join("; "),
-                roll.total,
-                stats.insight_mod,
-                stats.hd,
-                if failed { "fails" } else { "holds" }
-            ),
-        )
-        .actor(name)
-        .check(Check {
+    fray_core::morale::roll(
+        world,
+        fray_core::morale::MoraleCheck {
+            name: &check.name,
+            rule: "004 §Step 4",
+            triggers: &check.triggers,
+            dice: data.numbers.morale_dice,
+            modifiers: vec![
+                Modifier::new("Insight", stats.insight_mod),
+                Modifier::new("HD", stats.hd as i32),
+                Modifier::new("allies", allies),
+            ],
+            target,
             against,
-            target: tn,
-            modifiers: mods,
-            total,
-            success: !failed,
-        })
-        .roll(roll),
-    );
-    failed
-}
-
-/// Ruling `morale_failure`: a monster that fails its morale check breaks
-/// and flees, and no longer fights.
-fn rout(world: &mut World, e: Entity, name: &str) {
-    world.entity_mut(e).insert(Routed).remove::<Fighting>();
-    world.resource_mut::<BattleLog>().push(
-        Event::new(
-            EventKind::Rout,
-            "ruling morale_failure",
-            format!("{name} breaks and flees; it no longer fights."),
-        )
-        .actor(name),
-    );
+        },
+    )
 }
 
 /// 004 §Step 4: monsters check morale at the end of each round when a
@@ -175,22 +137,18 @@ fn rout(world: &mut World, e: Entity, name: &str) {
 /// (ruling `obvious_defeat`); a failure routs (ruling `morale_failure`).
 pub fn morale_checks(world: &mut World) {
     let data = world.resource::<Data>().0.clone();
-    let fighting: Vec<(Entity, Side)> = world
-        .resource::<Flow>()
-        .roster
+    let roster = roster(world);
+    // Allies and opponents are counted once, as the round ends.
+    let monsters: Vec<(Entity, fray_core::morale::Standing)> = roster
         .iter()
-        .filter(|(e, _)| world.get::<Fighting>(*e).is_some())
-        .filter_map(|(e, _)| world.get::<Side>(*e).map(|s| (*e, *s)))
-        .collect();
-    let monsters: Vec<(Entity, Side)> = fighting
-        .iter()
-        .filter(|(e, _)| {
-            world.get::<Monster>(*e).is_some() && world.get::<Health>(*e) == Some(&Health::Fine)
+        .filter(|&&e| {
+            world.get::<Fighting>(e).is_some()
+                && world.get::<Monster>(e).is_some()
+                && world.get::<Health>(e) == Some(&Health::Fine)
         })
-        .copied()
+        .map(|&e| (e, fray_core::morale::standing(world, &roster, e)))
         .collect();
-    let counts: Vec<Side> = fighting.iter().map(|(_, s)| *s).collect();
-    for (e, side) in monsters {
+    for (e, standing) in monsters {
         if world.get::<Fighting>(e).is_none() {
             continue;
         }
@@ -203,8 +161,7 @@ pub fn morale_checks(world: &mut World) {
             (Some(s), Some(w), Some(r)) => (s.clone(), *w, r.clone()),
             _ => continue,
         };
-        let allies = counts.iter().filter(|s| **s == side).count() as i32 - 1;
-        let opponents = counts.iter().filter(|s| **s != side).count() as i32;
+        let (allies, opponents) = (standing.allies, standing.opponents);
         let triggers = morale_triggers(&rs, wp, allies, opponents);
         if triggers.is_empty() {
             continue;
@@ -223,7 +180,7 @@ pub fn morale_checks(world: &mut World) {
             roll_morale(world, &data, &check, &stats, &rs)
         };
         if failed {
-            rout(world, e, &check.name);
+            fray_core::morale::rout(world, e, "ruling morale_failure");
         }
     }
 }

@@ -23,7 +23,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::decision::{Choice, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::log::{BattleLog, Event, Modifier};
 pub use fray_core::model::Rostered;
 use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
@@ -115,8 +115,7 @@ pub enum Health {
 pub struct Stabilised;
 
 /// Failed a morale check (ruling `morale_failure`): flees and no longer fights.
-#[derive(Component, Clone, Copy, Debug)]
-pub struct Routed;
+pub use fray_core::morale::Routed;
 
 /// Left the battlefield.
 #[derive(Component, Clone, Copy, Debug)]

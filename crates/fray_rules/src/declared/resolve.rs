@@ -744,16 +744,11 @@ fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
         .min_by_key(|x| grid.distance(here, cell(world, *x)))
 }
 
-/// Cells taken by combatants other than `e` (the fallen still lie there; the fled are gone).
+/// Cells taken by combatants other than `e` (the fallen still lie there;
+/// the dead are stepped over and the fled are gone: they are not
+/// `Blocking`).
 fn occupied(world: &World, e: Entity) -> Vec<Cell> {
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(x, _)| *x)
-        .filter(|x| *x != e && world.get::<Fled>(*x).is_none() && health(world, *x) != Health::Dead)
-        .filter_map(|x| world.get::<Cell>(x).copied())
-        .collect()
+    fray_core::model::taken_cells(world, world.resource::<Flow>().roster.entities(), e)
 }
 
 /// Move `e` toward `goal` until within `stop_within` cells, spending at most
@@ -1444,6 +1439,9 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     };
     world.entity_mut(e).insert(after).remove::<Fighting>();
     if after == Health::Dead {
+        world.entity_mut(e).remove::<fray_core::model::Blocking>();
+    }
+    if after == Health::Dead {
         world.entity_mut(e).remove::<Stabilised>();
     }
     log(world, || {
@@ -1510,7 +1508,10 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         *c = best;
     }
     if off {
-        world.entity_mut(e).insert(Fled).remove::<Fighting>();
+        world
+            .entity_mut(e)
+            .insert(Fled)
+            .remove::<(Fighting, fray_core::model::Blocking)>();
         log(world, || {
             Event::new(
                 EventKind::Fled,

@@ -584,11 +584,7 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
     if !grid.in_bounds(to) || grid.is_obstacle(to) {
         return None;
     }
-    let taken: Vec<Cell> = super::roster(world)
-        .into_iter()
-        .filter(|&e| e != me)
-        .filter_map(|e| world.get::<Cell>(e).copied())
-        .collect();
+    let taken = fray_core::model::taken_cells(world, super::roster(world), me);
     if taken.contains(&to) {
         return None;
     }

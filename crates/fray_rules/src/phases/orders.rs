@@ -131,11 +131,7 @@ pub fn step_refusal(world: &World, me: Entity) -> Option<String> {
 
 /// Cells where a character stands: nobody moves through or into them.
 pub fn occupied(world: &World, except: Entity) -> Vec<Cell> {
-    super::roster(world)
-        .into_iter()
-        .filter(|&e| e != except)
-        .filter_map(|e| world.get::<Cell>(e).copied())
-        .collect()
+    fray_core::model::taken_cells(world, super::roster(world), except)
 }
 
 /// A path for `me` to `to`, with its cost, around obstacles and characters.
