@@ -10,6 +10,7 @@
 //! - [`battle`]: the driver that steps the rules until a person must decide;
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
 //! - [`model`]: the components every ruleset shares;
+//! - [`movement`]: a walk cell by cell, what blocks it and what it provokes;
 //! - [`morale`]: who stands with whom, the morale check and the rout;
 //! - [`simultaneous`]: ties that act at one instant, their hits landing together;
 //! - [`threat`]: threatened cells and the moves that enter or leave them;
@@ -25,6 +26,7 @@ pub mod grid;
 pub mod log;
 pub mod model;
 pub mod morale;
+pub mod movement;
 pub mod scenario;
 pub mod simultaneous;
 pub mod threat;

@@ -13,8 +13,9 @@ use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Rostered;
 use fray_core::model::{Fighting, Side};
+use fray_core::movement::{Provokes, Walk, cells};
 use fray_core::simultaneous::Simultaneous;
-use fray_core::threat::{self, Threatener};
+use fray_core::threat::Threatener;
 
 use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
 use super::{
@@ -782,34 +783,27 @@ fn approach(
         });
         return;
     };
-    let mut spent = 0;
-    let mut start = from;
-    let mut at = from;
-    let mut moved = 0;
-    for step in steps {
-        let cost = world
-            .resource::<Grid>()
-            .enter_cost(step)
-            .unwrap_or(u32::MAX);
-        if spent + cost > budget {
+    let provokes = if provokes {
+        Provokes::Entering
+    } else {
+        Provokes::Never
+    };
+    let mut walk = Walk::new(e, steps, budget, provokes);
+    let (mut start, mut moved) = (from, 0);
+    loop {
+        let able = able_to_riposte(world, e);
+        let taken = occupied(world, e);
+        let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) else {
             break;
-        }
-        let threateners = if provokes {
-            threatened_by(world, e, at, step)
-        } else {
-            Vec::new()
         };
-        spent += cost;
-        at = step;
+        walk.take(world, &step, &able);
         moved += 1;
-        if let Some(mut c) = world.get_mut::<Cell>(e) {
-            *c = step;
-        }
-        if threateners.is_empty() {
+        if step.provoked.is_empty() {
             continue;
         }
+        let at = step.to;
         // The move so far, then the ripostes it provokes, then the rest.
-        let names: Vec<String> = threateners.iter().map(|f| name(world, *f)).collect();
+        let names: Vec<String> = step.provoked.iter().map(|f| name(world, *f)).collect();
         log(world, || {
             Event::new(
                 EventKind::Move,
@@ -824,7 +818,7 @@ fn approach(
         });
         start = at;
         moved = 0;
-        for foe in threateners {
+        for foe in step.provoked {
             if riposte(world, foe, e, "as it enters its threat range")
                 && health(world, e) != Health::Fine
             {
@@ -841,6 +835,7 @@ fn approach(
         }
     }
     if moved > 0 {
+        let at = cell(world, e);
         log(world, || {
             Event::new(
                 EventKind::Move,
@@ -852,22 +847,12 @@ fn approach(
     }
 }
 
-/// "1 cell" or "n cells".
-fn cells(n: u32) -> String {
-    if n == 1 {
-        "1 cell".into()
-    } else {
-        format!("{n} cells")
-    }
-}
-
-/// Enemies whose threat range (melee reach) `e` enters by stepping `from` → `to`
-/// and who can riposte now (ruling `riposte`).
-fn threatened_by(world: &World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> {
+/// Enemies of `e` whose threat range (melee reach) may provoke a riposte
+/// now (ruling `riposte`).
+fn able_to_riposte(world: &World, e: Entity) -> Vec<Threatener> {
     let side = world.get::<Side>(e).copied();
     let data = &world.resource::<Data>().0;
-    let grid = world.resource::<Grid>();
-    let able: Vec<Threatener> = world
+    world
         .resource::<Flow>()
         .roster
         .iter()
@@ -890,9 +875,6 @@ fn threatened_by(world: &World, e: Entity, from: Cell, to: Cell) -> Vec<Entity> 
                 reach,
             })
         })
-        .collect();
-    threat::entered(grid, from, to, &able)
-        .map(|t| t.entity)
         .collect()
 }
 

@@ -226,8 +226,8 @@ pub enum Work {
     /// Walking a path, one hex at a time.
     Move {
         actor: Entity,
-        path: Vec<Cell>,
-        at: usize,
+        /// The path, and how far along it.
+        walk: fray_core::movement::Walk,
         how: MoveHow,
         /// A move action, a full-phase move, or the step (not an action).
         kind: ActionType,

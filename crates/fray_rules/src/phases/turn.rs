@@ -15,6 +15,8 @@ use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Ending;
 use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap};
+use fray_core::movement::{Halt, Provokes, Step, Walk};
+use fray_core::threat::Threatener;
 
 use super::data::ActionType;
 use super::orders::{self, Plan, in_reach, melee_weapon, step_refusal, stunned};
@@ -627,10 +629,14 @@ fn start_move(world: &mut World, actor: Entity, path: Vec<Cell>, how: MoveHow, k
     let Some(from) = world.get::<Cell>(actor).copied() else {
         return;
     };
+    let provokes = if how == MoveHow::Step {
+        Provokes::Never
+    } else {
+        Provokes::Leaving
+    };
     world.resource_mut::<Flow>().stack.push(Work::Move {
         actor,
-        path,
-        at: 0,
+        walk: Walk::new(actor, path, u32::MAX, provokes),
         how,
         kind,
         skill: None,
@@ -909,6 +915,32 @@ fn threatening(world: &World, mover: Entity, cell: Cell) -> Vec<Entity> {
         .collect()
 }
 
+/// Opponents who may take an attack of opportunity on `mover` now and have
+/// not yet had it leave them this phase, in initiative order, with their
+/// reach.
+fn able_to_take_opportunity(world: &World, mover: Entity) -> Vec<Threatener> {
+    world
+        .resource::<Flow>()
+        .order
+        .iter()
+        .copied()
+        .filter(|&t| {
+            enemies(world, t, mover)
+                && can_take_opportunity(world, t, mover)
+                && world
+                    .get::<Use>(t)
+                    .is_some_and(|u| !u.left_by.contains(&mover))
+        })
+        .filter_map(|t| {
+            Some(Threatener {
+                entity: t,
+                cell: *world.get::<Cell>(t)?,
+                reach: world.get::<Stats>(t)?.reach,
+            })
+        })
+        .collect()
+}
+
 /// 002 §One per Phase and §Combat Reflexes: whether `t` may attack `mover`
 /// now: on its feet, not Stunned, not dodging, aware, with an attack of
 /// opportunity left this phase and `mover` within reach.
@@ -1052,8 +1084,7 @@ fn log_walk(world: &mut World, actor: Entity, from: &mut Cell, how: MoveHow, kin
 fn walk(world: &mut World, work: Work) -> Next {
     let Work::Move {
         actor,
-        path,
-        mut at,
+        mut walk,
         how,
         kind,
         mut skill,
@@ -1067,9 +1098,9 @@ fn walk(world: &mut World, work: Work) -> Next {
     let Some(&here) = world.get::<Cell>(actor) else {
         return Next::Done;
     };
-    if at >= path.len() || !up(world, actor) || stunned(world, actor) {
+    if walk.done() || !up(world, actor) || stunned(world, actor) {
         log_walk(world, actor, &mut logged_from, how, kind);
-        if at < path.len() {
+        if !walk.done() {
             log(world, || {
                 Event::new(
                     EventKind::Stop,
@@ -1081,23 +1112,27 @@ fn walk(world: &mut World, work: Work) -> Next {
         }
         return Next::Done;
     }
-    let next = path[at];
-    if orders::occupied(world, actor).contains(&next) {
-        log_walk(world, actor, &mut logged_from, how, kind);
-        log(world, || {
-            Event::new(
-                EventKind::Stop,
-                "ruling interrupted_action",
-                format!("{next} has been taken: {who} stops at {here}."),
-            )
-            .actor(&who)
-        });
-        return Next::Done;
-    }
-    let keep = |at, skill, offered, logged_from| Work::Move {
+    let taken = orders::occupied(world, actor);
+    let step = match walk.next(world.resource::<Grid>(), here, &taken, &[]) {
+        Ok(step) => step,
+        Err(halt) => {
+            log_walk(world, actor, &mut logged_from, how, kind);
+            if let Halt::Taken(next) = halt {
+                log(world, || {
+                    Event::new(
+                        EventKind::Stop,
+                        "ruling interrupted_action",
+                        format!("{next} has been taken: {who} stops at {here}."),
+                    )
+                    .actor(&who)
+                });
+            }
+            return Next::Done;
+        }
+    };
+    let keep = |walk, skill, offered, logged_from| Work::Move {
         actor,
-        path: path.clone(),
-        at,
+        walk,
         how,
         kind,
         skill,
@@ -1106,55 +1141,53 @@ fn walk(world: &mut World, work: Work) -> Next {
     };
     if !offered {
         offered = true;
-        let spared = how == MoveHow::Step || (how == MoveHow::Withdraw && at == 0);
+        let spared = how == MoveHow::Withdraw && walk.at == 0;
         if !spared
             && skill != Some(true)
-            && let Some(asks) =
-                moving_out(world, actor, here, how, kind, &mut skill, &mut logged_from)
+            && let Some(asks) = moving_out(
+                world,
+                (&walk, &step),
+                how,
+                kind,
+                &mut skill,
+                &mut logged_from,
+            )
         {
-            return Next::Keep(keep(at, skill, offered, logged_from), asks);
+            return Next::Keep(keep(walk, skill, offered, logged_from), asks);
         }
     }
-    // The step itself.
-    world.entity_mut(actor).insert(next);
-    at += 1;
+    walk.take(world, &step, &[]);
     let readied = readied_by(world, Trigger::EntersReach, actor, Some(here));
     if !readied.is_empty() {
         // Log where the mover stands when the readied strike cuts in.
         log_walk(world, actor, &mut logged_from, how, kind);
         let strikes = fire(world, readied, actor);
-        return Next::Keep(keep(at, skill, false, logged_from), strikes);
+        return Next::Keep(keep(walk, skill, false, logged_from), strikes);
     }
-    if at >= path.len() {
+    if walk.done() {
         log_walk(world, actor, &mut logged_from, how, kind);
         return Next::Done;
     }
-    Next::Keep(keep(at, skill, false, logged_from), Vec::new())
+    Next::Keep(keep(walk, skill, false, logged_from), Vec::new())
 }
 
-/// 002 §Moving Out: the mover is about to leave `here`; the opponents who
+/// 002 §Moving Out: the mover is about to leave its hex; the opponents who
 /// threaten it and have not yet had this mover leave them get an
 /// opportunity, unless a skill check negates it (ruling
 /// `skill_check_negates`, rolled once per move). Returns the questions to
 /// ask, if any.
 fn moving_out(
     world: &mut World,
-    actor: Entity,
-    here: Cell,
+    (walk, step): (&Walk, &Step),
     how: MoveHow,
     kind: ActionType,
     skill: &mut Option<bool>,
     logged_from: &mut Cell,
 ) -> Option<Vec<Work>> {
+    let actor = walk.mover;
     let who = name(world, actor);
-    let threats: Vec<Entity> = threatening(world, actor, here)
-        .into_iter()
-        .filter(|&t| {
-            world
-                .get::<Use>(t)
-                .is_some_and(|u| !u.left_by.contains(&actor))
-        })
-        .collect();
+    let able = able_to_take_opportunity(world, actor);
+    let threats = walk.provoked(world.resource::<Grid>(), step.from, step.to, &able);
     if threats.is_empty() {
         return None;
     }

@@ -1,0 +1,247 @@
+//! Movement: a walk along a path one cell at a time, which cells block it,
+//! and whose threat each step provokes.
+//!
+//! A [`Walk`] can stop between any two steps (a reaction cuts in, a person is
+//! asked) and go on later. What a step provokes is the ruleset's
+//! [`Provokes`] policy over the [`Threatener`]s it names as able to react:
+//!
+//! - rules/004 (`declared`): entering an enemy's threat range provokes its
+//!   riposte, after the step;
+//! - rules/002 (`phases`) §Moving Out: moving out of a threatened hex
+//!   provokes an attack of opportunity, before the step; the 1-hex step
+//!   provokes nothing;
+//! - rules/003 (`crucible`) §III F: moving more than 5' while remaining
+//!   within an opponent's melee range provokes; the 5' step does not.
+
+use bevy_ecs::prelude::*;
+
+use crate::grid::{Cell, Grid};
+use crate::threat::Threatener;
+
+/// Which steps provoke those who threaten the mover.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Provokes {
+    /// None: a free step (002 §1-Hex Step, 003 §The 5' Step).
+    Never,
+    /// A step into a threat it was not in (004 ripostes).
+    Entering,
+    /// Any step out of a threatened cell (002 §Moving Out).
+    Leaving,
+    /// A step that stays within a threat, after `free` such steps
+    /// (003 §III F: more than 5' within melee range).
+    Within { free: u32 },
+}
+
+/// A move under way: the path, how far along it, what it cost and may cost.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walk {
+    pub mover: Entity,
+    pub path: Vec<Cell>,
+    /// Steps taken.
+    pub at: usize,
+    pub spent: u32,
+    pub budget: u32,
+    pub provokes: Provokes,
+    /// Steps taken within a threat (for [`Provokes::Within`]).
+    pub within: u32,
+}
+
+/// Why a walk stops short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// The path is walked.
+    End,
+    /// The next cell costs more than is left.
+    Budget,
+    /// Someone stands in the next cell now.
+    Taken(Cell),
+}
+
+/// The next step of a walk: where from and to, and who it provokes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub from: Cell,
+    pub to: Cell,
+    pub cost: u32,
+    pub provoked: Vec<Entity>,
+}
+
+impl Walk {
+    pub fn new(mover: Entity, path: Vec<Cell>, budget: u32, provokes: Provokes) -> Self {
+        Self {
+            mover,
+            path,
+            at: 0,
+            spent: 0,
+            budget,
+            provokes,
+            within: 0,
+        }
+    }
+
+    /// The next step from `here`, or why there is none: a cell `taken` by
+    /// someone (the one rule: [`crate::model::taken_cells`]) or beyond the
+    /// budget. `threateners` are those able to react now.
+    pub fn next(
+        &self,
+        grid: &Grid,
+        here: Cell,
+        taken: &[Cell],
+        threateners: &[Threatener],
+    ) -> Result<Step, Halt> {
+        let &to = self.path.get(self.at).ok_or(Halt::End)?;
+        if taken.contains(&to) {
+            return Err(Halt::Taken(to));
+        }
+        let cost = grid.enter_cost(to).unwrap_or(u32::MAX);
+        if self.spent.saturating_add(cost) > self.budget {
+            return Err(Halt::Budget);
+        }
+        let provoked = self.provoked(grid, here, to, threateners);
+        Ok(Step {
+            from: here,
+            to,
+            cost,
+            provoked,
+        })
+    }
+
+    /// Those `threateners` whose threat the step `from` → `to` provokes.
+    pub fn provoked(
+        &self,
+        grid: &Grid,
+        from: Cell,
+        to: Cell,
+        threateners: &[Threatener],
+    ) -> Vec<Entity> {
+        let provokes = |t: &&Threatener| match self.provokes {
+            Provokes::Never => false,
+            Provokes::Entering => !t.covers(grid, from) && t.covers(grid, to),
+            Provokes::Leaving => t.covers(grid, from),
+            Provokes::Within { free } => {
+                self.within >= free && t.covers(grid, from) && t.covers(grid, to)
+            }
+        };
+        threateners
+            .iter()
+            .filter(provokes)
+            .map(|t| t.entity)
+            .collect()
+    }
+
+    /// Take `step`: the mover stands in its cell.
+    pub fn take(&mut self, world: &mut World, step: &Step, threateners: &[Threatener]) {
+        let grid = world.resource::<Grid>();
+        if threateners
+            .iter()
+            .any(|t| t.covers(grid, step.from) && t.covers(grid, step.to))
+        {
+            self.within += 1;
+        }
+        self.at += 1;
+        self.spent = self.spent.saturating_add(step.cost);
+        world.entity_mut(self.mover).insert(step.to);
+    }
+
+    /// Whether every step is taken.
+    pub fn done(&self) -> bool {
+        self.at >= self.path.len()
+    }
+}
+
+/// "1 cell" or "n cells".
+pub fn cells(n: u32) -> String {
+    if n == 1 {
+        "1 cell".into()
+    } else {
+        format!("{n} cells")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::GridKind;
+
+    fn foe(x: i32, y: i32) -> Threatener {
+        Threatener {
+            entity: Entity::PLACEHOLDER,
+            cell: Cell::new(x, y),
+            reach: 1,
+        }
+    }
+
+    fn path(cells: &[(i32, i32)]) -> Vec<Cell> {
+        cells.iter().map(|&(x, y)| Cell::new(x, y)).collect()
+    }
+
+    #[test]
+    fn each_policy_provokes_on_its_own_steps() {
+        let g = Grid::new(GridKind::Square, 9, 9);
+        let t = [foe(4, 4)];
+        let walk = |p| Walk::new(Entity::PLACEHOLDER, Vec::new(), 9, p);
+        let count = |p, a: (i32, i32), b: (i32, i32)| {
+            walk(p)
+                .provoked(&g, Cell::new(a.0, a.1), Cell::new(b.0, b.1), &t)
+                .len()
+        };
+        assert_eq!(count(Provokes::Entering, (2, 4), (3, 4)), 1);
+        assert_eq!(count(Provokes::Entering, (3, 4), (3, 3)), 0);
+        assert_eq!(
+            count(Provokes::Leaving, (3, 4), (3, 3)),
+            1,
+            "002: out of a threatened hex, even into another"
+        );
+        assert_eq!(count(Provokes::Leaving, (2, 4), (3, 4)), 0);
+        assert_eq!(
+            count(Provokes::Within { free: 1 }, (3, 4), (3, 3)),
+            0,
+            "003: the first 5' is free"
+        );
+        assert_eq!(count(Provokes::Within { free: 0 }, (3, 4), (3, 3)), 1);
+        assert_eq!(count(Provokes::Never, (3, 4), (3, 3)), 0);
+    }
+
+    #[test]
+    fn a_walk_halts_at_a_taken_cell_and_at_its_budget() {
+        let mut world = World::new();
+        let mut grid = Grid::new(GridKind::Square, 9, 9);
+        grid.add_difficult(Cell::new(3, 1));
+        world.insert_resource(grid.clone());
+        let me = world.spawn(Cell::new(0, 1)).id();
+        let mut w = Walk::new(me, path(&[(1, 1), (2, 1), (3, 1)]), 3, Provokes::Never);
+        let step = w.next(&grid, Cell::new(0, 1), &[], &[]).unwrap();
+        w.take(&mut world, &step, &[]);
+        assert_eq!(world.get::<Cell>(me), Some(&Cell::new(1, 1)));
+        let taken = [Cell::new(2, 1)];
+        assert_eq!(
+            w.next(&grid, Cell::new(1, 1), &taken, &[]),
+            Err(Halt::Taken(Cell::new(2, 1)))
+        );
+        let step = w.next(&grid, Cell::new(1, 1), &[], &[]).unwrap();
+        w.take(&mut world, &step, &[]);
+        assert_eq!(
+            w.next(&grid, Cell::new(2, 1), &[], &[]),
+            Err(Halt::Budget),
+            "difficult ground costs 2"
+        );
+    }
+
+    #[test]
+    fn steps_within_a_threat_are_counted() {
+        let mut world = World::new();
+        let grid = Grid::new(GridKind::Square, 9, 9);
+        world.insert_resource(grid.clone());
+        let me = world.spawn(Cell::new(3, 3)).id();
+        let t = [foe(4, 4)];
+        let mut w = Walk::new(me, path(&[(3, 4), (2, 5)]), 9, Provokes::Within { free: 1 });
+        let first = w.next(&grid, Cell::new(3, 3), &[], &t).unwrap();
+        assert!(first.provoked.is_empty(), "the first step within is free");
+        w.take(&mut world, &first, &t);
+        let second = w.next(&grid, Cell::new(3, 4), &[], &t).unwrap();
+        assert!(second.provoked.is_empty(), "(2,5) leaves the threat");
+        assert_eq!(w.within, 1);
+        let on = w.provoked(&grid, Cell::new(3, 4), Cell::new(3, 5), &t);
+        assert_eq!(on.len(), 1, "a second step within provokes");
+    }
+}
