@@ -496,6 +496,16 @@ impl Event {
     }
 }
 
+/// `items` joined by ", " between `before` and `after`, or nothing when
+/// there are none: `aside(" (DCV: ", &words, ")")`.
+pub fn aside(before: &str, items: &[String], after: &str) -> String {
+    if items.is_empty() {
+        String::new()
+    } else {
+        format!("{before}{}{after}", items.join(", "))
+    }
+}
+
 /// Record an event in the world's log; its text is only built when the log
 /// keeps entries (a batch of battles counts them without building them).
 pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event) {

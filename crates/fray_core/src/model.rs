@@ -89,6 +89,32 @@ impl std::ops::DerefMut for Roster {
     }
 }
 
+/// Declares a pool of points with a maximum, a component (Stress, Wound
+/// Points, STUN, BODY, EN, BD...): `pool!(/** 002 §STUN */ Stun);`.
+#[macro_export]
+macro_rules! pool {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(bevy_ecs::component::Component, Clone, Copy, Debug, PartialEq, Eq)]
+        pub struct $name {
+            pub current: i32,
+            pub max: i32,
+        }
+
+        impl $name {
+            /// Full: `n` of `n`.
+            pub fn full(n: i32) -> Self {
+                Self { current: n, max: n }
+            }
+
+            /// Its bar on a token and in the tracker.
+            pub fn bar(&self, label: &'static str) -> $crate::view::Bar {
+                $crate::view::Bar::new(label, self.current, self.max)
+            }
+        }
+    };
+}
+
 /// Present while the combatant still counts toward its side fighting on.
 /// A side with no `Fighting` combatant is out of the battle.
 #[derive(Component, Clone, Copy, Debug, Default)]
@@ -223,6 +249,25 @@ pub fn combatant(
     )
 }
 
+/// Spawn the scenario's combatants in listing order, each the
+/// [`combatant`] bundle with what `own` (the ruleset) adds; their roster.
+pub fn spawn_combatants(
+    world: &mut World,
+    scenario: &crate::scenario::LoadedScenario,
+    mut own: impl FnMut(
+        &crate::scenario::CombatantSpec,
+        &mut bevy_ecs::world::EntityWorldMut,
+    ) -> Result<(), crate::data::LoadError>,
+) -> Result<Roster, crate::data::LoadError> {
+    let mut roster = Vec::new();
+    for (i, spec) in scenario.scenario.combatants.iter().enumerate() {
+        let mut e = world.spawn(combatant(scenario, spec, i as u32));
+        own(spec, &mut e)?;
+        roster.push((e.id(), spec.name.clone()));
+    }
+    Ok(Roster(roster))
+}
+
 /// Every combatant in the world, in listing order (a batch clears these
 /// between battles).
 pub fn combatants(world: &mut World) -> Vec<Entity> {
@@ -307,6 +352,22 @@ pub fn end_when_decided(
         crate::log::Event::new(crate::log::EventKind::End, ending.rule, text)
     });
     true
+}
+
+/// The end-of-battle check as a ruleset's last stage: once the battle has
+/// `started`, end it when it is [`decided`], in the ruleset's words. True
+/// when it ended now.
+pub fn ended_now(
+    world: &mut World,
+    started: bool,
+    roster: impl IntoIterator<Item = Entity>,
+    rounds: u32,
+    ending: Ending,
+) -> bool {
+    if !started || world.resource::<Outcome>().0.is_some() {
+        return false;
+    }
+    end_when_decided(world, roster, rounds, ending)
 }
 
 /// End the battle with `result`: log `event`, close every decision and set

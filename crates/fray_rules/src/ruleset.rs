@@ -58,7 +58,8 @@ macro_rules! ruleset {
         id: $id:literal,
         name: $name:literal,
         text: $text:literal,
-        data: $file:literal $(,)?
+        data: $file:literal,
+        round: $round:ident $(,)?
     }) => {
         /// The ruleset in the registry.
         pub const RULESET: $crate::ruleset::RulesetInfo = $crate::ruleset::RulesetInfo {
@@ -73,6 +74,24 @@ macro_rules! ruleset {
                 ))
             },
         };
+
+        impl fray_core::model::Rostered for Flow {
+            fn roster(&self) -> &fray_core::model::Roster {
+                &self.roster
+            }
+        }
+
+        /// Every combatant in listing order. Rules iterate this rather than
+        /// queries, so the order never depends on how the world stores its
+        /// entities.
+        pub fn roster(world: &bevy_ecs::world::World) -> Vec<bevy_ecs::entity::Entity> {
+            world.resource::<Flow>().roster.entities()
+        }
+
+        /// The battle's current round (the text's own unit of it).
+        pub fn round(world: &bevy_ecs::world::World) -> u32 {
+            world.get_resource::<Flow>().map_or(0, |f| f.$round)
+        }
 
         /// A run condition: the battle's [`Flow`] is at `stage`.
         fn stage_is(stage: Stage) -> impl Fn(bevy_ecs::system::Res<Flow>) -> bool {
@@ -105,6 +124,11 @@ macro_rules! ruleset {
                 world: &mut bevy_ecs::world::World,
                 scenario: &fray_core::scenario::LoadedScenario,
             ) -> Result<(), fray_core::data::LoadError> {
+                check_scenario(&self, scenario)?;
+                fray_core::model::install_battlefield(world, scenario);
+                fray_core::model::set_resource(world, VIEW);
+                fray_core::model::set_resource(world, ai::HOOKS);
+                fray_core::model::set_resource(world, Data(self.clone()));
                 populate(world, self, scenario)
             }
 
@@ -119,6 +143,29 @@ macro_rules! ruleset {
     };
 }
 pub(crate) use ruleset;
+
+/// A ruleset's stages in the text's order: each a set of the step schedule,
+/// chained, with the system that runs it and, where it applies, when.
+///
+/// ```text
+/// stages!(app, Phase {
+///     Start => start_of_combat, when stage_is(Stage::Start);
+///     EndOfBattle => check_end;
+/// });
+/// ```
+macro_rules! stages {
+    ($app:expr, $sets:ident { $($set:ident => $system:expr $(, when $cond:expr)?;)+ }) => {
+        $app.configure_sets(
+            fray_core::battle::RulesStep,
+            ($($sets::$set,)+).chain(),
+        )
+        .add_systems(
+            fray_core::battle::RulesStep,
+            ($(($system).in_set($sets::$set)$(.run_if($cond))?,)+),
+        )
+    };
+}
+pub(crate) use stages;
 
 /// A ruleset as the command line and the menu list it.
 pub struct RulesetInfo {

@@ -21,10 +21,11 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     let scenario = world.resource::<ScenarioSource>().0.clone();
     let listing = world.resource::<Flow>().roster.len() as u32;
     let spec = &arrival.combatant;
-    let e = match spawn_combatant(world, &data, &scenario, spec, listing) {
-        Ok(e) => e,
-        Err(_) => return, // checked when the scenario was loaded
-    };
+    let mut e = world.spawn(fray_core::model::combatant(&scenario, spec, listing));
+    if super::equip(&data, &scenario, spec, &mut e).is_err() {
+        return; // checked when the scenario was loaded
+    }
+    let e = e.id();
     world
         .resource_mut::<Flow>()
         .roster

@@ -257,16 +257,16 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
             me.name, order.actor
         ));
     }
-    let side = world.get::<Side>(actor).copied().ok_or("no side")?;
-    let kit = world.get::<Kit>(actor).ok_or("no kit")?;
-    let hurts = world.get::<Hurts>(actor).ok_or("no hurts")?;
-    let rs = world.get::<RoundState>(actor).ok_or("no round state")?;
+    let (&side, kit, hurts, rs) =
+        fray_core::model::components::<(&Side, &Kit, &Hurts, &RoundState)>(world, actor)
+            .ok_or("not in the battle")?;
+    let name = &me.name;
     let cx = OrderContext {
         world,
         flow,
         data,
         order,
-        name: &me.name,
+        name,
         side,
         kit,
         hurts,

@@ -18,7 +18,6 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
-use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::decision::{Choice, Decisions, Order};
 use fray_core::dice::{Dice, DiceExpr, Roll};
@@ -68,19 +67,15 @@ pub struct Stats {
     pub casting: i32,
 }
 
-/// 004 §Stress: stamina, lost first.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stress {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// 004 §Stress: stamina, lost first.
+    Stress
+);
 
-/// 004 §Wound Points: bodily harm; maximum equal to Strength.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct WoundPoints {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// 004 §Wound Points: bodily harm; maximum equal to Strength.
+    WoundPoints
+);
 
 /// What a combatant carries.
 #[derive(Component, Clone, Debug, Default)]
@@ -258,12 +253,6 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
-impl fray_core::model::Rostered for Flow {
-    fn roster(&self) -> &fray_core::model::Roster {
-        &self.roster
-    }
-}
-
 /// The phases of a round, chained once, in the text's order.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Phase {
@@ -280,36 +269,14 @@ fn declaring(flow: Res<Flow>) -> bool {
 
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
-    app.configure_sets(
-        RulesStep,
-        (
-            Phase::Start,
-            Phase::BeginRound,
-            Phase::Declare,
-            Phase::Resolve,
-            Phase::EndRound,
-        )
-            .chain(),
-    )
-    .add_systems(
-        RulesStep,
-        (
-            start_of_combat
-                .in_set(Phase::Start)
-                .run_if(stage_is(Stage::Start)),
-            begin_round
-                .in_set(Phase::BeginRound)
-                .run_if(stage_is(Stage::BeginRound)),
-            take_declarations.in_set(Phase::Declare).run_if(declaring),
-            resolve::resolve_counts
-                .in_set(Phase::Resolve)
-                .run_if(stage_is(Stage::Resolving)),
-            (dying_lose_wound_points, morale_checks, end_of_round)
-                .chain()
-                .in_set(Phase::EndRound)
-                .run_if(stage_is(Stage::EndRound)),
-        ),
-    );
+    crate::ruleset::stages!(app, Phase {
+        Start => start_of_combat, when stage_is(Stage::Start);
+        BeginRound => begin_round, when stage_is(Stage::BeginRound);
+        Declare => take_declarations, when declaring;
+        Resolve => resolve::resolve_counts, when stage_is(Stage::Resolving);
+        EndRound => (dying_lose_wound_points, morale_checks, end_of_round).chain(),
+            when stage_is(Stage::EndRound);
+    });
 }
 
 crate::ruleset::ruleset!(DeclaredData {
@@ -317,6 +284,7 @@ crate::ruleset::ruleset!(DeclaredData {
     name: "Declared actions",
     text: "004-declared.txt",
     data: "declared.ron",
+    round: round,
 });
 
 /// The stats a scenario may `set`.
@@ -428,27 +396,19 @@ pub const ACTIONS: &[&str] = &[
     "wait",
 ];
 
-/// Spawn one combatant.
-fn spawn_combatant(
-    world: &mut World,
+/// What a combatant is under 004: its numbers, Stress and Wound Points,
+/// kit and state.
+fn equip(
     data: &DeclaredData,
     scenario: &LoadedScenario,
     spec: &CombatantSpec,
-    listing: u32,
-) -> Result<Entity, LoadError> {
+    e: &mut EntityWorldMut,
+) -> Result<(), LoadError> {
     let (stats, stress, kit) = stat_block(data, spec, &scenario.source)?;
     let side = scenario.side_index(&spec.side).unwrap_or(0);
-    let monster = scenario.scenario.sides[side].morale;
-    let mut e = world.spawn((
-        fray_core::model::combatant(scenario, spec, listing),
-        Stress {
-            current: stress,
-            max: stress,
-        },
-        WoundPoints {
-            current: stats.strength,
-            max: stats.strength,
-        },
+    e.insert((
+        Stress::full(stress),
+        WoundPoints::full(stats.strength),
         stats,
         kit,
         Health::Fine,
@@ -459,35 +419,31 @@ fn spawn_combatant(
     if spec.surprised {
         e.insert(Surprised);
     }
-    if monster {
+    if scenario.scenario.sides[side].morale {
         e.insert(Monster);
     }
-    Ok(e.id())
+    Ok(())
 }
 
-/// Fill a world (fresh, or cleared for the next battle of a batch) with the
-/// scenario: grid, sides, combatants and the state of the round.
+/// Spawn the scenario's combatants and the state of the round (in a fresh
+/// world, or one cleared for the next battle of a batch).
 pub fn populate(
     world: &mut World,
     data: Arc<DeclaredData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
-    check_scenario(&data, scenario)?;
     let s = &scenario.scenario;
     let declaration = s
         .options
         .get("declaration")
         .and_then(|d| DeclarationOrder::parse(d))
         .unwrap_or(data.declaration);
-    fray_core::model::install_battlefield(world, scenario);
-    let mut roster = Vec::new();
-    for (i, spec) in s.combatants.iter().enumerate() {
-        let e = spawn_combatant(world, &data, scenario, spec, i as u32)?;
+    let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         if let Some(group) = &spec.initiative_group {
-            world.entity_mut(e).insert(InitiativeGroup(group.clone()));
+            e.insert(InitiativeGroup(group.clone()));
         }
-        roster.push((e, spec.name.clone()));
-    }
+        equip(&data, scenario, spec, e)
+    })?;
     let mut arrivals = s.arrivals.clone();
     arrivals.sort_by_key(|a| (a.round, a.after));
     fray_core::model::set_resource(
@@ -502,12 +458,9 @@ pub fn populate(
             count: None,
             group: Simultaneous::default(),
             arrivals,
-            roster: fray_core::model::Roster(roster),
+            roster,
         },
     );
-    fray_core::model::set_resource(world, VIEW);
-    fray_core::model::set_resource(world, ai::HOOKS);
-    fray_core::model::set_resource(world, Data(data));
     fray_core::model::set_resource(world, ScenarioSource(scenario.clone()));
     Ok(())
 }
@@ -519,18 +472,6 @@ pub struct ScenarioSource(pub LoadedScenario);
 /// 004 §Step 2: the Referee may have identical monsters share one roll.
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct InitiativeGroup(pub String);
-
-/// Every combatant, arrivals included, in listing order. Rules iterate this
-/// rather than queries so that the order never depends on how the world
-/// stores its entities.
-pub fn roster(world: &World) -> Vec<Entity> {
-    world.resource::<Flow>().roster.entities()
-}
-
-/// Current round of a battle under this ruleset.
-pub fn round(world: &World) -> u32 {
-    world.get_resource::<Flow>().map_or(0, |f| f.round)
-}
 
 /// Roll a plain check die for a ruling's checks (Heal, Intimidation).
 pub(crate) fn check_die(data: &DeclaredData) -> DiceExpr {

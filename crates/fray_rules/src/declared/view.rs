@@ -5,7 +5,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::model::Combatant;
 use fray_core::model::Rostered;
-use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
     BaseInitiative, Data, Declared, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed,
@@ -77,10 +77,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
                         .unwrap_or(0)
                 })
                 .unwrap_or(0);
-            let bars = vec![
-                Bar::new("Stress", stress.current, stress.max),
-                Bar::new("Wounds", wp.current, wp.max),
-            ];
+            let bars = vec![stress.bar("Stress"), wp.bar("Wounds")];
             Some(TokenView {
                 states,
                 out: health != Health::Fine || world.get::<Routed>(e).is_some(),

@@ -590,11 +590,7 @@ fn pass(world: &mut World, e: Entity, drop: bool, fall: bool, wake: bool) {
         extra.push("becomes alert".into());
     }
     log(world, || {
-        let more = if extra.is_empty() {
-            String::new()
-        } else {
-            format!(", {}", extra.join(", "))
-        };
+        let more = fray_core::log::aside(", ", &extra, "");
         Event::new(
             EventKind::Pass,
             "000 §1.2.1",
@@ -1636,20 +1632,18 @@ fn end_combat_phase(world: &mut World) {
 /// Ruling `unconscious`: the battle ends when at most one side has anyone
 /// conscious.
 pub fn check_end(world: &mut World) {
-    if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
-        return;
-    }
-    let ending = Ending {
-        rule: "ruling unconscious",
-        words: |side, n| match side {
-            Some(side) => format!("Combat ends: {side} alone has anyone conscious, in round {n}."),
-            None => format!("Combat ends: nobody is conscious, in round {n}."),
-        },
-    };
-    let n = world.resource::<Flow>().round;
-    if fray_core::model::end_when_decided(world, roster(world), n, ending) {
+    let started = world.resource::<Flow>().stage != Stage::Start;
+    if fray_core::model::ended_now(world, started, roster(world), super::round(world), ENDING) {
         let mut flow = world.resource_mut::<Flow>();
         flow.stage = Stage::Over;
         flow.open.clear();
     }
 }
+
+const ENDING: Ending = Ending {
+    rule: "ruling unconscious",
+    words: |side, n| match side {
+        Some(side) => format!("Combat ends: {side} alone has anyone conscious, in round {n}."),
+        None => format!("Combat ends: nobody is conscious, in round {n}."),
+    },
+};

@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
-use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 pub use fray_core::model::Rostered;
@@ -65,19 +64,15 @@ impl Stats {
     }
 }
 
-/// Endurance: spent on blows, lost to every hit.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct En {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// Endurance: spent on blows, lost to every hit.
+    En
+);
 
-/// Body: lost to critical hits.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bd {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// Body: lost to critical hits.
+    Bd
+);
 
 /// 000 §1 Blows: what is left of the round's blows and what was spent.
 #[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
@@ -232,12 +227,6 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
-impl fray_core::model::Rostered for Flow {
-    fn roster(&self) -> &fray_core::model::Roster {
-        &self.roster
-    }
-}
-
 impl Flow {
     /// What `e` is asked, if anything.
     pub fn asked(&self, e: Entity) -> Option<(u64, Ask)> {
@@ -264,35 +253,13 @@ pub enum Phase {
 
 /// Adds the ruleset's phases to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
-    app.configure_sets(
-        RulesStep,
-        (
-            Phase::StartOfRound,
-            Phase::Combat,
-            Phase::Noncombat,
-            Phase::Movement,
-            Phase::EndOfBattle,
-        )
-            .chain(),
-    )
-    .add_systems(
-        RulesStep,
-        (
-            combat::start_of_round
-                .in_set(Phase::StartOfRound)
-                .run_if(stage_is(Stage::Start)),
-            combat::combat_phase
-                .in_set(Phase::Combat)
-                .run_if(stage_is(Stage::Combat)),
-            noncombat::noncombat_phase
-                .in_set(Phase::Noncombat)
-                .run_if(stage_is(Stage::Noncombat)),
-            movement::movement_phase
-                .in_set(Phase::Movement)
-                .run_if(stage_is(Stage::Movement)),
-            combat::check_end.in_set(Phase::EndOfBattle),
-        ),
-    );
+    crate::ruleset::stages!(app, Phase {
+        StartOfRound => combat::start_of_round, when stage_is(Stage::Start);
+        Combat => combat::combat_phase, when stage_is(Stage::Combat);
+        Noncombat => noncombat::noncombat_phase, when stage_is(Stage::Noncombat);
+        Movement => movement::movement_phase, when stage_is(Stage::Movement);
+        EndOfBattle => combat::check_end;
+    });
 }
 
 crate::ruleset::ruleset!(DetailedData {
@@ -300,6 +267,7 @@ crate::ruleset::ruleset!(DetailedData {
     name: "Detailed sequence",
     text: "000-detailed-sequence.txt",
     data: "detailed_sequence.ron",
+    round: round,
 });
 
 /// The stats a scenario may `set`.
@@ -386,43 +354,31 @@ pub fn check_scenario(data: &DetailedData, scenario: &LoadedScenario) -> Result<
     crate::ruleset::check_order_actions(scenario, orders::ACTIONS)
 }
 
-/// Fill a world (fresh, or cleared for the next battle of a batch).
+/// Spawn the scenario's characters and the state of the battle (in a fresh
+/// world, or one cleared for the next battle of a batch).
 pub fn populate(
     world: &mut World,
     data: Arc<DetailedData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
-    check_scenario(&data, scenario)?;
-    let s = &scenario.scenario;
-    fray_core::model::install_battlefield(world, scenario);
-    let mut roster = Vec::new();
-    for (i, spec) in s.combatants.iter().enumerate() {
+    let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         let (stats, en, bd, hands) = stat_block(&data, spec, &scenario.source)?;
         let blows = Blows {
             active: stats.active,
             reactive: stats.reactive,
             ..Blows::default()
         };
-        let e = world
-            .spawn((
-                fray_core::model::combatant(scenario, spec, i as u32),
-                En {
-                    current: en,
-                    max: en,
-                },
-                Bd {
-                    current: bd,
-                    max: bd,
-                },
-                stats,
-                hands,
-                blows,
-                Alert(!spec.surprised),
-                Condition::Fine,
-            ))
-            .id();
-        roster.push((e, spec.name.clone()));
-    }
+        e.insert((
+            En::full(en),
+            Bd::full(bd),
+            stats,
+            hands,
+            blows,
+            Alert(!spec.surprised),
+            Condition::Fine,
+        ));
+        Ok(())
+    })?;
     fray_core::model::set_resource(
         world,
         Flow {
@@ -442,22 +398,10 @@ pub fn populate(
             traced: false,
             stopped: Vec::new(),
             ground: Vec::new(),
-            roster: fray_core::model::Roster(roster),
+            roster,
         },
     );
-    fray_core::model::set_resource(world, VIEW);
-    fray_core::model::set_resource(world, ai::HOOKS);
-    fray_core::model::set_resource(world, Data(data));
     Ok(())
-}
-
-/// Every character in listing order.
-pub fn roster(world: &World) -> Vec<Entity> {
-    world.resource::<Flow>().roster.entities()
-}
-
-pub fn round(world: &World) -> u32 {
-    world.get_resource::<Flow>().map_or(0, |f| f.round)
 }
 
 /// Conscious (ruling `unconscious`).

@@ -5,7 +5,7 @@
 use bevy_ecs::prelude::*;
 
 use fray_core::model::Rostered;
-use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::combat::{armour_of, eligible, standing};
 use super::orders::{allowance, attack_weapon, preparations, reach_of, weapon};
@@ -110,10 +110,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
                 .find(|t| t.who == e && !t.done)
                 .map(|t| t.path[t.at..].to_vec())
                 .unwrap_or_default();
-            let bars = vec![
-                Bar::new("EN", en.current, en.max),
-                Bar::new("BD", bd.current, bd.max),
-            ];
+            let bars = vec![en.bar("EN"), bd.bar("BD")];
             Some(TokenView {
                 states: states(world, e),
                 out: !up(world, e),

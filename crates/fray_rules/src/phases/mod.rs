@@ -21,7 +21,6 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
-use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 pub use fray_core::model::Rostered;
@@ -60,19 +59,15 @@ pub struct Stats {
     pub skills: BTreeMap<String, i32>,
 }
 
-/// STUN: lost to every hit; at 0 or less, unconscious (ruling `knocked_out`).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stun {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// STUN: lost to every hit; at 0 or less, unconscious (ruling `knocked_out`).
+    Stun
+);
 
-/// BODY: at 0 or less, down for good (ruling `knocked_out`).
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Body {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// BODY: at 0 or less, down for good (ruling `knocked_out`).
+    Body
+);
 
 /// Weapons carried, and the shots left in each (for weapons that have shots).
 #[derive(Component, Clone, Debug, Default)]
@@ -297,12 +292,6 @@ pub struct Flow {
     pub roster: fray_core::model::Roster,
 }
 
-impl fray_core::model::Rostered for Flow {
-    fn roster(&self) -> &fray_core::model::Roster {
-        &self.roster
-    }
-}
-
 impl Flow {
     /// A number for each phase, in order: turn × 5 + phase.
     pub fn phase_index(&self) -> u32 {
@@ -346,31 +335,12 @@ pub enum TurnPart {
 
 /// Adds the ruleset's parts of a battle to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
-    app.configure_sets(
-        RulesStep,
-        (
-            TurnPart::Start,
-            TurnPart::Phases,
-            TurnPart::PostTurn,
-            TurnPart::EndOfBattle,
-        )
-            .chain(),
-    )
-    .add_systems(
-        RulesStep,
-        (
-            start_of_combat
-                .in_set(TurnPart::Start)
-                .run_if(stage_is(Stage::Start)),
-            turn::run_phase
-                .in_set(TurnPart::Phases)
-                .run_if(stage_is(Stage::Phase)),
-            turn::post_turn
-                .in_set(TurnPart::PostTurn)
-                .run_if(stage_is(Stage::PostTurn)),
-            turn::check_end.in_set(TurnPart::EndOfBattle),
-        ),
-    );
+    crate::ruleset::stages!(app, TurnPart {
+        Start => start_of_combat, when stage_is(Stage::Start);
+        Phases => turn::run_phase, when stage_is(Stage::Phase);
+        PostTurn => turn::post_turn, when stage_is(Stage::PostTurn);
+        EndOfBattle => turn::check_end;
+    });
 }
 
 crate::ruleset::ruleset!(PhasesData {
@@ -378,6 +348,7 @@ crate::ruleset::ruleset!(PhasesData {
     name: "Phases",
     text: "002-phases.txt",
     data: "phases.ron",
+    round: turn,
 });
 
 /// The stats a scenario may `set`.
@@ -473,29 +444,19 @@ pub fn check_scenario(data: &PhasesData, scenario: &LoadedScenario) -> Result<()
     crate::ruleset::check_order_actions(scenario, data::ACTIONS)
 }
 
-/// Fill a world (fresh, or cleared for the next battle of a batch) with the
-/// scenario: grid, sides, characters and the state of the battle.
+/// Spawn the scenario's characters and the state of the battle (in a fresh
+/// world, or one cleared for the next battle of a batch).
 pub fn populate(
     world: &mut World,
     data: Arc<PhasesData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
-    check_scenario(&data, scenario)?;
     let s = &scenario.scenario;
-    fray_core::model::install_battlefield(world, scenario);
-    let mut roster = Vec::new();
-    for (i, spec) in s.combatants.iter().enumerate() {
+    let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         let (stats, stun, body, kit) = stat_block(&data, spec, &scenario.source)?;
-        let mut e = world.spawn((
-            fray_core::model::combatant(scenario, spec, i as u32),
-            Stun {
-                current: stun,
-                max: stun,
-            },
-            Body {
-                current: body,
-                max: body,
-            },
+        e.insert((
+            Stun::full(stun),
+            Body::full(body),
             stats,
             kit,
             Condition::Fine,
@@ -505,8 +466,8 @@ pub fn populate(
         if spec.surprised {
             e.insert(Unaware);
         }
-        roster.push((e.id(), spec.name.clone()));
-    }
+        Ok(())
+    })?;
     fray_core::model::set_resource(
         world,
         Flow {
@@ -519,24 +480,10 @@ pub fn populate(
             stack: Vec::new(),
             asking: None,
             darkness: s.options.get("darkness").is_some_and(|d| d == "true"),
-            roster: fray_core::model::Roster(roster),
+            roster,
         },
     );
-    fray_core::model::set_resource(world, VIEW);
-    fray_core::model::set_resource(world, ai::HOOKS);
-    fray_core::model::set_resource(world, Data(data));
     Ok(())
-}
-
-/// Every character in listing order. Rules iterate this rather than queries,
-/// so the order never depends on how the world stores its entities.
-pub fn roster(world: &World) -> Vec<Entity> {
-    world.resource::<Flow>().roster.entities()
-}
-
-/// The current turn of a battle under this ruleset.
-pub fn round(world: &World) -> u32 {
-    world.get_resource::<Flow>().map_or(0, |f| f.turn)
 }
 
 /// Whether `e` is conscious and on its feet.

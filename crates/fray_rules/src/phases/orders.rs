@@ -312,8 +312,8 @@ impl TurnOrder<'_> {
 fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
     let used = world.get::<Use>(me).cloned().unwrap_or_default();
     let flow = world.resource::<Flow>();
-    let here = *world.get::<Cell>(me).ok_or("not on the battlefield")?;
-    let stats = world.get::<Stats>(me).ok_or("no stats")?;
+    let (&here, stats) = fray_core::model::components::<(&Cell, &Stats)>(world, me)
+        .ok_or("not on the battlefield")?;
     let turn = TurnOrder {
         world,
         me,

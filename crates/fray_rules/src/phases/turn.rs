@@ -1541,11 +1541,7 @@ fn resolve_attack(
         .map(|m| format!("{} {:+}", m.name, m.value))
         .collect();
     log(world, || {
-        let extra = if dcv_words.is_empty() {
-            String::new()
-        } else {
-            format!(" (DCV: {})", dcv_words.join(", "))
-        };
+        let extra = fray_core::log::aside(" (DCV: ", &dcv_words, ")");
         Event::new(
             event,
             rule,
@@ -1755,22 +1751,18 @@ pub fn post_turn(world: &mut World) {
 /// Ruling `knocked_out`: the battle ends when at most one side has anyone
 /// conscious and on their feet.
 pub fn check_end(world: &mut World) {
-    if world.resource::<Outcome>().0.is_some() || world.resource::<Flow>().stage == Stage::Start {
-        return;
-    }
-    let ending = Ending {
-        rule: "ruling knocked_out",
-        words: |side, n| match side {
-            Some(side) => {
-                format!("Combat ends: {side} alone has anyone on their feet, in turn {n}.")
-            }
-            None => format!("Combat ends: nobody is left on their feet, in turn {n}."),
-        },
-    };
-    let n = world.resource::<Flow>().turn;
-    if fray_core::model::end_when_decided(world, roster(world), n, ending) {
+    let started = world.resource::<Flow>().stage != Stage::Start;
+    if fray_core::model::ended_now(world, started, roster(world), super::round(world), ENDING) {
         let mut flow = world.resource_mut::<Flow>();
         flow.stage = Stage::Over;
         flow.asking = None;
     }
 }
+
+const ENDING: Ending = Ending {
+    rule: "ruling knocked_out",
+    words: |side, n| match side {
+        Some(side) => format!("Combat ends: {side} alone has anyone on their feet, in turn {n}."),
+        None => format!("Combat ends: nobody is left on their feet, in turn {n}."),
+    },
+};

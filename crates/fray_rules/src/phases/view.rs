@@ -5,7 +5,7 @@
 use bevy_ecs::prelude::*;
 
 use fray_core::model::Rostered;
-use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
+use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::orders::{melee_weapon, movement_left};
 use super::turn::{dcv, ocv};
@@ -114,10 +114,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
             let body = world.get::<Body>(e)?;
             let stats = world.get::<Stats>(e)?;
             let standing = up(world, e) && world.get::<Stunned>(e).is_none();
-            let bars = vec![
-                Bar::new("STUN", stun.current, stun.max),
-                Bar::new("BODY", body.current, body.max),
-            ];
+            let bars = vec![stun.bar("STUN"), body.bar("BODY")];
             Some(TokenView {
                 states: states(world, e),
                 out: !up(world, e),
