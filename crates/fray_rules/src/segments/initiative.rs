@@ -120,8 +120,8 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
                 action: action.clone(),
                 routine: Routine::Second,
                 why: format!(
-                    "second routine, after the {}' segment {}",
-                    sides.name(Side(other)),
+                    "second routine, after the {} segment {}",
+                    possessive(sides.name(Side(other))),
                     rolls[side]
                 ),
             });

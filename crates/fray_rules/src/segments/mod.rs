@@ -260,7 +260,7 @@ impl Flow {
         }
         let since = clock - self.surprise_segments - 1;
         let (round, segment) = (since / 10 + 1, since % 10 + 1);
-        if round == self.round.max(1) {
+        if round == self.round && self.period == Period::Round {
             format!("segment {segment}")
         } else {
             format!("round {round}, segment {segment}")

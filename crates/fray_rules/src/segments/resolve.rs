@@ -121,7 +121,12 @@ fn open_segment(world: &mut World, s: u32) -> Next {
         (
             EventKind::Phase,
             "001 §3",
-            format!("{}: {} act ({why}).", capital(&words), names.join(", ")),
+            format!(
+                "{}: {} {} ({why}).",
+                capital(&words),
+                names.join(", "),
+                if names.len() == 1 { "acts" } else { "act" }
+            ),
         )
     };
     record(world, || Event::new(kind, rule, text));
