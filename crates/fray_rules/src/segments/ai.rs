@@ -192,7 +192,7 @@ fn spell(
         let surprised = surprise
             && world
                 .get::<SurpriseSegments>(o.e)
-                .is_some_and(|x| x.0 >= segment + 1);
+                .is_some_and(|x| x.0 >= segment);
         let Some(w) = o.kit.weapons.iter().find_map(|w| data.weapons.get(w)) else {
             continue;
         };

@@ -350,10 +350,20 @@ fn publish(world: &mut World, actor: Entity) {
     );
 }
 
+/// The rule declarations are made under: 001 §2 in a round, ruling
+/// `surprise_declarations` before a surprise segment.
+fn declaring_rule(world: &World) -> &'static str {
+    match world.resource::<Flow>().period {
+        Period::Surprise => "ruling surprise_declarations",
+        Period::Round => "001 §2",
+    }
+}
+
 /// 001 §2: take the secret declarations; once all are in, reveal them
 /// together, then go on to initiative (or play the surprise segment).
 pub fn take_declarations(world: &mut World) {
-    let taken = decision::take_answers(world, "001 §2", |w, d, o| validate(w, d.actor, o));
+    let rule = declaring_rule(world);
+    let taken = decision::take_answers(world, rule, |w, d, o| validate(w, d.actor, o));
     for (d, action) in taken {
         world.resource_mut::<Flow>().hidden.push((d.actor, action));
         let who = d.actor_name.clone();
@@ -382,12 +392,13 @@ pub fn take_declarations(world: &mut World) {
 /// 001 §2: every declaration revealed at once; then initiative, or the
 /// surprise segment's actions (ruling `surprise_declarations`).
 fn reveal(world: &mut World) {
+    let rule = declaring_rule(world);
     let hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
     if hidden.len() > 1 {
         record(world, || {
             Event::new(
                 EventKind::Reveal,
-                "001 §2",
+                rule,
                 "All declarations are revealed together.",
             )
         });

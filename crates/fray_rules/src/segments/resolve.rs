@@ -118,9 +118,13 @@ fn open_segment(world: &mut World, s: u32) -> Next {
         )
     } else {
         let why = &here[0].why;
+        let rule = match world.resource::<Flow>().period {
+            Period::Surprise => "001 §1 Surprise segments",
+            Period::Round => "001 §3",
+        };
         (
             EventKind::Phase,
-            "001 §3",
+            rule,
             format!(
                 "{}: {} {} ({why}).",
                 capital(&words),
