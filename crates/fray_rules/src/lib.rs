@@ -8,6 +8,7 @@ pub mod declared;
 pub mod detailed;
 pub mod phases;
 pub mod ruleset;
+pub mod segments;
 
 pub use ruleset::{
     LoadedRules, Paragraph, PhaseDoc, Rules, RulesetInfo, Ruling, apply_set, check_rulings,
@@ -15,7 +16,12 @@ pub use ruleset::{
 };
 
 /// Every ruleset Fray plays, with its built-in data.
-pub const RULESETS: &[&RulesetInfo] = &[&declared::RULESET, &detailed::RULESET, &phases::RULESET];
+pub const RULESETS: &[&RulesetInfo] = &[
+    &declared::RULESET,
+    &detailed::RULESET,
+    &phases::RULESET,
+    &segments::RULESET,
+];
 
 /// The ruleset named `id`.
 pub fn ruleset(id: &str) -> Option<&'static RulesetInfo> {

@@ -1,0 +1,255 @@
+//! The `segments` ruleset's appraisal of the orders open to a combatant,
+//! for the basic AI (`fray_core::ai`).
+//!
+//! Fighters close in (or charge from farther off); archers shoot, their
+//! missile bonus worth an earlier segment (001 §3 Missile initiative);
+//! casters weigh a spell by the chance it goes off unspoiled: the enemies
+//! that could strike them before the casting time is over make it less
+//! worth it (001 §Note about spells). Interrupts are always taken; a caster
+//! begins its spell unless nothing is left to cast it at.
+
+use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::decision::Order;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::model::Combatant;
+
+use super::data::{SegmentsData, SpellEffect};
+use super::{
+    Action, Data, Flow, HitPoints, Kit, PauseKind, Period, Stage, Stats, SurpriseSegments, able,
+    roster,
+};
+
+pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    match world.resource::<Flow>().stage {
+        Stage::Asking => super::resolve::validate_answer(world, me, order).is_ok(),
+        _ => super::validate(world, me, order).is_ok(),
+    }
+}
+
+/// Ruling `attack_roll`: the chance that d20 + `bonus` reaches `need`; a
+/// natural 20 always hits, a natural 1 always misses.
+pub fn hit_chance(need: i32, bonus: i32) -> f32 {
+    let faces = (2..=19).filter(|f| f + bonus >= need).count() + 1;
+    faces as f32 / 20.0
+}
+
+/// Someone on the field, as an appraisal reads it.
+struct Other {
+    e: Entity,
+    name: String,
+    cell: Cell,
+    stats: Stats,
+    hp: HitPoints,
+    kit: Kit,
+    enemy: bool,
+}
+
+fn survey(world: &World, me: Entity) -> Vec<Other> {
+    roster(world)
+        .into_iter()
+        .filter(|&e| e != me && able(world, e))
+        .filter_map(|e| {
+            let (c, cell, stats, hp, kit) =
+                fray_core::model::components::<(&Combatant, &Cell, &Stats, &HitPoints, &Kit)>(
+                    world, e,
+                )?;
+            Some(Other {
+                e,
+                name: c.name.clone(),
+                cell: *cell,
+                stats: stats.clone(),
+                hp: *hp,
+                kit: kit.clone(),
+                enemy: fray_core::model::enemies(world, me, e),
+            })
+        })
+        .collect()
+}
+
+/// Expected damage of one routine of `weapon` by `s` against armour class `ac`.
+fn routine_damage(data: &SegmentsData, s: &Stats, weapon: &str, ac: i32, bonus: i32) -> f32 {
+    let Some(w) = data.weapons.get(weapon) else {
+        return 0.0;
+    };
+    let (hit, dmg) = if w.missile() {
+        (s.missile_bonus, 0)
+    } else {
+        (0, s.damage_bonus)
+    };
+    w.rate as f32 * hit_chance(s.thac0 - ac, hit + bonus) * (w.damage.mean() + dmg as f32).max(1.0)
+}
+
+fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    let Some((c, &here, stats, kit)) =
+        fray_core::model::components::<(&Combatant, &Cell, &Stats, &Kit)>(world, me)
+    else {
+        return Vec::new();
+    };
+    let name = c.name.clone();
+    let data = &world.resource::<Data>().0;
+    if world.resource::<Flow>().stage == Stage::Asking {
+        return answers(world, me, &name, data);
+    }
+    let grid = world.resource::<Grid>();
+    let others = survey(world, me);
+    let mut out = vec![Appraisal::plain(Order::new(&name, "wait"))];
+    let nearest = others
+        .iter()
+        .filter(|o| o.enemy)
+        .map(|o| grid.distance(here, o.cell))
+        .min()
+        .unwrap_or(0);
+    for o in others.iter().filter(|o| o.enemy) {
+        let dist = grid.distance(here, o.cell);
+        let closing = (nearest.min(stats.move_cells)) as f32;
+        for w in &kit.weapons {
+            let Some(wd) = data.weapons.get(w) else {
+                continue;
+            };
+            let routines = if wd.missile() {
+                1.0
+            } else {
+                stats.routines as f32
+            };
+            let reaches = dist <= wd.strikes() + stats.move_cells;
+            let edge = if wd.missile() {
+                0.3 * stats.missile_bonus as f32
+            } else {
+                0.0
+            };
+            out.push(Appraisal {
+                damage: if reaches {
+                    routines * routine_damage(data, stats, w, o.stats.ac, 0)
+                } else {
+                    0.0
+                },
+                target_left: o.hp.current as f32,
+                other: if reaches { edge } else { 0.0 },
+                closing: if reaches { closing } else { 0.0 },
+                ..Appraisal::plain(Order::new(&name, "attack").target(&o.name).with(w))
+            });
+            let charge = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
+            if !wd.missile() && dist > wd.reach + stats.move_cells && dist <= wd.reach + charge {
+                let bonus = data.ruling_numbers.charge_bonus;
+                let spear = o
+                    .kit
+                    .weapons
+                    .iter()
+                    .any(|k| data.weapons.get(k).is_some_and(|x| x.set_vs_charge));
+                out.push(Appraisal {
+                    damage: routine_damage(data, stats, w, o.stats.ac, bonus),
+                    target_left: o.hp.current as f32,
+                    risk: if spear {
+                        0.5 * routine_damage(data, &o.stats, &o.kit.weapons[0], stats.ac, 0) * 2.0
+                    } else {
+                        0.0
+                    },
+                    closing: charge.min(dist) as f32,
+                    ..Appraisal::plain(Order::new(&name, "charge").target(&o.name).with(w))
+                });
+            }
+        }
+        for s in &kit.spells {
+            out.extend(spell(world, me, &name, s, o, dist, &others));
+        }
+        out.push(Appraisal {
+            closing: (stats.move_cells.min(dist.saturating_sub(1))) as f32,
+            ..Appraisal::plain(Order::new(&name, "move").cell(o.cell))
+        });
+    }
+    out
+}
+
+/// 001 §Note about spells: a spell is worth its effect times the chance it
+/// is not spoiled: the enemies who could strike the caster in the casting
+/// time (their chance to hit, each over a d6's worth of segments).
+fn spell(
+    world: &World,
+    me: Entity,
+    name: &str,
+    s: &str,
+    target: &Other,
+    dist: u32,
+    others: &[Other],
+) -> Option<Appraisal> {
+    let data = &world.resource::<Data>().0;
+    let (sp, stats, &here) = (
+        data.spells.get(s)?,
+        world.get::<Stats>(me)?,
+        world.get::<Cell>(me)?,
+    );
+    let grid = world.resource::<Grid>();
+    if dist > sp.range + stats.move_cells {
+        return None;
+    }
+    let surprise = world.resource::<Flow>().period == Period::Surprise;
+    let segment = world.resource::<Flow>().last;
+    let mut unspoiled = 1.0;
+    for o in others.iter().filter(|o| o.enemy) {
+        let surprised = surprise
+            && world
+                .get::<SurpriseSegments>(o.e)
+                .is_some_and(|x| x.0 >= segment);
+        let Some(w) = o.kit.weapons.iter().find_map(|w| data.weapons.get(w)) else {
+            continue;
+        };
+        if surprised || grid.distance(here, o.cell) > w.strikes() + o.stats.move_cells {
+            continue;
+        }
+        let p = hit_chance(
+            o.stats.thac0 - stats.ac,
+            if w.missile() {
+                o.stats.missile_bonus
+            } else {
+                0
+            },
+        );
+        let within = (sp.casting_time as f32 / 6.0).min(1.0);
+        unspoiled *= 1.0 - p * within;
+    }
+    let value = match sp.effect {
+        SpellEffect::Damage(d) => d.mean() * unspoiled * 1.2,
+        SpellEffect::Heal(_) => return None,
+    };
+    Some(Appraisal {
+        damage: value,
+        target_left: target.hp.current as f32,
+        ..Appraisal::plain(Order::new(name, "cast").target(&target.name).with(s))
+    })
+}
+
+/// A paused action's question: strike when an interrupt is offered; begin
+/// the declared spell.
+fn answers(world: &World, me: Entity, name: &str, data: &SegmentsData) -> Vec<Appraisal> {
+    let flow = world.resource::<Flow>();
+    let Some(p) = &flow.paused else {
+        return Vec::new();
+    };
+    match (&p.kind, &p.slot.action) {
+        (PauseKind::BeginCast, Action::Cast { spell, .. }) => {
+            let mean = data.spells.get(spell).map_or(0.0, |s| match s.effect {
+                SpellEffect::Damage(d) | SpellEffect::Heal(d) => d.mean(),
+            });
+            vec![
+                Appraisal {
+                    other: mean,
+                    ..Appraisal::plain(Order::new(name, "cast").with(spell))
+                },
+                Appraisal::plain(Order::new(name, "decline")),
+            ]
+        }
+        _ => {
+            let _ = me;
+            vec![
+                Appraisal {
+                    other: 1.0,
+                    ..Appraisal::plain(Order::new(name, "strike"))
+                },
+                Appraisal::plain(Order::new(name, "let_pass")),
+            ]
+        }
+    }
+}

@@ -1,0 +1,420 @@
+//! What happens when a combatant acts: attack routines (ruling
+//! `attack_roll`, `damage`), hit points (ruling `hit_points`), movement
+//! (ruling `movement`), flight, and spells going off (001 §Note about
+//! spells, ruling `spell_effects`).
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::Casting;
+use fray_core::dice::Dice;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{Check, Event, EventKind, Modifier, record};
+use fray_core::model::{Blocking, Fighting};
+
+use super::{
+    Data, Dead, Fled, Flow, HitPoints, Kit, SpellEffect, SpellTarget, Stats, able, roster,
+};
+
+/// A blow or a spell's damage, dealt but perhaps not yet landed: in a
+/// simultaneous segment every hit lands when the last actor has acted
+/// (001 §3 Ties).
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub by: Entity,
+    pub target: Entity,
+    pub amount: i32,
+}
+
+/// The name of `e`.
+pub(super) fn name(world: &World, e: Entity) -> String {
+    fray_core::model::name(world, e)
+}
+
+/// Where `e` stands.
+pub(super) fn cell(world: &World, e: Entity) -> Cell {
+    world
+        .get::<Cell>(e)
+        .copied()
+        .unwrap_or(Cell::new(-1000, -1000))
+}
+
+pub(super) fn distance(world: &World, a: Entity, b: Entity) -> u32 {
+    world
+        .resource::<Grid>()
+        .distance(cell(world, a), cell(world, b))
+}
+
+/// The enemies of `e` still in the fight, in listing order.
+pub(super) fn foes(world: &World, e: Entity) -> Vec<Entity> {
+    roster(world)
+        .into_iter()
+        .filter(|&x| able(world, x) && fray_core::model::enemies(world, e, x))
+        .collect()
+}
+
+/// Ruling `retarget`: the declared target if still in the fight, else the
+/// nearest enemy (listing order breaks ties), or none.
+pub(super) fn living_target(world: &mut World, e: Entity, target: Entity) -> Option<Entity> {
+    if able(world, target) {
+        return Some(target);
+    }
+    let next = foes(world, e)
+        .into_iter()
+        .min_by_key(|&f| distance(world, e, f));
+    let (who, was) = (name(world, e), name(world, target));
+    match next {
+        Some(n) => {
+            let now = name(world, n);
+            record(world, || {
+                Event::new(
+                    EventKind::Retarget,
+                    "ruling retarget",
+                    format!("{was} is out of the fight: {who} turns on {now}."),
+                )
+                .actor(&who)
+                .target(&now)
+            });
+        }
+        None => record(world, || {
+            Event::new(
+                EventKind::NoTarget,
+                "ruling retarget",
+                format!("{who} has no enemy left."),
+            )
+            .actor(&who)
+        }),
+    }
+    next
+}
+
+/// Ruling `movement`: move `e` toward `goal` until within `stop_within`
+/// cells, at most `budget` cells of cost, around whoever blocks a cell.
+pub(super) fn approach(world: &mut World, e: Entity, goal: Cell, stop_within: u32, budget: u32) {
+    let from = cell(world, e);
+    let grid = world.resource::<Grid>();
+    if budget == 0 || grid.distance(from, goal) <= stop_within {
+        return;
+    }
+    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    let Some((steps, _)) = grid.path_toward(from, goal, stop_within, |c| taken.contains(&c)) else {
+        let who = name(world, e);
+        record(world, || {
+            Event::new(
+                EventKind::Blocked,
+                "ruling movement",
+                format!("{who} finds no way through toward {goal}."),
+            )
+            .actor(&who)
+        });
+        return;
+    };
+    let mut spent = 0;
+    let mut to = from;
+    for c in steps {
+        let cost = grid.enter_cost(c).unwrap_or(1);
+        if spent + cost > budget {
+            break;
+        }
+        spent += cost;
+        to = c;
+    }
+    move_to(world, e, from, to);
+}
+
+/// Put `e` in cell `to`, saying so.
+fn move_to(world: &mut World, e: Entity, from: Cell, to: Cell) {
+    if to == from {
+        return;
+    }
+    world.entity_mut(e).insert(to);
+    let who = name(world, e);
+    let n = world.resource::<Grid>().distance(from, to);
+    record(world, || {
+        Event::new(
+            EventKind::Move,
+            "ruling movement",
+            format!(
+                "{who} moves from {from} to {to} ({n} cell{}).",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+        .actor(&who)
+    });
+}
+
+/// Ruling `fleeing_attack`: run to the reachable cell farthest from the
+/// enemy; from the edge of the battlefield, leave it.
+pub(super) fn flee_move(world: &mut World, e: Entity) {
+    let from = cell(world, e);
+    let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+    let enemies: Vec<Cell> = foes(world, e).iter().map(|&f| cell(world, f)).collect();
+    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    let grid = world.resource::<Grid>();
+    let reach = grid.reachable(from, budget, |c| taken.contains(&c));
+    let edge = |c: Cell| {
+        c.x == 0 || c.y == 0 || c.x + 1 == grid.width() as i32 || c.y + 1 == grid.height() as i32
+    };
+    let away = |c: Cell| {
+        enemies
+            .iter()
+            .map(|&x| grid.distance(c, x))
+            .min()
+            .unwrap_or(0)
+    };
+    let best = reach
+        .keys()
+        .copied()
+        .max_by_key(|&c| (edge(c), away(c), -c.y, -c.x))
+        .unwrap_or(from);
+    let leaves = edge(best);
+    move_to(world, e, from, best);
+    if leaves {
+        world
+            .entity_mut(e)
+            .insert(Fled)
+            .remove::<(Fighting, Blocking, Casting)>();
+        let who = name(world, e);
+        record(world, || {
+            Event::new(
+                EventKind::Fled,
+                "ruling fleeing_attack",
+                format!("{who} flees the battlefield."),
+            )
+            .actor(&who)
+        });
+    }
+}
+
+/// One attack routine: every attack of it (a bow's two arrows) against
+/// one target (001 §3 Attack routines). Each hit lands at once, or is held
+/// (`held`) in a simultaneous segment.
+pub(super) struct Routine<'a> {
+    pub attacker: Entity,
+    pub target: Entity,
+    pub weapon: &'a str,
+    pub modifiers: Vec<Modifier>,
+    pub multiplier: i32,
+    pub rule: &'static str,
+}
+
+pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>) {
+    let data = world.resource::<Data>().0.clone();
+    let Some(w) = data.weapons.get(r.weapon) else {
+        return;
+    };
+    let Some(stats) = world.get::<Stats>(r.attacker).cloned() else {
+        return;
+    };
+    let mut mods = r.modifiers.clone();
+    if w.missile() && stats.missile_bonus != 0 {
+        mods.push(Modifier::new("missile attack bonus", stats.missile_bonus));
+    }
+    for _ in 0..w.rate {
+        if held.is_none() && !able(world, r.target) {
+            break;
+        }
+        let ac = world.get::<Stats>(r.target).map_or(10, |s| s.ac);
+        let need = stats.thac0 - ac;
+        let (who, them) = (name(world, r.attacker), name(world, r.target));
+        let roll = world.resource_mut::<Dice>().roll(
+            data.ruling_numbers.attack_die,
+            format!("{who}'s attack on {them}"),
+        );
+        let nat = roll.total;
+        let total = nat + mods.iter().map(|m| m.value).sum::<i32>();
+        let hits = nat == 20 || (nat != 1 && total >= need);
+        let check = Check {
+            against: format!("THAC0 {} − AC {ac}", stats.thac0),
+            target: need,
+            modifiers: mods.clone(),
+            total,
+            success: hits,
+        };
+        let terms: String = mods
+            .iter()
+            .map(|m| format!(" {:+} {}", m.value, m.name))
+            .collect();
+        let mut text = format!(
+            "{who} attacks {them} with the {}: {nat}{terms} = {total} against {need} (THAC0 {} − AC {ac}): ",
+            r.weapon, stats.thac0
+        );
+        let mut rolls = vec![roll];
+        let amount = if hits {
+            let dmg = world
+                .resource_mut::<Dice>()
+                .roll(w.damage, format!("{who}'s damage"));
+            let bonus = if w.missile() { 0 } else { stats.damage_bonus };
+            let amount = ((dmg.total + bonus) * r.multiplier).max(1);
+            text.push_str(&format!("hits for {amount}"));
+            if r.multiplier > 1 {
+                text.push_str(&format!(" (×{})", r.multiplier));
+            }
+            text.push('.');
+            rolls.push(dmg);
+            Some(amount)
+        } else {
+            text.push_str("misses.");
+            None
+        };
+        let kind = if hits {
+            EventKind::Attack
+        } else {
+            EventKind::Miss
+        };
+        record(world, || {
+            Event::new(kind, r.rule, text)
+                .actor(&who)
+                .target(&them)
+                .rolls(rolls)
+                .check(check)
+        });
+        if let Some(amount) = amount {
+            land(
+                world,
+                Hit {
+                    by: r.attacker,
+                    target: r.target,
+                    amount,
+                },
+                held,
+            );
+        }
+    }
+}
+
+/// A hit lands now, or is held until the simultaneous segment is over.
+pub(super) fn land(world: &mut World, hit: Hit, held: &mut Option<Vec<Hit>>) {
+    match held {
+        Some(list) => list.push(hit),
+        None => apply_hit(world, &hit),
+    }
+}
+
+/// Ruling `hit_points`: damage comes off hit points, spoiling a casting
+/// (001 §Note about spells, through `fray_core::casting`); at 0 or fewer the
+/// creature is dead.
+pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
+    let Some(mut hp) = world.get_mut::<HitPoints>(hit.target) else {
+        return;
+    };
+    hp.current -= hit.amount;
+    let left = hp.current;
+    let (them, by) = (name(world, hit.target), name(world, hit.by));
+    record(world, || {
+        Event::new(
+            EventKind::Damage,
+            "ruling hit_points",
+            format!(
+                "{them} takes {} damage from {by}: {left} hit points left.",
+                hit.amount
+            ),
+        )
+        .actor(&them)
+        .amount(hit.amount)
+    });
+    fray_core::casting::damaged(world, hit.target, hit.amount);
+    if left <= 0 && world.get::<Dead>(hit.target).is_none() {
+        fray_core::model::out_of_the_fight(world, hit.target, Dead, "ruling hit_points", |n| {
+            format!("{n} falls dead.")
+        });
+    }
+}
+
+/// 001 §Note about spells: every spell whose casting time is complete at
+/// `clock` goes off, in listing order.
+pub(super) fn spells_going_off(world: &mut World, clock: u32) {
+    for e in roster(world) {
+        let due = world
+            .get::<Casting>(e)
+            .is_some_and(|c| c.completes == clock);
+        if due && able(world, e) {
+            go_off(world, e);
+        }
+    }
+}
+
+/// 001 §Note about spells · ruling `spell_effects`: the spell goes off on
+/// its target (or the nearest enemy in range, if its target is gone).
+fn go_off(world: &mut World, e: Entity) {
+    let Some(casting) = world.entity_mut(e).take::<Casting>() else {
+        return;
+    };
+    let data = world.resource::<Data>().0.clone();
+    let Some(spell) = data.spells.get(&casting.spell) else {
+        return;
+    };
+    let who = name(world, e);
+    let declared = world.get::<SpellTarget>(e).map(|t| t.0);
+    let target = match declared {
+        Some(t) if able(world, t) => Some(t),
+        _ if spell.harmful() => foes(world, e)
+            .into_iter()
+            .filter(|&f| distance(world, e, f) <= spell.range)
+            .min_by_key(|&f| distance(world, e, f)),
+        _ => None,
+    };
+    let Some(t) = target else {
+        record(world, || {
+            Event::new(
+                EventKind::Lapse,
+                "ruling spell_effects",
+                format!(
+                    "{who}'s {} goes off, but its target is gone: it is wasted.",
+                    casting.spell
+                ),
+            )
+            .actor(&who)
+        });
+        return;
+    };
+    let them = name(world, t);
+    let (dice, harm) = match spell.effect {
+        SpellEffect::Damage(d) => (d, true),
+        SpellEffect::Heal(d) => (d, false),
+    };
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(dice, format!("{who}'s {}", casting.spell));
+    let amount = roll.total.max(1);
+    let began = world.resource::<Flow>().segment_words(casting.began);
+    let effect = if harm {
+        format!("it strikes {them} for {amount}")
+    } else {
+        format!("it restores {amount} hit points to {them}")
+    };
+    record(world, || {
+        Event::new(
+            EventKind::Cast,
+            "001 §Note about spells",
+            format!(
+                "{who}'s {}, begun in {began}, goes off: {effect}.",
+                casting.spell
+            ),
+        )
+        .actor(&who)
+        .target(&them)
+        .roll(roll)
+    });
+    if harm {
+        apply_hit(
+            world,
+            &Hit {
+                by: e,
+                target: t,
+                amount,
+            },
+        );
+    } else if let Some(mut hp) = world.get_mut::<HitPoints>(t) {
+        hp.current = (hp.current + amount).min(hp.max);
+    }
+}
+
+/// The first melee weapon `e` carries.
+pub(super) fn melee_weapon(world: &World, e: Entity) -> Option<(String, u32)> {
+    let data = &world.resource::<Data>().0;
+    world.get::<Kit>(e)?.weapons.iter().find_map(|w| {
+        data.weapons
+            .get(w)
+            .filter(|d| !d.missile())
+            .map(|d| (w.clone(), d.reach))
+    })
+}

@@ -1,0 +1,207 @@
+//! The `segments` ruleset's data (`assets/rulesets/segments.ron`): the dice
+//! and the ten segments of 001, weapons, spells with their casting times,
+//! stat blocks in the classic form (level, hit points, armour class, THAC0,
+//! move), and every ruling that fills a gap the text leaves.
+
+use std::collections::BTreeMap;
+
+use fray_core::data::{LoadError, Source};
+use fray_core::dice::DiceExpr;
+use serde::Deserialize;
+
+use crate::ruleset::DataFile;
+use crate::{Paragraph, PhaseDoc, Ruling};
+
+/// A weapon: what a hit deals, and how far it reaches or shoots.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Weapon {
+    pub damage: DiceExpr,
+    /// Cells it reaches in melee; 0 for a missile weapon.
+    #[serde(default)]
+    pub reach: u32,
+    /// Cells it shoots; 0 for a melee weapon.
+    #[serde(default)]
+    pub range: u32,
+    /// Attacks in one attack routine (a bow looses two arrows).
+    #[serde(default = "one")]
+    pub rate: u32,
+    /// Can be set against a charge (001 §Combat, ruling `set_spear`).
+    #[serde(default)]
+    pub set_vs_charge: bool,
+}
+
+impl Weapon {
+    /// A missile weapon: it shoots and does not reach in melee.
+    pub fn missile(&self) -> bool {
+        self.reach == 0
+    }
+
+    /// How far it strikes: its reach, or its range when shot.
+    pub fn strikes(&self) -> u32 {
+        if self.missile() {
+            self.range
+        } else {
+            self.reach
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// What a spell does when it goes off (ruling `spell_effects`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SpellEffect {
+    /// Damage to one enemy in range, without an attack roll.
+    Damage(DiceExpr),
+    /// Hit points restored to one ally in range.
+    Heal(DiceExpr),
+}
+
+/// A spell: its casting time in segments (001 §Note about spells).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spell {
+    pub casting_time: u32,
+    pub range: u32,
+    pub effect: SpellEffect,
+}
+
+impl Spell {
+    pub fn harmful(&self) -> bool {
+        matches!(self.effect, SpellEffect::Damage(_))
+    }
+}
+
+/// A stat block, in the classic form.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Template {
+    /// Level or hit dice.
+    pub level: u32,
+    /// Hit points (ruling `hit_points`).
+    pub hp: i32,
+    /// Armour class, descending: 10 unarmoured, lower is better (ruling `armour_class`).
+    pub ac: i32,
+    /// To hit armour class 0 (ruling `attack_roll`).
+    pub thac0: i32,
+    /// Cells moved in one action (ruling `movement`).
+    #[serde(rename = "move")]
+    pub move_cells: u32,
+    /// Added to melee damage (Strength).
+    #[serde(default)]
+    pub damage_bonus: i32,
+    /// Dexterity's missile attack bonus: to hit with missiles, and to initiative
+    /// with a missile weapon in hand (001 §3).
+    #[serde(default)]
+    pub missile_bonus: i32,
+    /// Dexterity's surprise bonus: negates (or, negative, adds) segments of
+    /// surprise (001 §1).
+    #[serde(default)]
+    pub surprise_bonus: i32,
+    /// Its enemies are surprised on a d6 up to this (2 unless stealthy, 001 §1).
+    #[serde(default = "two")]
+    pub surprises_on: u32,
+    /// Never surprised (001 §1: "some monsters cannot be surprised").
+    #[serde(default)]
+    pub never_surprised: bool,
+    /// Attack routines a round: 2 for a fighter whose level grants another (001 §3).
+    #[serde(default = "one")]
+    pub routines: u32,
+    /// 2d6 + this must reach the morale target (ruling `morale`).
+    #[serde(default)]
+    pub morale: i32,
+    #[serde(default)]
+    pub weapons: Vec<String>,
+    #[serde(default)]
+    pub spells: Vec<String>,
+}
+
+fn two() -> u32 {
+    2
+}
+
+/// The numbers the text gives.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Numbers {
+    pub surprise_die: DiceExpr,
+    pub initiative_die: DiceExpr,
+    pub segments_per_round: u32,
+}
+
+/// Numbers of the rulings, next to the rulings' words.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulingNumbers {
+    pub attack_die: DiceExpr,
+    pub charge_bonus: i32,
+    pub charge_move_percent: u32,
+    pub fleeing_attack_bonus: i32,
+    pub set_spear_multiplier: i32,
+    pub morale_dice: DiceExpr,
+    pub morale_target: i32,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SegmentsData {
+    pub id: String,
+    pub name: String,
+    pub text: String,
+    pub round: Vec<PhaseDoc>,
+    pub paragraphs: Vec<Paragraph>,
+    pub numbers: Numbers,
+    pub ruling_numbers: RulingNumbers,
+    pub rulings: Vec<Ruling>,
+    pub weapons: BTreeMap<String, Weapon>,
+    #[serde(default)]
+    pub spells: BTreeMap<String, Spell>,
+    pub templates: BTreeMap<String, Template>,
+}
+
+impl DataFile for SegmentsData {
+    fn check(&self, src: &Source) -> Result<(), LoadError> {
+        crate::ruleset::check_id(src, &self.id, "segments")?;
+        for (name, t) in &self.templates {
+            let who = ("template ", name.as_str());
+            crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
+            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
+            if t.hp < 1 || t.routines < 1 || t.weapons.is_empty() {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("template {name:?} needs hit points, a weapon and an attack routine"),
+                ));
+            }
+        }
+        for (name, w) in &self.weapons {
+            if w.reach == 0 && w.range == 0 || w.rate == 0 {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("weapon {name:?} needs reach or range, and a rate of at least 1"),
+                ));
+            }
+        }
+        for (name, s) in &self.spells {
+            if s.casting_time == 0 {
+                return Err(src.error_at(
+                    name,
+                    None,
+                    format!("spell {name:?}: the casting time is at least one segment"),
+                ));
+            }
+        }
+        if self.numbers.segments_per_round < 6 {
+            return Err(src.error_at_field(
+                "segments_per_round",
+                "a round has at least the six segments a d6 names",
+            ));
+        }
+        crate::check_rulings(&self.rulings, src)
+    }
+}

@@ -1,0 +1,455 @@
+//! 001 §2: declarations — casters name a spell, everyone else a general
+//! action — written down in secret and revealed together, each round before
+//! initiative, and before each surprise segment (ruling
+//! `surprise_declarations`).
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::Casting;
+use fray_core::decision::{self, Choice, Decisions, Order, Question};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{BattleLog, Event, EventKind, record};
+use fray_core::model::{Combatant, Rostered};
+
+use super::{
+    Action, Data, Declared, Flow, Kit, Period, Routine, Slot, SpearUsed, Stage, able, roster,
+};
+
+/// The name of `e`.
+fn name(world: &World, e: Entity) -> String {
+    fray_core::model::name(world, e)
+}
+
+/// A declared action in words.
+pub fn describe(world: &World, action: &Action) -> String {
+    match action {
+        Action::Attack { target, weapon } => {
+            format!("attack {} with the {weapon}", name(world, *target))
+        }
+        Action::Charge { target, weapon } => {
+            format!("charge {} with the {weapon}", name(world, *target))
+        }
+        Action::Move { to } => format!("move toward {to}"),
+        Action::Cast { spell, target } => format!("cast {spell} on {}", name(world, *target)),
+        Action::Flee => "flee".into(),
+        Action::SetSpear { weapon } => format!("set the {weapon} against a charge"),
+        Action::Hold {
+            until,
+            target: Some(t),
+            ..
+        } => format!(
+            "hold until segment {until}, then attack {}",
+            name(world, *t)
+        ),
+        Action::Hold { until, .. } => format!("hold until segment {until}, then attack"),
+        Action::Wait => "wait".into(),
+        Action::Casting => "go on casting".into(),
+    }
+}
+
+/// What an order is checked against.
+struct Context<'w> {
+    world: &'w World,
+    actor: Entity,
+    order: &'w Order,
+    kit: &'w Kit,
+}
+
+impl Context<'_> {
+    /// The combatant the order names, still in the fight.
+    fn target(&self) -> Result<Entity, String> {
+        let flow = self.world.resource::<Flow>();
+        let t = flow.roster.target_of(self.order)?;
+        if !able(self.world, t) {
+            return Err(format!("{} is out of the fight", flow.name(t)));
+        }
+        Ok(t)
+    }
+
+    fn enemy(&self) -> Result<Entity, String> {
+        let t = self.target()?;
+        if !fray_core::model::enemies(self.world, self.actor, t) {
+            return Err(format!("{} is not an enemy", name(self.world, t)));
+        }
+        Ok(t)
+    }
+
+    /// The weapon named, or the first carried that `fits`.
+    fn weapon(&self, fits: impl Fn(&super::Weapon) -> bool, what: &str) -> Result<String, String> {
+        let data = &self.world.resource::<Data>().0;
+        let w = match &self.order.with {
+            Some(w) => w.clone(),
+            None => self
+                .kit
+                .weapons
+                .iter()
+                .find(|w| data.weapons.get(*w).is_some_and(&fits))
+                .cloned()
+                .ok_or_else(|| format!("no {what} weapon"))?,
+        };
+        if !self.kit.weapons.contains(&w) {
+            return Err(format!("{} does not carry a {w}", self.order.actor));
+        }
+        match data.weapons.get(&w) {
+            Some(d) if fits(d) => Ok(w),
+            _ => Err(format!("the {w} is not a {what} weapon")),
+        }
+    }
+
+    fn cast(&self) -> Result<Action, String> {
+        let data = &self.world.resource::<Data>().0;
+        let spell = self
+            .order
+            .with
+            .clone()
+            .ok_or("cast needs a spell (with: \"...\")")?;
+        if !self.kit.spells.contains(&spell) {
+            return Err(format!("{} does not know {spell}", self.order.actor));
+        }
+        let s = data.spells.get(&spell).ok_or("unknown spell")?;
+        let target = if s.harmful() {
+            self.enemy()?
+        } else {
+            let t = self.target()?;
+            if fray_core::model::enemies(self.world, self.actor, t) {
+                return Err(format!("{spell} is for an ally"));
+            }
+            t
+        };
+        Ok(Action::Cast { spell, target })
+    }
+
+    fn hold(&self) -> Result<Action, String> {
+        let until: u32 = self
+            .order
+            .with
+            .as_deref()
+            .unwrap_or("10")
+            .parse()
+            .map_err(|_| "hold names a segment (with: \"8\")".to_string())?;
+        if !(1..=10).contains(&until) {
+            return Err("an action can be held up to segment 10 (001 §3)".into());
+        }
+        let target = match self.order.target {
+            Some(_) => Some(self.enemy()?),
+            None => None,
+        };
+        let weapon = self.kit.weapons.first().cloned().ok_or("no weapon")?;
+        Ok(Action::Hold {
+            until,
+            target,
+            weapon,
+        })
+    }
+}
+
+/// Turn a declaration into an action, or say why the rules refuse it.
+pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, String> {
+    let me = world.get::<Combatant>(actor).ok_or("no such combatant")?;
+    if order.actor != me.name {
+        return Err(format!(
+            "this decision is {}'s, not {}'s",
+            me.name, order.actor
+        ));
+    }
+    let kit = world.get::<Kit>(actor).ok_or("no kit")?;
+    let cx = Context {
+        world,
+        actor,
+        order,
+        kit,
+    };
+    let action = match order.action.as_str() {
+        "attack" => Action::Attack {
+            target: cx.enemy()?,
+            weapon: cx.weapon(|_| true, "")?,
+        },
+        "charge" => Action::Charge {
+            target: cx.enemy()?,
+            weapon: cx.weapon(|w| !w.missile(), "melee")?,
+        },
+        "move" => {
+            let to = order.cell.ok_or("move needs a cell")?;
+            let grid = world.resource::<Grid>();
+            if !grid.in_bounds(to) || grid.is_obstacle(to) {
+                return Err(format!("{to} cannot be entered"));
+            }
+            Action::Move { to }
+        }
+        "cast" => cx.cast()?,
+        "flee" => Action::Flee,
+        "set_spear" => Action::SetSpear {
+            weapon: cx.weapon(|w| w.set_vs_charge, "settable")?,
+        },
+        "hold" => cx.hold()?,
+        "wait" => Action::Wait,
+        "decline" | "strike" | "let_pass" => {
+            return Err(format!("{} answers a question not asked now", order.action));
+        }
+        other => {
+            return Err(format!(
+                "unknown action {other:?} (actions: {})",
+                super::ACTIONS.join(", ")
+            ));
+        }
+    };
+    let surprise = world.resource::<Flow>().period == Period::Surprise;
+    if surprise && !action.fits_a_segment() {
+        return Err("only an action that fits in one segment can be taken in a surprise segment (001 §1 Surprise segments)".into());
+    }
+    Ok(action)
+}
+
+/// The declarations offered to a person, legal or refused with the reason.
+pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
+    let Some(me) = world.get::<Combatant>(actor).map(|c| c.name.clone()) else {
+        return Vec::new();
+    };
+    let data = &world.resource::<Data>().0;
+    let kit = world.get::<Kit>(actor).cloned().unwrap_or_default();
+    let mut orders = Vec::new();
+    for e in roster(world) {
+        if !able(world, e) {
+            continue;
+        }
+        let them = name(world, e);
+        if fray_core::model::enemies(world, actor, e) {
+            for w in &kit.weapons {
+                orders.push(Order::new(&me, "attack").target(&them).with(w));
+                if data.weapons.get(w).is_some_and(|d| !d.missile()) {
+                    orders.push(Order::new(&me, "charge").target(&them).with(w));
+                }
+            }
+            if let Some(&c) = world.get::<Cell>(e) {
+                orders.push(Order::new(&me, "move").cell(c));
+            }
+            orders.push(Order::new(&me, "hold").target(&them).with("10"));
+        }
+        for s in &kit.spells {
+            let harmful = data.spells.get(s).is_some_and(|s| s.harmful());
+            if harmful == fray_core::model::enemies(world, actor, e) {
+                orders.push(Order::new(&me, "cast").target(&them).with(s));
+            }
+        }
+    }
+    orders.push(Order::new(&me, "set_spear"));
+    orders.push(Order::new(&me, "flee"));
+    orders.push(Order::new(&me, "wait"));
+    orders
+        .into_iter()
+        .map(|o| match validate(world, actor, &o) {
+            Ok(a) => {
+                let label = capitalise(&describe(world, &a));
+                Choice::legal(o, label)
+            }
+            Err(why) => {
+                let label = capitalise(&format!(
+                    "{} {}",
+                    o.action.replace('_', " "),
+                    o.target.clone().unwrap_or_default()
+                ));
+                Choice::refused(o, label.trim().to_string(), why)
+            }
+        })
+        .collect()
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+/// A new round (001 §3): reset what lasts a round, and line up the
+/// declarers; a caster still casting goes on (ruling `continuing_cast`).
+pub fn begin_round(world: &mut World) {
+    let everyone = roster(world);
+    let round = {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.round += 1;
+        flow.period = super::Period::Round;
+        flow.segment = 0;
+        flow.last = 10;
+        flow.opened = false;
+        flow.initiative = None;
+        flow.slots.clear();
+        flow.done.clear();
+        flow.hidden.clear();
+        flow.round
+    };
+    {
+        let mut log = world.resource_mut::<BattleLog>();
+        log.round = round;
+        log.time = "declaration".into();
+    }
+    record(world, || {
+        Event::new(
+            EventKind::Round,
+            "001 §Combat",
+            format!("Round {round} begins."),
+        )
+    });
+    let mut declarers = Vec::new();
+    for e in everyone {
+        world.entity_mut(e).remove::<(Declared, SpearUsed)>();
+        if !able(world, e) {
+            continue;
+        }
+        if let Some(c) = world.get::<Casting>(e).cloned() {
+            world.entity_mut(e).insert(Declared(Action::Casting));
+            let who = name(world, e);
+            let when = world.resource::<Flow>().segment_words(c.completes);
+            record(world, || {
+                Event::new(
+                    EventKind::Declare,
+                    "ruling continuing_cast",
+                    format!("{who} goes on casting {}: it goes off in {when}.", c.spell),
+                )
+                .actor(&who)
+            });
+            continue;
+        }
+        declarers.push(e);
+    }
+    let mut flow = world.resource_mut::<Flow>();
+    flow.to_declare = declarers;
+    flow.stage = Stage::Declaring;
+}
+
+/// Publish the secret declaration of `actor`.
+fn publish(world: &mut World, actor: Entity) {
+    let flow = world.resource::<Flow>();
+    let who = flow.name(actor).to_string();
+    let (prompt, rule) = match flow.period {
+        Period::Surprise => (
+            format!(
+                "{who}: declare an action for surprise segment {} (it must fit in one segment)",
+                flow.last
+            ),
+            "001 §1 Surprise segments",
+        ),
+        Period::Round => (
+            format!(
+                "{who}: declare a spell or a general action for round {}",
+                flow.round
+            ),
+            "001 §2",
+        ),
+    };
+    decision::ask(
+        world,
+        Question {
+            actor,
+            prompt,
+            rule: rule.into(),
+            secret: true,
+            move_order: Some(Order::new(&who, "move")),
+            choices,
+        },
+    );
+}
+
+/// The rule declarations are made under: 001 §2 in a round, ruling
+/// `surprise_declarations` before a surprise segment.
+fn declaring_rule(world: &World) -> &'static str {
+    match world.resource::<Flow>().period {
+        Period::Surprise => "ruling surprise_declarations",
+        Period::Round => "001 §2",
+    }
+}
+
+/// 001 §2: take the secret declarations; once all are in, reveal them
+/// together, then go on to initiative (or play the surprise segment).
+pub fn take_declarations(world: &mut World) {
+    let rule = declaring_rule(world);
+    let taken = decision::take_answers(world, rule, |w, d, o| validate(w, d.actor, o));
+    for (d, action) in taken {
+        world.resource_mut::<Flow>().hidden.push((d.actor, action));
+        let who = d.actor_name.clone();
+        record(world, || {
+            Event::new(
+                EventKind::Declare,
+                "001 §2",
+                format!("{who} writes down an action."),
+            )
+            .actor(&who)
+        });
+    }
+    if !world.resource::<Decisions>().open().is_empty() {
+        return;
+    }
+    let pending = std::mem::take(&mut world.resource_mut::<Flow>().to_declare);
+    if !pending.is_empty() {
+        for e in pending {
+            publish(world, e);
+        }
+        return;
+    }
+    reveal(world);
+}
+
+/// 001 §2: every declaration revealed at once; then initiative, or the
+/// surprise segment's actions (ruling `surprise_declarations`).
+fn reveal(world: &mut World) {
+    let rule = declaring_rule(world);
+    let hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    if hidden.len() > 1 {
+        record(world, || {
+            Event::new(
+                EventKind::Reveal,
+                rule,
+                "All declarations are revealed together.",
+            )
+        });
+    }
+    let mut order: Vec<(Entity, Action)> = hidden;
+    let listing = |w: &World, e: Entity| w.get::<Combatant>(e).map_or(u32::MAX, |c| c.listing);
+    order.sort_by_key(|(e, _)| listing(world, *e));
+    for (e, action) in order {
+        let who = name(world, e);
+        let words = describe(world, &action);
+        record(world, || {
+            Event::new(
+                EventKind::Declare,
+                "001 §2",
+                format!("{who} declares: {words}."),
+            )
+            .actor(&who)
+        });
+        world.entity_mut(e).insert(Declared(action));
+    }
+    if world.resource::<Flow>().period == Period::Round {
+        world.resource_mut::<Flow>().stage = Stage::Initiative;
+        return;
+    }
+    surprise_slots(world);
+}
+
+/// 001 §1 Surprise segments: those not surprised act in the segment, one
+/// routine each (ruling `second_routine`), simultaneously with any enemy
+/// acting in it (ruling `same_segment`).
+fn surprise_slots(world: &mut World) {
+    let k = world.resource::<Flow>().last;
+    let mut slots = Vec::new();
+    for e in roster(world) {
+        let Some(Declared(action)) = world.get::<Declared>(e).cloned() else {
+            continue;
+        };
+        if matches!(action, Action::Wait | Action::Casting) || !able(world, e) {
+            continue;
+        }
+        slots.push(Slot {
+            segment: k,
+            actor: e,
+            action,
+            routine: Routine::First,
+            why: "not surprised".into(),
+        });
+    }
+    let mut flow = world.resource_mut::<Flow>();
+    flow.slots = slots;
+    flow.done.clear();
+    flow.opened = false;
+    flow.stage = Stage::Resolving;
+}

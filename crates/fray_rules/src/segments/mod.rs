@@ -1,0 +1,555 @@
+//! The `segments` ruleset: rules/001-segments.txt.
+//!
+//! The clock belongs to sides: a round is ten segments, and each side's d6
+//! names the segment the *other* side acts in. A battle, in the text's order
+//! (each a system set of [`RulesStep`], chained once in [`plugin`]):
+//!
+//! 1. [`Phase::Start`] — 001 §1: surprise, once per combat; then the surprise
+//!    segments, in which only the unsurprised act, one segment's action each;
+//! 2. [`Phase::BeginRound`] — a new round;
+//! 3. [`Phase::Declare`] — 001 §2: secret declarations, revealed together
+//!    (also before each surprise segment);
+//! 4. [`Phase::Initiative`] — 001 §3: a d6 per side, and the round's schedule;
+//! 5. [`Phase::Resolve`] — 001 §3 and §Note about spells: segments 1 to 10,
+//!    spells going off, enemies in one segment acting simultaneously, and the
+//!    interrupts the text names (fleeing attacks, spears set against a charge);
+//! 6. [`Phase::EndRound`] — morale (ruling `morale`) and the end of the battle.
+//!
+//! Segments are counted on one clock from the first surprise segment (see
+//! [`Flow::clock`]), so a casting can run across rounds; spells in progress
+//! are the core's [`fray_core::casting::Casting`]. Gaps the text leaves are
+//! rulings in `assets/rulesets/segments.ron`; each log entry that applies one
+//! cites it as `ruling <id>`.
+
+use std::sync::Arc;
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+use fray_core::battle::RulesStep;
+use fray_core::data::{LoadError, Source};
+use fray_core::grid::Cell;
+use fray_core::model::Roster;
+pub use fray_core::model::Rostered;
+use fray_core::scenario::{CombatantSpec, LoadedScenario};
+use fray_core::simultaneous::Simultaneous;
+
+pub mod ai;
+mod combat;
+pub mod data;
+mod declare;
+mod end_round;
+mod initiative;
+mod page;
+mod resolve;
+mod surprise;
+pub mod view;
+
+pub use data::{SegmentsData, Spell, SpellEffect, Template, Weapon};
+pub use declare::{choices, describe, validate};
+pub use resolve::Hit;
+
+/// The ruleset's data, shared by every battle of a batch.
+#[derive(Resource, Clone)]
+pub struct Data(pub Arc<SegmentsData>);
+
+/// A combatant's numbers, in the classic form (rulings `attack_roll`,
+/// `armour_class`, `movement`), and its Dexterity bonuses (001 §1, §3).
+#[derive(Component, Clone, Debug)]
+pub struct Stats {
+    pub level: u32,
+    pub ac: i32,
+    pub thac0: i32,
+    pub move_cells: u32,
+    pub damage_bonus: i32,
+    pub missile_bonus: i32,
+    pub surprise_bonus: i32,
+    pub surprises_on: u32,
+    pub never_surprised: bool,
+    pub routines: u32,
+    pub morale: i32,
+}
+
+/// Ruling `hit_points`.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HitPoints {
+    pub current: i32,
+    pub max: i32,
+}
+
+/// What a combatant carries and knows.
+#[derive(Component, Clone, Debug, Default)]
+pub struct Kit {
+    pub weapons: Vec<String>,
+    pub spells: Vec<String>,
+}
+
+/// 001 §1: the segments this combatant is surprised for.
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SurpriseSegments(pub u32);
+
+/// Ruling `hit_points`: at 0 hit points or fewer.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Dead;
+
+/// Left the battlefield (fled, or broke: ruling `morale`).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct Fled;
+
+/// The target of the spell being cast (001 §Note about spells).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpellTarget(pub Entity);
+
+/// Has struck with a set spear this round (ruling `set_spear`).
+#[derive(Component, Clone, Copy, Debug)]
+pub struct SpearUsed;
+
+/// A general action, as declared (001 §2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Attack with a weapon: close to melee and strike, or shoot.
+    Attack { target: Entity, weapon: String },
+    /// Charge (ruling `charge`).
+    Charge { target: Entity, weapon: String },
+    /// Close in or move toward a cell (ruling `movement`).
+    Move { to: Cell },
+    /// Cast a spell (001 §2: casters name it).
+    Cast { spell: String, target: Entity },
+    /// Flee from the enemy (ruling `fleeing_attack`).
+    Flee,
+    /// Set a spear against a charge (ruling `set_spear`).
+    SetSpear { weapon: String },
+    /// Hold the action to a later segment (001 §3, ruling `held_action`).
+    Hold {
+        until: u32,
+        target: Option<Entity>,
+        weapon: String,
+    },
+    /// Do nothing.
+    Wait,
+    /// Go on casting a spell begun earlier (ruling `continuing_cast`).
+    Casting,
+}
+
+impl Action {
+    /// Whether it fits in one segment (001 §1 Surprise segments).
+    pub fn fits_a_segment(&self) -> bool {
+        !matches!(self, Action::Hold { .. } | Action::SetSpear { .. })
+    }
+}
+
+/// The declared action of the round (or of the surprise segment).
+#[derive(Component, Clone, Debug, PartialEq, Eq)]
+pub struct Declared(pub Action);
+
+/// Where the battle is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    Start,
+    BeginRound,
+    Declaring,
+    Initiative,
+    Resolving,
+    /// Waiting for the answers to an interrupt or a caster's choice.
+    Asking,
+    EndRound,
+    Over,
+}
+
+/// Which stretch of time the segments belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Period {
+    /// The surprise segments before the first round (001 §1).
+    Surprise,
+    /// A combat round of ten segments (001 §3).
+    Round,
+}
+
+/// Why a slot acts in its segment, for the tracker and the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Routine {
+    First,
+    /// The second attack routine (001 §3 Attack routines).
+    Second,
+}
+
+/// One action waiting in the period's schedule.
+#[derive(Clone, Debug)]
+pub struct Slot {
+    pub segment: u32,
+    pub actor: Entity,
+    pub action: Action,
+    pub routine: Routine,
+    /// Why this segment, in words ("the Orcs rolled 4").
+    pub why: String,
+}
+
+/// An action waiting for decisions before it goes on.
+#[derive(Clone, Debug)]
+pub struct Paused {
+    pub slot: Slot,
+    pub held: Option<Vec<Hit>>,
+    pub kind: PauseKind,
+    /// Who was asked, and whether they strike (or cast).
+    pub answers: Vec<(Entity, bool)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PauseKind {
+    /// 001 §2 · ruling `decline_cast`: begin the declared spell or decline.
+    BeginCast,
+    /// Ruling `fleeing_attack`: the enemies next to a fleer may strike.
+    FleeingAttacks(Vec<Entity>),
+    /// Ruling `set_spear`: set spears within reach of a charger may strike.
+    SetSpears(Vec<Entity>),
+}
+
+/// The state of the battle's time.
+#[derive(Resource, Debug)]
+pub struct Flow {
+    pub stage: Stage,
+    pub round: u32,
+    pub period: Period,
+    /// Surprise segments before the first round (the clock's offset).
+    pub surprise_segments: u32,
+    /// The segment being resolved (0 before the first of the period).
+    pub segment: u32,
+    /// The last segment of the period being resolved.
+    pub last: u32,
+    /// Whether the current segment's start has been resolved.
+    pub opened: bool,
+    /// Each side's initiative roll this round.
+    pub initiative: Option<[u32; 2]>,
+    /// Who still has to declare.
+    pub to_declare: Vec<Entity>,
+    /// Secret declarations taken, not yet revealed.
+    pub hidden: Vec<(Entity, Action)>,
+    /// The period's actions still to come, in order.
+    pub slots: Vec<Slot>,
+    /// The period's actions done (for the tracker).
+    pub done: Vec<Slot>,
+    /// The segment's actors still to act, and the hits of a simultaneous
+    /// segment held until all have acted (001 §3 Ties).
+    pub group: Simultaneous<Slot, Hit>,
+    pub paused: Option<Paused>,
+    /// Each side's number at the start, and whether it has checked morale.
+    pub starting: Vec<usize>,
+    pub morale_checked: Vec<bool>,
+    pub roster: Roster,
+}
+
+impl Rostered for Flow {
+    fn roster(&self) -> &Roster {
+        &self.roster
+    }
+}
+
+impl Flow {
+    /// The segment on the battle's one clock: surprise segments first, then
+    /// ten a round (ruling `continuing_cast`).
+    pub fn clock(&self, segment: u32) -> u32 {
+        match self.period {
+            Period::Surprise => segment,
+            Period::Round => self.surprise_segments + (self.round.max(1) - 1) * 10 + segment,
+        }
+    }
+
+    /// A point on the clock in the words of the period it falls in.
+    pub fn segment_words(&self, clock: u32) -> String {
+        if clock <= self.surprise_segments {
+            return format!("surprise segment {clock}");
+        }
+        let since = clock - self.surprise_segments - 1;
+        let (round, segment) = (since / 10 + 1, since % 10 + 1);
+        if round == self.round && self.period == Period::Round {
+            format!("segment {segment}")
+        } else {
+            format!("round {round}, segment {segment}")
+        }
+    }
+}
+
+/// The phases, chained once, in the text's order.
+#[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Start,
+    BeginRound,
+    Declare,
+    Initiative,
+    Resolve,
+    EndRound,
+}
+
+/// Adds the ruleset's phases to the step schedule.
+pub fn plugin(app: &mut App) {
+    app.add_plugins(fray_core::casting::plugin);
+    app.configure_sets(
+        RulesStep,
+        (
+            Phase::Start,
+            Phase::BeginRound,
+            Phase::Declare,
+            Phase::Initiative,
+            Phase::Resolve,
+            Phase::EndRound,
+        )
+            .chain(),
+    )
+    .add_systems(
+        RulesStep,
+        (
+            surprise::start_of_combat
+                .in_set(Phase::Start)
+                .run_if(stage_is(Stage::Start)),
+            declare::begin_round
+                .in_set(Phase::BeginRound)
+                .run_if(stage_is(Stage::BeginRound)),
+            declare::take_declarations
+                .in_set(Phase::Declare)
+                .run_if(stage_is(Stage::Declaring)),
+            initiative::roll_initiative
+                .in_set(Phase::Initiative)
+                .run_if(stage_is(Stage::Initiative)),
+            (
+                resolve::take_interrupts.run_if(stage_is(Stage::Asking)),
+                resolve::resolve_segments.run_if(stage_is(Stage::Resolving)),
+            )
+                .chain()
+                .in_set(Phase::Resolve),
+            end_round::end_of_round
+                .in_set(Phase::EndRound)
+                .run_if(stage_is(Stage::EndRound)),
+        ),
+    );
+}
+
+crate::ruleset::ruleset!(SegmentsData {
+    id: "segments",
+    name: "Segments",
+    text: "001-segments.txt",
+    data: "segments.ron",
+});
+
+/// The stats a scenario may `set`.
+pub const STATS: &[&str] = &[
+    "level",
+    "hp",
+    "ac",
+    "thac0",
+    "move",
+    "damage_bonus",
+    "missile_bonus",
+    "surprise_bonus",
+    "surprises_on",
+    "never_surprised",
+    "routines",
+    "morale",
+];
+
+/// The action names orders use.
+pub const ACTIONS: &[&str] = &[
+    "attack",
+    "charge",
+    "move",
+    "cast",
+    "flee",
+    "set_spear",
+    "hold",
+    "wait",
+    "decline",
+    "strike",
+    "let_pass",
+];
+
+/// Resolve a scenario combatant's stat block, or say where it is wrong.
+fn stat_block(
+    data: &SegmentsData,
+    spec: &CombatantSpec,
+    src: &Source,
+) -> Result<(Stats, i32, Kit), LoadError> {
+    let t = crate::template(&data.templates, spec, src, "segments")?;
+    let mut s = Stats {
+        level: t.level,
+        ac: t.ac,
+        thac0: t.thac0,
+        move_cells: t.move_cells,
+        damage_bonus: t.damage_bonus,
+        missile_bonus: t.missile_bonus,
+        surprise_bonus: t.surprise_bonus,
+        surprises_on: t.surprises_on,
+        never_surprised: t.never_surprised,
+        routines: t.routines,
+        morale: t.morale,
+    };
+    let mut hp = t.hp;
+    crate::apply_set(spec, src, "segments", STATS, |key, v| match key {
+        "level" => s.level = v.max(0) as u32,
+        "hp" => hp = v,
+        "ac" => s.ac = v,
+        "thac0" => s.thac0 = v,
+        "move" => s.move_cells = v.max(0) as u32,
+        "damage_bonus" => s.damage_bonus = v,
+        "missile_bonus" => s.missile_bonus = v,
+        "surprise_bonus" => s.surprise_bonus = v,
+        "surprises_on" => s.surprises_on = v.clamp(0, 6) as u32,
+        "never_surprised" => s.never_surprised = v != 0,
+        "routines" => s.routines = v.clamp(1, 2) as u32,
+        "morale" => s.morale = v,
+        _ => {}
+    })?;
+    if hp < 1 {
+        return Err(src.error_at(
+            &spec.name,
+            None,
+            format!("{:?} needs at least 1 hit point", spec.name),
+        ));
+    }
+    let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
+    crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
+    if weapons.is_empty() {
+        return Err(src.error_at(
+            &spec.name,
+            None,
+            format!("{:?} carries no weapon", spec.name),
+        ));
+    }
+    let spells = t.spells.clone();
+    Ok((s, hp, Kit { weapons, spells }))
+}
+
+/// Check a scenario against the ruleset: two sides (ruling `two_sides`),
+/// stat blocks, the `alerted` option, orders.
+pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<(), LoadError> {
+    let s = &scenario.scenario;
+    let src = &scenario.source;
+    if s.sides.len() != 2 {
+        return Err(src.error_at_field(
+            "sides",
+            "the segments ruleset plays two sides, the party and its enemies (ruling two_sides)",
+        ));
+    }
+    crate::ruleset::refuse_groups_and_arrivals(
+        scenario,
+        "001 has one initiative roll per side, so no initiative groups",
+        "001 has no late arrivals",
+    )?;
+    for spec in &s.combatants {
+        stat_block(data, spec, src)?;
+    }
+    crate::ruleset::check_options(scenario, "segments", &[("alerted", &[])])?;
+    if let Some(alerted) = s.options.get("alerted") {
+        for name in alerted.split(',').map(str::trim) {
+            if scenario.side_index(name).is_none() {
+                return Err(src.error_at(
+                    alerted,
+                    Some("options"),
+                    format!("alerted names {name:?}, which is not a side of the scenario"),
+                ));
+            }
+        }
+    }
+    crate::ruleset::check_order_actions(scenario, ACTIONS)
+}
+
+/// Spawn one combatant.
+fn spawn_combatant(
+    world: &mut World,
+    data: &SegmentsData,
+    scenario: &LoadedScenario,
+    spec: &CombatantSpec,
+    listing: u32,
+) -> Result<Entity, LoadError> {
+    let (stats, hp, kit) = stat_block(data, spec, &scenario.source)?;
+    let e = world.spawn((
+        fray_core::model::combatant(scenario, spec, listing),
+        HitPoints {
+            current: hp,
+            max: hp,
+        },
+        stats,
+        kit,
+        SurpriseSegments(0),
+    ));
+    Ok(e.id())
+}
+
+/// Fill a world (fresh, or cleared for the next battle of a batch) with the
+/// scenario: grid, sides, combatants and the state of the battle.
+pub fn populate(
+    world: &mut World,
+    data: Arc<SegmentsData>,
+    scenario: &LoadedScenario,
+) -> Result<(), LoadError> {
+    check_scenario(&data, scenario)?;
+    let s = &scenario.scenario;
+    fray_core::model::install_battlefield(world, scenario);
+    let mut roster = Vec::new();
+    let mut starting = vec![0; s.sides.len()];
+    for (i, spec) in s.combatants.iter().enumerate() {
+        let e = spawn_combatant(world, &data, scenario, spec, i as u32)?;
+        starting[scenario.side_index(&spec.side).unwrap_or(0)] += 1;
+        roster.push((e, spec.name.clone()));
+    }
+    let alerted: Vec<bool> = s
+        .sides
+        .iter()
+        .map(|side| {
+            s.options
+                .get("alerted")
+                .is_some_and(|a| a.split(',').any(|n| n.trim() == side.name))
+        })
+        .collect();
+    fray_core::model::set_resource(world, Alerted(alerted));
+    fray_core::model::set_resource(
+        world,
+        Flow {
+            stage: Stage::Start,
+            round: 0,
+            period: Period::Surprise,
+            surprise_segments: 0,
+            segment: 0,
+            last: 0,
+            opened: false,
+            initiative: None,
+            to_declare: Vec::new(),
+            hidden: Vec::new(),
+            slots: Vec::new(),
+            done: Vec::new(),
+            group: Simultaneous::default(),
+            paused: None,
+            morale_checked: vec![false; s.sides.len()],
+            starting,
+            roster: Roster(roster),
+        },
+    );
+    fray_core::model::set_resource(
+        world,
+        fray_core::casting::Spoiling {
+            rule: "001 §Note about spells",
+            forget: false,
+            rest_of_round: false,
+        },
+    );
+    fray_core::model::set_resource(world, VIEW);
+    fray_core::model::set_resource(world, ai::HOOKS);
+    fray_core::model::set_resource(world, Data(data));
+    Ok(())
+}
+
+/// Ruling `alerted`: the sides that make no surprise roll.
+#[derive(Resource, Clone, Debug)]
+pub struct Alerted(pub Vec<bool>);
+
+/// Every combatant in listing order.
+pub fn roster(world: &World) -> Vec<Entity> {
+    world.resource::<Flow>().roster.entities()
+}
+
+/// Current round of a battle under this ruleset.
+pub fn round(world: &World) -> u32 {
+    world.get_resource::<Flow>().map_or(0, |f| f.round)
+}
+
+/// Whether `e` can still act: fighting, not dead or gone.
+pub fn able(world: &World, e: Entity) -> bool {
+    world.get::<fray_core::model::Fighting>(e).is_some() && world.get::<Dead>(e).is_none()
+}

@@ -1,0 +1,755 @@
+//! 001 §3: the segments of a period played in order — spells whose casting
+//! time is complete go off, then whoever acts in the segment. Enemies in one
+//! segment act at one instant, their damage landing together (001 §3 Ties,
+//! ruling `same_segment`); otherwise damage takes effect at once, and the
+//! dead do not act. Interrupts (001 §Combat) and a caster's choice to begin
+//! or decline (ruling `decline_cast`) pause the action for a decision.
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::Casting;
+use fray_core::decision::{self, Choice, Decisions, Order, Question};
+use fray_core::log::{BattleLog, Event, EventKind, Modifier, record};
+use fray_core::model::{Ending, Side};
+use fray_core::simultaneous::Simultaneous;
+
+pub use super::combat::Hit;
+use super::combat::{
+    Routine as Blow, apply_hit, approach, cell, distance, flee_move, foes, living_target,
+    melee_weapon, name, routine, spells_going_off,
+};
+use super::{
+    Action, Data, Declared, Flow, PauseKind, Paused, Period, Routine, Slot, SpearUsed, SpellTarget,
+    Stage, Stats, SurpriseSegments, able, roster,
+};
+
+/// What the next step of the segments does.
+enum Next {
+    Act,
+    Again,
+    Stop,
+}
+
+/// 001 §3: play the period's segments, one action per step.
+pub fn resolve_segments(world: &mut World) {
+    loop {
+        if world.resource::<Flow>().stage != Stage::Resolving {
+            return;
+        }
+        if world.resource::<Flow>().group.is_empty() {
+            match advance(world) {
+                Next::Act => {}
+                Next::Again => continue,
+                Next::Stop => return,
+            }
+        }
+        act_next(world);
+        return;
+    }
+}
+
+/// The next actor of the open segment, or the next segment, or the end of
+/// the period.
+fn advance(world: &mut World) -> Next {
+    let (opened, segment, last, here) = {
+        let f = world.resource::<Flow>();
+        let here = f.slots.first().is_some_and(|s| s.segment == f.segment);
+        (f.opened, f.segment, f.last, here)
+    };
+    if opened {
+        if here {
+            let mut flow = world.resource_mut::<Flow>();
+            let next = flow.slots.remove(0);
+            flow.group = Simultaneous::begin(vec![next]);
+            return Next::Act;
+        }
+        world.resource_mut::<Flow>().opened = false;
+        if segment >= last {
+            end_period(world);
+            return Next::Stop;
+        }
+    }
+    open_segment(world, segment + 1)
+}
+
+/// 001 §3 and §Note about spells: segment `s` begins: spells complete go
+/// off, then its actors line up — all at one instant when enemies act in it.
+fn open_segment(world: &mut World, s: u32) -> Next {
+    let (clock, words) = {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.segment = s;
+        flow.opened = true;
+        let words = match flow.period {
+            Period::Surprise => format!("surprise segment {s}"),
+            Period::Round => format!("segment {s}"),
+        };
+        (flow.clock(s), words)
+    };
+    world.resource_mut::<BattleLog>().time = words.clone();
+    spells_going_off(world, clock);
+    if check_end(world) {
+        return Next::Stop;
+    }
+    let here: Vec<Slot> = {
+        let mut flow = world.resource_mut::<Flow>();
+        let n = flow.slots.iter().take_while(|x| x.segment == s).count();
+        flow.slots.drain(..n).collect()
+    };
+    if here.is_empty() {
+        return Next::Again;
+    }
+    let mut sides: Vec<usize> = here
+        .iter()
+        .filter(|x| able(world, x.actor))
+        .filter_map(|x| world.get::<Side>(x.actor).map(|s| s.0))
+        .collect();
+    sides.sort_unstable();
+    sides.dedup();
+    let names: Vec<String> = here.iter().map(|x| name(world, x.actor)).collect();
+    let mixed = sides.len() > 1;
+    let (kind, rule, text) = if mixed {
+        (
+            EventKind::Simultaneous,
+            "001 §3 Ties",
+            format!(
+                "{}: {} act at the same instant; their damage lands together.",
+                capital(&words),
+                names.join(", ")
+            ),
+        )
+    } else {
+        let why = &here[0].why;
+        let rule = match world.resource::<Flow>().period {
+            Period::Surprise => "001 §1 Surprise segments",
+            Period::Round => "001 §3",
+        };
+        (
+            EventKind::Phase,
+            rule,
+            format!(
+                "{}: {} {} ({why}).",
+                capital(&words),
+                names.join(", "),
+                if names.len() == 1 { "acts" } else { "act" }
+            ),
+        )
+    };
+    record(world, || Event::new(kind, rule, text));
+    let mut flow = world.resource_mut::<Flow>();
+    if mixed {
+        flow.group = Simultaneous::begin(here);
+    } else {
+        let mut rest = here;
+        let first = rest.remove(0);
+        rest.append(&mut flow.slots);
+        flow.slots = rest;
+        flow.group = Simultaneous::begin(vec![first]);
+    }
+    Next::Act
+}
+
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// Whether an action went through or waits for decisions.
+enum Acted {
+    Done(Option<Vec<Hit>>),
+    Paused,
+}
+
+/// The next actor of the segment acts.
+fn act_next(world: &mut World) {
+    let (slot, held) = {
+        let mut flow = world.resource_mut::<Flow>();
+        let Some(slot) = flow.group.next_to_act() else {
+            return;
+        };
+        (slot, flow.group.take_held())
+    };
+    if let Acted::Done(held) = act(world, slot, held) {
+        finish(world, held);
+    }
+}
+
+/// An action is over: its hits are put with the segment's; when the last of
+/// a simultaneous segment has acted, all land together.
+fn finish(world: &mut World, held: Option<Vec<Hit>>) {
+    let landing = world.resource_mut::<Flow>().group.put_held(held);
+    for hit in &landing {
+        apply_hit(world, hit);
+    }
+    if world.resource::<Flow>().group.is_empty() {
+        check_end(world);
+    }
+}
+
+/// One action in its segment.
+fn act(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
+    let e = slot.actor;
+    if !able(world, e) {
+        let who = name(world, e);
+        record(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "001 §3 Ties",
+                format!("{who} is out of the fight and does not act: damage took effect at once."),
+            )
+            .actor(&who)
+        });
+        return Acted::Done(held);
+    }
+    world.resource_mut::<Flow>().done.push(slot.clone());
+    match slot.action.clone() {
+        Action::Attack { target, weapon } => attack(world, &slot, target, &weapon, &mut held),
+        Action::Hold { target, weapon, .. } => {
+            let target = target.or_else(|| nearest(world, e));
+            if let Some(t) = target {
+                attack(world, &slot, t, &weapon, &mut held);
+            }
+        }
+        Action::Charge { target, weapon } => return charge(world, slot, target, &weapon, held),
+        Action::Move { to } => {
+            let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+            approach(world, e, to, 0, budget);
+        }
+        Action::Cast { .. } => return pause(world, slot, held, PauseKind::BeginCast),
+        Action::Flee => {
+            let strikers = fleeing_strikers(world, e);
+            if strikers.is_empty() {
+                flee_move(world, e);
+            } else {
+                return pause(world, slot, held, PauseKind::FleeingAttacks(strikers));
+            }
+        }
+        Action::SetSpear { weapon } => set_spear_turn(world, &slot, &weapon, &mut held),
+        Action::Wait | Action::Casting => {}
+    }
+    Acted::Done(held)
+}
+
+/// The nearest enemy of `e` still fighting.
+fn nearest(world: &World, e: Entity) -> Option<Entity> {
+    foes(world, e)
+        .into_iter()
+        .min_by_key(|&f| distance(world, e, f))
+}
+
+/// 001 §3 · ruling `movement`: attack with a weapon — close in (or into
+/// range) first, unless this is a second routine (ruling `second_routine`).
+fn attack(
+    world: &mut World,
+    slot: &Slot,
+    target: Entity,
+    weapon: &str,
+    held: &mut Option<Vec<Hit>>,
+) {
+    let e = slot.actor;
+    let Some(w) = world.resource::<Data>().0.weapons.get(weapon).cloned() else {
+        return;
+    };
+    let Some(target) = living_target(world, e, target) else {
+        return;
+    };
+    if slot.routine == Routine::First {
+        let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+        approach(world, e, cell(world, target), w.strikes(), budget);
+    }
+    if !in_reach(world, e, target, w.strikes()) {
+        return;
+    }
+    let rule = match slot.routine {
+        Routine::First => "001 §3 Attack routines",
+        Routine::Second => "ruling second_routine",
+    };
+    let blow = Blow {
+        attacker: e,
+        target,
+        weapon,
+        modifiers: Vec::new(),
+        multiplier: 1,
+        rule,
+    };
+    routine(world, blow, held);
+}
+
+/// Whether `target` is within `reach` of `e`, saying so when not.
+fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
+    let d = distance(world, e, target);
+    if d <= reach {
+        return true;
+    }
+    let (who, them) = (name(world, e), name(world, target));
+    record(world, || {
+        Event::new(
+            EventKind::OutOfReach,
+            "ruling movement",
+            format!("{who} cannot reach {them} this segment ({d} cells away, reach {reach})."),
+        )
+        .actor(&who)
+    });
+    false
+}
+
+/// Ruling `set_spear`: in its own segment a set spear strikes an enemy
+/// already in reach, without moving.
+fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Option<Vec<Hit>>) {
+    let e = slot.actor;
+    let reach = world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(weapon)
+        .map_or(1, |w| w.reach);
+    let Some(t) = foes(world, e)
+        .into_iter()
+        .find(|&f| distance(world, e, f) <= reach)
+    else {
+        return;
+    };
+    let blow = Blow {
+        attacker: e,
+        target: t,
+        weapon,
+        modifiers: Vec::new(),
+        multiplier: 1,
+        rule: "ruling set_spear",
+    };
+    routine(world, blow, held);
+}
+
+/// Ruling `charge`: run at the target, then meet any spear set against the
+/// charge before striking.
+fn charge(
+    world: &mut World,
+    slot: Slot,
+    target: Entity,
+    weapon: &str,
+    held: Option<Vec<Hit>>,
+) -> Acted {
+    let e = slot.actor;
+    let Some(target) = living_target(world, e, target) else {
+        return Acted::Done(held);
+    };
+    let data = world.resource::<Data>().0.clone();
+    let reach = data.weapons.get(weapon).map_or(1, |w| w.reach);
+    let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells)
+        * data.ruling_numbers.charge_move_percent
+        / 100;
+    let who = name(world, e);
+    let them = name(world, target);
+    record(world, || {
+        Event::new(
+            EventKind::Move,
+            "ruling charge",
+            format!("{who} charges {them}."),
+        )
+        .actor(&who)
+    });
+    approach(world, e, cell(world, target), reach, budget);
+    if !in_reach(world, e, target, reach) {
+        return Acted::Done(held);
+    }
+    let spears = set_spears(world, e);
+    if spears.is_empty() {
+        let mut held = held;
+        charge_strike(world, e, target, weapon, &mut held);
+        return Acted::Done(held);
+    }
+    pause(world, slot, held, PauseKind::SetSpears(spears))
+}
+
+/// Ruling `charge`: the charger's blow, at +2.
+fn charge_strike(
+    world: &mut World,
+    e: Entity,
+    target: Entity,
+    weapon: &str,
+    held: &mut Option<Vec<Hit>>,
+) {
+    let Some(target) = living_target(world, e, target) else {
+        return;
+    };
+    let bonus = world.resource::<Data>().0.ruling_numbers.charge_bonus;
+    let blow = Blow {
+        attacker: e,
+        target,
+        weapon,
+        modifiers: vec![Modifier::new("charge", bonus)],
+        multiplier: 1,
+        rule: "ruling charge",
+    };
+    routine(world, blow, held);
+}
+
+/// Ruling `set_spear`: the enemies of charger `e` with a spear set, unused
+/// this round, reaching it.
+fn set_spears(world: &World, e: Entity) -> Vec<Entity> {
+    let data = &world.resource::<Data>().0;
+    foes(world, e)
+        .into_iter()
+        .filter(|&f| world.get::<SpearUsed>(f).is_none())
+        .filter(|&f| match world.get::<Declared>(f) {
+            Some(Declared(Action::SetSpear { weapon })) => data
+                .weapons
+                .get(weapon)
+                .is_some_and(|w| distance(world, e, f) <= w.reach),
+            _ => false,
+        })
+        .collect()
+}
+
+/// Whether `e` is still surprised in the segment being resolved.
+fn surprised_now(world: &World, e: Entity) -> bool {
+    let flow = world.resource::<Flow>();
+    flow.period == Period::Surprise
+        && world
+            .get::<SurpriseSegments>(e)
+            .is_some_and(|s| s.0 >= flow.segment)
+}
+
+/// Ruling `fleeing_attack`: the enemies next to a fleer who may strike at
+/// its back: in the fight, not surprised, not casting, with a melee weapon
+/// reaching it.
+fn fleeing_strikers(world: &World, e: Entity) -> Vec<Entity> {
+    foes(world, e)
+        .into_iter()
+        .filter(|&f| !surprised_now(world, f) && world.get::<Casting>(f).is_none())
+        .filter(|&f| melee_weapon(world, f).is_some_and(|(_, r)| distance(world, e, f) <= r))
+        .collect()
+}
+
+/// Hold the action and ask: the caster (ruling `decline_cast`), or each
+/// interrupting enemy (001 §Combat).
+fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind) -> Acted {
+    let mover = name(world, slot.actor);
+    let asked: Vec<(Entity, String, &'static str)> = match &kind {
+        PauseKind::BeginCast => {
+            let spell = match &slot.action {
+                Action::Cast { spell, .. } => spell.clone(),
+                _ => String::new(),
+            };
+            vec![(
+                slot.actor,
+                format!(
+                    "{mover}: begin casting {spell} now, or decline (no other action is allowed)"
+                ),
+                "ruling decline_cast",
+            )]
+        }
+        PauseKind::FleeingAttacks(who) => who
+            .iter()
+            .map(|&f| {
+                let n = name(world, f);
+                (
+                    f,
+                    format!("{n}: {mover} flees from you — strike at its back?"),
+                    "ruling fleeing_attack",
+                )
+            })
+            .collect(),
+        PauseKind::SetSpears(who) => who
+            .iter()
+            .map(|&f| {
+                let n = name(world, f);
+                (
+                    f,
+                    format!("{n}: {mover} charges onto your set spear — strike first?"),
+                    "ruling set_spear",
+                )
+            })
+            .collect(),
+    };
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.paused = Some(Paused {
+            slot,
+            held,
+            kind,
+            answers: Vec::new(),
+        });
+        flow.stage = Stage::Asking;
+    }
+    for (actor, prompt, rule) in asked {
+        decision::ask(
+            world,
+            Question {
+                actor,
+                prompt,
+                rule: rule.into(),
+                secret: false,
+                move_order: None,
+                choices: answer_choices,
+            },
+        );
+    }
+    Acted::Paused
+}
+
+/// The answers a paused action's question allows.
+pub fn answer_choices(world: &World, actor: Entity) -> Vec<Choice> {
+    let who = name(world, actor);
+    let flow = world.resource::<Flow>();
+    let Some(p) = &flow.paused else {
+        return Vec::new();
+    };
+    match (&p.kind, &p.slot.action) {
+        (PauseKind::BeginCast, Action::Cast { spell, .. }) => vec![
+            Choice::legal(
+                Order::new(&who, "cast").with(spell),
+                format!("Begin casting {spell}"),
+            ),
+            Choice::legal(
+                Order::new(&who, "decline"),
+                format!("Decline to cast {spell}"),
+            ),
+            Choice::refused(
+                Order::new(&who, "attack"),
+                "Attack instead",
+                "a caster may decline to cast, but may not substitute another action (001 §2)",
+            ),
+        ],
+        _ => vec![
+            Choice::legal(Order::new(&who, "strike"), "Strike"),
+            Choice::legal(Order::new(&who, "let_pass"), "Let it pass"),
+        ],
+    }
+}
+
+/// Check an answer to a paused action's question.
+pub fn validate_answer(world: &World, actor: Entity, order: &Order) -> Result<bool, String> {
+    let who = name(world, actor);
+    if order.actor != who {
+        return Err(format!("this decision is {who}'s, not {}'s", order.actor));
+    }
+    let flow = world.resource::<Flow>();
+    let Some(p) = &flow.paused else {
+        return Err("nothing is asked".into());
+    };
+    match (&p.kind, order.action.as_str()) {
+        (PauseKind::BeginCast, "cast") => Ok(true),
+        (PauseKind::BeginCast, "decline") => Ok(false),
+        (PauseKind::BeginCast, _) => Err(
+            "a caster may decline to cast, but may not substitute another action (001 §2)".into(),
+        ),
+        (_, "strike") => Ok(true),
+        (_, "let_pass") => Ok(false),
+        _ => Err("answer strike or let_pass".into()),
+    }
+}
+
+/// Take the answers to a paused action's question; once all are in, carry
+/// out the interrupts (their hits land at once) and go on with the action.
+pub fn take_interrupts(world: &mut World) {
+    let taken = decision::take_answers(world, "001 §Combat", |w, d, o| {
+        validate_answer(w, d.actor, o)
+    });
+    for (d, yes) in taken {
+        if let Some(p) = world.resource_mut::<Flow>().paused.as_mut() {
+            p.answers.push((d.actor, yes));
+        }
+    }
+    if !world.resource::<Decisions>().open().is_empty() {
+        return;
+    }
+    let Some(p) = world.resource_mut::<Flow>().paused.take() else {
+        return;
+    };
+    world.resource_mut::<Flow>().stage = Stage::Resolving;
+    let mut held = p.held;
+    let e = p.slot.actor;
+    match (&p.kind, &p.slot.action) {
+        (PauseKind::BeginCast, Action::Cast { spell, target }) => {
+            let yes = p.answers.first().is_some_and(|a| a.1);
+            begin_casting(world, &p.slot, spell, *target, yes);
+        }
+        (PauseKind::FleeingAttacks(_), _) => {
+            interrupts(world, e, &p.answers, false);
+            if able(world, e) {
+                flee_move(world, e);
+            }
+        }
+        (PauseKind::SetSpears(_), Action::Charge { target, weapon }) => {
+            interrupts(world, e, &p.answers, true);
+            if able(world, e) {
+                charge_strike(world, e, *target, weapon, &mut held);
+            }
+        }
+        _ => {}
+    }
+    finish(world, held);
+}
+
+/// The interrupting strikes on `mover`: at its back (ruling
+/// `fleeing_attack`) or with a set spear (ruling `set_spear`). They land at once.
+fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spear: bool) {
+    let n = world.resource::<Data>().0.ruling_numbers.clone();
+    for &(f, yes) in answers {
+        let (who, them) = (name(world, f), name(world, mover));
+        if spear {
+            world.entity_mut(f).insert(SpearUsed);
+        }
+        if !yes || !able(world, f) || !able(world, mover) {
+            record(world, || {
+                Event::new(
+                    EventKind::Pass,
+                    "001 §Combat",
+                    format!("{who} lets {them} pass."),
+                )
+                .actor(&who)
+            });
+            continue;
+        }
+        let (weapon, rule, mods, multiplier) = if spear {
+            let w = match world.get::<Declared>(f) {
+                Some(Declared(Action::SetSpear { weapon })) => weapon.clone(),
+                _ => continue,
+            };
+            (w, "ruling set_spear", Vec::new(), n.set_spear_multiplier)
+        } else {
+            let Some((w, _)) = melee_weapon(world, f) else {
+                continue;
+            };
+            let rear = vec![Modifier::new("at its back", n.fleeing_attack_bonus)];
+            (w, "ruling fleeing_attack", rear, 1)
+        };
+        let (kind, what) = if spear {
+            (
+                EventKind::Readied,
+                format!("{who} strikes first at the charging {them} with its set {weapon}."),
+            )
+        } else {
+            (
+                EventKind::Opportunity,
+                format!("{who} strikes at the back of the fleeing {them}."),
+            )
+        };
+        record(world, || {
+            Event::new(kind, rule, what).actor(&who).target(&them)
+        });
+        let blow = Blow {
+            attacker: f,
+            target: mover,
+            weapon: &weapon,
+            modifiers: mods,
+            multiplier,
+            rule,
+        };
+        routine(world, blow, &mut None);
+    }
+}
+
+/// 001 §Note about spells: the caster begins in its initiative segment, the
+/// first of the casting time, stepping into range first (ruling
+/// `movement`); the spell goes off when the time is complete. Or it
+/// declines (ruling `decline_cast`).
+fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, yes: bool) {
+    let e = slot.actor;
+    let who = name(world, e);
+    if !yes {
+        record(world, || {
+            Event::new(
+                EventKind::Lapse,
+                "001 §2",
+                format!(
+                    "{who} elects not to cast {spell}, and may not take another action instead."
+                ),
+            )
+            .actor(&who)
+        });
+        return;
+    }
+    let Some(s) = world.resource::<Data>().0.spells.get(spell).cloned() else {
+        return;
+    };
+    let target = if s.harmful() {
+        living_target(world, e, target)
+    } else {
+        able(world, target).then_some(target)
+    };
+    let Some(target) = target else {
+        return;
+    };
+    let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+    approach(world, e, cell(world, target), s.range, budget);
+    if !in_reach(world, e, target, s.range) {
+        return;
+    }
+    let (began, completes, when) = {
+        let flow = world.resource::<Flow>();
+        let began = flow.clock(slot.segment);
+        let completes = began + s.casting_time;
+        (began, completes, flow.segment_words(completes))
+    };
+    world.entity_mut(e).insert((
+        Casting {
+            spell: spell.to_string(),
+            began,
+            completes,
+        },
+        SpellTarget(target),
+    ));
+    let them = name(world, target);
+    let t = s.casting_time;
+    let segs = if t == 1 { "segment" } else { "segments" };
+    record(world, || {
+        Event::new(
+            EventKind::Cast,
+            "001 §Note about spells",
+            format!("{who} begins casting {spell} at {them}: casting time {t} {segs}, it goes off in {when}."),
+        )
+        .actor(&who)
+        .target(&them)
+    });
+}
+
+/// The end of a period: spells completing as its last segment ends go off
+/// (ruling `continuing_cast`); then the next surprise segment, or the end of
+/// the round.
+fn end_period(world: &mut World) {
+    let (period, next_clock, last_surprise) = {
+        let f = world.resource::<Flow>();
+        (f.period, f.clock(f.last) + 1, f.last == f.surprise_segments)
+    };
+    if period == Period::Round || last_surprise {
+        spells_going_off(world, next_clock);
+    }
+    if check_end(world) {
+        return;
+    }
+    match period {
+        Period::Surprise => super::surprise::next_surprise_segment(world),
+        Period::Round => world.resource_mut::<Flow>().stage = Stage::EndRound,
+    }
+}
+
+/// 001 §Combat: the battle ends when at most one side still fights.
+pub fn check_end(world: &mut World) -> bool {
+    if world.resource::<fray_core::model::Outcome>().0.is_some() {
+        world.resource_mut::<Flow>().stage = Stage::Over;
+        return true;
+    }
+    let round = world.resource::<Flow>().round;
+    let ended = fray_core::model::end_when_decided(
+        world,
+        roster(world),
+        round,
+        Ending {
+            rule: "001 §Combat",
+            words: |side, rounds| match side {
+                Some(s) => {
+                    format!("The battle is over: the {s} are left standing after {rounds} rounds.")
+                }
+                None => {
+                    format!("The battle is over: nobody is left standing after {rounds} rounds.")
+                }
+            },
+        },
+    );
+    if ended {
+        world.resource_mut::<Flow>().stage = Stage::Over;
+    }
+    ended
+}

@@ -1,0 +1,601 @@
+//! The `segments` ruleset (rules/001) with forced dice: each test pins the
+//! exact outcome of a paragraph or a worked example of the text.
+
+mod common;
+
+use bevy_ecs::prelude::*;
+use common::{field, line, run, texts};
+use fray_core::battle::Battle;
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order, Scripted, ScriptedOrder};
+use fray_core::log::BattleLog;
+use fray_core::model::{BattleResult, Rostered};
+use fray_core::scenario::LoadedScenario;
+use fray_rules::ruleset::DataFile;
+use fray_rules::segments::{self, HitPoints, SegmentsData, SurpriseSegments};
+
+/// Answers what no script covers: declarations `wait`, a caster begins its
+/// spell, an interrupt strikes.
+struct Defaults;
+
+impl Controller for Defaults {
+    fn decide(&mut self, _: &mut World, d: &Decision) -> Option<Order> {
+        let action = match d.rule.as_str() {
+            "ruling decline_cast" => "cast",
+            "ruling fleeing_attack" | "ruling set_spear" => "strike",
+            _ => "wait",
+        };
+        Some(Order::new(&d.actor_name, action))
+    }
+}
+
+/// Plays the ruleset's own appraisal (`ai.rs`): the best legal order.
+struct Hooks;
+
+impl Controller for Hooks {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let hooks = *world.resource::<fray_core::ai::AiHooks>();
+        let mut options = (hooks.appraise)(world, d.actor);
+        options.sort_by(|a, b| b.score().total_cmp(&a.score()));
+        options
+            .into_iter()
+            .map(|a| a.order)
+            .find(|o| (hooks.legal)(world, d.actor, o))
+    }
+}
+
+/// A battle on an open 10×8 field with `more` fields, `combatants`, the
+/// forced `dice` and scripted orders `(round, order)`.
+fn battle(more: &str, combatants: &str, dice: &[u32], orders: &[(u32, Order)]) -> Battle {
+    let text = field("segments", (10, 8), 1, more, combatants);
+    let script: Vec<ScriptedOrder> = orders
+        .iter()
+        .map(|(round, order)| ScriptedOrder {
+            round: *round,
+            order: order.clone(),
+        })
+        .collect();
+    common::battle(&text, dice, |_| {
+        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+    })
+}
+
+const ALERTED: &str = r#"options: {"alerted": "A, B"},"#;
+
+fn has(b: &Battle, needle: &str) -> bool {
+    texts(b).iter().any(|t| t.contains(needle))
+}
+
+fn assert_has(b: &Battle, needle: &str) {
+    assert!(
+        has(b, needle),
+        "no log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+fn assert_lacks(b: &Battle, needle: &str) {
+    assert!(
+        !has(b, needle),
+        "a log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+fn entity(b: &Battle, name: &str) -> Entity {
+    b.world().resource::<segments::Flow>().entity(name).unwrap()
+}
+
+fn hp(b: &Battle, name: &str) -> i32 {
+    b.world().get::<HitPoints>(entity(b, name)).unwrap().current
+}
+
+fn surprise(b: &Battle, name: &str) -> u32 {
+    b.world()
+        .get::<SurpriseSegments>(entity(b, name))
+        .unwrap()
+        .0
+}
+
+fn attack(actor: &str, target: &str) -> Order {
+    Order::new(actor, "attack").target(target)
+}
+
+const PARTY_AND_ORC: &str = r#"
+    (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+    (name: "Bors", side: "B", template: "orc", at: (8, 6)),"#;
+
+// --- 001 §1: surprise ---
+
+#[test]
+fn party_rolling_1_and_monsters_2_gives_the_party_one_surprise_segment() {
+    let mut b = battle("", PARTY_AND_ORC, &[1, 2, 3, 3], &[]);
+    run(&mut b);
+    assert_has(&b, "The A roll 1 for surprise: surprised for one segment.");
+    assert_has(&b, "The B roll 2 for surprise: surprised for 2 segments.");
+    assert_lacks(&b, "Surprise segment 1:");
+    assert_has(&b, "Surprise segment 2: Anna may act");
+    assert_eq!((surprise(&b, "Anna"), surprise(&b, "Bors")), (1, 2));
+}
+
+#[test]
+fn party_rolling_2_against_5_gives_the_monsters_both_segments() {
+    let mut b = battle("", PARTY_AND_ORC, &[2, 5, 3, 3], &[]);
+    run(&mut b);
+    assert_has(&b, "The B roll 5 for surprise: not surprised.");
+    assert_has(&b, "Surprise segment 1: Bors may act");
+    assert_has(&b, "Surprise segment 2: Bors may act");
+    assert_lacks(&b, "Surprise segment 3");
+}
+
+#[test]
+fn a_surprise_bonus_of_2_lets_one_member_act_while_the_party_is_surprised() {
+    // The text's example: monsters roll 1, the party 2, one member has +2.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Nim", side: "A", template: "thief", at: (1, 3)),
+        (name: "Bors", side: "B", template: "orc", at: (8, 6)),"#;
+    let mut b = battle("", c, &[2, 1, 3, 3], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Nim's surprise bonus of +2 changes the side's 2 segments: Nim is not surprised at all.",
+    );
+    assert_has(&b, "Surprise segment 1: Nim may act");
+    assert_has(&b, "Surprise segment 2: Nim, Bors may act");
+    assert_eq!(
+        (
+            surprise(&b, "Anna"),
+            surprise(&b, "Nim"),
+            surprise(&b, "Bors")
+        ),
+        (2, 0, 1)
+    );
+}
+
+#[test]
+fn dexterity_never_creates_surprise_but_a_penalty_lengthens_it() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1), set: {"surprise_bonus": -1}),
+        (name: "Bors", side: "B", template: "orc", at: (8, 6), set: {"surprise_bonus": -2}),"#;
+    let mut b = battle("", c, &[1, 4, 3, 3], &[]);
+    run(&mut b);
+    assert_eq!(
+        surprise(&b, "Bors"),
+        0,
+        "the side rolled 4: no surprise to lengthen"
+    );
+    assert_eq!(
+        surprise(&b, "Anna"),
+        2,
+        "one segment, and a -1 penalty adds one"
+    );
+    assert_has(&b, "Surprise segment 2: Bors may act");
+}
+
+#[test]
+fn a_monster_that_surprises_on_1_to_3_gains_three_segments() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Grub", side: "B", template: "bugbear", at: (8, 6)),"#;
+    let mut b = battle("", c, &[3, 5, 3, 3], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "The A roll 3 for surprise (their enemies surprise on 1-3): surprised for 3 segments.",
+    );
+    assert_has(&b, "Surprise segment 3: Grub may act");
+    let e = b.world().resource::<BattleLog>().entries();
+    assert!(e.iter().any(|x| x.rule == "001 §1 Surprises on 1-3"));
+}
+
+#[test]
+fn an_alerted_side_makes_no_roll_and_some_monsters_cannot_be_surprised() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Ghast", side: "B", template: "ghoul", at: (8, 6)),
+        (name: "Bors", side: "B", template: "orc", at: (8, 4)),"#;
+    let mut b = battle(r#"options: {"alerted": "A"},"#, c, &[1, 3, 3], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "The A are alerted: they make no surprise roll and are not surprised.",
+    );
+    assert_has(&b, "Ghast cannot be surprised.");
+    assert_eq!((surprise(&b, "Ghast"), surprise(&b, "Bors")), (0, 1));
+    assert_has(&b, "Surprise segment 1: Anna, Ghast may act");
+}
+
+#[test]
+fn a_surprise_segment_allows_only_what_fits_in_one_segment() {
+    let hold = Order::new("Bors", "hold").with("8");
+    let mut b = battle("", PARTY_AND_ORC, &[1, 5, 3, 3], &[(0, hold)]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors's order \"hold\" is refused: only an action that fits in one segment",
+    );
+}
+
+#[test]
+fn a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (6, 1)),"#;
+    let cast = Order::new("Hal", "cast")
+        .target("Bors")
+        .with("magic_missile");
+    // B rolls 1: surprised one segment; Hal casts; 1d4+1 = 5.
+    let mut b = battle("", c, &[4, 1, 4], &[(0, cast)]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Hal begins casting magic_missile at Bors: casting time 1 segment, it goes off in round 1, segment 1.",
+    );
+    assert_has(
+        &b,
+        "Hal's magic_missile, begun in surprise segment 1, goes off: it strikes Bors for 5.",
+    );
+    assert!(line(&b, "goes off") < line(&b, "Round 1 begins."));
+}
+
+// --- 001 §2: declarations ---
+
+#[test]
+fn declarations_are_secret_and_revealed_together() {
+    let mut b = battle(ALERTED, PARTY_AND_ORC, &[3, 3], &[]);
+    run(&mut b);
+    let t = texts(&b);
+    let reveal = line(&b, "All declarations are revealed together.");
+    assert!(line(&b, "Anna writes down an action.") < reveal);
+    assert!(line(&b, "Bors writes down an action.") < reveal);
+    assert!(reveal < line(&b, "Anna declares: wait."));
+    assert!(
+        t.iter()
+            .all(|x| !x.contains("declares") || t.iter().position(|y| y == x).unwrap() > reveal)
+    );
+}
+
+#[test]
+fn a_caster_may_decline_but_not_switch() {
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (6, 1)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Hal", "cast").target("Bors").with("fire_bolt"),
+        ),
+        (1, attack("Hal", "Bors")),
+        (1, Order::new("Hal", "decline")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Hal's order \"attack\" is refused: a caster may decline to cast, but may not substitute another action (001 §2).",
+    );
+    assert_has(
+        &b,
+        "Hal elects not to cast fire_bolt, and may not take another action instead.",
+    );
+    assert_lacks(&b, "begins casting");
+}
+
+// --- 001 §3: initiative ---
+
+#[test]
+fn each_side_acts_in_the_segment_of_the_other_sides_roll() {
+    // The text: the party rolls 6, the monsters 1: the party acts in
+    // segment 1, the monsters in segment 6.
+    let orders = [(1, attack("Anna", "Bors")), (1, attack("Bors", "Anna"))];
+    let mut b = battle(ALERTED, PARTY_AND_ORC, &[6, 1, 2, 2], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Initiative: the A roll 6, the B roll 1. The A act in segment 1 (the B's roll), the B in segment 6 (the A's roll).",
+    );
+    assert_has(&b, "Segment 1: Anna acts (the B rolled 1).");
+    assert_has(&b, "Segment 6: Bors acts (the A rolled 6).");
+    assert!(line(&b, "Anna moves") < line(&b, "Bors moves"));
+}
+
+#[test]
+fn halvaine_spell_goes_off_in_segment_6_when_the_orcs_miss() {
+    let mut b = halvaine(&[5, 4, 2, 6, 6]);
+    let result = run(&mut b);
+    assert_has(
+        &b,
+        "Halvaine begins casting fire_bolt at Gash: casting time 2 segments, it goes off in segment 6.",
+    );
+    assert_has(
+        &b,
+        "Gash attacks Halvaine with the scimitar: 2 = 2 against 10 (THAC0 19 − AC 9): misses.",
+    );
+    assert_has(
+        &b,
+        "Halvaine's fire_bolt, begun in segment 4, goes off: it strikes Gash for 12.",
+    );
+    let entries = b.world().resource::<BattleLog>().entries();
+    let off = entries
+        .iter()
+        .find(|e| e.text.contains("goes off:"))
+        .unwrap();
+    assert_eq!(off.time, "segment 6");
+    let began = entries
+        .iter()
+        .find(|e| e.text.contains("begins casting"))
+        .unwrap();
+    assert_eq!(began.time, "segment 4");
+    assert_eq!(result, BattleResult::Victory { side: 0, rounds: 1 });
+}
+
+#[test]
+fn halvaine_spell_is_spoiled_when_the_orcs_hit_in_segment_5() {
+    let mut b = halvaine(&[5, 4, 15, 3]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Gash attacks Halvaine with the scimitar: 15 = 15 against 10 (THAC0 19 − AC 9): hits for 3.",
+    );
+    assert_has(&b, "Halvaine takes 3 damage from Gash: 6 hit points left.");
+    assert_has(
+        &b,
+        "Halvaine is struck while casting fire_bolt: the spell is spoiled.",
+    );
+    assert_lacks(&b, "goes off:");
+    let entries = b.world().resource::<BattleLog>().entries();
+    let spoiled = entries
+        .iter()
+        .find(|e| e.event == fray_core::log::EventKind::Spoiled)
+        .unwrap();
+    assert_eq!(
+        (spoiled.time.as_str(), spoiled.rule.as_str()),
+        ("segment 5", "001 §Note about spells")
+    );
+    assert_eq!(hp(&b, "Gash"), 6);
+}
+
+fn halvaine(dice: &[u32]) -> Battle {
+    let c = r#"
+        (name: "Halvaine", side: "A", template: "magic_user", at: (2, 4)),
+        (name: "Gash", side: "B", template: "orc", at: (3, 4)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Halvaine", "cast")
+                .target("Gash")
+                .with("fire_bolt"),
+        ),
+        (1, attack("Gash", "Halvaine")),
+    ];
+    battle(ALERTED, c, dice, &orders)
+}
+
+#[test]
+fn a_tie_lets_two_combatants_kill_each_other() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1), set: {"hp": 3}),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1), set: {"hp": 3}),"#;
+    let orders = [(1, attack("Anna", "Bors")), (1, attack("Bors", "Anna"))];
+    let mut b = battle(ALERTED, c, &[3, 3, 15, 5, 16, 4], &orders);
+    let result = run(&mut b);
+    assert_has(&b, "both act in segment 3, simultaneously");
+    assert_has(
+        &b,
+        "Segment 3: Anna, Bors act at the same instant; their damage lands together.",
+    );
+    assert!(line(&b, "Bors attacks Anna") < line(&b, "Bors takes 6 damage"));
+    assert_has(&b, "Anna falls dead.");
+    assert_has(&b, "Bors falls dead.");
+    assert_eq!(result, BattleResult::MutualDestruction { rounds: 1 });
+}
+
+#[test]
+fn a_goblin_killed_in_segment_1_does_not_attack_in_segment_5() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Snik", side: "B", template: "goblin", at: (2, 1)),
+        (name: "Grub", side: "B", template: "goblin", at: (9, 7)),"#;
+    let orders = [
+        (1, attack("Anna", "Snik")),
+        (1, attack("Snik", "Anna")),
+        (1, attack("Grub", "Anna")),
+    ];
+    let mut b = battle(ALERTED, c, &[5, 1, 18, 4], &orders);
+    run(&mut b);
+    assert_has(&b, "Snik falls dead.");
+    assert_has(
+        &b,
+        "Snik is out of the fight and does not act: damage took effect at once.",
+    );
+    assert_lacks(&b, "Snik attacks");
+    assert_eq!(hp(&b, "Anna"), 20);
+}
+
+#[test]
+fn a_missile_weapon_in_hand_moves_the_archer_earlier() {
+    let c = r#"
+        (name: "Elwen", side: "A", template: "archer", at: (0, 3)),
+        (name: "Bolg", side: "B", template: "orc_archer", at: (9, 3)),"#;
+    let orders = [
+        (1, attack("Elwen", "Bolg").with("shortbow")),
+        (1, attack("Bolg", "Elwen").with("shortbow")),
+    ];
+    // The archers roll 4, the orcs 5: the archers' side acts in 5, after the
+    // orcs in 4, but Elwen's +2 brings her to segment 3.
+    let mut b = battle(ALERTED, c, &[4, 5, 10, 6], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Elwen has a missile weapon in hand: its missile attack bonus +2 moves it from segment 5 to segment 3 (ruling missile_initiative).",
+    );
+    assert_has(
+        &b,
+        "Elwen attacks Bolg with the shortbow: 10 +2 missile attack bonus = 12 against 11",
+    );
+    assert_has(&b, "Bolg falls dead.");
+    assert_lacks(&b, "Bolg attacks");
+}
+
+#[test]
+fn the_surprise_bonus_is_not_added_to_initiative_for_melee() {
+    let c = r#"
+        (name: "Nim", side: "A", template: "thief", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (8, 6)),"#;
+    let mut b = battle(
+        ALERTED,
+        c,
+        &[4, 5, 1],
+        &[(1, attack("Nim", "Bors").with("shortsword"))],
+    );
+    run(&mut b);
+    assert_has(&b, "Segment 5: Nim acts (the B rolled 5).");
+    assert_lacks(&b, "missile weapon in hand");
+}
+
+#[test]
+fn a_second_routine_waits_until_the_other_sides_segment_is_resolved() {
+    let c = r#"
+        (name: "Aran", side: "A", template: "veteran", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1), set: {"hp": 30}),"#;
+    let orders = [(1, attack("Aran", "Bors")), (1, attack("Bors", "Aran"))];
+    let mut b = battle(ALERTED, c, &[5, 2, 1, 1, 1], &orders);
+    run(&mut b);
+    assert_has(&b, "Segment 2: Aran acts (the B rolled 2).");
+    assert_has(&b, "Segment 5: Bors acts (the A rolled 5).");
+    assert_has(
+        &b,
+        "Segment 6: Aran acts (second routine, after the B's segment 5).",
+    );
+    assert!(line(&b, "Bors attacks Aran") < line(&b, "Segment 6"));
+}
+
+#[test]
+fn a_held_action_waits_for_the_segment_named() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1)),"#;
+    let orders = [
+        (1, Order::new("Anna", "hold").target("Bors").with("8")),
+        (1, attack("Bors", "Anna")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 3, 1, 1], &orders);
+    run(&mut b);
+    assert_has(&b, "Anna holds its action from segment 3 to segment 8.");
+    assert_has(&b, "Segment 8: Anna acts (the B rolled 3).");
+    assert!(line(&b, "Bors attacks Anna") < line(&b, "Anna attacks Bors"));
+}
+
+#[test]
+fn an_action_cannot_be_held_past_segment_10() {
+    let orders = [(1, Order::new("Anna", "hold").with("11"))];
+    let mut b = battle(ALERTED, PARTY_AND_ORC, &[1, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "an action can be held up to segment 10 (001 §3)");
+}
+
+// --- 001 §Combat: interrupts ---
+
+#[test]
+fn fleeing_from_an_enemy_gives_it_an_attack_at_the_back() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1)),"#;
+    let orders = [(1, Order::new("Anna", "flee")), (1, attack("Bors", "Anna"))];
+    let mut b = battle(ALERTED, c, &[6, 1, 14, 3], &orders);
+    let result = run(&mut b);
+    assert_has(&b, "Bors strikes at the back of the fleeing Anna.");
+    assert_has(
+        &b,
+        "Bors attacks Anna with the scimitar: 14 +2 at its back = 16 against 15",
+    );
+    assert_has(&b, "Anna flees the battlefield.");
+    assert_eq!(hp(&b, "Anna"), 17);
+    assert_eq!(result, BattleResult::Victory { side: 1, rounds: 1 });
+}
+
+#[test]
+fn a_spear_set_against_a_charge_strikes_first_for_double_damage() {
+    let c = r#"
+        (name: "Pell", side: "A", template: "spearman", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (6, 3)),"#;
+    let orders = [
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "charge").target("Pell")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 5, 15, 3], &orders);
+    let result = run(&mut b);
+    assert_has(&b, "Gash charges Pell.");
+    assert_has(
+        &b,
+        "Pell strikes first at the charging Gash with its set spear.",
+    );
+    assert_has(&b, "hits for 6 (×2).");
+    assert_lacks(&b, "Gash attacks");
+    assert_eq!(result, BattleResult::Victory { side: 0, rounds: 1 });
+}
+
+// --- determinism, citations, bad input ---
+
+#[test]
+fn the_same_seed_gives_the_same_log() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenarios/segments_melee.ron"
+    ))
+    .unwrap();
+    let once = || {
+        let mut b = common::battle(&text, &[], |_| Box::new(Hooks));
+        run(&mut b);
+        texts(&b)
+    };
+    assert_eq!(once(), once());
+}
+
+#[test]
+fn every_citation_is_a_ruling_or_a_mapped_paragraph() {
+    let d = SegmentsData::load(&Source::inline("segments.ron", segments::RULESET.data)).unwrap();
+    let sources = [
+        include_str!("../src/segments/mod.rs"),
+        include_str!("../src/segments/surprise.rs"),
+        include_str!("../src/segments/declare.rs"),
+        include_str!("../src/segments/initiative.rs"),
+        include_str!("../src/segments/resolve.rs"),
+        include_str!("../src/segments/combat.rs"),
+        include_str!("../src/segments/end_round.rs"),
+    ];
+    common::assert_citations(&sources, "001", &d.rulings, &d.paragraphs, "segments.ron");
+}
+
+#[test]
+fn a_third_side_is_refused_where_it_is_written() {
+    let text = r#"(name: "t", ruleset: "segments",
+        grid: (kind: Square, width: 5, height: 5),
+        sides: [(name: "A"), (name: "B"), (name: "C")],
+        combatants: [(name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+            (name: "Bors", side: "B", template: "orc", at: (2, 1)),
+            (name: "Cole", side: "C", template: "orc", at: (3, 1))])"#;
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", text)).unwrap();
+    let rules = fray_rules::load("segments", None).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(
+        err.contains("t.ron:3:") && err.contains("two sides"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_unknown_alerted_side_is_refused() {
+    let text = field(
+        "segments",
+        (10, 8),
+        1,
+        r#"options: {"alerted": "Q"},"#,
+        PARTY_AND_ORC,
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let rules = fray_rules::load("segments", None).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(err.contains("alerted names \"Q\""), "{err}");
+}
