@@ -25,7 +25,6 @@ use std::sync::Arc;
 
 use bevy_app::App;
 use bevy_ecs::prelude::*;
-use fray_core::battle::RulesStep;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 use fray_core::model::Roster;
@@ -69,12 +68,10 @@ pub struct Stats {
     pub morale: i32,
 }
 
-/// Ruling `hit_points`.
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HitPoints {
-    pub current: i32,
-    pub max: i32,
-}
+fray_core::pool!(
+    /// Ruling `hit_points`.
+    HitPoints
+);
 
 /// What a combatant carries and knows.
 #[derive(Component, Clone, Debug, Default)]
@@ -237,12 +234,6 @@ pub struct Flow {
     pub roster: Roster,
 }
 
-impl Rostered for Flow {
-    fn roster(&self) -> &Roster {
-        &self.roster
-    }
-}
-
 impl Flow {
     /// The segment on the battle's one clock: surprise segments first, then
     /// ten a round (ruling `continuing_cast`).
@@ -282,44 +273,18 @@ pub enum Phase {
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
     app.add_plugins(fray_core::casting::plugin);
-    app.configure_sets(
-        RulesStep,
-        (
-            Phase::Start,
-            Phase::BeginRound,
-            Phase::Declare,
-            Phase::Initiative,
-            Phase::Resolve,
-            Phase::EndRound,
+    crate::ruleset::stages!(app, Phase {
+        Start => surprise::start_of_combat, when stage_is(Stage::Start);
+        BeginRound => declare::begin_round, when stage_is(Stage::BeginRound);
+        Declare => declare::take_declarations, when stage_is(Stage::Declaring);
+        Initiative => initiative::roll_initiative, when stage_is(Stage::Initiative);
+        Resolve => (
+            resolve::take_interrupts.run_if(stage_is(Stage::Asking)),
+            resolve::resolve_segments.run_if(stage_is(Stage::Resolving)),
         )
-            .chain(),
-    )
-    .add_systems(
-        RulesStep,
-        (
-            surprise::start_of_combat
-                .in_set(Phase::Start)
-                .run_if(stage_is(Stage::Start)),
-            declare::begin_round
-                .in_set(Phase::BeginRound)
-                .run_if(stage_is(Stage::BeginRound)),
-            declare::take_declarations
-                .in_set(Phase::Declare)
-                .run_if(stage_is(Stage::Declaring)),
-            initiative::roll_initiative
-                .in_set(Phase::Initiative)
-                .run_if(stage_is(Stage::Initiative)),
-            (
-                resolve::take_interrupts.run_if(stage_is(Stage::Asking)),
-                resolve::resolve_segments.run_if(stage_is(Stage::Resolving)),
-            )
-                .chain()
-                .in_set(Phase::Resolve),
-            end_round::end_of_round
-                .in_set(Phase::EndRound)
-                .run_if(stage_is(Stage::EndRound)),
-        ),
-    );
+            .chain();
+        EndRound => end_round::end_of_round, when stage_is(Stage::EndRound);
+    });
 }
 
 crate::ruleset::ruleset!(SegmentsData {
@@ -327,6 +292,7 @@ crate::ruleset::ruleset!(SegmentsData {
     name: "Segments",
     text: "001-segments.txt",
     data: "segments.ron",
+    round: round,
 });
 
 /// The stats a scenario may `set`.
@@ -450,45 +416,21 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
     crate::ruleset::check_order_actions(scenario, ACTIONS)
 }
 
-/// Spawn one combatant.
-fn spawn_combatant(
-    world: &mut World,
-    data: &SegmentsData,
-    scenario: &LoadedScenario,
-    spec: &CombatantSpec,
-    listing: u32,
-) -> Result<Entity, LoadError> {
-    let (stats, hp, kit) = stat_block(data, spec, &scenario.source)?;
-    let e = world.spawn((
-        fray_core::model::combatant(scenario, spec, listing),
-        HitPoints {
-            current: hp,
-            max: hp,
-        },
-        stats,
-        kit,
-        SurpriseSegments(0),
-    ));
-    Ok(e.id())
-}
-
-/// Fill a world (fresh, or cleared for the next battle of a batch) with the
-/// scenario: grid, sides, combatants and the state of the battle.
+/// Spawn the scenario's combatants and the state of the battle (in a fresh
+/// world, or one cleared for the next battle of a batch).
 pub fn populate(
     world: &mut World,
     data: Arc<SegmentsData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
-    check_scenario(&data, scenario)?;
     let s = &scenario.scenario;
-    fray_core::model::install_battlefield(world, scenario);
-    let mut roster = Vec::new();
     let mut starting = vec![0; s.sides.len()];
-    for (i, spec) in s.combatants.iter().enumerate() {
-        let e = spawn_combatant(world, &data, scenario, spec, i as u32)?;
+    let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
+        let (stats, hp, kit) = stat_block(&data, spec, &scenario.source)?;
+        e.insert((HitPoints::full(hp), stats, kit, SurpriseSegments(0)));
         starting[scenario.side_index(&spec.side).unwrap_or(0)] += 1;
-        roster.push((e, spec.name.clone()));
-    }
+        Ok(())
+    })?;
     let alerted: Vec<bool> = s
         .sides
         .iter()
@@ -518,7 +460,7 @@ pub fn populate(
             paused: None,
             morale_checked: vec![false; s.sides.len()],
             starting,
-            roster: Roster(roster),
+            roster,
         },
     );
     fray_core::model::set_resource(
@@ -529,25 +471,12 @@ pub fn populate(
             rest_of_round: false,
         },
     );
-    fray_core::model::set_resource(world, VIEW);
-    fray_core::model::set_resource(world, ai::HOOKS);
-    fray_core::model::set_resource(world, Data(data));
     Ok(())
 }
 
 /// Ruling `alerted`: the sides that make no surprise roll.
 #[derive(Resource, Clone, Debug)]
 pub struct Alerted(pub Vec<bool>);
-
-/// Every combatant in listing order.
-pub fn roster(world: &World) -> Vec<Entity> {
-    world.resource::<Flow>().roster.entities()
-}
-
-/// Current round of a battle under this ruleset.
-pub fn round(world: &World) -> u32 {
-    world.get_resource::<Flow>().map_or(0, |f| f.round)
-}
 
 /// Whether `e` can still act: fighting, not dead or gone.
 pub fn able(world: &World, e: Entity) -> bool {
