@@ -260,12 +260,13 @@ fn result_ui(
             let text = match s.result() {
                 Some(BattleResult::Victory { side, rounds }) => {
                     format!(
-                        "{} wins after {rounds} rounds.",
-                        sides.0.get(*side).map_or("?", |x| x.name.as_str())
+                        "{} wins after {}.",
+                        sides.0.get(*side).map_or("?", |x| x.name.as_str()),
+                        rounds_words(*rounds)
                     )
                 }
                 Some(BattleResult::MutualDestruction { rounds }) => {
-                    format!("Nobody is left standing after {rounds} rounds.")
+                    format!("Nobody is left standing after {}.", rounds_words(*rounds))
                 }
                 Some(BattleResult::RoundCap { rounds }) => {
                     format!("No winner: the round cap of {rounds} was reached.")
@@ -319,4 +320,13 @@ pub(super) fn plugin(app: &mut App) {
             EguiPrimaryContextPass,
             result_ui.run_if(in_state(Screen::Result)),
         );
+}
+
+/// "1 round" or "n rounds".
+fn rounds_words(n: u32) -> String {
+    if n == 1 {
+        "1 round".into()
+    } else {
+        format!("{n} rounds")
+    }
 }

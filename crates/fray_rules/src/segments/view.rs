@@ -71,6 +71,8 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
             let dead = world.get::<Dead>(e).is_some();
             if dead {
                 states.push("dead".into());
+            } else if world.get::<Fled>(e).is_some() {
+                states.push("broke and fled".into());
             }
             let reach = world.get::<Kit>(e).map_or(0, |k| {
                 k.weapons
