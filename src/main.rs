@@ -426,11 +426,23 @@ fn ask_human(
                 c.refused.as_deref().unwrap_or("")
             );
         }
-        let _ = write!(out, "Choose 1-{}: ", legal.len());
+        let move_to = decision.move_order.as_ref().filter(|_| decision.any_cell);
+        if move_to.is_some() {
+            let _ = write!(
+                out,
+                "Choose 1-{}, or type a cell x,y to move there: ",
+                legal.len()
+            );
+        } else {
+            let _ = write!(out, "Choose 1-{}: ", legal.len());
+        }
         let _ = out.flush();
         line.clear();
         if input.read_line(&mut line).unwrap_or(0) == 0 {
             return Err(failed("no more input: a person must decide"));
+        }
+        if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
+            return Ok(template.clone().cell(cell));
         }
         match line.trim().parse::<usize>() {
             Ok(n) if (1..=legal.len()).contains(&n) => {
@@ -441,10 +453,32 @@ fn ask_human(
                 return Ok(legal[n - 1].order.clone());
             }
             _ => {
-                let _ = writeln!(out, "Please type a number from 1 to {}.", legal.len());
+                let _ = writeln!(
+                    out,
+                    "Please type a number from 1 to {}{}.",
+                    legal.len(),
+                    if move_to.is_some() {
+                        ", or a cell x,y"
+                    } else {
+                        ""
+                    }
+                );
             }
         }
     }
+}
+
+/// A cell typed as `x,y` or `x y`.
+fn typed_cell(line: &str) -> Option<fray_core::grid::Cell> {
+    let mut parts = line
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|p| !p.is_empty());
+    let x = parts.next()?.parse().ok()?;
+    let y = parts.next()?.parse().ok()?;
+    parts
+        .next()
+        .is_none()
+        .then(|| fray_core::grid::Cell::new(x, y))
 }
 
 /// Resident memory of this process in KiB (Linux), for the sim report.

@@ -300,6 +300,31 @@ fn a_human_seat_plays_in_the_terminal() {
 }
 
 #[test]
+fn a_person_at_the_terminal_types_a_cell_to_move_there() {
+    let o = fray_with_input(
+        &[
+            "run",
+            "assets/scenarios/halvaine.ron",
+            "--seed",
+            "3",
+            "--human",
+            "Party",
+        ],
+        &format!("2,6\n{}", "1\n".repeat(200)),
+    );
+    let out = stdout(&o);
+    assert!(out.contains("or type a cell x,y to move there"), "{out}");
+    assert!(
+        out.contains("Halvaine declares: move toward (2, 6). (001 §2)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Halvaine moves from (2, 4) to (2, 6) (2 cells)."),
+        "{out}"
+    );
+}
+
+#[test]
 fn rules_phases_maps_every_paragraph_and_row_of_the_table() {
     let o = fray(&["rules", "phases"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

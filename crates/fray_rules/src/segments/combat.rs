@@ -9,6 +9,7 @@ use fray_core::dice::Dice;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{Check, Event, EventKind, Modifier, record};
 use fray_core::model::{Blocking, Fighting};
+use fray_core::movement::{Provokes, Walk};
 
 use super::{
     Data, Dead, Fled, Flow, HitPoints, Kit, SpellEffect, SpellTarget, Stats, able, roster,
@@ -107,25 +108,25 @@ pub(super) fn approach(world: &mut World, e: Entity, goal: Cell, stop_within: u3
         });
         return;
     };
-    let mut spent = 0;
-    let mut to = from;
-    for c in steps {
-        let cost = grid.enter_cost(c).unwrap_or(1);
-        if spent + cost > budget {
-            break;
-        }
-        spent += cost;
-        to = c;
+    let mut walk = Walk::new(e, steps, budget, Provokes::Never);
+    while let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &[]) {
+        walk.take(world, &step, &[]);
     }
-    move_to(world, e, from, to);
+    say_moved(world, e, from);
 }
 
 /// Put `e` in cell `to`, saying so.
 fn move_to(world: &mut World, e: Entity, from: Cell, to: Cell) {
+    world.entity_mut(e).insert(to);
+    say_moved(world, e, from);
+}
+
+/// Say that `e` moved from `from` to where it stands, if it moved.
+fn say_moved(world: &mut World, e: Entity, from: Cell) {
+    let to = cell(world, e);
     if to == from {
         return;
     }
-    world.entity_mut(e).insert(to);
     let who = name(world, e);
     let n = world.resource::<Grid>().distance(from, to);
     record(world, || {
