@@ -27,6 +27,7 @@ use fray_core::dice::parse_forced;
 use fray_core::log::BattleLog;
 use fray_core::model::{BattleResult, Sides};
 use fray_core::scenario::LoadedScenario;
+use out::{Lost, Out};
 
 #[derive(Parser)]
 #[command(
@@ -143,6 +144,20 @@ fn failed(message: impl Into<String>) -> Failure {
     }
 }
 
+/// The output was lost: quietly when the reader went away (the exit code a
+/// process ended by a closed pipe has), with a message otherwise.
+fn lost(how: Lost) -> Failure {
+    match how {
+        Lost::ClosedPipe => Failure {
+            code: 141,
+            message: String::new(),
+        },
+        Lost::Error(e) => failed(format!("cannot write the output: {e}")),
+    }
+}
+
+mod out;
+
 #[cfg(feature = "window")]
 mod game;
 
@@ -251,7 +266,9 @@ fn main() -> ExitCode {
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
         Err(f) => {
-            eprintln!("fray: {}", f.message);
+            if !f.message.is_empty() {
+                eprintln!("fray: {}", f.message);
+            }
             ExitCode::from(f.code)
         }
     }
@@ -294,6 +311,13 @@ fn run(
 ) -> Result<(), Failure> {
     let (mut scenario, data) = load_scenario(path)?;
     seat_people(&mut scenario, human)?;
+    let largest = data.largest_die();
+    if let Some(face) = dice.iter().find(|&&f| f > largest) {
+        return Err(bad_input(format!(
+            "--dice: no die of the {} ruleset shows {face} (its largest is a d{largest})",
+            scenario.scenario.ruleset
+        )));
+    }
     let seed = seed.unwrap_or(scenario.scenario.seed);
     let options = BattleOptions {
         seed,
@@ -303,7 +327,15 @@ fn run(
     };
     let mut battle =
         build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
-    let mut out = io::stdout().lock();
+    let mut log = match &log_file {
+        Some(file) => Some((
+            file,
+            std::fs::File::create(file)
+                .map_err(|e| bad_input(format!("--log {}: {e}", file.display())))?,
+        )),
+        None => None,
+    };
+    let mut out = Out::new();
     if !quiet {
         let _ = writeln!(
             out,
@@ -317,6 +349,9 @@ fn run(
         let progress = battle.run();
         if !quiet {
             printed = print_new(&battle, printed, &mut out);
+        }
+        if out.is_lost() {
+            return out.finish().map_err(lost);
         }
         match progress {
             Progress::Over(result) => break result,
@@ -334,16 +369,14 @@ fn run(
     let _ = printed;
     let sides = battle.world().resource::<Sides>().clone();
     let _ = writeln!(out, "Result: {}", describe_result(&result, &sides));
-    if let Some(file) = log_file {
-        let mut f = std::fs::File::create(&file)
-            .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
+    if let Some((file, f)) = &mut log {
         battle
             .world()
             .resource::<BattleLog>()
-            .write_json_lines(&mut f)
+            .write_json_lines(f)
             .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
     }
-    Ok(())
+    out.finish().map_err(lost)
 }
 
 fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {
@@ -400,9 +433,7 @@ fn ask_human(
         let _ = write!(out, "\n— Pass to {side_name} — press Enter —");
         let _ = out.flush();
         line.clear();
-        if input.read_line(&mut line).unwrap_or(0) == 0 {
-            return Err(failed("no more input: a person must decide"));
-        }
+        read_answer(input, &mut line)?;
     }
     loop {
         let _ = writeln!(
@@ -438,9 +469,7 @@ fn ask_human(
         }
         let _ = out.flush();
         line.clear();
-        if input.read_line(&mut line).unwrap_or(0) == 0 {
-            return Err(failed("no more input: a person must decide"));
-        }
+        read_answer(input, &mut line)?;
         if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
             return Ok(template.clone().cell(cell));
         }
@@ -465,6 +494,19 @@ fn ask_human(
                 );
             }
         }
+    }
+}
+
+/// Read one line a person typed: the end of input and anything that is not
+/// text are failures that say so.
+fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<(), Failure> {
+    match input.read_line(line) {
+        Ok(0) => Err(failed("no more input: a person must decide")),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(bad_input(
+            "the input is not text (UTF-8): type a choice's number",
+        )),
+        Err(e) => Err(failed(format!("cannot read the input: {e}"))),
     }
 }
 
@@ -497,7 +539,9 @@ fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), F
     let (scenario, data) = load_scenario(path)?;
     let seed0 = seed.unwrap_or(scenario.scenario.seed);
     let tally = run_batch(&scenario, &data, battles, seed0)?;
-    print_report(&scenario, &tally, json);
+    let mut out = Out::new();
+    print_report(&mut out, &scenario, &tally, json);
+    out.finish().map_err(lost)?;
     if let Some((seed, why)) = tally.first_failure {
         return Err(failed(format!(
             "{} battles could not finish; the first, seed {seed}: {why}",
@@ -626,7 +670,7 @@ fn run_batch(
 
 /// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
 /// as text.
-fn print_report(scenario: &LoadedScenario, tally: &SimTally, json: bool) {
+fn print_report(out: &mut impl Write, scenario: &LoadedScenario, tally: &SimTally, json: bool) {
     let SimTally {
         battles,
         seed0,
@@ -688,50 +732,67 @@ fn print_report(scenario: &LoadedScenario, tally: &SimTally, json: bool) {
             "ai_decision_ms": { "p50": ai_p50, "p99": ai_p99, "decisions": decisions },
             "resident_kib": { "start": rss_start, "middle": rss_mid, "end": rss_end },
         });
-        println!("{report}");
+        let _ = writeln!(out, "{report}");
     } else {
-        println!(
+        let _ = writeln!(
+            out,
             "{} ({}), {battles} battles from seed {seed0}",
             scenario.scenario.name, scenario.scenario.ruleset
         );
         for (n, w) in names.iter().zip(wins) {
-            println!(
+            let _ = writeln!(
+                out,
                 "  {n:<20} wins {w:>7}  ({:5.1}%)",
                 100.0 * f64::from(*w) / f64::from(battles)
             );
         }
-        println!("  nobody standing      {draws:>7}");
-        println!("  round cap            {capped:>7}");
+        let _ = writeln!(out, "  nobody standing      {draws:>7}");
+        let _ = writeln!(out, "  round cap            {capped:>7}");
         if failures > 0 {
-            println!("  failed               {failures:>7}");
+            let _ = writeln!(out, "  failed               {failures:>7}");
         }
-        println!(
+        let _ = writeln!(
+            out,
             "  rounds: mean {mean_rounds:.2}, min {}, max {rounds_max}",
             if finished > 0 { rounds_min } else { 0 }
         );
-        println!(
+        let _ = writeln!(
+            out,
             "  log entries per battle: {:.1}",
             log_entries as f64 / f64::from(battles)
         );
-        println!("  time: {secs:.3} s, {per_sec:.0} battles per second (one thread)");
-        println!("  AI decisions: {decisions} taken, p50 {ai_p50:.3} ms, p99 {ai_p99:.3} ms");
+        let _ = writeln!(
+            out,
+            "  time: {secs:.3} s, {per_sec:.0} battles per second (one thread)"
+        );
+        let _ = writeln!(
+            out,
+            "  AI decisions: {decisions} taken, p50 {ai_p50:.3} ms, p99 {ai_p99:.3} ms"
+        );
         if let (Some(a), Some(m), Some(b)) = (rss_start, rss_mid, rss_end) {
-            println!("  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end");
+            let _ = writeln!(
+                out,
+                "  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end"
+            );
         }
     }
 }
 
 fn check(files: &[PathBuf]) -> Result<(), Failure> {
     let mut bad = Vec::new();
+    let mut out = Out::new();
     for path in files {
         match check_file(path) {
-            Ok(what) => println!("{}: ok ({what})", path.display()),
+            Ok(what) => {
+                let _ = writeln!(out, "{}: ok ({what})", path.display());
+            }
             Err(f) => {
                 eprintln!("{}", f.message);
                 bad.push(f);
             }
         }
     }
+    out.finish().map_err(lost)?;
     match bad.len() {
         0 => Ok(()),
         n => Err(bad_input(format!(
@@ -782,15 +843,19 @@ fn check_file(path: &Path) -> Result<String, Failure> {
 }
 
 fn rules(id: Option<&str>) -> Result<(), Failure> {
+    let mut out = Out::new();
     let Some(id) = id else {
-        println!("Rulesets:");
+        let _ = writeln!(out, "Rulesets:");
         for r in fray_rules::RULESETS {
-            println!("  {:<20} {} (rules/{})", r.id, r.name, r.text);
+            let _ = writeln!(out, "  {:<20} {} (rules/{})", r.id, r.name, r.text);
         }
-        println!("\n`fray rules ID` lists a ruleset's phases and rulings.");
-        return Ok(());
+        let _ = writeln!(
+            out,
+            "\n`fray rules ID` lists a ruleset's phases and rulings."
+        );
+        return out.finish().map_err(lost);
     };
     let rules = fray_rules::load(id, None).map_err(bad_input)?;
-    print!("{}", rules.page());
-    Ok(())
+    let _ = write!(out, "{}", rules.page());
+    out.finish().map_err(lost)
 }

@@ -325,6 +325,90 @@ fn a_person_at_the_terminal_types_a_cell_to_move_there() {
 }
 
 #[test]
+fn a_closed_pipe_ends_quietly_and_lost_output_is_not_success() {
+    for args in [
+        &["run", "assets/scenarios/skirmish_4v4.ron", "--all-ai"][..],
+        &[
+            "check",
+            "assets/scenarios/duel.ron",
+            "assets/scenarios/ghoul.ron",
+        ],
+        &["rules"],
+        &["rules", "declared"],
+    ] {
+        // The reader is gone before the first line is written.
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let o = Command::new(env!("CARGO_BIN_EXE_fray"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(writer)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(["run", "assets/scenarios/duel.ron", "--all-ai"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stderr(&o).contains("fray: cannot write the output: No space left on device"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn impossible_dice_unwritable_logs_and_binary_input_are_refused_up_front() {
+    let o = fray(&["run", "assets/scenarios/phases_reach.ron", "--dice", "13"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "", "refused before any round is played");
+    assert!(
+        stderr(&o).contains("--dice: no die of the phases ruleset shows 13 (its largest is a d6)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&[
+        "run",
+        "assets/scenarios/duel.ron",
+        "--log",
+        "/nonexistent/folder/log.jsonl",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("--log /nonexistent/folder/log.jsonl: "),
+        "{}",
+        stderr(&o)
+    );
+    let o = {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
+            .args(["run", "assets/scenarios/duel.ron", "--human", "Wardens"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let _ = child.stdin.take().unwrap().write_all(&[0xff, 0xfe, b'\n']);
+        child.wait_with_output().unwrap()
+    };
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("the input is not text (UTF-8)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn rules_phases_maps_every_paragraph_and_row_of_the_table() {
     let o = fray(&["rules", "phases"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -39,6 +39,10 @@ pub trait Rules: Send + Sync + 'static {
     /// The page `fray rules ID` prints: phases, paragraph map, rulings, tables.
     fn page(&self) -> String;
 
+    /// The most faces of any die the ruleset rolls: a forced face above it
+    /// fits no die.
+    fn largest_die(&self) -> u32;
+
     /// How the timeline marks an event of `kind` (`None`: not marked).
     fn label(&self, kind: EventKind) -> Option<&'static str> {
         kind.label()
@@ -116,6 +120,7 @@ macro_rules! ruleset {
                 &self,
                 scenario: &fray_core::scenario::LoadedScenario,
             ) -> Result<(), fray_core::data::LoadError> {
+                $crate::ruleset::check_forced_dice(scenario, LARGEST_DIE)?;
                 check_scenario(self, scenario)
             }
 
@@ -124,7 +129,7 @@ macro_rules! ruleset {
                 world: &mut bevy_ecs::world::World,
                 scenario: &fray_core::scenario::LoadedScenario,
             ) -> Result<(), fray_core::data::LoadError> {
-                check_scenario(&self, scenario)?;
+                $crate::ruleset::Rules::check_scenario(&*self, scenario)?;
                 fray_core::model::install_battlefield(world, scenario);
                 fray_core::model::set_resource(world, VIEW);
                 fray_core::model::set_resource(world, ai::HOOKS);
@@ -138,6 +143,10 @@ macro_rules! ruleset {
 
             fn page(&self) -> String {
                 page::page(self)
+            }
+
+            fn largest_die(&self) -> u32 {
+                LARGEST_DIE
             }
         }
     };
@@ -458,4 +467,17 @@ pub fn page_rulings(out: &mut String, title: &str, rulings: &[Ruling]) {
 pub fn page_templates<T>(out: &mut String, templates: &BTreeMap<String, T>) {
     let names: Vec<&str> = templates.keys().map(String::as_str).collect();
     let _ = writeln!(out, "\nStat blocks: {}", names.join(", "));
+}
+
+/// A scenario's forced dice each fit some die the ruleset rolls.
+pub fn check_forced_dice(scenario: &LoadedScenario, largest: u32) -> Result<(), LoadError> {
+    match scenario.scenario.dice.iter().find(|&&f| f > largest) {
+        Some(face) => Err(scenario.source.error_at_field(
+            "dice",
+            format!(
+                "{face} is more than any die of this ruleset shows (its largest is a d{largest})"
+            ),
+        )),
+        None => Ok(()),
+    }
 }

@@ -279,6 +279,9 @@ pub fn plugin(app: &mut App) {
     });
 }
 
+/// The most faces of any die the ruleset rolls.
+pub const LARGEST_DIE: u32 = 100;
+
 crate::ruleset::ruleset!(DeclaredData {
     id: "declared",
     name: "Declared actions",

@@ -262,6 +262,9 @@ pub fn plugin(app: &mut App) {
     });
 }
 
+/// The most faces of any die the ruleset rolls.
+pub const LARGEST_DIE: u32 = 100;
+
 crate::ruleset::ruleset!(DetailedData {
     id: "detailed_sequence",
     name: "Detailed sequence",

@@ -343,6 +343,9 @@ pub fn plugin(app: &mut App) {
     });
 }
 
+/// The most faces of any die the ruleset rolls.
+pub const LARGEST_DIE: u32 = 6;
+
 crate::ruleset::ruleset!(PhasesData {
     id: "phases",
     name: "Phases",

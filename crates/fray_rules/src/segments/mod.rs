@@ -287,6 +287,9 @@ pub fn plugin(app: &mut App) {
     });
 }
 
+/// The most faces of any die the ruleset rolls.
+pub const LARGEST_DIE: u32 = 20;
+
 crate::ruleset::ruleset!(SegmentsData {
     id: "segments",
     name: "Segments",
