@@ -409,6 +409,62 @@ fn impossible_dice_unwritable_logs_and_binary_input_are_refused_up_front() {
 }
 
 #[test]
+fn check_refuses_what_run_would_refuse_or_misplay() {
+    let cases = [
+        (
+            "arrival_never",
+            "11:65: \"Vex\" arrives in round 4294967295, but rounds run from 1 to the round cap of 50",
+        ),
+        (
+            "arrival_on_a_taken_cell",
+            "11:56: \"Vex\" would arrive at (6, 3), where \"Grusk\" stands",
+        ),
+        ("endless_round_cap", "11:5: the round cap must be 1 to 1000"),
+        ("set_twice", "8:99: \"strength\" is listed twice"),
+        (
+            "huge_stat",
+            "8:82: \"Brienne\"'s strength must be within ±10000",
+        ),
+        (
+            "impossible_face",
+            "11:5: no die of this ruleset shows 101 (its largest is a d100)",
+        ),
+        (
+            "order_at_nobody",
+            "11:40: \"Brienne\"'s scripted order aims at \"Gorm\", who is not in the scenario",
+        ),
+        (
+            "order_in_round_0",
+            "11:40: \"Brienne\"'s scripted order is for round 0, but rounds run from 1 to the round cap of 50",
+        ),
+        (
+            "order_off_the_grid",
+            "11:40: \"Brienne\"'s scripted order names (9, 9), outside the grid",
+        ),
+    ];
+    let o = fray(&["check", "tests/broken/weapon_twice.ron"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("tests/broken/weapon_twice.ron:77:10: \"longsword\" is listed twice"),
+        "{}",
+        stderr(&o)
+    );
+    for (file, message) in cases {
+        let path = format!("tests/broken/{file}.ron");
+        let o = fray(&["check", &path]);
+        assert_eq!(o.status.code(), Some(2), "{path}");
+        assert!(
+            stderr(&o).contains(&format!("{path}:{message}")),
+            "{path}: {}",
+            stderr(&o)
+        );
+        let o = fray(&["run", &path, "--all-ai"]);
+        assert_eq!(o.status.code(), Some(2), "{path}: run refuses it too");
+        assert_eq!(stdout(&o), "", "{path}: before any round");
+    }
+}
+
+#[test]
 fn rules_phases_maps_every_paragraph_and_row_of_the_table() {
     let o = fray(&["rules", "phases"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

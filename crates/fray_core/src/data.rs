@@ -95,6 +95,16 @@ impl Source {
         self.error_at_offset(offset, message)
     }
 
+    /// An error at `"needle"` inside the field `key:` (a list of orders, of
+    /// arrivals), or at the field itself.
+    pub fn error_in_field(&self, key: &str, needle: &str, message: impl Into<String>) -> LoadError {
+        let start = self.text.find(&format!("{key}:")).unwrap_or(0);
+        let offset = self.text[start..]
+            .find(&format!("\"{needle}\""))
+            .map_or(start, |i| i + start);
+        self.error_at_offset(offset, message)
+    }
+
     /// An error about the field `key:` (its first occurrence), or the top of the file.
     pub fn error_at_field(&self, key: &str, message: impl Into<String>) -> LoadError {
         let offset = self.text.find(&format!("{key}:")).unwrap_or(0);
@@ -152,4 +162,38 @@ mod tests {
         let e = src.error_at_field("b", "bad");
         assert_eq!((e.line, e.col), (3, 3));
     }
+}
+
+/// A map whose keys are each written once: a key listed twice is an error
+/// at its second place, not a silent overwrite. Use it as
+/// `#[serde(deserialize_with = "fray_core::data::unique")]`.
+pub fn unique<'de, D, V>(d: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: serde::Deserialize<'de>,
+{
+    struct Once<V>(std::marker::PhantomData<V>);
+    impl<'de, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for Once<V> {
+        type Value = std::collections::BTreeMap<String, V>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = std::collections::BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!("{key:?} is listed twice")));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Once(std::marker::PhantomData))
 }

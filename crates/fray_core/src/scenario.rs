@@ -68,7 +68,7 @@ pub struct CombatantSpec {
     #[serde(default)]
     pub initiative_group: Option<String>,
     /// Single stats overridden, by the ruleset's names for them.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::data::unique")]
     pub set: BTreeMap<String, i32>,
     /// Weapons carried instead of the template's.
     #[serde(default)]
@@ -109,13 +109,21 @@ pub struct Scenario {
     #[serde(default)]
     pub orders: Vec<ScriptedOrder>,
     /// Ruleset options by name (e.g. `"declaration": "simultaneous"`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::data::unique")]
     pub options: BTreeMap<String, String>,
 }
 
 fn default_round_cap() -> u32 {
     50
 }
+
+/// The most rounds a battle may be capped at: a battle nobody can win ends
+/// in bounded time and memory.
+pub const MAX_ROUND_CAP: u32 = 1000;
+
+/// The largest number a scenario may `set` a stat to, either way: room for
+/// any sum of stats without overflow.
+pub const MAX_STAT: i32 = 10_000;
 
 /// A scenario with the text it came from, checked for the mistakes that do
 /// not depend on the ruleset.
@@ -164,12 +172,16 @@ impl LoadedScenario {
         let src = &self.source;
         let grid = self.check_grid()?;
         self.check_sides()?;
-        if s.round_cap == 0 {
-            return Err(src.error_at_field("round_cap", "the round cap must be at least 1"));
+        if !(1..=MAX_ROUND_CAP).contains(&s.round_cap) {
+            return Err(src.error_at_field(
+                "round_cap",
+                format!("the round cap must be 1 to {MAX_ROUND_CAP}"),
+            ));
         }
         let seen = self.check_combatants(&grid)?;
         self.check_places()?;
-        self.check_orders(&seen)
+        self.check_arrivals()?;
+        self.check_orders(&seen, &grid)
     }
 
     /// The grid: its size, and its obstacles and difficult cells on it.
@@ -254,6 +266,13 @@ impl LoadedScenario {
                     format!("{:?} stands on an obstacle at {}", c.name, c.at),
                 ));
             }
+            if let Some((key, _)) = c.set.iter().find(|(_, v)| v.abs() > MAX_STAT) {
+                return Err(src.error_at(
+                    key,
+                    Some(&c.name),
+                    format!("{:?}'s {key} must be within ±{MAX_STAT}", c.name),
+                ));
+            }
             if seen.iter().any(|(n, _)| *n == c.name) {
                 return Err(src.error_at(
                     &c.name,
@@ -296,19 +315,72 @@ impl LoadedScenario {
         Ok(())
     }
 
-    /// The scripted orders: each for a combatant of the scenario (`seen`).
-    fn check_orders(&self, seen: &[(&str, Cell)]) -> Result<(), LoadError> {
+    /// Late arrivals: in a round the battle can reach, on a cell nobody
+    /// starts on or arrives on.
+    fn check_arrivals(&self) -> Result<(), LoadError> {
+        let s = &self.scenario;
         let src = &self.source;
-        for o in &self.scenario.orders {
-            if !seen.iter().any(|(n, _)| *n == o.order.actor) {
-                return Err(src.error_at(
-                    &o.order.actor,
-                    Some("orders"),
+        for (i, a) in s.arrivals.iter().enumerate() {
+            let c = &a.combatant;
+            if !(1..=s.round_cap).contains(&a.round) {
+                return Err(src.error_in_field(
+                    "arrivals",
+                    &c.name,
                     format!(
-                        "a scripted order is for {:?}, who is not in the scenario",
-                        o.order.actor
+                        "{:?} arrives in round {}, but rounds run from 1 to the round cap of {}",
+                        c.name, a.round, s.round_cap
                     ),
                 ));
+            }
+            let starts = s.combatants.iter().map(|o| (&o.name, o.at));
+            let arrives = s.arrivals[..i]
+                .iter()
+                .map(|o| (&o.combatant.name, o.combatant.at));
+            if let Some((other, _)) = starts.chain(arrives).find(|(_, at)| *at == c.at) {
+                return Err(src.error_in_field(
+                    "arrivals",
+                    &c.name,
+                    format!(
+                        "{:?} would arrive at {}, where {other:?} stands",
+                        c.name, c.at
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The scripted orders: each for a combatant of the scenario (`seen`),
+    /// in a round the battle can reach, aimed at a combatant of the scenario
+    /// and at a cell of the grid.
+    fn check_orders(&self, seen: &[(&str, Cell)], grid: &Grid) -> Result<(), LoadError> {
+        let src = &self.source;
+        let cap = self.scenario.round_cap;
+        let known = |name: &str| seen.iter().any(|(n, _)| *n == name);
+        for o in &self.scenario.orders {
+            let (actor, order) = (&o.order.actor, &o.order);
+            let wrong = if !known(actor) {
+                Some(format!(
+                    "a scripted order is for {actor:?}, who is not in the scenario"
+                ))
+            } else if !(1..=cap).contains(&o.round) {
+                Some(format!(
+                    "{actor:?}'s scripted order is for round {}, but rounds run from 1 to the round cap of {cap}",
+                    o.round
+                ))
+            } else if let Some(t) = order.target.as_deref().filter(|t| !known(t)) {
+                Some(format!(
+                    "{actor:?}'s scripted order aims at {t:?}, who is not in the scenario"
+                ))
+            } else if let Some(c) = order.cell.filter(|&c| !grid.in_bounds(c)) {
+                Some(format!(
+                    "{actor:?}'s scripted order names {c}, outside the grid"
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = wrong {
+                return Err(src.error_in_field("orders", actor, message));
             }
         }
         Ok(())

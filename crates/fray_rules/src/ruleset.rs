@@ -474,9 +474,7 @@ pub fn check_forced_dice(scenario: &LoadedScenario, largest: u32) -> Result<(), 
     match scenario.scenario.dice.iter().find(|&&f| f > largest) {
         Some(face) => Err(scenario.source.error_at_field(
             "dice",
-            format!(
-                "{face} is more than any die of this ruleset shows (its largest is a d{largest})"
-            ),
+            format!("no die of this ruleset shows {face} (its largest is a d{largest})"),
         )),
         None => Ok(()),
     }

@@ -8,6 +8,7 @@ use common::{run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted};
+use fray_core::grid::Cell;
 use fray_core::log::{BattleLog, EventKind};
 use fray_core::model::BattleResult;
 use fray_core::model::Rostered;
@@ -455,6 +456,28 @@ fn surprised_creatures_roll_initiative_but_do_not_act_in_the_first_round() {
         .collect();
     assert!(!round1.contains(&EventKind::Declare), "{round1:?}");
     assert_has(&b, "Anna declares: wait. Round initiative 5 + 0 = 5.");
+}
+
+#[test]
+fn a_newcomer_whose_cell_is_taken_enters_at_the_nearest_free_cell() {
+    // Ruling arrival_displaced: Brienne has stepped where the ghoul was to
+    // enter; the ghoul enters beside her instead of on top of her.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenarios/ghoul.ron"
+    ))
+    .unwrap();
+    let text = text.replace("seed: 11", "seed: 11, round_cap: 2");
+    let mut b = battle(&text);
+    let brienne = declared::roster(b.world())[0];
+    b.world_mut().entity_mut(brienne).insert(Cell::new(3, 5));
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Ghoul enters the combat at (2, 4) ((3, 5) is taken) while the round is on initiative 13.",
+    );
+    let ghoul = declared::roster(b.world())[2];
+    assert_ne!(b.world().get::<Cell>(ghoul), b.world().get::<Cell>(brienne));
 }
 
 #[test]

@@ -39,13 +39,22 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     };
     let (base, roll) = roll;
     world.entity_mut(e).insert(BaseInitiative(base));
+    let (at, rule, moved) = match free_cell_near(world, e, spec.at) {
+        Some(c) => (
+            c,
+            "004 §Step 2 · ruling arrival_displaced",
+            format!(" ({} is taken)", spec.at),
+        ),
+        None => (spec.at, "004 §Step 2", String::new()),
+    };
+    world.entity_mut(e).insert(at);
     world.resource_mut::<BattleLog>().push(
         Event::new(
             EventKind::Arrive,
-            "004 §Step 2",
+            rule,
             format!(
-                "{} enters the combat at {} while the round is on initiative {}.",
-                spec.name, spec.at, arrival.after
+                "{} enters the combat at {at}{moved} while the round is on initiative {}.",
+                spec.name, arrival.after
             ),
         )
         .actor(&spec.name),
@@ -134,4 +143,21 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
             .actor(&name),
         );
     }
+}
+
+/// Ruling `arrival_displaced`: when someone stands where a newcomer was to
+/// enter, it enters at the nearest free cell (the first in the grid's order
+/// at that distance). `None` when its own cell is free.
+fn free_cell_near(world: &World, e: Entity, at: Cell) -> Option<Cell> {
+    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    if !taken.contains(&at) {
+        return None;
+    }
+    let grid = world.resource::<Grid>();
+    let reach = grid.width().max(grid.height());
+    (1..=reach).find_map(|r| {
+        grid.within(at, r)
+            .into_iter()
+            .find(|&c| grid.distance(c, at) == r && !grid.is_obstacle(c) && !taken.contains(&c))
+    })
 }

@@ -233,12 +233,14 @@ pub struct DeclaredData {
     pub numbers: Numbers,
     pub ruling_numbers: RulingNumbers,
     pub rulings: Vec<Ruling>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fray_core::data::unique")]
     pub spells: BTreeMap<String, Spell>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fray_core::data::unique")]
     pub items: BTreeMap<String, Item>,
     pub injuries: BTreeMap<DamageType, Vec<InjuryRow>>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub templates: BTreeMap<String, Template>,
 }
 

@@ -232,10 +232,13 @@ pub struct DetailedData {
     pub parry_strain: Vec<TableRow>,
     /// 000 §1.2.5.3: the maximum-damage special case.
     pub maximum_damage: Vec<TableRow>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub armours: BTreeMap<String, Armour>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fray_core::data::unique")]
     pub spells: BTreeMap<String, Spell>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub templates: BTreeMap<String, Template>,
 }
 
@@ -243,6 +246,11 @@ impl DataFile for DetailedData {
     /// Everything the file names exists, and its numbers make sense.
     fn check(&self, src: &Source) -> Result<(), LoadError> {
         crate::ruleset::check_id(src, &self.id, "detailed_sequence")?;
+        if self.ruling_numbers.d100_dx_multiplier < 1 {
+            return Err(
+                src.error_at_field("d100_dx_multiplier", "the multiplier must be at least 1")
+            );
+        }
         if !self.armours.contains_key(&self.ruling_numbers.unarmoured) {
             return Err(src.error_at_field(
                 "unarmoured",

@@ -157,7 +157,7 @@ pub struct Template {
     pub stun: i32,
     pub body: i32,
     /// Skill rolls (3d6 at or under), by skill name (ruling `skill_check_negates`).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fray_core::data::unique")]
     pub skills: BTreeMap<String, i32>,
     pub weapons: Vec<String>,
 }
@@ -174,7 +174,9 @@ pub struct PhasesData {
     pub manoeuvres: Vec<Manoeuvre>,
     pub paragraphs: Vec<Paragraph>,
     pub rulings: Vec<Ruling>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub weapons: BTreeMap<String, Weapon>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub templates: BTreeMap<String, Template>,
 }
 
@@ -182,8 +184,11 @@ impl DataFile for PhasesData {
     /// Everything the file names exists, and its numbers make sense.
     fn check(&self, src: &Source) -> Result<(), LoadError> {
         crate::ruleset::check_id(src, &self.id, "phases")?;
-        if self.numbers.phases_per_turn == 0 {
-            return Err(src.error_at_field("phases_per_turn", "a turn needs at least one phase"));
+        if !(1..=12).contains(&self.numbers.phases_per_turn) {
+            return Err(src.error_at_field(
+                "phases_per_turn",
+                "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
+            ));
         }
         if self.ruling_numbers.stunned_dcv_divisor < 1 {
             return Err(src.error_at_field("stunned_dcv_divisor", "the divisor must be at least 1"));

@@ -157,15 +157,22 @@ pub struct SegmentsData {
     pub numbers: Numbers,
     pub ruling_numbers: RulingNumbers,
     pub rulings: Vec<Ruling>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "fray_core::data::unique")]
     pub spells: BTreeMap<String, Spell>,
+    #[serde(deserialize_with = "fray_core::data::unique")]
     pub templates: BTreeMap<String, Template>,
 }
 
 impl DataFile for SegmentsData {
     fn check(&self, src: &Source) -> Result<(), LoadError> {
         crate::ruleset::check_id(src, &self.id, "segments")?;
+        if self.ruling_numbers.set_spear_multiplier < 1 {
+            return Err(
+                src.error_at_field("set_spear_multiplier", "the multiplier must be at least 1")
+            );
+        }
         for (name, t) in &self.templates {
             let who = ("template ", name.as_str());
             crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
