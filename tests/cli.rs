@@ -153,7 +153,7 @@ fn unknown_rulesets_templates_and_bad_dice_are_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(
-            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: declared, detailed_sequence, phases, segments)"
+            "tests/broken/unknown_ruleset.ron:3:14: unknown ruleset \"chess\" (rulesets: crucible, declared, detailed_sequence, phases, segments)"
         ),
         "{}",
         stderr(&o)

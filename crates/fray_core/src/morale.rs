@@ -67,11 +67,18 @@ pub struct MoraleCheck<'a> {
 /// Roll `check` and log it; true when it fails (the total is under the
 /// target).
 pub fn roll(world: &mut World, check: MoraleCheck) -> bool {
+    roll_margin(world, check) < 0
+}
+
+/// Roll `check` and log it; the total less the target (negative: it fails
+/// by that much), for a ruleset whose failures differ by how badly.
+pub fn roll_margin(world: &mut World, check: MoraleCheck) -> i32 {
     let roll = world
         .resource_mut::<Dice>()
         .roll(check.dice, format!("{}'s morale", check.name));
     let total = roll.total + check.modifiers.iter().map(|m| m.value).sum::<i32>();
     let failed = total < check.target;
+    let margin = total - check.target;
     let terms: String = check
         .modifiers
         .iter()
@@ -98,7 +105,7 @@ pub fn roll(world: &mut World, check: MoraleCheck) -> bool {
             })
             .roll(roll)
     });
-    failed
+    margin
 }
 
 /// `e` breaks and flees after a failed check under `rule`: it no longer

@@ -4,6 +4,7 @@
 //! [`RulesStep`](fray_core::battle::RulesStep) schedule, its page — and one
 //! line in [`RULESETS`]. Nothing outside this crate names a ruleset's module.
 
+pub mod crucible;
 pub mod declared;
 pub mod detailed;
 pub mod phases;
@@ -17,6 +18,7 @@ pub use ruleset::{
 
 /// Every ruleset Fray plays, with its built-in data.
 pub const RULESETS: &[&RulesetInfo] = &[
+    &crucible::RULESET,
     &declared::RULESET,
     &detailed::RULESET,
     &phases::RULESET,

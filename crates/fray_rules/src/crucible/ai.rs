@@ -1,0 +1,224 @@
+//! The `crucible` ruleset's appraisal of the orders open to a character,
+//! for the basic AI (`fray_core::ai`).
+//!
+//! Attacks are worth their chance to hit (ruling `attack_roll`) times the
+//! mean damage, times the attacks of the round. Moving into reach counts the
+//! attacks of opportunity it would draw (003 §III F) and the longer weapons
+//! that would strike first (003 §II E) as risk, so the 5' step, which draws
+//! nothing, wins whenever it reaches. Monsters whose morale failed are not
+//! asked: their withdrawal goes on by itself (ruling `morale_failure`).
+
+use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::casting::Memorised;
+use fray_core::decision::Order;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::movement::Provokes;
+
+use super::combat::{armour_class, attacks_this_round, foes, length_first};
+use super::data::SpellEffect;
+use super::orders::{self, melee_weapon, missile_weapon, path, provokers};
+use super::{Data, Flow, HitPoints, RoundState, Stage, Stats, cell, name, roster, up};
+
+pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+
+fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    if world.resource::<Flow>().stage == Stage::Readied {
+        return orders::validate_readied(world, me, order).is_ok();
+    }
+    orders::validate(world, me, order).is_ok()
+}
+
+/// Expected damage of one blow of `a` on `t` (melee unless `missile`).
+fn blow(world: &World, a: Entity, t: Entity, missile: bool) -> f32 {
+    let Some(s) = world.get::<Stats>(a) else {
+        return 0.0;
+    };
+    let weapon = if missile {
+        missile_weapon(world, a)
+    } else {
+        melee_weapon(world, a)
+    };
+    let (dmg, bonus) = weapon.map_or((1.5, 0), |(_, w)| {
+        (
+            w.damage.mean(),
+            if w.range == 0 { s.damage_bonus } else { 0 },
+        )
+    });
+    let need = (s.thac0 - armour_class(world, t).0).clamp(2, 20);
+    (21 - need) as f32 / 20.0 * (dmg + bonus as f32).max(1.0)
+}
+
+fn left(world: &World, t: Entity) -> f32 {
+    world
+        .get::<HitPoints>(t)
+        .map_or(1.0, |h| h.current.max(1) as f32)
+}
+
+/// The risk of walking `cells`: attacks of opportunity and length-first strikes.
+fn risk(world: &World, me: Entity, cells: &[Cell]) -> f32 {
+    let aoo: f32 = provokers(world, me, cells, Provokes::Within { free: 1 })
+        .into_iter()
+        .map(|p| blow(world, p, me, false))
+        .sum();
+    let first: f32 = length_first(world, me, cells)
+        .into_iter()
+        .map(|p| blow(world, p, me, false) * attacks_this_round(world, p) as f32)
+        .sum();
+    aoo + first
+}
+
+fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    let mut out = Vec::new();
+    let Some(s) = world.get::<Stats>(me) else {
+        return out;
+    };
+    let who = name(world, me);
+    let grid = world.resource::<Grid>();
+    let here = cell(world, me);
+    let foes = foes(world, me);
+    let holding = world
+        .get::<RoundState>(me)
+        .is_some_and(|r| r.holding_readied);
+    let readied = world.resource::<Flow>().stage == Stage::Readied;
+    if let Some((_, w)) = missile_weapon(world, me) {
+        for &f in foes
+            .iter()
+            .filter(|&&f| grid.distance(here, cell(world, f)) <= w.range)
+        {
+            let adjacent = orders::adjacent_enemies(world, me, here);
+            let r: f32 = adjacent
+                .iter()
+                .filter(|&&x| melee_weapon(world, x).is_some())
+                .map(|&x| blow(world, x, me, false))
+                .sum();
+            out.push(Appraisal {
+                damage: blow(world, me, f, true) * w.rate as f32,
+                target_left: left(world, f),
+                risk: r,
+                ..Appraisal::plain(Order::new(&who, "fire").target(name(world, f)))
+            });
+        }
+    }
+    if readied {
+        out.push(Appraisal::plain(Order::new(&who, "hold")));
+        return out;
+    }
+    out.push(Appraisal {
+        other: -0.01,
+        ..Appraisal::plain(Order::new(&who, "wait"))
+    });
+    if holding {
+        return out;
+    }
+    let n = attacks_this_round(world, me) as f32;
+    for &f in &foes {
+        let fc = cell(world, f);
+        let fname = name(world, f);
+        let dmg = blow(world, me, f, false) * n;
+        if let Some((cells, cost)) = path(world, me, fc, 1).filter(|p| p.1 <= s.speed) {
+            out.push(Appraisal {
+                damage: dmg,
+                target_left: left(world, f),
+                risk: risk(world, me, &cells),
+                closing: cost as f32,
+                ..Appraisal::plain(Order::new(&who, "attack").target(&fname))
+            });
+        }
+        let adjacent = grid.distance(here, fc) == 1;
+        for to in grid
+            .neighbours(here)
+            .filter(|&c| !adjacent && grid.distance(c, fc) == 1)
+            .collect::<Vec<_>>()
+        {
+            out.push(Appraisal {
+                damage: dmg,
+                target_left: left(world, f),
+                risk: risk(world, me, &[to]),
+                closing: 0.5,
+                ..Appraisal::plain(Order::new(&who, "step").cell(to).target(&fname))
+            });
+        }
+    }
+    spells(world, me, &mut out);
+    advance(world, me, &foes, &mut out);
+    out
+}
+
+/// Spells worth casting: harm on a foe, healing on a hurt ally.
+fn spells(world: &World, me: Entity, out: &mut Vec<Appraisal>) {
+    let Some(m) = world.get::<Memorised>(me) else {
+        return;
+    };
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let here = cell(world, me);
+    let who = name(world, me);
+    let in_melee: f32 = orders::adjacent_enemies(world, me, here)
+        .iter()
+        .map(|&x| blow(world, x, me, false))
+        .sum();
+    for sp in &m.0 {
+        let Some(s) = data.spells.get(sp) else {
+            continue;
+        };
+        for t in roster(world)
+            .into_iter()
+            .filter(|&t| up(world, t) && grid.distance(here, cell(world, t)) <= s.range)
+        {
+            let foe = super::enemies(world, me, t);
+            let order = Order::new(&who, "cast").with(sp).target(name(world, t));
+            match s.effect {
+                SpellEffect::Damage(d) if foe => out.push(Appraisal {
+                    damage: d.mean(),
+                    target_left: left(world, t),
+                    risk: in_melee * 2.0,
+                    ..Appraisal::plain(order)
+                }),
+                SpellEffect::Heal(d) if !foe => {
+                    let hp = world
+                        .get::<HitPoints>(t)
+                        .map_or((1, 1), |h| (h.current, h.max));
+                    if hp.0 * 2 <= hp.1 {
+                        out.push(Appraisal {
+                            other: d.mean(),
+                            risk: in_melee * 2.0,
+                            ..Appraisal::plain(order)
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// With nobody in reach: move toward the nearest foe, as far as the rate
+/// goes.
+fn advance(world: &World, me: Entity, foes: &[Entity], out: &mut Vec<Appraisal>) {
+    let grid = world.resource::<Grid>();
+    let here = cell(world, me);
+    let rate = world.get::<Stats>(me).map_or(0, |s| s.speed) as usize;
+    let Some(&f) = foes
+        .iter()
+        .min_by_key(|&&f| grid.distance(here, cell(world, f)))
+    else {
+        return;
+    };
+    let Some((cells, _)) = path(world, me, cell(world, f), 1) else {
+        return;
+    };
+    if cells.is_empty() || rate == 0 {
+        return;
+    }
+    let cells: Vec<Cell> = cells.into_iter().take(rate).collect();
+    let to = *cells.last().unwrap_or(&here);
+    let before = grid.distance(here, cell(world, f)) as f32;
+    let after = grid.distance(to, cell(world, f)) as f32;
+    out.push(Appraisal {
+        risk: risk(world, me, &cells),
+        closing: before - after,
+        other: 0.05,
+        ..Appraisal::plain(Order::new(name(world, me), "move").cell(to))
+    });
+}

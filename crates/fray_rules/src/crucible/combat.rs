@@ -1,0 +1,472 @@
+//! Blows: the attack roll and damage (rulings `attack_roll`, `damage`,
+//! `hit_points`), attacks per round by level (003 §Multiple Attacks Per
+//! Round By Level, §III B), attacks of opportunity (003 §III C, §III F), the
+//! longer weapon striking first (003 §II E), missiles and spells going off.
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::{Casting, Memorised};
+use fray_core::dice::Dice;
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{Check, Event, EventKind, Modifier, record};
+
+use super::data::{Class, SpellEffect, Weapon};
+use super::orders::{acts, may_take_opportunity, melee_weapon, missile_weapon, threats};
+use super::{
+    Data, Down, Flow, HitPoints, Readied, RoundState, Stats, cell, enemies, name, roster, up,
+};
+
+/// Damage dealt, to land at once or with the rest of a tie (003 §II F).
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub target: Entity,
+    pub amount: i32,
+}
+
+/// 003 §III E: armour class, with the Dexterity bonus lost while casting.
+pub fn armour_class(world: &World, e: Entity) -> (i32, String) {
+    let Some(s) = world.get::<Stats>(e) else {
+        return (10, String::new());
+    };
+    if world.get::<Casting>(e).is_some() && s.dex_ac != 0 {
+        return (
+            s.ac,
+            format!("AC {} (no Dexterity bonus while casting, 003 §III E)", s.ac),
+        );
+    }
+    (s.ac + s.dex_ac, format!("AC {}", s.ac + s.dex_ac))
+}
+
+/// 003 §Multiple Attacks Per Round By Level: attacks this round (a
+/// monster's own number; 1/1 for classes the table does not list).
+pub fn attacks_this_round(world: &World, e: Entity) -> u32 {
+    let Some(s) = world.get::<Stats>(e) else {
+        return 0;
+    };
+    if let Some(n) = s.attacks {
+        return n;
+    }
+    let round = world.resource::<Flow>().round;
+    world
+        .resource::<Data>()
+        .0
+        .attacks_per_round(s.class, s.level, round)
+        .unwrap_or(1)
+}
+
+/// The weapon `e` strikes with in melee: its melee weapon, or its fists.
+fn striking_weapon(world: &World, e: Entity) -> (String, Weapon) {
+    melee_weapon(world, e).unwrap_or_else(|| {
+        let data = &world.resource::<Data>().0;
+        let fists = data.weapons.get("fists").cloned().unwrap_or(Weapon {
+            damage: fray_core::dice::DiceExpr::new(1, 2),
+            length: 0,
+            wsf: 1,
+            range: 0,
+            rate: 1,
+            unarmed: true,
+        });
+        ("fists".to_string(), fists)
+    })
+}
+
+/// One attack (ruling `attack_roll`: d20 + bonuses against THAC0 − AC;
+/// ruling `damage`: the weapon's dice plus Strength in melee). The hit, if any.
+fn attack_roll(
+    world: &mut World,
+    (attacker, target): (Entity, Entity),
+    (weapon, w): (&str, &Weapon),
+    bonuses: Vec<Modifier>,
+    rule: &str,
+) -> Option<Hit> {
+    let (who, whom) = (name(world, attacker), name(world, target));
+    let thac0 = world.get::<Stats>(attacker).map_or(20, |s| s.thac0);
+    let (ac, ac_words) = armour_class(world, target);
+    let die = world.resource::<Data>().0.ruling_numbers.attack_die;
+    let roll = world
+        .resource_mut::<Dice>()
+        .roll(die, format!("{who}'s attack on {whom}"));
+    let need = thac0 - ac;
+    let total = roll.total + bonuses.iter().map(|m| m.value).sum::<i32>();
+    let natural = roll.total;
+    let hits = natural == 20 || (natural != 1 && total >= need);
+    let check = Check {
+        against: format!("THAC0 {thac0} − {ac_words}"),
+        target: need,
+        modifiers: bonuses,
+        total,
+        success: hits,
+    };
+    let (kind, verdict) = if hits {
+        (EventKind::Hit, "hits")
+    } else {
+        (EventKind::Miss, "misses")
+    };
+    let text = format!(
+        "{who} attacks {whom} with the {weapon}: {total} against {need} ({}): {verdict}.",
+        check.against
+    );
+    let rule = rule.to_string();
+    record(world, || {
+        Event::new(kind, rule, text)
+            .actor(&who)
+            .target(&whom)
+            .roll(roll.clone())
+            .check(check)
+    });
+    if !hits {
+        return None;
+    }
+    let bonus = if w.range == 0 {
+        world.get::<Stats>(attacker).map_or(0, |s| s.damage_bonus)
+    } else {
+        0
+    };
+    let dmg = world
+        .resource_mut::<Dice>()
+        .roll(w.damage, format!("{who}'s damage"));
+    let amount = (dmg.total + bonus).max(1);
+    record(world, || {
+        Event::new(
+            EventKind::DamageRoll,
+            "ruling damage",
+            format!(
+                "{who} rolls {} damage{}: {amount}.",
+                w.damage,
+                if bonus != 0 {
+                    format!(" {bonus:+} Strength")
+                } else {
+                    String::new()
+                }
+            ),
+        )
+        .actor(&who)
+        .roll(dmg)
+    });
+    Some(Hit { target, amount })
+}
+
+/// A hit lands now, or is held with the rest of a tie (003 §II F).
+pub fn land(world: &mut World, hit: Hit) {
+    if let Some(held) = world.resource_mut::<Flow>().held.as_mut() {
+        held.push(hit);
+        return;
+    }
+    apply(world, &hit);
+}
+
+/// Damage taken: hit points fall, a spell in hand is spoiled (003 §Casting
+/// in Combat), and at 0 or below the creature falls (ruling `hit_points`).
+pub fn apply(world: &mut World, hit: &Hit) {
+    let Some(mut hp) = world.get_mut::<HitPoints>(hit.target) else {
+        return;
+    };
+    hp.current -= hit.amount;
+    let (left, max) = (hp.current, hp.max);
+    let whom = name(world, hit.target);
+    let amount = hit.amount;
+    record(world, || {
+        Event::new(
+            EventKind::Damage,
+            "ruling hit_points",
+            format!("{whom} takes {amount} damage ({left} of {max} hit points left)."),
+        )
+        .target(&whom)
+        .amount(amount)
+    });
+    fray_core::casting::damaged(world, hit.target, hit.amount);
+    if left <= 0 && up(world, hit.target) {
+        fray_core::model::out_of_the_fight(world, hit.target, Down, "ruling hit_points", |n| {
+            format!("{n} falls at {left} hit points and is out of the fight.")
+        });
+    }
+}
+
+/// 003 §III B: all of a character's attacks of the round, on its turn,
+/// against `target` (ruling `further_attacks`: once it falls, at another
+/// enemy in reach). `at_once`: the hits land now, even in a tie.
+pub fn routine(world: &mut World, attacker: Entity, target: Entity, rule: &str, at_once: bool) {
+    let n = attacks_this_round(world, attacker);
+    if let Some(mut rs) = world.get_mut::<RoundState>(attacker) {
+        rs.attacked = true;
+    }
+    let weapon = striking_weapon(world, attacker);
+    let mut target = target;
+    for i in 0..n {
+        if !up(world, target)
+            || world
+                .resource::<Grid>()
+                .distance(cell(world, attacker), cell(world, target))
+                != 1
+        {
+            let next = super::orders::adjacent_enemies(world, attacker, cell(world, attacker))
+                .into_iter()
+                .next();
+            match next {
+                Some(t) if i > 0 => target = t,
+                _ => return,
+            }
+        }
+        let bonuses = parry_penalty(world, target);
+        let rule = if n > 1 {
+            format!("{rule}; 003 §Multiple Attacks Per Round By Level")
+        } else {
+            rule.to_string()
+        };
+        if let Some(hit) = attack_roll(
+            world,
+            (attacker, target),
+            (&weapon.0, &weapon.1),
+            bonuses,
+            &rule,
+        ) {
+            if at_once {
+                apply(world, &hit);
+            } else {
+                land(world, hit);
+            }
+        }
+    }
+}
+
+/// Ruling `parry`: attacks on a parrying creature take a penalty.
+fn parry_penalty(world: &World, target: Entity) -> Vec<Modifier> {
+    if world.get::<RoundState>(target).is_some_and(|r| r.parrying) {
+        let p = world.resource::<Data>().0.ruling_numbers.parry_penalty;
+        return vec![Modifier::new("parry (ruling parry)", -p)];
+    }
+    Vec::new()
+}
+
+/// 003 §III F: `by` takes its one attack of opportunity of the round at
+/// `mover` (at its back, `rear`), landing at once. True if `mover` fell.
+pub fn opportunity(
+    world: &mut World,
+    by: Entity,
+    mover: Entity,
+    why: &str,
+    rule: &str,
+    rear: bool,
+) -> bool {
+    if !may_take_opportunity(world, by) || !up(world, mover) {
+        return false;
+    }
+    if let Some(mut rs) = world.get_mut::<RoundState>(by) {
+        rs.opportunity_used = true;
+    }
+    let (who, whom) = (name(world, by), name(world, mover));
+    let text = format!("{who} takes an attack of opportunity at {whom}, who {why}.");
+    let r = rule.to_string();
+    record(world, || {
+        Event::new(EventKind::Opportunity, r, text)
+            .actor(&who)
+            .target(&whom)
+    });
+    let mut bonuses = parry_penalty(world, mover);
+    if rear {
+        let b = world.resource::<Data>().0.ruling_numbers.rear_bonus;
+        bonuses.push(Modifier::new("at the back (ruling rear_attack)", b));
+    }
+    let weapon = striking_weapon(world, by);
+    if let Some(hit) = attack_roll(
+        world,
+        (by, mover),
+        (&weapon.0, &weapon.1),
+        bonuses,
+        "003 §Attacks Of Opportunity",
+    ) {
+        apply(world, &hit);
+    }
+    !up(world, mover)
+}
+
+/// Whether `e` fights unarmed (003 §II E: monks never are).
+fn unarmed(world: &World, e: Entity) -> bool {
+    if world
+        .get::<Stats>(e)
+        .is_some_and(|s| s.class == Class::Monk)
+    {
+        return false;
+    }
+    melee_weapon(world, e).is_none_or(|(_, w)| w.unarmed)
+}
+
+/// 003 §II E: whether `a`'s weapon is longer than `b`'s (a weapon always
+/// beats the unarmed).
+pub fn longer(world: &World, a: Entity, b: Entity) -> bool {
+    if unarmed(world, a) {
+        return false;
+    }
+    if unarmed(world, b) {
+        return true;
+    }
+    let len = |e| melee_weapon(world, e).map_or(0, |(_, w)| w.length);
+    len(a) > len(b)
+}
+
+/// Whether `e` can still strike this round.
+fn can_strike(world: &World, e: Entity) -> bool {
+    acts(world, e) && world.get::<RoundState>(e).is_some_and(|r| !r.attacked)
+}
+
+/// 003 §II E: the opponents whose melee range `mover` enters walking
+/// `cells` and whose longer weapon strikes first, in order.
+pub fn length_first(world: &World, mover: Entity, cells: &[Cell]) -> Vec<Entity> {
+    let grid = world.resource::<Grid>();
+    let all = threats(world, mover);
+    let mut from = cell(world, mover);
+    let mut out = Vec::new();
+    for &to in cells {
+        for t in fray_core::threat::entered(grid, from, to, &all) {
+            if !out.contains(&t.entity)
+                && longer(world, t.entity, mover)
+                && can_strike(world, t.entity)
+            {
+                out.push(t.entity);
+            }
+        }
+        from = to;
+    }
+    out
+}
+
+/// 003 §II E: `striker`'s longer weapon strikes first as `mover` enters
+/// its melee range, regardless of initiative; its attacks of the round are
+/// spent (ruling `length_strike`). True if `mover` fell.
+pub fn length_strike(world: &mut World, striker: Entity, mover: Entity) -> bool {
+    if !can_strike(world, striker) || !up(world, mover) {
+        return false;
+    }
+    let (who, whom) = (name(world, striker), name(world, mover));
+    let mine = melee_weapon(world, striker).map_or("weapon".to_string(), |(n, w)| {
+        format!("{n} ({}')", w.length)
+    });
+    let theirs = melee_weapon(world, mover)
+        .filter(|_| !unarmed(world, mover))
+        .map_or("bare hands".to_string(), |(n, w)| {
+            format!("{n} ({}')", w.length)
+        });
+    record(world, || {
+        Event::new(
+            EventKind::Attack,
+            "003 §II E",
+            format!("{whom} comes into {who}'s melee range: {who}'s {mine} is longer than the {theirs} and strikes first, regardless of initiative."),
+        )
+        .actor(&who)
+        .target(&whom)
+    });
+    routine(world, striker, mover, "003 §II E", true);
+    !up(world, mover)
+}
+
+/// 003 §III C: missile fire at adjacent opponents with melee weapons draws
+/// their attacks of opportunity; then the shots of the round.
+pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
+    world.entity_mut(shooter).remove::<Readied>();
+    if let Some(mut rs) = world.get_mut::<RoundState>(shooter) {
+        rs.attacked = true;
+        rs.holding_readied = false;
+    }
+    let here = cell(world, shooter);
+    for foe in super::orders::adjacent_enemies(world, shooter, here) {
+        if melee_weapon(world, foe).is_some()
+            && opportunity(
+                world,
+                foe,
+                shooter,
+                "fires a missile in melee",
+                "003 §III C",
+                false,
+            )
+        {
+            return;
+        }
+    }
+    let Some((weapon, w)) = missile_weapon(world, shooter) else {
+        return;
+    };
+    for _ in 0..w.rate {
+        if !up(world, target) {
+            break;
+        }
+        if let Some(hit) = attack_roll(world, (shooter, target), (&weapon, &w), Vec::new(), rule) {
+            land(world, hit);
+        }
+    }
+}
+
+/// 003 §II C: a spell goes off after its casting time, unless damage spoiled
+/// it (the core's `casting::spoil`); it is spent from memory either way.
+pub fn complete(world: &mut World, caster: Entity, target: Entity) {
+    let Some(casting) = world.entity_mut(caster).take::<Casting>() else {
+        return;
+    };
+    let who = name(world, caster);
+    if !fray_core::casting::may_cast(world, caster) {
+        return;
+    }
+    if let Some(mut m) = world.get_mut::<Memorised>(caster) {
+        m.forget(&casting.spell);
+    }
+    let data = world.resource::<Data>().0.clone();
+    let Some(spell) = data.spells.get(&casting.spell) else {
+        return;
+    };
+    let whom = name(world, target);
+    if !up(world, target) {
+        record(world, || {
+            Event::new(
+                EventKind::Cast,
+                "ruling spell_effect",
+                format!(
+                    "{who}'s {} goes off, but {whom} is already out of the fight: it is spent.",
+                    casting.spell
+                ),
+            )
+            .actor(&who)
+        });
+        return;
+    }
+    match spell.effect {
+        SpellEffect::Damage(dice) => {
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(dice, format!("{who}'s {}", casting.spell));
+            let amount = roll.total.max(1);
+            record(world, || {
+                Event::new(
+                    EventKind::Cast,
+                    "003 §II C",
+                    format!(
+                        "{who} completes {} on {whom}: {amount} damage (ruling spell_effect).",
+                        casting.spell
+                    ),
+                )
+                .actor(&who)
+                .target(&whom)
+                .roll(roll)
+            });
+            land(world, Hit { target, amount });
+        }
+        SpellEffect::Heal(dice) => {
+            let roll = world
+                .resource_mut::<Dice>()
+                .roll(dice, format!("{who}'s {}", casting.spell));
+            if let Some(mut hp) = world.get_mut::<HitPoints>(target) {
+                hp.current = (hp.current + roll.total).min(hp.max);
+            }
+            let n = roll.total;
+            record(world, || {
+                Event::new(EventKind::Heal, "003 §II C", format!("{who} completes {} on {whom}: {n} hit points restored (ruling spell_effect).", casting.spell))
+                    .actor(&who).target(&whom).roll(roll).amount(-n)
+            });
+        }
+    }
+}
+
+/// The enemies of `e` still fighting, in listing order.
+pub fn foes(world: &World, e: Entity) -> Vec<Entity> {
+    roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .collect()
+}

@@ -1,0 +1,546 @@
+//! Orders: what a character may do on its turn under 003, checked when
+//! taken, and offered to a person with the DM's warning (003 §Attacks Of
+//! Opportunity: "the DM should announce that the character's intended
+//! actions can or will have such consequences").
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::Memorised;
+use fray_core::decision::{Choice, Order};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::movement::{Provokes, Walk};
+use fray_core::threat::Threatener;
+
+use super::data::{Spell, Weapon};
+use super::{Data, Flow, Kit, RoundState, Stats, Surprised, cell, enemies, name, roster, up};
+
+/// An order as the rules take it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Plan {
+    /// Move up to the standard rate into reach, strike with every attack of
+    /// the round (003 §III B), then move on toward `after` (003 §III D).
+    Attack {
+        target: Entity,
+        after: Option<Cell>,
+    },
+    /// 003 §The 5' Step, then strike `target` if it is in reach.
+    Step {
+        to: Cell,
+        target: Option<Entity>,
+    },
+    /// Move up to the standard rate.
+    Move {
+        to: Cell,
+    },
+    /// Move faster than the standard rate: no combat, no casting (003 §III D).
+    Run {
+        to: Cell,
+    },
+    /// Shoot or throw a missile.
+    Fire {
+        target: Entity,
+    },
+    /// Begin a spell (003 §II C), after moving to `from` if given.
+    Cast {
+        spell: String,
+        target: Entity,
+        from: Option<Cell>,
+    },
+    /// Ready a missile for next round (003 §III A).
+    Ready,
+    /// Parry instead of attack (003 §Withdrawal Tactics).
+    Parry,
+    /// Fall back, fighting (003 §Withdrawal Tactics).
+    FallBack {
+        to: Cell,
+        target: Option<Entity>,
+    },
+    Disengage,
+    /// The disengaging move itself, after every count.
+    Retreat,
+    Flee,
+    Surrender,
+    Wait,
+    /// Keep a readied missile for later in the round (003 §III A).
+    Hold,
+    /// A spell going off (003 §II C).
+    Complete,
+}
+
+/// The melee weapon `e` wields, if any (none: unarmed).
+pub fn melee_weapon(world: &World, e: Entity) -> Option<(String, Weapon)> {
+    let kit = world.get::<Kit>(e)?;
+    if kit.dropped {
+        return None;
+    }
+    let data = &world.resource::<Data>().0;
+    kit.weapons
+        .iter()
+        .filter_map(|w| data.weapons.get(w).map(|d| (w.clone(), d.clone())))
+        .find(|(_, d)| d.range == 0)
+}
+
+/// The missile weapon `e` carries, if any.
+pub fn missile_weapon(world: &World, e: Entity) -> Option<(String, Weapon)> {
+    let kit = world.get::<Kit>(e)?;
+    if kit.dropped {
+        return None;
+    }
+    let data = &world.resource::<Data>().0;
+    kit.weapons
+        .iter()
+        .filter_map(|w| data.weapons.get(w).map(|d| (w.clone(), d.clone())))
+        .find(|(_, d)| d.range > 0)
+}
+
+/// Whether `e` acts in this round (not surprised in the surprise round).
+pub fn acts(world: &World, e: Entity) -> bool {
+    up(world, e)
+        && !(world.resource::<Flow>().surprise_round && world.get::<Surprised>(e).is_some())
+}
+
+/// Enemies of `e` whose melee range covers cells (003 §III F), able to
+/// react now: fighting, armed or not, acting this round.
+pub fn threats(world: &World, e: Entity) -> Vec<Threatener> {
+    roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && acts(world, x))
+        .map(|x| Threatener {
+            entity: x,
+            cell: cell(world, x),
+            reach: 1,
+        })
+        .collect()
+}
+
+/// Whether `by` may still take an attack of opportunity (003 §III F:
+/// generally one per round).
+pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
+    acts(world, by)
+        && world
+            .get::<RoundState>(by)
+            .is_some_and(|r| !r.opportunity_used)
+}
+
+/// Cells others stand in.
+pub fn occupied(world: &World, e: Entity) -> Vec<Cell> {
+    fray_core::model::taken_cells(world, roster(world), e)
+}
+
+/// The path from `e` to within `within` of `goal`, and its cost.
+pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
+    let blocked = occupied(world, e);
+    world
+        .resource::<Grid>()
+        .path_toward(cell(world, e), goal, within, |c| blocked.contains(&c))
+}
+
+/// Those whose attack of opportunity walking `cells` would draw under
+/// `provokes` (003 §III F), for the DM's warning and the AI.
+pub fn provokers(world: &World, e: Entity, cells: &[Cell], provokes: Provokes) -> Vec<Entity> {
+    let grid = world.resource::<Grid>();
+    let able: Vec<Threatener> = threats(world, e);
+    let mut walk = Walk::new(e, cells.to_vec(), u32::MAX, provokes);
+    let mut from = cell(world, e);
+    let mut out = Vec::new();
+    for &to in cells {
+        for p in walk.provoked(grid, from, to, &able) {
+            if !out.contains(&p) && may_take_opportunity(world, p) {
+                out.push(p);
+            }
+        }
+        if able
+            .iter()
+            .any(|t| t.covers(grid, from) && t.covers(grid, to))
+        {
+            walk.within += 1;
+        }
+        from = to;
+    }
+    out
+}
+
+/// Enemies adjacent to `e` at `at` (in its melee range).
+pub fn adjacent_enemies(world: &World, e: Entity, at: Cell) -> Vec<Entity> {
+    let grid = world.resource::<Grid>();
+    roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x) && grid.distance(cell(world, x), at) == 1)
+        .collect()
+}
+
+/// Whether `e` has a missile and a target in sight and range.
+pub fn has_shot(world: &World, e: Entity) -> bool {
+    let Some((_, w)) = missile_weapon(world, e) else {
+        return false;
+    };
+    let grid = world.resource::<Grid>();
+    roster(world).into_iter().any(|x| {
+        enemies(world, e, x)
+            && up(world, x)
+            && grid.distance(cell(world, e), cell(world, x)) <= w.range
+    })
+}
+
+fn stats(world: &World, e: Entity) -> Result<&Stats, String> {
+    world
+        .get::<Stats>(e)
+        .ok_or_else(|| "not a combatant".to_string())
+}
+
+fn enemy(world: &World, e: Entity, order: &Order) -> Result<Entity, String> {
+    let t = world.resource::<Flow>().roster.target_of(order)?;
+    if !enemies(world, e, t) || !up(world, t) {
+        return Err(format!("{} is not an enemy still fighting", name(world, t)));
+    }
+    Ok(t)
+}
+
+fn free_cell(world: &World, e: Entity, c: Cell) -> Result<(), String> {
+    let grid = world.resource::<Grid>();
+    if !grid.in_bounds(c) || grid.is_obstacle(c) || occupied(world, e).contains(&c) {
+        return Err(format!("{c} is not a free cell"));
+    }
+    Ok(())
+}
+
+/// Within `budget` squares of movement, or why not.
+fn reachable(world: &World, e: Entity, to: Cell, budget: u32) -> Result<(), String> {
+    free_cell(world, e, to)?;
+    match path(world, e, to, 0) {
+        Some((_, cost)) if cost <= budget => Ok(()),
+        Some((_, cost)) => Err(format!("{to} is {cost} squares away; the rate is {budget}")),
+        None => Err(format!("no way through to {to}")),
+    }
+}
+
+fn not_pursuing(world: &World, e: Entity) -> Result<(), String> {
+    if world.get::<RoundState>(e).is_some_and(|r| r.no_pursuit) {
+        return Err("having struck at a fleeing back, it may not pursue this turn (003 §Withdrawal Tactics)".into());
+    }
+    Ok(())
+}
+
+/// The spell an order names, known and castable now.
+fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a Spell), String> {
+    let s = order.with.clone().ok_or("cast needs a spell (with)")?;
+    if !world.get::<Memorised>(e).is_some_and(|m| m.knows(&s)) {
+        return Err(format!("{s} is not memorised"));
+    }
+    if !fray_core::casting::may_cast(world, e) {
+        return Err(
+            "damaged this round: no spellcasting for the rest of it (003 §Casting in Combat)"
+                .into(),
+        );
+    }
+    let d = world
+        .resource::<Data>()
+        .0
+        .spells
+        .get(&s)
+        .ok_or("no such spell")?;
+    Ok((s, d))
+}
+
+/// Check an order for `e`'s turn; what it will do, or why not.
+pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
+    let rate = stats(world, e)?.speed;
+    let numbers = &world.resource::<Data>().0.numbers;
+    if world
+        .get::<RoundState>(e)
+        .is_some_and(|r| r.holding_readied)
+        && !matches!(order.action.as_str(), "fire" | "wait")
+    {
+        return Err(
+            "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
+        );
+    }
+    match order.action.as_str() {
+        "attack" => {
+            let target = enemy(world, e, order)?;
+            let cost = path(world, e, cell(world, target), 1).map(|p| p.1);
+            match cost {
+                Some(0) => {}
+                Some(c) if c <= rate => not_pursuing(world, e)?,
+                _ => {
+                    return Err(format!(
+                        "{} is out of reach this round",
+                        name(world, target)
+                    ));
+                }
+            }
+            Ok(Plan::Attack {
+                target,
+                after: order.cell,
+            })
+        }
+        "step" => {
+            let to = order.cell.ok_or("a step needs a cell")?;
+            if rate <= numbers.step_cells {
+                return Err(
+                    "already limited to 5' of movement or less: no 5' step (003 §The 5' Step)"
+                        .into(),
+                );
+            }
+            if world.resource::<Grid>().distance(cell(world, e), to) != 1 {
+                return Err("the 5' step is one square".into());
+            }
+            free_cell(world, e, to)?;
+            let target = match order.target {
+                Some(_) => Some(enemy(world, e, order)?),
+                None => None,
+            };
+            Ok(Plan::Step { to, target })
+        }
+        "move" => {
+            let to = order.cell.ok_or("a move needs a cell")?;
+            not_pursuing(world, e)?;
+            reachable(world, e, to, rate)?;
+            Ok(Plan::Move { to })
+        }
+        "run" => {
+            let to = order.cell.ok_or("a run needs a cell")?;
+            not_pursuing(world, e)?;
+            let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+            reachable(world, e, to, rate * mult)?;
+            Ok(Plan::Run { to })
+        }
+        "fire" => {
+            let (_, w) = missile_weapon(world, e).ok_or("no missile weapon")?;
+            let target = enemy(world, e, order)?;
+            let d = world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, target));
+            if d > w.range {
+                return Err(format!(
+                    "{} is beyond range {}",
+                    name(world, target),
+                    w.range
+                ));
+            }
+            Ok(Plan::Fire { target })
+        }
+        "cast" => cast(world, e, order, rate),
+        "ready" => missile_weapon(world, e)
+            .map(|_| Plan::Ready)
+            .ok_or_else(|| "no missile weapon".into()),
+        "parry" => Ok(Plan::Parry),
+        "fall_back" => fall_back(world, e, order),
+        "disengage" => Ok(Plan::Disengage),
+        "flee" => Ok(Plan::Flee),
+        "surrender" => Ok(Plan::Surrender),
+        "wait" => Ok(Plan::Wait),
+        other => Err(format!("{other:?} is not an order on one's turn")),
+    }
+}
+
+fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let (spell, s) = spell(world, e, order)?;
+    let target = world.resource::<Flow>().roster.target_of(order)?;
+    if !up(world, target) {
+        return Err(format!("{} is out of the fight", name(world, target)));
+    }
+    if let Some(c) = order.cell {
+        not_pursuing(world, e)?;
+        reachable(world, e, c, rate)?;
+    }
+    let from = order.cell.unwrap_or(cell(world, e));
+    if world.resource::<Grid>().distance(from, cell(world, target)) > s.range {
+        return Err(format!(
+            "{} is beyond the spell's range {}",
+            name(world, target),
+            s.range
+        ));
+    }
+    Ok(Plan::Cast {
+        spell,
+        target,
+        from: order.cell,
+    })
+}
+
+/// 003 §Withdrawal Tactics: no more than 10' back, front kept.
+fn fall_back(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
+    let to = order.cell.ok_or("falling back needs a cell")?;
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    reachable(world, e, to, most)?;
+    let grid = world.resource::<Grid>();
+    let here = cell(world, e);
+    let foes: Vec<Cell> = roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .map(|x| cell(world, x))
+        .collect();
+    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    if nearest(to) <= nearest(here) {
+        return Err(format!("{to} is not back from the enemy"));
+    }
+    let target = match order.target {
+        Some(_) => Some(enemy(world, e, order)?),
+        None => None,
+    };
+    Ok(Plan::FallBack { to, target })
+}
+
+/// Check an answer about a readied missile (003 §III A).
+pub fn validate_readied(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
+    match order.action.as_str() {
+        "fire" => validate(world, e, order),
+        "hold" => Ok(Plan::Hold),
+        other => Err(format!(
+            "{other:?}: a readied missile fires or holds (003 §III A)"
+        )),
+    }
+}
+
+/// The DM's warning for a person: who the order would give an attack of
+/// opportunity, or whose longer weapon strikes first.
+pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
+    let mut out = Vec::new();
+    let walked =
+        |to: Cell, within: u32| path(world, e, to, within).map(|p| p.0).unwrap_or_default();
+    let by = |v: Vec<Entity>| v.into_iter().map(|x| name(world, x)).collect::<Vec<_>>();
+    let aoo = Provokes::Within { free: 1 };
+    let here = cell(world, e);
+    let who = match plan {
+        Plan::Attack { target, .. } => {
+            let cells = walked(cell(world, *target), 1);
+            for f in super::combat::length_first(world, e, &cells) {
+                out.push(format!(
+                    "{}'s longer weapon strikes first (003 §II E)",
+                    name(world, f)
+                ));
+            }
+            by(provokers(world, e, &cells, aoo))
+        }
+        Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
+            by(provokers(world, e, &walked(*to, 0), aoo))
+        }
+        Plan::Fire { .. } => by(adjacent_enemies(world, e, here)
+            .into_iter()
+            .filter(|&x| melee_weapon(world, x).is_some() && may_take_opportunity(world, x))
+            .collect()),
+        Plan::Cast { from, .. } => by(adjacent_enemies(world, e, from.unwrap_or(here))
+            .into_iter()
+            .filter(|&x| may_take_opportunity(world, x))
+            .collect()),
+        Plan::Flee => by(adjacent_enemies(world, e, here)
+            .into_iter()
+            .filter(|&x| may_take_opportunity(world, x))
+            .collect()),
+        _ => Vec::new(),
+    };
+    if !who.is_empty() {
+        out.insert(
+            0,
+            format!("draws an attack of opportunity from {}", who.join(" and ")),
+        );
+    }
+    out
+}
+
+fn offer(world: &World, e: Entity, order: Order, label: String) -> Choice {
+    match validate(world, e, &order) {
+        Ok(plan) => {
+            let warn = warning(world, e, &plan);
+            let label = if warn.is_empty() {
+                label
+            } else {
+                format!("{label} — WARNING: {}", warn.join("; "))
+            };
+            Choice::legal(order, label)
+        }
+        Err(why) => Choice::refused(order, label, why),
+    }
+}
+
+/// Every order open to `e` on its turn, for a person.
+pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
+    let me = name(world, e);
+    let mut out = Vec::new();
+    let grid = world.resource::<Grid>();
+    let foes: Vec<Entity> = roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .collect();
+    for &f in &foes {
+        let n = name(world, f);
+        out.push(offer(
+            world,
+            e,
+            Order::new(&me, "attack").target(&n),
+            format!("Attack {n}"),
+        ));
+        if missile_weapon(world, e).is_some() {
+            out.push(offer(
+                world,
+                e,
+                Order::new(&me, "fire").target(&n),
+                format!("Fire at {n}"),
+            ));
+        }
+    }
+    for to in grid.neighbours(cell(world, e)).collect::<Vec<_>>() {
+        let step = Order::new(&me, "step").cell(to);
+        match foes
+            .iter()
+            .find(|&&f| grid.distance(cell(world, f), to) == 1)
+        {
+            Some(&f) => out.push(offer(
+                world,
+                e,
+                step.target(name(world, f)),
+                format!("5' step to {to} and attack {}", name(world, f)),
+            )),
+            None => out.push(offer(world, e, step, format!("5' step to {to}"))),
+        }
+    }
+    if let Some(m) = world.get::<Memorised>(e) {
+        let mut spells = m.0.clone();
+        spells.dedup();
+        for s in spells {
+            for t in roster(world).into_iter().filter(|&x| up(world, x)) {
+                let n = name(world, t);
+                out.push(offer(
+                    world,
+                    e,
+                    Order::new(&me, "cast").with(&s).target(&n),
+                    format!("Cast {s} at {n}"),
+                ));
+            }
+        }
+    }
+    for (action, label) in [
+        ("ready", "Ready a missile for next round"),
+        ("parry", "Parry instead of attacking"),
+        ("disengage", "Disengage and retreat (acts last)"),
+        ("flee", "Flee in panic"),
+        ("surrender", "Surrender"),
+        ("wait", "Wait"),
+    ] {
+        out.push(offer(world, e, Order::new(&me, action), label.to_string()));
+    }
+    out
+}
+
+/// For a readied missile: fire at each target, or hold.
+pub fn readied_choices(world: &World, e: Entity) -> Vec<Choice> {
+    let me = name(world, e);
+    let mut out: Vec<Choice> = roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .map(|x| {
+            let n = name(world, x);
+            offer(
+                world,
+                e,
+                Order::new(&me, "fire").target(&n),
+                format!("Fire at {n} now"),
+            )
+        })
+        .collect();
+    out.push(Choice::legal(
+        Order::new(&me, "hold"),
+        "Hold it to your turn",
+    ));
+    out
+}

@@ -1,0 +1,939 @@
+//! 003 §II A: the counts of a round, lowest first. Everyone acting at a
+//! count gives its order (003 §II C: a caster chooses its spell on its
+//! initiative result); ties act at one instant (003 §II F) unless an option
+//! of 003 §II G breaks them; then each order is carried out, with the
+//! attacks of opportunity and length-first strikes that cut into it.
+
+use bevy_ecs::prelude::*;
+use fray_core::casting::Casting;
+use fray_core::decision::{self, Order, Question};
+use fray_core::grid::{Cell, Grid, GridGeometry};
+use fray_core::log::{Event, EventKind, record};
+use fray_core::movement::{Provokes, Walk};
+use fray_core::simultaneous::Simultaneous;
+
+use super::combat::{self, apply, length_first, length_strike, opportunity, routine};
+use super::orders::{self, Plan, acts, adjacent_enemies, may_take_opportunity, threats};
+use super::round::stamp;
+use super::{
+    Act, DISENGAGE_COUNT, Data, Flow, Kit, LAST_COUNT, Monster, Planned, RoundState, Stage, Stats,
+    Withdrawal, cell, name, up,
+};
+
+/// 003 §II A: work through the counts until someone must decide or the
+/// round's counts are done.
+pub fn run_counts(world: &mut World) {
+    for _ in 0..10_000 {
+        if world.resource::<fray_core::model::Outcome>().0.is_some() {
+            return;
+        }
+        if !world.resource::<Flow>().asking.is_empty() {
+            take_orders(world);
+            if !world.resource::<Flow>().asking.is_empty() {
+                return;
+            }
+            break_ties(world);
+        }
+        if fray_core::model::sides_standing(world, super::roster(world)).len() < 2 {
+            world.resource_mut::<Flow>().stage = Stage::EndRound;
+            return;
+        }
+        if next_member(world) {
+            continue;
+        }
+        if !next_count(world) {
+            world.resource_mut::<Flow>().stage = Stage::EndRound;
+            return;
+        }
+    }
+}
+
+/// The orders given at this count.
+fn take_orders(world: &mut World) {
+    let taken = decision::take_answers(world, "003 §II A", |w, d, o| {
+        orders::validate(w, d.actor, o)
+    });
+    for (d, plan) in taken {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.asking.retain(|(id, _)| *id != d.id);
+        flow.taken.push(Planned {
+            actor: d.actor,
+            plan,
+        });
+    }
+}
+
+/// The next member of the tie acting now: its order carried out, its hits
+/// held until the last has acted. False when nobody is left to act.
+fn next_member(world: &mut World) -> bool {
+    let next = {
+        let mut flow = world.resource_mut::<Flow>();
+        if flow.group.is_empty() {
+            if flow.layers.is_empty() {
+                return false;
+            }
+            let layer = flow.layers.remove(0);
+            flow.group = Simultaneous::begin(layer);
+        }
+        let held = flow.group.take_held();
+        flow.held = held;
+        flow.group.next_to_act()
+    };
+    if let Some(p) = next
+        && up(world, p.actor)
+    {
+        carry_out(world, p.actor, p.plan);
+    }
+    let land = {
+        let mut flow = world.resource_mut::<Flow>();
+        let held = flow.held.take();
+        flow.group.put_held(held)
+    };
+    for hit in land {
+        apply(world, &hit);
+    }
+    true
+}
+
+/// Take everything due at the lowest count left: ask those whose turn it
+/// is, line up spells going off and disengaging forces. False at the end.
+fn next_count(world: &mut World) -> bool {
+    let (count, acts_now) = {
+        let mut flow = world.resource_mut::<Flow>();
+        let Some(&(count, _)) = flow.queue.first() else {
+            return false;
+        };
+        let n = flow.queue.iter().take_while(|(c, _)| *c == count).count();
+        let now: Vec<Act> = flow.queue.drain(..n).map(|(_, a)| a).collect();
+        flow.count = Some(count);
+        (count, now)
+    };
+    let surprise = world.resource::<Flow>().surprise_round;
+    stamp(
+        world,
+        match count {
+            LAST_COUNT => "last in the round".to_string(),
+            DISENGAGE_COUNT => "after every count".to_string(),
+            _ if surprise => "surprise round".to_string(),
+            c => format!("initiative {c}"),
+        },
+    );
+    for act in acts_now {
+        match act {
+            Act::Turn(e) if acts(world, e) => turn(world, e),
+            Act::Complete(e) => world.resource_mut::<Flow>().taken.push(Planned {
+                actor: e,
+                plan: Plan::Complete,
+            }),
+            Act::Disengage(e) if up(world, e) => world.resource_mut::<Flow>().taken.push(Planned {
+                actor: e,
+                plan: Plan::Retreat,
+            }),
+            _ => {}
+        }
+    }
+    if world.resource::<Flow>().asking.is_empty() {
+        break_ties(world);
+    }
+    true
+}
+
+/// `e`'s turn: a withdrawal after failed morale goes on by itself (ruling
+/// `morale_failure`); anyone else is asked.
+fn turn(world: &mut World, e: Entity) {
+    if let Some(&w) = world.get::<Withdrawal>(e) {
+        let plan = match w {
+            Withdrawal::FallBack => fall_back_plan(world, e),
+            _ => Plan::Flee,
+        };
+        world
+            .resource_mut::<Flow>()
+            .taken
+            .push(Planned { actor: e, plan });
+        return;
+    }
+    let round = world.resource::<Flow>().round;
+    let id = decision::ask(
+        world,
+        Question {
+            actor: e,
+            prompt: format!("{}: your turn in round {round}", name(world, e)),
+            rule: "003 §II A".into(),
+            secret: false,
+            move_order: Some(Order::new(name(world, e), "move")),
+            choices: orders::choices,
+        },
+    );
+    world.resource_mut::<Flow>().asking.push((id, e));
+}
+
+/// Ruling `morale_failure`: falling back, up to 10' to the cell farthest
+/// from the enemy, then fighting whoever is in reach, else parrying.
+fn fall_back_plan(world: &World, e: Entity) -> Plan {
+    let here = cell(world, e);
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let grid = world.resource::<Grid>();
+    let foes: Vec<Cell> = combat::foes(world, e)
+        .into_iter()
+        .map(|f| cell(world, f))
+        .collect();
+    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    let taken = orders::occupied(world, e);
+    let mut best = (nearest(here), here);
+    for c in grid.within(here, most) {
+        if grid.is_obstacle(c)
+            || taken.contains(&c)
+            || orders::path(world, e, c, 0).is_none_or(|p| p.1 > most)
+        {
+            continue;
+        }
+        if nearest(c) > best.0 {
+            best = (nearest(c), c);
+        }
+    }
+    let target = adjacent_enemies(world, e, best.1).into_iter().next();
+    if best.1 == here {
+        return match target {
+            Some(t) => Plan::Attack {
+                target: t,
+                after: None,
+            },
+            None => Plan::Parry,
+        };
+    }
+    Plan::FallBack { to: best.1, target }
+}
+
+/// What kind of blow a plan strikes, for the tie options of 003 §II G.
+#[derive(Clone, Copy, Debug)]
+enum Blow {
+    Melee { wsf: u32, attacks: u32 },
+    Missile { attacks: u32 },
+    Spell { casting_time: u32 },
+    Other,
+}
+
+fn blow(world: &World, p: &Planned) -> Blow {
+    let melee = |w: &World| Blow::Melee {
+        wsf: orders::melee_weapon(w, p.actor).map_or(1, |(_, w)| w.wsf),
+        attacks: combat::attacks_this_round(w, p.actor),
+    };
+    match &p.plan {
+        Plan::Attack { .. }
+        | Plan::Step {
+            target: Some(_), ..
+        }
+        | Plan::FallBack {
+            target: Some(_), ..
+        } => melee(world),
+        Plan::Fire { .. } => Blow::Missile {
+            attacks: orders::missile_weapon(world, p.actor).map_or(1, |(_, w)| w.rate),
+        },
+        Plan::Complete => {
+            let data = &world.resource::<Data>().0;
+            world
+                .get::<Casting>(p.actor)
+                .and_then(|c| data.spells.get(&c.spell))
+                .map_or(Blow::Other, |s| Blow::Spell {
+                    casting_time: s.casting_time,
+                })
+        }
+        _ => Blow::Other,
+    }
+}
+
+/// 003 §II G: whether `a` goes before `b` in a tie at `count`, by the
+/// first option that decides (none on: a tie is simultaneous, §II F).
+fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'static str> {
+    if !super::enemies(world, a.actor, b.actor) {
+        return None;
+    }
+    let o = world.resource::<Flow>().options;
+    let attacks = |x: Blow| match x {
+        Blow::Melee { attacks, .. } | Blow::Missile { attacks } => Some(attacks),
+        _ => None,
+    };
+    let (x, y) = (blow(world, a), blow(world, b));
+    if o.more_attacks_ties
+        && let (Some(m), Some(n)) = (attacks(x), attacks(y))
+        && m > n
+        && m > 1
+    {
+        return Some("more attacks");
+    }
+    match (x, y) {
+        (Blow::Melee { wsf: m, .. }, Blow::Melee { wsf: n, .. }) if o.wsf_ties && m < n => {
+            Some("the lower weapon speed factor")
+        }
+        (Blow::Spell { casting_time }, Blow::Melee { wsf, .. })
+            if o.spell_vs_melee_ties && casting_time < wsf =>
+        {
+            Some("a casting time lower than the weapon speed factor")
+        }
+        (Blow::Melee { wsf, .. }, Blow::Spell { casting_time })
+            if o.spell_vs_melee_ties && wsf < casting_time =>
+        {
+            Some("a weapon speed factor lower than the casting time")
+        }
+        (Blow::Missile { .. }, Blow::Spell { casting_time })
+            if o.missile_vs_spell_ties && casting_time as i32 > count =>
+        {
+            Some("a casting time higher than the initiative result")
+        }
+        _ => None,
+    }
+}
+
+/// Split the orders taken at this count into layers: those no other beats
+/// act first, together (003 §II F–G).
+fn break_ties(world: &mut World) {
+    let mut left = std::mem::take(&mut world.resource_mut::<Flow>().taken);
+    let count = world.resource::<Flow>().count.unwrap_or(0);
+    let mut layers = Vec::new();
+    while !left.is_empty() {
+        let first: Vec<usize> = (0..left.len())
+            .filter(|&i| {
+                !left
+                    .iter()
+                    .any(|o| beats(world, (o, &left[i]), count).is_some())
+            })
+            .collect();
+        let first = if first.is_empty() {
+            (0..left.len()).collect()
+        } else {
+            first
+        };
+        let mut layer = Vec::new();
+        for &i in first.iter().rev() {
+            layer.insert(0, left.remove(i));
+        }
+        if !left.is_empty() {
+            let why = beats(world, (&layer[0], &left[0]), count).unwrap_or("the options");
+            let (a, b) = (names(world, &layer), names(world, &left));
+            record(world, || {
+                Event::new(
+                    EventKind::Simultaneous,
+                    "003 §II G",
+                    format!("The tie is broken by {why}: {a} before {b}."),
+                )
+            });
+        } else if layer.len() > 1 && layers.is_empty() {
+            let a = names(world, &layer);
+            record(world, || {
+                Event::new(
+                    EventKind::Simultaneous,
+                    "003 §II F",
+                    format!("{a} act at the same instant: their blows land together."),
+                )
+            })
+        }
+        layers.push(layer);
+    }
+    world.resource_mut::<Flow>().layers = layers;
+}
+
+fn names(world: &World, ps: &[Planned]) -> String {
+    ps.iter()
+        .map(|p| name(world, p.actor))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn note(world: &mut World, e: Entity, kind: EventKind, rule: &str, text: String) {
+    let who = name(world, e);
+    let rule = rule.to_string();
+    record(world, || Event::new(kind, rule, text).actor(&who));
+}
+
+/// Carry out `e`'s order.
+fn carry_out(world: &mut World, e: Entity, plan: Plan) {
+    let who = name(world, e);
+    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let within = Provokes::Within { free: 1 };
+    match plan {
+        Plan::Attack { target, after } => {
+            let goal = cell(world, target);
+            let (moved, alive) = walk(
+                world,
+                e,
+                orders::path(world, e, goal, 1)
+                    .map(|p| p.0)
+                    .unwrap_or_default(),
+                rate,
+                within,
+            );
+            if !alive {
+                return;
+            }
+            if up(world, target)
+                && world
+                    .resource::<Grid>()
+                    .distance(cell(world, e), cell(world, target))
+                    == 1
+            {
+                if !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
+                    routine(world, e, target, "003 §III B", false);
+                }
+            }
+            if let Some(to) = after {
+                let cells = orders::path(world, e, to, 0)
+                    .map(|p| p.0)
+                    .unwrap_or_default();
+                walk(world, e, cells, rate.saturating_sub(moved), within);
+            }
+        }
+        Plan::Step { to, target } => {
+            note(
+                world,
+                e,
+                EventKind::Move,
+                "003 §The 5' Step",
+                format!(
+                    "{who} takes a 5' step from {} to {to}: no attack of opportunity.",
+                    cell(world, e)
+                ),
+            );
+            if !walk_quietly(world, e, vec![to], Provokes::Never) {
+                return;
+            }
+            if let Some(t) = target
+                && up(world, t)
+                && world
+                    .resource::<Grid>()
+                    .distance(cell(world, e), cell(world, t))
+                    == 1
+            {
+                routine(world, e, t, "003 §III B", false);
+            }
+        }
+        Plan::Move { to } => {
+            walk(
+                world,
+                e,
+                orders::path(world, e, to, 0)
+                    .map(|p| p.0)
+                    .unwrap_or_default(),
+                rate,
+                within,
+            );
+        }
+        Plan::Run { to } => {
+            note(
+                world,
+                e,
+                EventKind::Move,
+                "003 §III D",
+                format!(
+                    "{who} runs: moving faster than its rate, it gives up combat and casting this round."
+                ),
+            );
+            if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+                rs.attacked = true;
+            }
+            let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+            walk(
+                world,
+                e,
+                orders::path(world, e, to, 0)
+                    .map(|p| p.0)
+                    .unwrap_or_default(),
+                rate * mult,
+                within,
+            );
+        }
+        Plan::Fire { target } => combat::fire(world, e, target, "ruling attack_roll"),
+        Plan::Cast {
+            spell,
+            target,
+            from,
+        } => cast(world, e, (spell, target, from)),
+        Plan::Ready => {
+            world.entity_mut(e).insert(super::Readied);
+            note(
+                world,
+                e,
+                EventKind::Ready,
+                "003 §III A",
+                format!("{who} readies a missile: next round it may fire before initiative."),
+            );
+        }
+        Plan::Parry => parry(world, e),
+        Plan::FallBack { to, target } => fall_back(world, e, to, target),
+        Plan::Disengage => {
+            world
+                .resource_mut::<Flow>()
+                .queue
+                .push((DISENGAGE_COUNT, Act::Disengage(e)));
+            note(
+                world,
+                e,
+                EventKind::Manoeuvre,
+                "003 §Withdrawal Tactics",
+                format!(
+                    "{who} disengages: it stops fighting and gives up all initiative advantage, retreating after every count, front kept to the enemy."
+                ),
+            );
+        }
+        Plan::Retreat => retreat(world, e),
+        Plan::Flee => flee(world, e),
+        Plan::Surrender => surrender(world, e),
+        Plan::Wait | Plan::Hold => {
+            let lost = world
+                .get::<RoundState>(e)
+                .is_some_and(|r| r.holding_readied);
+            if lost {
+                note(
+                    world,
+                    e,
+                    EventKind::Lost,
+                    "003 §III A",
+                    format!(
+                        "{who} does not fire the readied missile by its turn: the action is lost."
+                    ),
+                );
+            } else {
+                note(
+                    world,
+                    e,
+                    EventKind::Wait,
+                    "ruling wait",
+                    format!("{who} waits."),
+                );
+            }
+        }
+        Plan::Complete => {
+            let target = world
+                .resource::<Flow>()
+                .spell_targets
+                .iter()
+                .find(|(c, _)| *c == e)
+                .map(|p| p.1);
+            world
+                .resource_mut::<Flow>()
+                .spell_targets
+                .retain(|(c, _)| *c != e);
+            if let Some(t) = target {
+                combat::complete(world, e, t);
+            }
+        }
+    }
+}
+
+fn parry(world: &mut World, e: Entity) {
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.parrying = true;
+        rs.attacked = true;
+    }
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::Parry,
+        "ruling parry",
+        format!("{who} parries instead of attacking until its next turn."),
+    );
+}
+
+/// 003 §II C–D, §III C: begin a spell; it goes off after its casting time
+/// (a full round: last in the round). Casting in melee range draws attacks
+/// of opportunity, and damage now loses the spell from memory.
+fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Option<Cell>)) {
+    if let Some(to) = from {
+        let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+        let cells = orders::path(world, e, to, 0)
+            .map(|p| p.0)
+            .unwrap_or_default();
+        if !walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
+            return;
+        }
+    }
+    if !fray_core::casting::may_cast(world, e) {
+        note(
+            world,
+            e,
+            EventKind::Spoiled,
+            "003 §Casting in Combat",
+            format!(
+                "{} was damaged this round: no spell can be completed.",
+                name(world, e)
+            ),
+        );
+        return;
+    }
+    let data = world.resource::<Data>().0.clone();
+    let Some(s) = data.spells.get(&spell) else {
+        return;
+    };
+    let count = world.resource::<Flow>().count.unwrap_or(0);
+    let full = s.casting_time >= data.ruling_numbers.full_round;
+    let completes = if full {
+        LAST_COUNT
+    } else {
+        count + s.casting_time as i32
+    };
+    world.entity_mut(e).insert(Casting {
+        spell: spell.clone(),
+        began: count.max(0) as u32,
+        completes: completes.max(0) as u32,
+    });
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.attacked = true;
+    }
+    let (who, whom) = (name(world, e), name(world, target));
+    let when = if full {
+        "last in the round (a full-round spell)".to_string()
+    } else {
+        format!("at count {completes}")
+    };
+    let text = format!(
+        "{who} begins casting {spell} at {whom} (casting time {} segments, ruling casting_time): it goes off {when}.",
+        s.casting_time
+    );
+    record(world, || {
+        Event::new(EventKind::Cast, "003 §II C", text)
+            .actor(&who)
+            .target(&whom)
+    });
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.spell_targets.push((e, target));
+        let at = flow
+            .queue
+            .iter()
+            .position(|(c, _)| *c > completes)
+            .unwrap_or(flow.queue.len());
+        flow.queue.insert(at, (completes, Act::Complete(e)));
+    }
+    for foe in adjacent_enemies(world, e, cell(world, e)) {
+        if opportunity(
+            world,
+            foe,
+            e,
+            "casts a spell in its melee range",
+            "003 §III C",
+            false,
+        ) {
+            return;
+        }
+    }
+}
+
+/// Log a stretch of a move.
+fn log_move(world: &mut World, e: Entity, from: &mut Cell) {
+    let here = cell(world, e);
+    if here == *from {
+        return;
+    }
+    let (who, start) = (name(world, e), *from);
+    let n = world.resource::<Grid>().distance(start, here);
+    *from = here;
+    record(world, || {
+        Event::new(
+            EventKind::Move,
+            "003 §III D",
+            format!(
+                "{who} moves from {start} to {here} ({}).",
+                fray_core::movement::cells(n)
+            ),
+        )
+        .actor(&who)
+    });
+}
+
+/// Walk `cells` within `budget`: stepping on within an opponent's melee
+/// range draws its attack of opportunity (003 §III F, before the step);
+/// entering the range of a longer weapon lets it strike first (003 §II E).
+/// Returns the squares moved and whether the walker still stands.
+fn walk(
+    world: &mut World,
+    e: Entity,
+    cells: Vec<Cell>,
+    budget: u32,
+    provokes: Provokes,
+) -> (u32, bool) {
+    let mut walk = Walk::new(e, cells, budget, provokes);
+    let mut from = cell(world, e);
+    loop {
+        let all = threats(world, e);
+        let taken = orders::occupied(world, e);
+        let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &all) else {
+            break;
+        };
+        let provoked: Vec<Entity> = step
+            .provoked
+            .iter()
+            .copied()
+            .filter(|&p| may_take_opportunity(world, p))
+            .collect();
+        if !provoked.is_empty() {
+            log_move(world, e, &mut from);
+            for p in provoked {
+                let (who, by) = (name(world, e), name(world, p));
+                record(world, || {
+                    Event::new(
+                        EventKind::Provoke,
+                        "003 §III F",
+                        format!("{who} moves more than 5' within {by}'s melee range."),
+                    )
+                    .actor(&who)
+                });
+                if opportunity(
+                    world,
+                    p,
+                    e,
+                    "moves on within its melee range",
+                    "003 §III F",
+                    false,
+                ) {
+                    return (walk.spent, false);
+                }
+            }
+        }
+        let strikers = length_first(world, e, &[step.to]);
+        walk.take(world, &step, &all);
+        for s in strikers {
+            log_move(world, e, &mut from);
+            if length_strike(world, s, e) {
+                return (walk.spent, false);
+            }
+        }
+    }
+    log_move(world, e, &mut from);
+    (walk.spent, up(world, e))
+}
+
+/// Walk without drawing anything (a 5' step, a follower); a longer weapon
+/// still strikes first on entering its range (003 §II E).
+fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, provokes: Provokes) -> bool {
+    let mut w = Walk::new(e, cells, u32::MAX, provokes);
+    while let Ok(step) = w.next(
+        world.resource::<Grid>(),
+        cell(world, e),
+        &orders::occupied(world, e),
+        &[],
+    ) {
+        let strikers = length_first(world, e, &[step.to]);
+        w.take(world, &step, &[]);
+        for s in strikers {
+            if length_strike(world, s, e) {
+                return false;
+            }
+        }
+    }
+    up(world, e)
+}
+
+/// 003 §Withdrawal Tactics, fall back fighting: up to 10' back, front kept
+/// (the first 5' out of reach draws nothing); engaged opponents may follow
+/// (ruling `follow`), and nobody gains attacks by it; then fight or parry.
+fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
+    let who = name(world, e);
+    let engaged = adjacent_enemies(world, e, cell(world, e));
+    note(
+        world,
+        e,
+        EventKind::Manoeuvre,
+        "003 §Withdrawal Tactics",
+        format!("{who} falls back, fighting, its front to the enemy."),
+    );
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let cells = orders::path(world, e, to, 0)
+        .map(|p| p.0)
+        .unwrap_or_default();
+    if !walk(world, e, cells, most, Provokes::Within { free: 1 }).1 {
+        return;
+    }
+    for f in engaged {
+        follow(world, f, e);
+    }
+    match target.filter(|&t| {
+        up(world, t)
+            && world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, t))
+                == 1
+    }) {
+        Some(t) => routine(world, e, t, "003 §Withdrawal Tactics", false),
+        None => match adjacent_enemies(world, e, cell(world, e)).first() {
+            Some(&t) if world.get::<super::Monster>(e).is_some() => {
+                routine(world, e, t, "003 §Withdrawal Tactics", false)
+            }
+            _ => parry(world, e),
+        },
+    }
+}
+
+/// Ruling `follow`: an engaged opponent with no other enemy in reach
+/// follows the one falling back, drawing nothing.
+fn follow(world: &mut World, f: Entity, leader: Entity) {
+    if !acts(world, f)
+        || world.get::<Withdrawal>(f).is_some()
+        || !adjacent_enemies(world, f, cell(world, f)).is_empty()
+    {
+        return;
+    }
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let Some((cells, cost)) = orders::path(world, f, cell(world, leader), 1) else {
+        return;
+    };
+    if cost == 0 || cost > most {
+        return;
+    }
+    let (who, whom) = (name(world, f), name(world, leader));
+    record(world, || {
+        Event::new(EventKind::Move, "ruling follow", format!("{who} follows {whom}: the line of contact shifts and nobody gains an attack by it (003 §Withdrawal Tactics).")).actor(&who)
+    });
+    walk_quietly(world, f, cells, Provokes::Never);
+}
+
+/// Ruling `flight_path`: the edge cell nearest `e` among those farther from
+/// every enemy than `e` is, and the way there.
+fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
+    let grid = world.resource::<Grid>();
+    let here = cell(world, e);
+    let foes: Vec<Cell> = combat::foes(world, e)
+        .into_iter()
+        .map(|f| cell(world, f))
+        .collect();
+    let nearest = |c: Cell| {
+        foes.iter()
+            .map(|&f| grid.distance(c, f))
+            .min()
+            .unwrap_or(u32::MAX)
+    };
+    let (w, h) = (grid.width() as i32, grid.height() as i32);
+    let mut edges: Vec<Cell> = (0..w)
+        .flat_map(|x| (0..h).map(move |y| Cell::new(x, y)))
+        .filter(|c| c.x == 0 || c.y == 0 || c.x == w - 1 || c.y == h - 1)
+        .filter(|&c| {
+            !grid.is_obstacle(c)
+                && (c == here || nearest(c) > nearest(here).min(grid.distance(c, here)))
+        })
+        .collect();
+    edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));
+    let taken = orders::occupied(world, e);
+    edges.into_iter().take(12).find_map(|c| {
+        if c == here {
+            return Some(Vec::new());
+        }
+        grid.path_toward(here, c, 0, |x| taken.contains(&x))
+            .map(|p| p.0)
+    })
+}
+
+/// Off the battlefield at an edge: gone.
+fn leave_if_at_edge(world: &mut World, e: Entity, rule: &'static str) {
+    let c = cell(world, e);
+    let grid = world.resource::<Grid>();
+    let edge =
+        c.x == 0 || c.y == 0 || c.x == grid.width() as i32 - 1 || c.y == grid.height() as i32 - 1;
+    if edge && up(world, e) {
+        fray_core::model::out_of_the_fight(world, e, super::Fled, rule, |n| {
+            format!("{n} leaves the battlefield and is out of the fight.")
+        });
+        world.entity_mut(e).remove::<fray_core::model::Blocking>();
+    }
+}
+
+/// 003 §Withdrawal Tactics, disengage-retreat, after every count: away at
+/// the standard rate, no fighting, front kept (so no blow at the back).
+fn retreat(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::Manoeuvre,
+        "003 §Withdrawal Tactics",
+        format!("{who} retreats, keeping its front to the enemy."),
+    );
+    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let cells = flight(world, e).unwrap_or_default();
+    if walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
+        leave_if_at_edge(world, e, "ruling flight_path");
+    }
+}
+
+/// 003 §Withdrawal Tactics, flee in panic: opponents in reach may strike at
+/// the back and then may not pursue; an NPC drops its weapon (ruling
+/// `drop_on_flight`); it runs at double rate. Cornered, it surrenders.
+fn flee(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    let Some(cells) = flight(world, e) else {
+        note(
+            world,
+            e,
+            EventKind::Manoeuvre,
+            "ruling flight_path",
+            format!("{who} has nowhere to run."),
+        );
+        surrender(world, e);
+        return;
+    };
+    note(
+        world,
+        e,
+        EventKind::Fled,
+        "003 §Withdrawal Tactics",
+        format!("{who} turns and flees in panic: its opponents get its back."),
+    );
+    for f in adjacent_enemies(world, e, cell(world, e)) {
+        if !may_take_opportunity(world, f) {
+            continue;
+        }
+        let down = opportunity(
+            world,
+            f,
+            e,
+            "turns its back to flee",
+            "003 §Withdrawal Tactics",
+            true,
+        );
+        if let Some(mut rs) = world.get_mut::<RoundState>(f) {
+            rs.no_pursuit = true;
+        }
+        if down {
+            return;
+        }
+    }
+    let rn = world.resource::<Data>().0.ruling_numbers.clone();
+    let mut budget = world.get::<Stats>(e).map_or(0, |s| s.speed) * rn.run_multiplier;
+    if world.get::<Monster>(e).is_some()
+        && world
+            .get::<Kit>(e)
+            .is_some_and(|k| !k.dropped && !k.weapons.is_empty())
+    {
+        if let Some(mut k) = world.get_mut::<Kit>(e) {
+            k.dropped = true;
+        }
+        note(
+            world,
+            e,
+            EventKind::Manoeuvre,
+            "ruling drop_on_flight",
+            format!(
+                "{who} drops its weapon as it runs (+{} square).",
+                rn.drop_weapon_cells
+            ),
+        );
+    }
+    if world.get::<Kit>(e).is_some_and(|k| k.dropped) {
+        budget += rn.drop_weapon_cells;
+    }
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.attacked = true;
+    }
+    if walk(world, e, cells, budget, Provokes::Never).1 {
+        leave_if_at_edge(world, e, "003 §Withdrawal Tactics");
+    }
+}
+
+/// 003 §Withdrawal Tactics, surrender: out of the fight where it stands.
+fn surrender(world: &mut World, e: Entity) {
+    fray_core::model::out_of_the_fight(
+        world,
+        e,
+        super::Surrendered,
+        "003 §Withdrawal Tactics",
+        |n| format!("{n} throws down its weapon and surrenders."),
+    );
+}

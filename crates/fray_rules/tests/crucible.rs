@@ -1,0 +1,745 @@
+//! The `crucible` ruleset (rules/003) with forced dice: each test pins the
+//! exact outcome the text describes.
+
+mod common;
+
+use bevy_ecs::prelude::*;
+use common::{field, texts};
+use fray_core::battle::Battle;
+use fray_core::casting::Memorised;
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Order};
+use fray_core::model::Rostered;
+use fray_rules::crucible::{self, Class, CrucibleData, Race};
+use fray_rules::ruleset::DataFile;
+
+/// Plays its orders once each, for their actor, in order; otherwise holds
+/// a readied missile or waits.
+struct Plays(Vec<(Order, bool)>);
+
+impl Controller for Plays {
+    fn decide(&mut self, _: &mut World, d: &Decision) -> Option<Order> {
+        if let Some((o, used)) = self
+            .0
+            .iter_mut()
+            .find(|(o, used)| !used && o.actor == d.actor_name)
+        {
+            *used = true;
+            return Some(o.clone());
+        }
+        let idle = if d.rule == "003 §III A" {
+            "hold"
+        } else {
+            "wait"
+        };
+        Some(Order::new(&d.actor_name, idle))
+    }
+}
+
+/// The best appraised legal order, as the basic AI picks it.
+struct Appraises;
+
+impl Controller for Appraises {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let hooks = *world.get_resource::<fray_core::ai::AiHooks>()?;
+        let mut options: Vec<(f32, usize, Order)> = (hooks.appraise)(world, d.actor)
+            .into_iter()
+            .enumerate()
+            .map(|(i, a)| (a.score(), i, a.order))
+            .collect();
+        options.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        options
+            .into_iter()
+            .map(|o| o.2)
+            .find(|o| (hooks.legal)(world, d.actor, o))
+    }
+}
+
+fn data() -> CrucibleData {
+    CrucibleData::load(&Source::inline("crucible.ron", crucible::RULESET.data)).unwrap()
+}
+
+/// A battle on a 12 × 8 field under `crucible`, with `more` scenario fields,
+/// forced `dice`, and `orders` for everyone.
+fn battle(more: &str, combatants: &str, dice: &[u32], orders: &[Order]) -> Battle {
+    let text = field("crucible", (12, 8), 1, more, combatants);
+    let orders: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, dice, |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    b
+}
+
+/// The time mark of the first log entry containing `needle`.
+fn time_of(b: &Battle, needle: &str) -> String {
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    log.entries()
+        .iter()
+        .find(|e| e.text.contains(needle))
+        .map(|e| format!("round {}, {}", e.round, e.time))
+        .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
+}
+
+fn has(b: &Battle, needle: &str) -> bool {
+    texts(b).iter().any(|t| t.contains(needle))
+}
+
+fn assert_has(b: &Battle, needle: &str) {
+    assert!(
+        has(b, needle),
+        "no log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+fn assert_lacks(b: &Battle, needle: &str) {
+    assert!(
+        !has(b, needle),
+        "a log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+const NO_SURPRISE: &str = "options: {\"surprise\": \"none\"},";
+
+#[test]
+fn elf_on_point_makes_the_enemy_range_1_to_8() {
+    let scouts = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"on_point\": 1}),
+                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let b = battle("", scouts, &[9, 8], &[]);
+    assert_has(
+        &b,
+        "A rolls surprise 9 against a range of 1–4: not surprised.",
+    );
+    assert_has(
+        &b,
+        "B rolls surprise 8 against a range of 1–8 (+4 an elf or halfling on point): surprised.",
+    );
+    assert_has(&b, "The surprise round: the unsurprised act");
+    let b = battle("", scouts, &[9, 9], &[]);
+    assert_has(
+        &b,
+        "B rolls surprise 9 against a range of 1–8 (+4 an elf or halfling on point): not surprised.",
+    );
+    assert_has(&b, "Nobody is surprised: on to initiative.");
+}
+
+#[test]
+fn rangers_and_monks_move_the_ranges_for_their_whole_side() {
+    let sides = "(name: \"Rook\", side: \"A\", template: \"ranger\", at: (1, 3)),
+                 (name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 5)),
+                 (name: \"Lin\", side: \"B\", template: \"monk\", at: (9, 3), set: {\"level\": 9}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 5))";
+    let b = battle("", sides, &[3, 4], &[]);
+    assert_has(
+        &b,
+        "A rolls surprise 3 against a range of 1–2 (-2 a ranger): not surprised.",
+    );
+    assert_has(
+        &b,
+        "B rolls surprise 4 against a range of 1–4 (+2 an enemy ranger, -2 a monk): surprised.",
+    );
+    let b = battle(
+        "",
+        &sides.replace("\"level\": 9", "\"level\": 13"),
+        &[3, 4],
+        &[],
+    );
+    assert_has(
+        &b,
+        "B rolls surprise 4 against a range of 1–3 (+2 an enemy ranger, -3 a monk): not surprised.",
+    );
+    assert_has(&b, "Nobody is surprised");
+}
+
+#[test]
+fn monsters_previously_surprised_are_surprised_less() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 3)),
+                 (name: \"Gnash\", side: \"B\", template: \"gnoll\", at: (9, 3)),
+                 (name: \"Brug\", side: \"B\", template: \"bugbear\", at: (9, 5))";
+    let b = battle("", sides, &[12, 1], &[]);
+    assert_has(
+        &b,
+        "B rolls surprise 1 against a range of 1–1 (-3 previously surprised): surprised.",
+    );
+    let b = battle(
+        "",
+        &sides.replace("template: \"bugbear\"", "template: \"gnoll\""),
+        &[12, 2],
+        &[],
+    );
+    assert_has(
+        &b,
+        "B rolls surprise 2 against a range of 1–2 (-2 previously surprised): surprised.",
+    );
+}
+
+#[test]
+fn both_sides_surprised_go_straight_to_initiative() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let b = battle("", sides, &[1, 2], &[]);
+    assert_has(&b, "Both sides are surprised: on to initiative.");
+    assert_has(&b, "rolls initiative");
+}
+
+#[test]
+fn the_dm_may_dictate_surprise_and_only_the_unsurprised_act() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let orders = [
+        Order::new("Bram", "attack").target("Grum"),
+        Order::new("Grum", "attack").target("Bram"),
+    ];
+    let b = battle("options: {\"surprise\": \"B\"},", sides, &[20, 8], &orders);
+    assert_has(&b, "The DM dictates surprise: Grum surprised.");
+    assert_eq!(
+        time_of(&b, "Bram attacks Grum with the longsword"),
+        "round 1, surprise round"
+    );
+    assert_lacks(&b, "Grum attacks");
+}
+
+#[test]
+fn initiative_is_a_d12_per_side_less_dexterity_lowest_first() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let b = battle(NO_SURPRISE, sides, &[7, 5], &[]);
+    assert_has(&b, "A rolls initiative 7 − 1 (Dexterity) = 6.");
+    assert_has(&b, "B rolls initiative 5 − 0 (Dexterity) = 5.");
+    assert_has(
+        &b,
+        "Order of play, lowest first (ties act together): 5: Grum; 6: Bram.",
+    );
+}
+
+#[test]
+fn individual_adjustments_let_one_act_before_the_enemy_though_its_side_lost() {
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3)),
+                 (name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 5)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let more = "options: {\"surprise\": \"none\", \"initiative\": \"individual_adjustments\"},";
+    let b = battle(more, sides, &[5, 4], &[]);
+    assert_has(
+        &b,
+        "Order of play, lowest first (ties act together): 3: Aelis; 4: Bram, Grum.",
+    );
+}
+
+#[test]
+fn pcs_roll_individually_and_monsters_as_a_group() {
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3)),
+                 (name: \"Bram\", side: \"A\", template: \"fighter\", at: (1, 5)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3)),
+                 (name: \"Gash\", side: \"B\", template: \"orc\", at: (9, 5))";
+    let more = "options: {\"surprise\": \"none\", \"initiative\": \"pcs_individually\"},";
+    let text = field("crucible", (12, 8), 1, more, sides)
+        .replace("(name: \"B\")", "(name: \"B\", morale: true)");
+    let mut b = common::battle(&text, &[5, 9, 4], |_| Box::new(Plays(Vec::new())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "B rolls initiative 4 − 0 (Dexterity) = 4, adjusted by the slowest member's Dexterity.",
+    );
+    assert_has(&b, "Aelis rolls initiative 5 − 2 (Dexterity) = 3.");
+    assert_has(&b, "Bram rolls initiative 9 − 1 (Dexterity) = 8.");
+    assert_has(
+        &b,
+        "Order of play, lowest first (ties act together): 3: Aelis; 4: Grum, Gash; 8: Bram.",
+    );
+}
+
+#[test]
+fn charging_a_spear_the_longer_weapon_strikes_first_regardless_of_initiative() {
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (1, 2), weapons: [\"longsword\"]),
+                 (name: \"Pike\", side: \"B\", template: \"spearman\", at: (5, 2))";
+    let orders = [Order::new("Osric", "attack").target("Pike")];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 19, 4, 11], &orders);
+    let t = texts(&b);
+    let first = common::line(
+        &b,
+        "Pike's spear (8') is longer than the longsword (3') and strikes first",
+    );
+    assert!(t[first + 1].starts_with("Pike attacks Osric with the spear: 19 against 16"));
+    assert_has(&b, "Osric takes 4 damage (20 of 24 hit points left).");
+    assert!(common::line(&b, "Osric attacks Pike with the longsword: 11") > first);
+    assert_eq!(
+        common::count(&b, "Pike attacks Osric"),
+        1,
+        "its attacks of the round are spent"
+    );
+}
+
+#[test]
+fn a_weapon_beats_the_unarmed_and_a_monk_is_never_unarmed() {
+    let sides = "(name: \"Lin\", side: \"A\", template: \"monk\", at: (5, 2)),
+                 (name: \"Bruno\", side: \"B\", template: \"brawler\", at: (1, 2))";
+    let orders = [Order::new("Bruno", "attack").target("Lin")];
+    let b = battle(NO_SURPRISE, sides, &[9, 2, 3, 1], &orders);
+    assert_has(
+        &b,
+        "Bruno comes into Lin's melee range: Lin's open_hand (0') is longer than the bare hands and strikes first",
+    );
+}
+
+#[test]
+fn attacks_per_round_follow_the_table_row_by_row() {
+    let d = data();
+    let rows = [
+        (Class::Fighter, [6, 7, 12, 13]),
+        (Class::Paladin, [7, 8, 13, 14]),
+        (Class::Ranger, [7, 8, 14, 15]),
+        (Class::Monk, [5, 6, 11, 12]),
+    ];
+    for (class, [last_one, first_three_halves, last_three_halves, first_two]) in rows {
+        assert_eq!(d.attacks_row(class, 1), "1/1", "{class:?}");
+        assert_eq!(d.attacks_row(class, last_one), "1/1", "{class:?}");
+        assert_eq!(d.attacks_row(class, first_three_halves), "3/2", "{class:?}");
+        assert_eq!(d.attacks_row(class, last_three_halves), "3/2", "{class:?}");
+        assert_eq!(d.attacks_row(class, first_two), "2/1", "{class:?}");
+        assert_eq!(d.attacks_per_round(class, first_three_halves, 1), Some(1));
+        assert_eq!(d.attacks_per_round(class, first_three_halves, 2), Some(2));
+        assert_eq!(d.attacks_per_round(class, first_two, 1), Some(2));
+    }
+    assert_eq!(d.attacks_per_round(Class::Cleric, 9, 2), None);
+}
+
+#[test]
+fn a_seventh_level_fighter_strikes_once_then_twice() {
+    let sides = "(name: \"Aldric\", side: \"A\", template: \"swordmaster\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"ogre\", at: (4, 3), set: {\"hp\": 60})";
+    let orders = [
+        Order::new("Aldric", "attack").target("Grum"),
+        Order::new("Aldric", "attack").target("Grum"),
+    ];
+    let text = field("crucible", (12, 8), 2, NO_SURPRISE, sides);
+    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, &[2, 9, 2, 2, 9, 2, 2], |_| {
+        Box::new(Plays(o.clone()))
+    });
+    common::run(&mut b);
+    let r1 = texts(&b)
+        .iter()
+        .filter(|t| t.starts_with("Aldric attacks Grum"))
+        .count();
+    assert_eq!(
+        r1, 3,
+        "one attack in round 1, two in round 2 (ruling three_for_two)"
+    );
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    let per_round: Vec<u32> = log
+        .entries()
+        .iter()
+        .filter(|e| e.text.starts_with("Aldric attacks Grum"))
+        .map(|e| e.round)
+        .collect();
+    assert_eq!(per_round, [1, 2, 2]);
+}
+
+#[test]
+fn the_5_foot_step_draws_nothing_but_moving_on_within_reach_does() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let step = [Order::new("Bram", "step").cell(fray_core::grid::Cell::new(4, 4))];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &step);
+    assert_has(
+        &b,
+        "Bram takes a 5' step from (3, 3) to (4, 4): no attack of opportunity.",
+    );
+    assert_lacks(&b, "attack of opportunity at");
+    let walk = [Order::new("Bram", "move").cell(fray_core::grid::Cell::new(5, 4))];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 17, 3], &walk);
+    assert_has(&b, "Bram moves more than 5' within Grum's melee range.");
+    assert_has(
+        &b,
+        "Grum takes an attack of opportunity at Bram, who moves on within its melee range.",
+    );
+    assert_has(&b, "Bram takes 3 damage");
+}
+
+#[test]
+fn no_5_foot_step_for_one_limited_to_5_feet() {
+    let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3), set: {\"load\": 90}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let pip = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Pip")
+        .unwrap();
+    let step = Order::new("Pip", "step").cell(fray_core::grid::Cell::new(3, 4));
+    assert!(
+        crucible::validate(b.world_mut(), pip, &step).is_ok(),
+        "2 squares: may step"
+    );
+    b.world_mut().get_mut::<crucible::Stats>(pip).unwrap().speed = 1;
+    let why = crucible::validate(b.world_mut(), pip, &step).unwrap_err();
+    assert!(why.contains("limited to 5'"), "{why}");
+}
+
+#[test]
+fn the_weight_table_gives_squares_by_band_race_and_strength() {
+    let d = data();
+    let rate = |race, load, str| crucible::movement_rate(&d, race, load, str);
+    assert_eq!(
+        [30, 50, 90, 120].map(|l| rate(Race::Human, l, 0)),
+        [Some(6), Some(4), Some(3), Some(2)]
+    );
+    assert_eq!(
+        [30, 50, 90, 120].map(|l| rate(Race::Halfling, l, 0)),
+        [Some(4), Some(3), Some(2), None]
+    );
+    assert_eq!(
+        rate(Race::Dwarf, 80, 0),
+        Some(4),
+        "ruling dwarf_burden: 80# counts as 65#"
+    );
+    assert_eq!(rate(Race::Human, 80, 0), Some(3));
+    assert_eq!(
+        rate(Race::Human, 60, 35),
+        Some(6),
+        "Strength adjusts the totals"
+    );
+}
+
+#[test]
+fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
+    let orders = [Order::new("Wren", "cast")
+        .with("burning_hands")
+        .target("Skarg")];
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, &[5, 9, 15, 1], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Wren begins casting burning_hands at Skarg (casting time 1 segments, ruling casting_time): it goes off at count 5.",
+    );
+    assert_has(
+        &b,
+        "Skarg takes an attack of opportunity at Wren, who casts a spell in its melee range.",
+    );
+    assert_has(
+        &b,
+        "(THAC0 19 − AC 10 (no Dexterity bonus while casting, 003 §III E)): hits.",
+    );
+    assert_has(
+        &b,
+        "Wren is struck while casting burning_hands: the spell is spoiled and forgotten.",
+    );
+    assert_lacks(&b, "completes burning_hands");
+    let wren = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Wren")
+        .unwrap();
+    let m = b.world().get::<Memorised>(wren).unwrap();
+    assert_eq!(m.0, ["magic_missile", "magic_missile"]);
+}
+
+#[test]
+fn a_spell_not_struck_goes_off_after_its_casting_time() {
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (1, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (8, 3))";
+    let orders = [Order::new("Wren", "cast")
+        .with("magic_missile")
+        .target("Skarg")];
+    let b = battle(NO_SURPRISE, sides, &[5, 9, 4], &orders);
+    assert_has(
+        &b,
+        "Wren completes magic_missile on Skarg: 5 damage (ruling spell_effect).",
+    );
+    assert_eq!(
+        time_of(&b, "Wren completes magic_missile"),
+        "round 1, initiative 5"
+    );
+    let wren = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Wren")
+        .unwrap();
+    let m = b.world().get::<Memorised>(wren).unwrap();
+    assert_eq!(
+        m.0,
+        ["magic_missile", "burning_hands"],
+        "the spell is spent"
+    );
+}
+
+#[test]
+fn damage_earlier_in_the_round_prevents_any_casting() {
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
+    let orders = [
+        Order::new("Skarg", "attack").target("Wren"),
+        Order::new("Wren", "cast")
+            .with("magic_missile")
+            .target("Skarg"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[9, 2, 18, 2], &orders);
+    assert_has(&b, "Wren takes 2 damage");
+    assert_has(
+        &b,
+        "Wren's order \"cast\" is refused: damaged this round: no spellcasting for the rest of it",
+    );
+}
+
+#[test]
+fn full_round_spells_resolve_last_in_the_round() {
+    let sides = "(name: \"Hal\", side: \"A\", template: \"high_priest\", at: (1, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"ogre\", at: (8, 3), set: {\"hp\": 80})";
+    let orders = [
+        Order::new("Hal", "cast")
+            .with("flame_strike")
+            .target("Skarg"),
+        Order::new("Skarg", "move").cell(fray_core::grid::Cell::new(7, 3)),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[1, 12], &orders);
+    let done = common::line(&b, "Hal completes flame_strike");
+    assert!(done > common::line(&b, "Skarg moves from"));
+    assert_eq!(
+        time_of(&b, "Hal completes flame_strike"),
+        "round 1, last in the round"
+    );
+}
+
+#[test]
+fn ties_are_simultaneous_unless_weapon_speed_decides() {
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
+                 (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let orders = [
+        Order::new("Osric", "attack").target("Gash"),
+        Order::new("Gash", "attack").target("Osric"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[3, 2, 5, 5], &orders);
+    assert_has(
+        &b,
+        "Osric, Gash act at the same instant: their blows land together.",
+    );
+    let more = "options: {\"surprise\": \"none\", \"wsf_ties\": \"on\"},";
+    let b = battle(more, sides, &[3, 2, 5, 5], &orders);
+    assert_has(
+        &b,
+        "The tie is broken by the lower weapon speed factor: Osric before Gash.",
+    );
+}
+
+#[test]
+fn a_tie_of_two_killers_drops_both() {
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"], set: {\"hp\": 2}),
+                 (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 2})";
+    let orders = [
+        Order::new("Osric", "attack").target("Gash"),
+        Order::new("Gash", "attack").target("Osric"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[3, 2, 20, 5, 20, 5], &orders);
+    assert_has(&b, "Osric falls");
+    assert_has(&b, "Gash falls");
+    assert_has(&b, "nobody is left fighting");
+}
+
+#[test]
+fn a_readied_missile_fires_before_initiative_or_its_action_is_lost() {
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (8, 3))";
+    let fire = [Order::new("Aelis", "fire").target("Grum")];
+    let b = battle(NO_SURPRISE, sides, &[20, 1, 5], &fire);
+    let shot = common::line(&b, "Aelis attacks Grum with the shortbow");
+    assert!(
+        shot < common::line(&b, "rolls initiative"),
+        "fired before initiative"
+    );
+    let b = battle(NO_SURPRISE, sides, &[5, 9], &[]);
+    assert_has(&b, "Aelis holds the readied missile");
+    assert_has(
+        &b,
+        "Aelis does not fire the readied missile by its turn: the action is lost.",
+    );
+}
+
+#[test]
+fn missile_fire_at_an_adjacent_melee_attacker_draws_an_attack_of_opportunity() {
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let fire = [Order::new("Aelis", "fire").target("Grum")];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 3], &fire);
+    let aoo = common::line(
+        &b,
+        "Grum takes an attack of opportunity at Aelis, who fires a missile in melee.",
+    );
+    assert!(aoo < common::line(&b, "Aelis attacks Grum with the shortbow"));
+}
+
+#[test]
+fn only_one_attack_of_opportunity_a_round() {
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
+                 (name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 4), weapons: [\"longsword\"]),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 40})";
+    let orders = [
+        Order::new("Wren", "cast")
+            .with("magic_missile")
+            .target("Grum"),
+        Order::new("Bram", "move").cell(fray_core::grid::Cell::new(5, 4)),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 2], &orders);
+    assert_eq!(common::count(&b, "takes an attack of opportunity"), 1);
+}
+
+/// Goblins at (5, 3) and (8, 6); Garth hits Nix for 3 of its 5 hit points.
+fn goblin_morale(morale_dice: [u32; 2], rounds: u32) -> Battle {
+    let sides = "(name: \"Garth\", side: \"A\", template: \"fighter\", at: (4, 3), weapons: [\"longsword\"]),
+                 (name: \"Nix\", side: \"B\", template: \"goblin\", at: (5, 3)),
+                 (name: \"Snag\", side: \"B\", template: \"goblin\", at: (8, 6))";
+    let mut text = field("crucible", (12, 8), rounds, NO_SURPRISE, sides);
+    text = text.replace("(name: \"B\")", "(name: \"B\", morale: true)");
+    let orders = vec![(Order::new("Garth", "attack").target("Nix"), false)];
+    let dice = [2, 9, 20, 2, morale_dice[0], morale_dice[1]];
+    let mut b = common::battle(&text, &dice, |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    b
+}
+
+#[test]
+fn a_monster_failing_morale_falls_back_disengages_or_flees_by_how_badly() {
+    let b = goblin_morale([4, 2], 1);
+    assert_has(
+        &b,
+        "Nix checks morale (at half its hit points or less): 6 + -1 morale = 5 against 7",
+    );
+    assert_has(
+        &b,
+        "Nix's morale fails by 2: from now on it falls back, fighting",
+    );
+    let b = goblin_morale([3, 2], 1);
+    assert_has(
+        &b,
+        "Nix's morale fails by 3: from now on it disengages and retreats",
+    );
+    let b = goblin_morale([1, 1], 1);
+    assert_has(&b, "Nix's morale fails by 6: from now on it flees in panic");
+    assert_lacks(&b, "Garth checks morale");
+}
+
+#[test]
+fn a_fleeing_monster_gives_its_back_and_its_striker_may_not_pursue() {
+    let b = goblin_morale([1, 1], 2);
+    assert_has(
+        &b,
+        "Nix turns and flees in panic: its opponents get its back.",
+    );
+    let aoo = common::line(
+        &b,
+        "Garth takes an attack of opportunity at Nix, who turns its back to flee.",
+    );
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    let check = log.entries()[aoo + 1].check.clone().unwrap();
+    assert_eq!(
+        check.modifiers,
+        [fray_core::log::Modifier::new(
+            "at the back (ruling rear_attack)",
+            2
+        )]
+    );
+}
+
+#[test]
+fn a_disengaging_monster_acts_after_every_count() {
+    let b = goblin_morale([3, 2], 2);
+    assert_has(&b, "Order of play, lowest first (ties act together):");
+    let t = texts(&b);
+    let order = t
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("Order of play"))
+        .unwrap();
+    assert!(order.ends_with("last: Nix."), "{order}");
+    assert_has(&b, "Nix retreats, keeping its front to the enemy.");
+}
+
+#[test]
+fn player_orders_warn_before_they_provoke() {
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let bram = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Bram")
+        .unwrap();
+    let choices = crucible::choices(b.world_mut(), bram);
+    let flee = choices.iter().find(|c| c.order.action == "flee").unwrap();
+    assert!(
+        flee.label
+            .contains("WARNING: draws an attack of opportunity from Grum"),
+        "{}",
+        flee.label
+    );
+    let step = choices.iter().find(|c| c.order.action == "step").unwrap();
+    assert!(!step.label.contains("WARNING"), "{}", step.label);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_log() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenarios/crucible_4v4.ron"
+    ))
+    .unwrap();
+    let log = || {
+        let mut b = common::battle(&text, &[], |_| Box::new(Appraises));
+        common::run(&mut b);
+        texts(&b)
+    };
+    let (a, b) = (log(), log());
+    assert!(a.len() > 20);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn bad_scenario_input_is_located_not_a_panic() {
+    let src = field(
+        "crucible",
+        (12, 8),
+        1,
+        "options: {\"surprise\": \"Nobody\"},",
+        "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 3)), (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))",
+    );
+    let scenario =
+        fray_core::scenario::LoadedScenario::from_source(Source::inline("t.ron", &src)).unwrap();
+    let rules = fray_rules::load("crucible", None).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(
+        err.starts_with("t.ron:") && err.contains("surprise \"Nobody\""),
+        "{err}"
+    );
+    let src = src
+        .replace("\"surprise\": \"Nobody\"", "\"surprise\": \"none\"")
+        .replace("at: (3, 3))", "at: (3, 3), set: {\"on_point\": 1})");
+    let scenario =
+        fray_core::scenario::LoadedScenario::from_source(Source::inline("t.ron", &src)).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(err.contains("only an elf or halfling"), "{err}");
+}
+
+#[test]
+fn every_citation_is_mapped_or_a_ruling() {
+    let d = data();
+    common::assert_citations(
+        &[
+            include_str!("../src/crucible/mod.rs"),
+            include_str!("../src/crucible/start.rs"),
+            include_str!("../src/crucible/round.rs"),
+            include_str!("../src/crucible/turn.rs"),
+            include_str!("../src/crucible/combat.rs"),
+            include_str!("../src/crucible/orders.rs"),
+            include_str!("../src/crucible/end_round.rs"),
+        ],
+        "003",
+        &d.rulings,
+        &d.paragraphs,
+        "crucible.ron",
+    );
+}
