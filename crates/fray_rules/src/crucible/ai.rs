@@ -112,6 +112,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let n = attacks_this_round(world, me) as f32;
+    // A standoff: after a quiet round, closing in is worth more each round.
+    let impasse = world.resource::<Flow>().quiet_rounds.saturating_sub(1) as f32;
     for &f in &foes {
         let fc = cell(world, f);
         let fname = name(world, f);
@@ -122,6 +124,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 target_left: left(world, f),
                 risk: risk(world, me, &cells),
                 closing: cost as f32,
+                other: impasse,
                 ..Appraisal::plain(Order::new(&who, "attack").target(&fname))
             });
         }
@@ -218,7 +221,7 @@ fn advance(world: &World, me: Entity, foes: &[Entity], out: &mut Vec<Appraisal>)
     out.push(Appraisal {
         risk: risk(world, me, &cells),
         closing: before - after,
-        other: 0.05,
+        other: 0.05 + world.resource::<Flow>().quiet_rounds.saturating_sub(1) as f32,
         ..Appraisal::plain(Order::new(name(world, me), "move").cell(to))
     });
 }

@@ -178,6 +178,10 @@ pub fn apply(world: &mut World, hit: &Hit) {
         fray_core::model::out_of_the_fight(world, hit.target, Down, "ruling hit_points", |n| {
             format!("{n} falls at {left} hit points and is out of the fight.")
         });
+        // Ruling `fallen_bodies`: the fallen are stepped over.
+        world
+            .entity_mut(hit.target)
+            .remove::<fray_core::model::Blocking>();
     }
 }
 
@@ -185,6 +189,7 @@ pub fn apply(world: &mut World, hit: &Hit) {
 /// against `target` (ruling `further_attacks`: once it falls, at another
 /// enemy in reach). `at_once`: the hits land now, even in a tie.
 pub fn routine(world: &mut World, attacker: Entity, target: Entity, rule: &str, at_once: bool) {
+    world.resource_mut::<Flow>().struck = true;
     let n = attacks_this_round(world, attacker);
     if let Some(mut rs) = world.get_mut::<RoundState>(attacker) {
         rs.attacked = true;
@@ -361,6 +366,7 @@ pub fn length_strike(world: &mut World, striker: Entity, mover: Entity) -> bool 
 /// 003 §III C: missile fire at adjacent opponents with melee weapons draws
 /// their attacks of opportunity; then the shots of the round.
 pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
+    world.resource_mut::<Flow>().struck = true;
     world.entity_mut(shooter).remove::<Readied>();
     if let Some(mut rs) = world.get_mut::<RoundState>(shooter) {
         rs.attacked = true;

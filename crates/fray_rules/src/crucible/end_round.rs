@@ -20,7 +20,14 @@ pub fn end_of_round(world: &mut World) {
         world.entity_mut(e).remove::<Surprised>();
     }
     morale_checks(world);
-    let round = world.resource::<Flow>().round;
+    let mut flow = world.resource_mut::<Flow>();
+    flow.quiet_rounds = if flow.struck {
+        0
+    } else {
+        flow.quiet_rounds + 1
+    };
+    flow.struck = false;
+    let round = flow.round;
     record(world, || {
         Event::new(
             EventKind::RoundEnd,

@@ -256,6 +256,10 @@ pub struct Flow {
     pub(crate) held: Option<Vec<combat::Hit>>,
     /// Members of each side at the start, for ruling `morale_check`.
     pub side_sizes: Vec<usize>,
+    /// Someone attacked, shot or cast this round.
+    pub struck: bool,
+    /// Rounds in a row in which nobody did: a standoff the AI breaks.
+    pub quiet_rounds: u32,
 }
 
 /// The phases, chained once, in the text's order.
@@ -547,6 +551,8 @@ pub fn populate(
             group: Simultaneous::default(),
             held: None,
             side_sizes,
+            struck: false,
+            quiet_rounds: 0,
         },
     );
     Ok(())
