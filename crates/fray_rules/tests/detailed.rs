@@ -574,7 +574,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     );
     line(
         &b,
-        "The traces advance by the smallest fraction, 10/13 of the first stopper's remaining trace: Hal stops at (13, 4) (within reach); moving on the same fraction: Mira (10, 4)→(14, 4).",
+        "The traces advance by the smallest fraction, 10/13 of the first stopper's remaining trace: Hal stops at (13, 4) (within reach); moving on the same fraction: Mira from (10, 4) to (14, 4).",
     );
     line(&b, "Hal stops and becomes alert to strike.");
     line(

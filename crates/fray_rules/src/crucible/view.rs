@@ -92,7 +92,7 @@ pub(super) fn tracker(world: &World) -> TrackerView {
     let rolls: Vec<String> = flow
         .rolls
         .iter()
-        .map(|r| format!("{} rolled {} → {}", r.who, r.die, r.result))
+        .map(|r| format!("{} rolled {}: {} after Dexterity", r.who, r.die, r.result))
         .collect();
     let mut rows: Vec<TrackerRow> = Vec::new();
     let mut order = flow.initiative.clone();

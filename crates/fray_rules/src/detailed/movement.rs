@@ -459,7 +459,7 @@ fn walk_fraction(
                 if by_standing { "the way is taken" } else { why }
             ));
         } else if taken_now > 0 {
-            moved.push(format!("{} {from}→{to}", name(world, who)));
+            moved.push(format!("{} from {from} to {to}", name(world, who)));
         } else if blocked {
             moved.push(format!(
                 "{} waits at {to} (a mover is in the way)",

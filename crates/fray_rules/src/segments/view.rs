@@ -57,7 +57,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
             }
             if let Some(c) = world.get::<Casting>(e) {
                 states.push(format!(
-                    "casting {} → {}",
+                    "casting {} (goes off in {})",
                     c.spell,
                     flow.segment_words(c.completes)
                 ));
