@@ -302,7 +302,7 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
             ));
             p.spawn((
                 TokenStates,
-                Text2d::new(t.states.join(" · ")),
+                Text2d::new(t.states.join(", ")),
                 TextFont::from_font_size(9.0),
                 TextColor(Color::srgb(0.85, 0.85, 0.8)),
                 Anchor::TOP_CENTER,
@@ -405,7 +405,7 @@ fn sync_tokens(
                 m.0 = set[v.side % set.len()].clone();
             }
             if let Ok(mut text) = state_texts.get_mut(child) {
-                let words = v.states.join(" · ");
+                let words = v.states.join(", ");
                 if text.0 != words {
                     text.0 = words;
                 }

@@ -44,6 +44,9 @@ pub struct Walk {
     pub provokes: Provokes,
     /// Steps taken within a threat (for [`Provokes::Within`]).
     pub within: u32,
+    /// Cells the walk may pass over but not stop on (where the fallen lie,
+    /// under a ruleset whose fallen do not block).
+    pub pass_only: Vec<Cell>,
 }
 
 /// Why a walk stops short.
@@ -76,6 +79,7 @@ impl Walk {
             budget,
             provokes,
             within: 0,
+            pass_only: Vec::new(),
         }
     }
 
@@ -97,6 +101,7 @@ impl Walk {
         if self.spent.saturating_add(cost) > self.budget {
             return Err(Halt::Budget);
         }
+        self.beyond_pass_only(grid, taken, cost)?;
         let provoked = self.provoked(grid, here, to, threateners);
         Ok(Step {
             from: here,
@@ -104,6 +109,25 @@ impl Walk {
             cost,
             provoked,
         })
+    }
+
+    /// A step onto a cell it may only pass over needs the cells after it,
+    /// up to one it may stop on, free and within the budget.
+    fn beyond_pass_only(&self, grid: &Grid, taken: &[Cell], cost: u32) -> Result<(), Halt> {
+        let mut spent = self.spent.saturating_add(cost);
+        let mut k = self.at;
+        while self.pass_only.contains(&self.path[k]) {
+            k += 1;
+            let &next = self.path.get(k).ok_or(Halt::End)?;
+            if taken.contains(&next) {
+                return Err(Halt::Taken(next));
+            }
+            spent = spent.saturating_add(grid.enter_cost(next).unwrap_or(u32::MAX));
+            if spent > self.budget {
+                return Err(Halt::Budget);
+            }
+        }
+        Ok(())
     }
 
     /// Those `threateners` whose threat the step `from` → `to` provokes.
@@ -225,6 +249,32 @@ mod tests {
             Err(Halt::Budget),
             "difficult ground costs 2"
         );
+    }
+
+    #[test]
+    fn a_walk_passes_over_the_fallen_but_does_not_stop_on_them() {
+        let mut world = World::new();
+        let grid = Grid::new(GridKind::Square, 9, 9);
+        world.insert_resource(grid.clone());
+        let me = world.spawn(Cell::new(0, 1)).id();
+        let mut w = Walk::new(me, path(&[(1, 1), (2, 1), (3, 1)]), 2, Provokes::Never);
+        w.pass_only = vec![Cell::new(2, 1)];
+        let step = w.next(&grid, Cell::new(0, 1), &[], &[]).unwrap();
+        w.take(&mut world, &step, &[]);
+        assert_eq!(
+            w.next(&grid, Cell::new(1, 1), &[], &[]),
+            Err(Halt::Budget),
+            "a budget of 2 would end on the body at (2, 1)"
+        );
+        w.budget = 3;
+        let step = w.next(&grid, Cell::new(1, 1), &[], &[]).unwrap();
+        assert_eq!(
+            step.to,
+            Cell::new(2, 1),
+            "over the body, with (3, 1) in reach"
+        );
+        w.path.truncate(2);
+        assert_eq!(w.next(&grid, Cell::new(1, 1), &[], &[]), Err(Halt::End));
     }
 
     #[test]

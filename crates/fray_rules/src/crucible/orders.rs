@@ -126,12 +126,29 @@ pub fn occupied(world: &World, e: Entity) -> Vec<Cell> {
     fray_core::model::taken_cells(world, roster(world), e)
 }
 
-/// The path from `e` to within `within` of `goal`, and its cost.
+/// Cells where the fallen lie (ruling `fallen_bodies`): passed over, not
+/// stood on.
+pub fn bodies(world: &World, e: Entity) -> Vec<Cell> {
+    roster(world)
+        .into_iter()
+        .filter(|&x| x != e && world.get::<super::Down>(x).is_some())
+        .filter_map(|x| world.get::<Cell>(x).copied())
+        .collect()
+}
+
+/// The path from `e` to within `within` of `goal`, and its cost; it ends
+/// short of any fallen body it would have stopped on.
 pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
     let blocked = occupied(world, e);
-    world
-        .resource::<Grid>()
-        .path_toward(cell(world, e), goal, within, |c| blocked.contains(&c))
+    let grid = world.resource::<Grid>();
+    let (mut cells, _) =
+        grid.path_toward(cell(world, e), goal, within, |c| blocked.contains(&c))?;
+    let lying = bodies(world, e);
+    while cells.last().is_some_and(|c| lying.contains(c)) {
+        cells.pop();
+    }
+    let cost = cells.iter().map(|&c| grid.enter_cost(c).unwrap_or(1)).sum();
+    Some((cells, cost))
 }
 
 /// Those whose attack of opportunity walking `cells` would draw under
@@ -197,7 +214,11 @@ fn enemy(world: &World, e: Entity, order: &Order) -> Result<Entity, String> {
 
 fn free_cell(world: &World, e: Entity, c: Cell) -> Result<(), String> {
     let grid = world.resource::<Grid>();
-    if !grid.in_bounds(c) || grid.is_obstacle(c) || occupied(world, e).contains(&c) {
+    if !grid.in_bounds(c)
+        || grid.is_obstacle(c)
+        || occupied(world, e).contains(&c)
+        || bodies(world, e).contains(&c)
+    {
         return Err(format!("{c} is not a free cell"));
     }
     Ok(())

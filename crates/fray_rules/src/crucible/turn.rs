@@ -178,7 +178,8 @@ fn fall_back_plan(world: &World, e: Entity) -> Plan {
         .map(|f| cell(world, f))
         .collect();
     let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
-    let taken = orders::occupied(world, e);
+    let mut taken = orders::occupied(world, e);
+    taken.extend(orders::bodies(world, e));
     let mut best = (nearest(here), here);
     for c in grid.within(here, most) {
         if grid.is_obstacle(c)
@@ -656,6 +657,7 @@ fn walk(
     loop {
         let all = threats(world, e);
         let taken = orders::occupied(world, e);
+        walk.pass_only = orders::bodies(world, e);
         let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &all) else {
             break;
         };
@@ -706,6 +708,7 @@ fn walk(
 /// still strikes first on entering its range (003 §II E).
 fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, provokes: Provokes) -> bool {
     let mut w = Walk::new(e, cells, u32::MAX, provokes);
+    w.pass_only = orders::bodies(world, e);
     while let Ok(step) = w.next(
         world.resource::<Grid>(),
         cell(world, e),
@@ -812,6 +815,8 @@ fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
         .collect();
     edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));
     let taken = orders::occupied(world, e);
+    let lying = orders::bodies(world, e);
+    edges.retain(|c| !lying.contains(c));
     edges.into_iter().take(12).find_map(|c| {
         if c == here {
             return Some(Vec::new());
