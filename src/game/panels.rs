@@ -7,7 +7,7 @@ use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::log::{LogEntry, Tone};
-use fray_core::view::RowState;
+use fray_core::view::{Clock, RowState};
 use leafwing_input_manager::prelude::*;
 
 use super::Screen;
@@ -432,38 +432,161 @@ fn log_panel(ui: &mut egui::Ui, entries: &[LogEntry], picked: &mut Option<usize>
 
 /// The round's timeline: one chip per time mark, naming what happened there
 /// in the ruleset's labels.
+/// The round drawn as time: one tick per step of the ruleset's clock
+/// (segment, initiative count, phase) from the first mark to the last,
+/// quiet ticks faint, and what happened at each mark on it.
 fn timeline(ui: &mut egui::Ui, s: &Session, round: u32, picked: &mut Option<usize>) {
     let entries = s.log().entries();
-    ui.horizontal(|ui| {
-        ui.label(egui::RichText::new("Timeline").strong());
-        let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
-        for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
-            match marks.last_mut() {
-                Some((t, list)) if *t == e.time => list.push(e),
-                _ => marks.push((e.time.clone(), vec![e])),
-            }
+    let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
+    for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
+        match marks.last_mut() {
+            Some((t, list)) if *t == e.time => list.push(e),
+            _ => marks.push((e.time.clone(), vec![e])),
         }
+    }
+    ui.horizontal(|ui| {
+        ui.label(egui::RichText::new(format!("Round {round}")).strong());
         egui::ScrollArea::horizontal()
             .id_salt("timeline")
+            .stick_to_right(true)
             .show(ui, |ui| {
                 ui.horizontal(|ui| {
-                    for (time, list) in &marks {
-                        let kinds = mark_kinds(s, list);
-                        let r = ui
-                            .button(format!("{time} {}", kinds.join(" ")))
-                            .on_hover_text(
-                                list.iter()
-                                    .map(|e| e.text.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join("\n"),
-                            );
-                        if r.clicked() {
-                            *picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
+                    for tick in axis(&marks, s.view.clock) {
+                        match tick {
+                            Tick::Quiet(label) => {
+                                ui.label(egui::RichText::new(label).weak());
+                            }
+                            Tick::Mark(i) => {
+                                let (time, list) = &marks[i];
+                                mark_button(ui, s, time, list, entries, picked);
+                            }
                         }
                     }
                 });
             });
     });
+}
+
+/// One step of the timeline's axis.
+enum Tick {
+    /// A step of the clock when nothing happened.
+    Quiet(String),
+    /// The `i`th time mark of the round.
+    Mark(usize),
+}
+
+/// The axis under `marks`. With the ruleset's `clock`, every step of it,
+/// quiet ones faint, the marks off the clock before and after. Without,
+/// between two marks of the same clock ("initiative 13", "initiative 10")
+/// the steps where nothing happened (at most [`QUIET_TICKS`] of them; a
+/// longer wait is one "…").
+fn axis(marks: &[(String, Vec<&LogEntry>)], clock: Option<Clock>) -> Vec<Tick> {
+    let name = clock.map(|c| c.name);
+    let on_clock: Vec<(usize, i64)> = marks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (t, _))| {
+            let (p, n) = reading(t)?;
+            (Some(p) == name).then_some((i, n))
+        })
+        .collect();
+    match clock {
+        Some(c) if !on_clock.is_empty() => full_clock(marks.len(), &on_clock, c),
+        _ => between_marks(marks),
+    }
+}
+
+/// Every step of `clock` (widened to the readings seen), each with its
+/// marks; the marks off the clock before the first reading come first, the
+/// rest last.
+fn full_clock(marks: usize, on_clock: &[(usize, i64)], clock: Clock) -> Vec<Tick> {
+    let first_mark = on_clock[0].0;
+    let rising = clock.first <= clock.last;
+    let (lo, hi) = on_clock.iter().fold(
+        (clock.first.min(clock.last), clock.first.max(clock.last)),
+        |(lo, hi), &(_, n)| (lo.min(n), hi.max(n)),
+    );
+    let steps: Vec<i64> = if rising {
+        (lo..=hi).collect()
+    } else {
+        (lo..=hi).rev().collect()
+    };
+    let off = |i: &usize| !on_clock.iter().any(|(j, _)| j == i);
+    let mut ticks: Vec<Tick> = (0..first_mark).filter(off).map(Tick::Mark).collect();
+    for n in steps {
+        let at: Vec<usize> = on_clock
+            .iter()
+            .filter(|(_, m)| *m == n)
+            .map(|(i, _)| *i)
+            .collect();
+        if at.is_empty() {
+            ticks.push(Tick::Quiet(n.to_string()));
+        }
+        ticks.extend(at.into_iter().map(Tick::Mark));
+    }
+    ticks.extend((first_mark..marks).filter(off).map(Tick::Mark));
+    ticks
+}
+
+/// The marks in order, with the quiet steps between two of one clock.
+fn between_marks(marks: &[(String, Vec<&LogEntry>)]) -> Vec<Tick> {
+    let mut ticks = Vec::new();
+    let mut last: Option<(&str, i64)> = None;
+    for (i, (time, _)) in marks.iter().enumerate() {
+        let here = reading(time);
+        if let (Some((p, a)), Some((q, b))) = (last, here)
+            && p == q
+        {
+            let gap = (b - a).unsigned_abs().saturating_sub(1);
+            let step = if b > a { 1 } else { -1 };
+            if gap > QUIET_TICKS {
+                ticks.push(Tick::Quiet("…".into()));
+            } else {
+                for k in 1..=gap as i64 {
+                    ticks.push(Tick::Quiet((a + step * k).to_string()));
+                }
+            }
+        }
+        ticks.push(Tick::Mark(i));
+        last = here.or(last);
+    }
+    ticks
+}
+
+/// The most quiet steps drawn one by one between two marks.
+const QUIET_TICKS: u64 = 9;
+
+/// A time mark read as a clock and its reading: "segment 6" is
+/// ("segment", 6), "initiative -4" is ("initiative", -4).
+fn reading(time: &str) -> Option<(&str, i64)> {
+    let (prefix, n) = time.trim().rsplit_once(' ')?;
+    Some((prefix, n.parse().ok()?))
+}
+
+/// A time mark on the timeline: what happened, and its sentences on hover.
+fn mark_button(
+    ui: &mut egui::Ui,
+    s: &Session,
+    time: &str,
+    list: &[&LogEntry],
+    entries: &[LogEntry],
+    picked: &mut Option<usize>,
+) {
+    let kinds = mark_kinds(s, list);
+    let text = if kinds.is_empty() {
+        time.to_string()
+    } else {
+        format!("{time}: {}", kinds.join(" "))
+    };
+    let r = ui.button(text).on_hover_text(
+        list.iter()
+            .map(|e| e.text.as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+    );
+    if r.clicked() {
+        *picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
+    }
 }
 
 /// The labels of what happened at one time mark, counted ("attack×2").

@@ -124,4 +124,15 @@ pub struct RulesView {
     pub round: fn(&World) -> u32,
     /// What `actor` attacking `target` looks like: chance to hit, damage range.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,
+    /// The clock a round runs on, when it has a fixed one.
+    pub clock: Option<Clock>,
+}
+
+/// A round's clock, for the timeline: its time marks read "`name` N", N
+/// running from `first` to `last` (the ten segments of rules/001).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub name: &'static str,
+    pub first: i64,
+    pub last: i64,
 }

@@ -109,6 +109,7 @@ macro_rules! ruleset {
             sheet: view::sheet,
             round,
             preview: view::preview,
+            clock: view::CLOCK,
         };
 
         impl $crate::ruleset::Rules for $data {

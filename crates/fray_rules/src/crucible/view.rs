@@ -168,3 +168,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     }
     out
 }
+
+/// 003 §II A: sides act on their d12 results, lowest first.
+pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
+    name: "initiative",
+    first: 1,
+    last: 12,
+});

@@ -308,3 +308,6 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     }
     out
 }
+
+/// Initiative counts vary from round to round: no fixed clock.
+pub(super) const CLOCK: Option<fray_core::view::Clock> = None;

@@ -246,6 +246,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     out
 }
 
+/// The initiative passes blow by blow: no fixed clock.
+pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+
 #[cfg(test)]
 mod tests {
     use super::hit_chance;

@@ -309,6 +309,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     out
 }
 
+/// Phases are marked by who acts: no fixed clock.
+pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+
 #[cfg(test)]
 mod tests {
     use super::chance_3d6_at_least;

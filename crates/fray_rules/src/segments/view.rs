@@ -246,3 +246,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     }
     out
 }
+
+/// 001 §3: a round is ten segments.
+pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
+    name: "segment",
+    first: 1,
+    last: 10,
+});
