@@ -459,6 +459,70 @@ fn surprised_creatures_roll_initiative_but_do_not_act_in_the_first_round() {
 }
 
 #[test]
+fn an_intimidation_result_replaces_the_morale_target_number() {
+    // 004 §Step 4: the TN is 11 + opponents "(or an opposing Intimidation
+    // check result)". Anna's Intimidation 6 + 3 = 9 is the target, not
+    // 11 + 1 = 12: Bors's 7 + 0 Insight + 2 HD = 9 holds.
+    let text = r#"(
+    name: "test", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 1)),
+    ],
+    dice: [5, 8, 6, 4, 2, 1],
+    orders: [(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(&b, "Anna tries to intimidate Bors: 6 + 3 = 9;");
+    assert_has(
+        &b,
+        "Bors checks morale (was intimidated (check 9)): 7 + 0 Insight + 2 HD + 0 allies = 9 against 9 (the Intimidation check): holds.",
+    );
+}
+
+#[test]
+fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
+    // 004 §Wound Points: at 0 Incapacitated; below 0 Dying. Anna, Dying at
+    // -3, strains herself to -4 by acting, then drinks a healing draught for
+    // 1 + 1 + 2 = 4: she is at 0 and stops bleeding.
+    let text = duel(
+        "",
+        "",
+        "9, 2, 2, 1, 1, 1",
+        r#"(round: 1, order: (actor: "Anna", action: "consumable", with: "healing_draught"))"#,
+        1,
+    );
+    // Allies far away on both sides, so the fight goes on around her.
+    let text = text.replace(
+        r#"(name: "Bors""#,
+        &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = -3;
+    w.entity_mut(anna)
+        .insert(Health::Dying)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna uses a healing_draught: 4 Wound Points and 0 Stress restored.",
+    );
+    assert_has(
+        &b,
+        "Anna is healed to 0 Wound Points: Incapacitated, no longer Dying.",
+    );
+    assert_eq!(wounds(&mut b, "Anna").1, 0);
+    assert_eq!(wounds(&mut b, "Anna").2, Health::Incapacitated);
+    assert!(!has(&b, "Anna is dying and loses 1 Wound Point."));
+}
+
+#[test]
 fn a_newcomer_whose_cell_is_taken_enters_at_the_nearest_free_cell() {
     // Ruling arrival_displaced: Brienne has stepped where the ghoul was to
     // enter; the ghoul enters beside her instead of on top of her.

@@ -106,12 +106,14 @@ fn roll_morale(
     rs: &RoundState,
 ) -> bool {
     let (allies, opponents) = (check.allies, check.opponents);
-    let tn_numbers = data.numbers.morale_base_tn + opponents;
-    let target = rs.intimidated.map_or(tn_numbers, |i| i.max(tn_numbers));
-    let against = if rs.intimidated.is_some_and(|i| i >= tn_numbers) {
-        "the Intimidation check".to_string()
-    } else {
-        format!("11 + {opponents} opponents")
+    // 004 §Step 4: "11 plus the number of opponents ... (or an opposing
+    // Intimidation check result)": the Intimidation result replaces it.
+    let (target, against) = match rs.intimidated {
+        Some(i) => (i, "the Intimidation check".to_string()),
+        None => (
+            data.numbers.morale_base_tn + opponents,
+            format!("11 + {opponents} opponents"),
+        ),
     };
     fray_core::morale::roll(
         world,

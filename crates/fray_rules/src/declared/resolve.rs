@@ -1449,14 +1449,31 @@ fn heal(world: &mut World, e: Entity, amount: i32) -> (i32, i32) {
     };
     let gained = amount.min(wp.max - wp.current).max(0);
     wp.current += gained;
-    let up = wp.current > 0;
+    let now = wp.current;
     let stress = restore_stress(world, e, amount - gained);
-    if up && matches!(health(world, e), Health::Incapacitated | Health::Dying) {
+    let was = health(world, e);
+    if now > 0 && matches!(was, Health::Incapacitated | Health::Dying) {
         let mut ent = world.entity_mut(e);
         ent.insert(Health::Fine).remove::<Stabilised>();
         if ent.get::<Routed>().is_none() {
             ent.insert(Fighting);
         }
+    } else if now == 0 && was == Health::Dying {
+        // 004 §Wound Points: at exactly 0 a creature is Incapacitated, not
+        // Dying: it no longer bleeds.
+        world
+            .entity_mut(e)
+            .insert(Health::Incapacitated)
+            .remove::<Stabilised>();
+        let t = name(world, e);
+        log(world, || {
+            Event::new(
+                EventKind::Health,
+                "004 §Wound Points",
+                format!("{t} is healed to 0 Wound Points: Incapacitated, no longer Dying."),
+            )
+            .actor(&t)
+        });
     }
     (gained, stress)
 }
