@@ -523,6 +523,56 @@ fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
 }
 
 #[test]
+fn a_broken_rib_acts_every_second_round_waiting_in_between() {
+    // 004 §Combat Injuries, Broken Rib: "take only 1 action per 2 turns".
+    // Waiting is no action: after waiting in round 2, Anna acts in round 3.
+    let attack = |round: u32| {
+        format!(
+            r#"(round: {round}, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#
+        )
+    };
+    let orders = [attack(1), attack(2), attack(3)].join(", ");
+    let text = duel(
+        r#", set: {"stress": 99}"#,
+        r#", set: {"stress": 99}"#,
+        "9, 1",
+        &orders,
+        3,
+    );
+    let mut b = battle(&text.replace(r#"(name: "Bors""#, BYSTANDER));
+    let anna = entity(&mut b, "Anna");
+    b.world_mut()
+        .get_mut::<declared::Hurts>(anna)
+        .unwrap()
+        .every_other_round = true;
+    let _ = b.run();
+    let declared_in = |round: u32| {
+        b.world()
+            .resource::<BattleLog>()
+            .entries()
+            .iter()
+            .filter(|e| e.round == round && e.text.starts_with("Anna declares: "))
+            .map(|e| e.text.clone())
+            .collect::<Vec<_>>()
+    };
+    assert!(declared_in(1)[0].starts_with("Anna declares: attack Bors"));
+    assert!(
+        declared_in(2)[0].starts_with("Anna declares: wait"),
+        "{:?}",
+        declared_in(2)
+    );
+    assert_has(
+        &b,
+        "Broken rib: only one action every two rounds, and it acted last round",
+    );
+    assert!(
+        declared_in(3)[0].starts_with("Anna declares: attack Bors"),
+        "{:?}",
+        declared_in(3)
+    );
+}
+
+#[test]
 fn a_newcomer_whose_cell_is_taken_enters_at_the_nearest_free_cell() {
     // Ruling arrival_displaced: Brienne has stepped where the ghoul was to
     // enter; the ghoul enters beside her instead of on top of her.

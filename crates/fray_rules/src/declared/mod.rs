@@ -158,7 +158,10 @@ pub struct RoundState {
     pub worst_hit: i32,
     /// The best Intimidation check made against it this round.
     pub intimidated: Option<i32>,
-    /// Acted last round (a Broken Rib allows one action per two rounds).
+    /// Took an action other than waiting this round.
+    pub acted: bool,
+    /// Acted last round (a Broken Rib allows one action per two rounds;
+    /// waiting is no action).
     pub acted_last_round: bool,
 }
 

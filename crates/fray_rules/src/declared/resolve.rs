@@ -147,6 +147,7 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.actions_taken += 1;
+        rs.acted |= slot.action != Action::Wait;
     }
     let stabilised = world.get::<Stabilised>(e).is_some();
     // Crawling (moving without acting) and waiting cost a fallen creature

@@ -140,7 +140,7 @@ pub fn begin_round(
         else {
             continue;
         };
-        let acted_last = rs.actions_taken > 0;
+        let acted_last = rs.acted;
         *rs = RoundState {
             acted_last_round: acted_last,
             ..RoundState::default()
