@@ -682,6 +682,33 @@ fn stunned_halves_dcv_and_costs_the_next_action_and_the_post_turn_recovers() {
 }
 
 #[test]
+fn a_character_stunned_in_the_surprise_phase_recovers_only_in_phase_1() {
+    // 002 §Surprise Phase forbids full-phase actions, and recovering from
+    // being Stunned is one (ruling stunned): Bo waits it out until phase 1.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+        (name: "Dan", side: "B", template: "bravo", at: (9, 9), surprised: true, set: {"cv": 4}),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6],
+        vec![o("Ash", "strike").target("Bo")],
+    );
+    run(&mut b);
+    let stunned = line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    let waits = line(
+        &b,
+        "Bo is Stunned and cannot recover in the Surprise Phase, where no full-phase action may be taken.",
+    );
+    let over = line(&b, "The Surprise Phase is over; everyone is aware.");
+    let recovers = line(
+        &b,
+        "Bo spends the phase recovering from being Stunned (a full-phase action).",
+    );
+    assert!(stunned < waits && waits < over && over < recovers);
+}
+
+#[test]
 fn the_manoeuvres_of_an_attack_of_opportunity_combine_worst_bonus_all_penalties() {
     // 002 §One per Phase, ruling opportunity_manoeuvre.
     let g = Guard {

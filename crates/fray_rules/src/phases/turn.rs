@@ -416,6 +416,22 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
     if let Some(mut g) = world.get_mut::<Guard>(actor) {
         *g = Guard::default();
     }
+    if stunned(world, actor) && world.resource::<Flow>().phase == 0 {
+        // Recovering is a full-phase action, which the Surprise Phase
+        // forbids: the character stays Stunned until its next phase.
+        log(world, || {
+            Event::new(
+                EventKind::Stunned,
+                "002 §Surprise Phase · ruling stunned",
+                format!(
+                    "{who} is Stunned and cannot recover in the Surprise Phase, where no full-phase action may be taken."
+                ),
+            )
+            .actor(&who)
+        });
+        end_turn(world, actor);
+        return false;
+    }
     if stunned(world, actor) {
         world.entity_mut(actor).remove::<Stunned>();
         if let Some(mut u) = world.get_mut::<Use>(actor) {

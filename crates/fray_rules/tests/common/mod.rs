@@ -117,11 +117,21 @@ pub fn assert_citations(
             );
         }
         for (i, _) in src.match_indices(&format!("\"{text} §")) {
-            let rule: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
-            assert!(
-                paragraphs.iter().any(|p| p.rule == rule),
-                "{rule:?} is cited but not mapped in {file}'s paragraphs"
-            );
+            let cited: String = src[i + 1..].chars().take_while(|c| *c != '"').collect();
+            // "002 §Surprise Phase · ruling stunned": each part on its own.
+            for rule in cited.split(" · ") {
+                if let Some(id) = rule.strip_prefix("ruling ") {
+                    assert!(
+                        rulings.iter().any(|r| r.id == id),
+                        "ruling {id:?} is cited but not in {file}"
+                    );
+                } else {
+                    assert!(
+                        paragraphs.iter().any(|p| p.rule == rule),
+                        "{rule:?} is cited but not mapped in {file}'s paragraphs"
+                    );
+                }
+            }
         }
     }
 }
