@@ -865,6 +865,42 @@ fn no_one_hex_step_out_of_difficult_terrain_or_in_darkness() {
 }
 
 #[test]
+fn a_shot_can_be_readied_for_a_foes_first_action() {
+    // 002 §Ready: "an attack action" — a shot as well as a strike (ruling
+    // ready_trigger). Gil readies the pistol for Bo; Bo's move sets it off
+    // from 5 hexes, within the pistol's range of 10.
+    let mut b = battle(
+        r#"
+        (name: "Gil", side: "A", template: "gunman", at: (1, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+    "#,
+        &[6, 6, 6, 1, 1, 1, 1, 1, 1],
+        vec![
+            (
+                Q::Turn(None),
+                Order::new("Gil", "ready").target("Bo").with("pistol"),
+            ),
+            o("Bo", "move").cell(Cell::new(3, 3)),
+        ],
+    );
+    run(&mut b);
+    let ready = line(
+        &b,
+        "Gil readies a shot with the pistol at Bo as soon as it begins an action (an attack action; ruling ready_trigger).",
+    );
+    let fires = line(
+        &b,
+        "Gil's readied shot goes off: it cuts in just before Bo goes on",
+    );
+    let shot = line(&b, "Gil shoots at Bo (readied): 3d6 18");
+    let moves = line(&b, "Bo moves (a move action) from (6, 3)");
+    assert!(ready < fires && fires < shot && shot < moves);
+    let gil = fray_rules::phases::roster(b.world())[0];
+    let kit = b.world().get::<fray_rules::phases::Kit>(gil).unwrap();
+    assert_eq!(kit.shots[0], 1, "one of the pistol's 2 shots is spent");
+}
+
+#[test]
 fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
     // Ruling ready_trigger: Bo delays (not an action): nothing goes off. At
     // its delayed turn its strike is its first action: Ash's readied strike

@@ -583,6 +583,9 @@ fn validate_delay(turn: &TurnOrder) -> Result<Plan, String> {
 fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
     let (world, me, order) = (turn.world, turn.me, turn.order);
     turn.need_attack()?;
+    if order.with.is_some() {
+        return validate_ready_shot(turn);
+    }
     let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon to ready")?;
     let trigger = match order.target.as_deref() {
         None => Trigger::EntersReach,
@@ -595,6 +598,39 @@ fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
         }
     };
     Ok(Plan::Ready { trigger, weapon })
+}
+
+/// 002 §Ready: "an attack action", so a shot too (ruling `ready_trigger`):
+/// with a loaded ranged weapon, for when a named opponent begins an action.
+fn validate_ready_shot(turn: &TurnOrder) -> Result<Plan, String> {
+    let (world, me, order) = (turn.world, turn.me, turn.order);
+    let data = &world.resource::<Data>().0;
+    let weapon = order.with.clone().unwrap_or_default();
+    let kit = world.get::<Kit>(me).ok_or("no weapons")?;
+    let i = kit
+        .weapons
+        .iter()
+        .position(|w| *w == weapon)
+        .ok_or_else(|| format!("no {weapon} in hand"))?;
+    let d = data
+        .weapons
+        .get(&weapon)
+        .filter(|d| !d.melee())
+        .ok_or_else(|| format!("the {weapon} is not a ranged weapon"))?;
+    if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
+        return Err(format!("the {weapon} is empty: reload it (a move action)"));
+    }
+    if order.target.is_none() {
+        return Err("a readied shot waits for a named opponent to begin an action".into());
+    }
+    let t = target_of(world, order)?;
+    if !enemies(world, me, t) {
+        return Err("a readied shot waits for an opponent".into());
+    }
+    Ok(Plan::Ready {
+        trigger: Trigger::Acts(t),
+        weapon,
+    })
 }
 
 /// The choices a decision lists, each legal or refused with the reason.
@@ -796,12 +832,25 @@ fn ready_and_delay_choices(
         Order::new(name, "ready"),
         "Ready a strike at the first opponent to come within reach (attack action)".into(),
     );
+    let data = &world.resource::<Data>().0;
+    let ranged: Vec<&String> = world.get::<Kit>(me).map_or(Vec::new(), |k| {
+        k.weapons
+            .iter()
+            .filter(|w| data.weapons.get(*w).is_some_and(|d| !d.melee()))
+            .collect()
+    });
     for &f in foes {
         let n = flow.name(f);
         offer(
             Order::new(name, "ready").target(n),
             format!("Ready a strike for when {n} begins an action"),
         );
+        for w in &ranged {
+            offer(
+                Order::new(name, "ready").target(n).with(w.as_str()),
+                format!("Ready a shot with the {w} for when {n} begins an action"),
+            );
+        }
     }
     let done = &flow.done;
     for &e in &flow.order {

@@ -717,19 +717,30 @@ fn delay(world: &mut World, actor: Entity, before: Option<Entity>) {
 /// `ready_trigger`).
 fn ready(world: &mut World, actor: Entity, trigger: Trigger, weapon: String) {
     let who = name(world, actor);
+    let shot = world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(&weapon)
+        .is_some_and(|d| !d.melee());
     use_action(world, actor, true);
     let cond = match trigger {
         Trigger::EntersReach => "the first opponent to come within its reach".to_string(),
         Trigger::Acts(t) => format!("{} as soon as it begins an action", name(world, t)),
     };
-    world
-        .entity_mut(actor)
-        .insert(Hold::Readied { trigger, weapon });
+    world.entity_mut(actor).insert(Hold::Readied {
+        trigger,
+        weapon: weapon.clone(),
+    });
     log(world, || {
         Event::new(
             EventKind::Ready,
             "002 §Ready",
-            format!("{who} readies a strike at {cond} (an attack action; ruling ready_trigger)."),
+            if shot {
+                format!("{who} readies a shot with the {weapon} at {cond} (an attack action; ruling ready_trigger).")
+            } else {
+                format!("{who} readies a strike at {cond} (an attack action; ruling ready_trigger).")
+            },
         )
         .actor(&who)
     });
@@ -1282,7 +1293,18 @@ fn readied_by(
                         && from.is_none_or(|f| f == rc || grid.distance(rc, f) > reach)
                 }
                 (Trigger::Acts(t), Trigger::Acts(_)) => {
-                    t == by && (distance <= reach || step_hex(world, r, by).is_some())
+                    let range = world
+                        .resource::<Data>()
+                        .0
+                        .weapons
+                        .get(weapon)
+                        .map_or(0, |d| d.range);
+                    t == by
+                        && if range > 0 {
+                            distance <= range
+                        } else {
+                            distance <= reach || step_hex(world, r, by).is_some()
+                        }
                 }
                 _ => false,
             };
@@ -1298,11 +1320,18 @@ fn fire(world: &mut World, fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work
         world.entity_mut(r).remove::<Hold>();
         move_before(world, r, Some(by), "readied");
         let (rn, bn) = (name(world, r), name(world, by));
+        let shot = world
+            .resource::<Data>()
+            .0
+            .weapons
+            .get(&weapon)
+            .is_some_and(|d| !d.melee());
+        let what = if shot { "shot" } else { "strike" };
         log(world, || {
             Event::new(
                 EventKind::Readied,
                 "002 §Ready Conditions",
-                format!("{rn}'s readied strike goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
+                format!("{rn}'s readied {what} goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
             )
             .actor(&rn)
             .target(&bn)
@@ -1310,7 +1339,7 @@ fn fire(world: &mut World, fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work
         out.push(Work::Attack {
             attacker: r,
             target: by,
-            manoeuvre: "strike".into(),
+            manoeuvre: if shot { "shoot" } else { "strike" }.into(),
             weapon,
             kind: AttackKind::Readied,
             abort_asked: false,
