@@ -74,6 +74,37 @@ fn at(q: Q, actor: &str, action: &str, target: &str) -> (Q, Order) {
 }
 
 #[test]
+fn a_pass_may_drop_fall_and_become_alert_all_at_once() {
+    // 000 §1.2.1: "The character may drop, fall and/or become alert."
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (1, 1)),
+        (name: "Bo", side: "B", template: "axeman", at: (20, 10)),
+    "#,
+        &[],
+        vec![(Q::Option, Order::new("Bo", "pass").with("drop+fall+alert"))],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo passes, drops the battleaxe, falls to the ground, becomes alert: no blow;",
+    );
+    // A word that is none of the three is refused.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (1, 1)),
+        (name: "Bo", side: "B", template: "axeman", at: (20, 10)),
+    "#,
+        &[],
+        vec![(Q::Option, Order::new("Bo", "pass").with("drop+dance"))],
+        1,
+    );
+    run(&mut b);
+    line(&b, "\"dance\" is none of them");
+}
+
+#[test]
 fn initiative_goes_to_most_active_then_reactive_blows_then_en_and_full_ties_declare_together() {
     // 000 §1.1.2: Ash and Bo both have 2 active blows; Bo has 2 reactive.
     let mut b = battle(

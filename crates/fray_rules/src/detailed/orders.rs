@@ -338,6 +338,26 @@ fn attack_plan(
     Ok(Plan::Attack { target, weapon: w })
 }
 
+/// 000 §1.2.1: a pass "may drop, fall and/or become alert": any or all of
+/// them, written `with: "drop+fall+alert"`.
+fn pass_plan(with: Option<&str>) -> Result<Plan, String> {
+    let (mut drop, mut fall, mut alert) = (false, false, false);
+    for word in with.unwrap_or("").split(['+', ',']).map(str::trim) {
+        match word {
+            "" => {}
+            "drop" => drop = true,
+            "fall" => fall = true,
+            "alert" => alert = true,
+            other => {
+                return Err(format!(
+                    "a pass may drop, fall and become alert (with: \"drop+fall+alert\"); {other:?} is none of them"
+                ));
+            }
+        }
+    }
+    Ok(Plan::Pass { drop, fall, alert })
+}
+
 /// 000 §1.2: the option of the character with the initiative.
 fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
     let flow = world.resource::<Flow>();
@@ -347,11 +367,7 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
         return Err("a preparation with a thrusting weapon or bow must be followed at once by another preparation or the attack (or pass, losing it)".into());
     }
     match order.action.as_str() {
-        "pass" => Ok(Plan::Pass {
-            drop: order.with.as_deref() == Some("drop"),
-            fall: order.with.as_deref() == Some("fall"),
-            alert: order.with.as_deref() == Some("alert"),
-        }),
+        "pass" => pass_plan(order.with.as_deref()),
         "draw" => draw_plan(world, me, order, &hands),
         "grab" => grab_plan(world, me, order),
         "prepare" => prepare_plan(world, me, order, &hands),
@@ -714,6 +730,14 @@ fn option_choices(
     offer(
         Order::new(name, "pass").with("drop"),
         "Pass, dropping what is in hand".into(),
+    );
+    offer(
+        Order::new(name, "pass").with("fall"),
+        "Pass, falling to the ground".into(),
+    );
+    offer(
+        Order::new(name, "pass").with("drop+fall+alert"),
+        "Pass, dropping what is in hand, falling and becoming alert".into(),
     );
 }
 
