@@ -126,6 +126,40 @@ impl Source {
     }
 }
 
+/// A map whose keys are each written once: a key listed twice is an error
+/// at its second place, not a silent overwrite. Use it as
+/// `#[serde(deserialize_with = "fray_core::data::unique")]`.
+pub fn unique<'de, D, V>(d: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    V: serde::Deserialize<'de>,
+{
+    struct Once<V>(std::marker::PhantomData<V>);
+    impl<'de, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for Once<V> {
+        type Value = std::collections::BTreeMap<String, V>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut out = std::collections::BTreeMap::new();
+            while let Some(key) = map.next_key::<String>()? {
+                if out.contains_key(&key) {
+                    return Err(serde::de::Error::custom(format!("{key:?} is listed twice")));
+                }
+                let value = map.next_value()?;
+                out.insert(key, value);
+            }
+            Ok(out)
+        }
+    }
+    d.deserialize_map(Once(std::marker::PhantomData))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -162,38 +196,4 @@ mod tests {
         let e = src.error_at_field("b", "bad");
         assert_eq!((e.line, e.col), (3, 3));
     }
-}
-
-/// A map whose keys are each written once: a key listed twice is an error
-/// at its second place, not a silent overwrite. Use it as
-/// `#[serde(deserialize_with = "fray_core::data::unique")]`.
-pub fn unique<'de, D, V>(d: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    V: serde::Deserialize<'de>,
-{
-    struct Once<V>(std::marker::PhantomData<V>);
-    impl<'de, V: serde::Deserialize<'de>> serde::de::Visitor<'de> for Once<V> {
-        type Value = std::collections::BTreeMap<String, V>;
-
-        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-            f.write_str("a map")
-        }
-
-        fn visit_map<A: serde::de::MapAccess<'de>>(
-            self,
-            mut map: A,
-        ) -> Result<Self::Value, A::Error> {
-            let mut out = std::collections::BTreeMap::new();
-            while let Some(key) = map.next_key::<String>()? {
-                if out.contains_key(&key) {
-                    return Err(serde::de::Error::custom(format!("{key:?} is listed twice")));
-                }
-                let value = map.next_value()?;
-                out.insert(key, value);
-            }
-            Ok(out)
-        }
-    }
-    d.deserialize_map(Once(std::marker::PhantomData))
 }

@@ -372,12 +372,11 @@ impl LoadedScenario {
                 Some(format!(
                     "{actor:?}'s scripted order aims at {t:?}, who is not in the scenario"
                 ))
-            } else if let Some(c) = order.cell.filter(|&c| !grid.in_bounds(c)) {
-                Some(format!(
-                    "{actor:?}'s scripted order names {c}, outside the grid"
-                ))
             } else {
-                None
+                order
+                    .cell
+                    .filter(|&c| !grid.in_bounds(c))
+                    .map(|c| format!("{actor:?}'s scripted order names {c}, outside the grid"))
             };
             if let Some(message) = wrong {
                 return Err(src.error_in_field("orders", actor, message));

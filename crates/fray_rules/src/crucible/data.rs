@@ -248,7 +248,7 @@ impl CrucibleData {
         Some(if level >= two {
             2
         } else if level >= three_halves {
-            if round % 2 == 0 { 2 } else { 1 }
+            if round.is_multiple_of(2) { 2 } else { 1 }
         } else {
             1
         })

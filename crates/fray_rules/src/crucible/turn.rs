@@ -350,98 +350,14 @@ fn note(world: &mut World, e: Entity, kind: EventKind, rule: &str, text: String)
 fn carry_out(world: &mut World, e: Entity, plan: Plan) {
     let who = name(world, e);
     let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
-    let within = Provokes::Within { free: 1 };
     match plan {
-        Plan::Attack { target, after } => {
-            let goal = cell(world, target);
-            let (moved, alive) = walk(
-                world,
-                e,
-                orders::path(world, e, goal, 1)
-                    .map(|p| p.0)
-                    .unwrap_or_default(),
-                rate,
-                within,
-            );
-            if !alive {
-                return;
-            }
-            if up(world, target)
-                && world
-                    .resource::<Grid>()
-                    .distance(cell(world, e), cell(world, target))
-                    == 1
-            {
-                if !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
-                    routine(world, e, target, "003 §III B", false);
-                }
-            }
-            if let Some(to) = after {
-                let cells = orders::path(world, e, to, 0)
-                    .map(|p| p.0)
-                    .unwrap_or_default();
-                walk(world, e, cells, rate.saturating_sub(moved), within);
-            }
-        }
-        Plan::Step { to, target } => {
-            note(
-                world,
-                e,
-                EventKind::Move,
-                "003 §The 5' Step",
-                format!(
-                    "{who} takes a 5' step from {} to {to}: no attack of opportunity.",
-                    cell(world, e)
-                ),
-            );
-            if !walk_quietly(world, e, vec![to], Provokes::Never) {
-                return;
-            }
-            if let Some(t) = target
-                && up(world, t)
-                && world
-                    .resource::<Grid>()
-                    .distance(cell(world, e), cell(world, t))
-                    == 1
-            {
-                routine(world, e, t, "003 §III B", false);
-            }
-        }
+        Plan::Attack { target, after } => attack_order(world, e, target, after, rate),
+        Plan::Step { to, target } => step(world, e, to, target),
         Plan::Move { to } => {
-            walk(
-                world,
-                e,
-                orders::path(world, e, to, 0)
-                    .map(|p| p.0)
-                    .unwrap_or_default(),
-                rate,
-                within,
-            );
+            let cells = path_cells(world, e, to);
+            walk(world, e, cells, rate, Provokes::Within { free: 1 });
         }
-        Plan::Run { to } => {
-            note(
-                world,
-                e,
-                EventKind::Move,
-                "003 §III D",
-                format!(
-                    "{who} runs: moving faster than its rate, it gives up combat and casting this round."
-                ),
-            );
-            if let Some(mut rs) = world.get_mut::<RoundState>(e) {
-                rs.attacked = true;
-            }
-            let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
-            walk(
-                world,
-                e,
-                orders::path(world, e, to, 0)
-                    .map(|p| p.0)
-                    .unwrap_or_default(),
-                rate * mult,
-                within,
-            );
-        }
+        Plan::Run { to } => run(world, e, to, rate),
         Plan::Fire { target } => combat::fire(world, e, target, "ruling attack_roll"),
         Plan::Cast {
             spell,
@@ -460,63 +376,151 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
         }
         Plan::Parry => parry(world, e),
         Plan::FallBack { to, target } => fall_back(world, e, to, target),
-        Plan::Disengage => {
-            world
-                .resource_mut::<Flow>()
-                .queue
-                .push((DISENGAGE_COUNT, Act::Disengage(e)));
-            note(
-                world,
-                e,
-                EventKind::Manoeuvre,
-                "003 §Withdrawal Tactics",
-                format!(
-                    "{who} disengages: it stops fighting and gives up all initiative advantage, retreating after every count, front kept to the enemy."
-                ),
-            );
-        }
+        Plan::Disengage => disengage(world, e),
         Plan::Retreat => retreat(world, e),
         Plan::Flee => flee(world, e),
         Plan::Surrender => surrender(world, e),
-        Plan::Wait | Plan::Hold => {
-            let lost = world
-                .get::<RoundState>(e)
-                .is_some_and(|r| r.holding_readied);
-            if lost {
-                note(
-                    world,
-                    e,
-                    EventKind::Lost,
-                    "003 §III A",
-                    format!(
-                        "{who} does not fire the readied missile by its turn: the action is lost."
-                    ),
-                );
-            } else {
-                note(
-                    world,
-                    e,
-                    EventKind::Wait,
-                    "ruling wait",
-                    format!("{who} waits."),
-                );
-            }
-        }
-        Plan::Complete => {
-            let target = world
-                .resource::<Flow>()
-                .spell_targets
-                .iter()
-                .find(|(c, _)| *c == e)
-                .map(|p| p.1);
-            world
-                .resource_mut::<Flow>()
-                .spell_targets
-                .retain(|(c, _)| *c != e);
-            if let Some(t) = target {
-                combat::complete(world, e, t);
-            }
-        }
+        Plan::Wait | Plan::Hold => wait(world, e),
+        Plan::Complete => complete_spell(world, e),
+    }
+}
+
+/// The cells of `e`'s path to `to`, empty when there is none.
+fn path_cells(world: &World, e: Entity, to: Cell) -> Vec<Cell> {
+    orders::path(world, e, to, 0)
+        .map(|p| p.0)
+        .unwrap_or_default()
+}
+
+/// 003 §III D: move up to the rate, attack, then move the rest (`after`).
+fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell>, rate: u32) {
+    let within = Provokes::Within { free: 1 };
+    let goal = cell(world, target);
+    let cells = orders::path(world, e, goal, 1)
+        .map(|p| p.0)
+        .unwrap_or_default();
+    let (moved, alive) = walk(world, e, cells, rate, within);
+    if !alive {
+        return;
+    }
+    let adjacent = world
+        .resource::<Grid>()
+        .distance(cell(world, e), cell(world, target))
+        == 1;
+    if up(world, target) && adjacent && !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
+        routine(world, e, target, "003 §III B", false);
+    }
+    if let Some(to) = after {
+        let cells = path_cells(world, e, to);
+        walk(world, e, cells, rate.saturating_sub(moved), within);
+    }
+}
+
+/// 003 §The 5' Step: a shift that draws nothing, then the attack.
+fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::Move,
+        "003 §The 5' Step",
+        format!(
+            "{who} takes a 5' step from {} to {to}: no attack of opportunity.",
+            cell(world, e)
+        ),
+    );
+    if !walk_quietly(world, e, vec![to], Provokes::Never) {
+        return;
+    }
+    if let Some(t) = target
+        && up(world, t)
+        && world
+            .resource::<Grid>()
+            .distance(cell(world, e), cell(world, t))
+            == 1
+    {
+        routine(world, e, t, "003 §III B", false);
+    }
+}
+
+/// 003 §III D: faster than the rate, giving up combat and casting.
+fn run(world: &mut World, e: Entity, to: Cell, rate: u32) {
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::Move,
+        "003 §III D",
+        format!(
+            "{who} runs: moving faster than its rate, it gives up combat and casting this round."
+        ),
+    );
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.attacked = true;
+    }
+    let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+    let cells = path_cells(world, e, to);
+    walk(world, e, cells, rate * mult, Provokes::Within { free: 1 });
+}
+
+/// 003 §Withdrawal Tactics: disengaging, it retreats after every count.
+fn disengage(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    world
+        .resource_mut::<Flow>()
+        .queue
+        .push((DISENGAGE_COUNT, Act::Disengage(e)));
+    note(
+        world,
+        e,
+        EventKind::Manoeuvre,
+        "003 §Withdrawal Tactics",
+        format!(
+            "{who} disengages: it stops fighting and gives up all initiative advantage, retreating after every count, front kept to the enemy."
+        ),
+    );
+}
+
+/// Ruling `wait`, or 003 §III A: a readied missile not fired by its turn
+/// is lost.
+fn wait(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    let lost = world
+        .get::<RoundState>(e)
+        .is_some_and(|r| r.holding_readied);
+    if lost {
+        note(
+            world,
+            e,
+            EventKind::Lost,
+            "003 §III A",
+            format!("{who} does not fire the readied missile by its turn: the action is lost."),
+        );
+    } else {
+        note(
+            world,
+            e,
+            EventKind::Wait,
+            "ruling wait",
+            format!("{who} waits."),
+        );
+    }
+}
+
+/// 003 §II C: a spell whose casting time is over goes off at its target.
+fn complete_spell(world: &mut World, e: Entity) {
+    let target = world
+        .resource::<Flow>()
+        .spell_targets
+        .iter()
+        .find(|(c, _)| *c == e)
+        .map(|p| p.1);
+    world
+        .resource_mut::<Flow>()
+        .spell_targets
+        .retain(|(c, _)| *c != e);
+    if let Some(t) = target {
+        combat::complete(world, e, t);
     }
 }
 
