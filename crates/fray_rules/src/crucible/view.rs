@@ -95,7 +95,13 @@ pub(super) fn tracker(world: &World) -> TrackerView {
         .map(|r| format!("{} rolled {}: {} after Dexterity", r.who, r.die, r.result))
         .collect();
     let mut rows: Vec<TrackerRow> = Vec::new();
-    let mut order = flow.initiative.clone();
+    // Those out of the fight no longer have a place in the order.
+    let mut order: Vec<(Entity, i32)> = flow
+        .initiative
+        .iter()
+        .copied()
+        .filter(|(e, _)| world.get::<fray_core::model::Fighting>(*e).is_some())
+        .collect();
     order.sort_by_key(|(_, c)| *c);
     for (e, c) in order {
         let state = match flow.count {
