@@ -15,6 +15,33 @@ use bevy_ecs::prelude::*;
 
 use crate::log::{Event, EventKind};
 
+/// What a spell does when it goes off, in a ruleset's data: the classic
+/// texts (rules/001, rules/003) leave spells to the game master.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum SpellEffect {
+    /// Damage to one enemy in range, without an attack roll.
+    Damage(crate::dice::DiceExpr),
+    /// Hit points restored to one ally in range.
+    Heal(crate::dice::DiceExpr),
+}
+
+/// A spell in a ruleset's data: its casting time in the ruleset's units
+/// (segments), its range in cells and its effect.
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spell {
+    pub casting_time: u32,
+    pub range: u32,
+    pub effect: SpellEffect,
+}
+
+impl Spell {
+    pub fn harmful(&self) -> bool {
+        matches!(self.effect, SpellEffect::Damage(_))
+    }
+}
+
 /// A spell being cast: named, begun at `began` and going off at `completes`
 /// (in the ruleset's own time: segments of a round, initiative counts).
 #[derive(Component, Clone, Debug, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{field, texts};
+use common::{assert_has, assert_lacks, field, texts};
 use fray_core::battle::Battle;
 use fray_core::casting::Memorised;
 use fray_core::data::Source;
@@ -77,26 +77,6 @@ fn time_of(b: &Battle, needle: &str) -> String {
         .find(|e| e.text.contains(needle))
         .map(|e| format!("round {}, {}", e.round, e.time))
         .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
-}
-
-fn has(b: &Battle, needle: &str) -> bool {
-    texts(b).iter().any(|t| t.contains(needle))
-}
-
-fn assert_has(b: &Battle, needle: &str) {
-    assert!(
-        has(b, needle),
-        "no log line contains {needle:?}:\n{}",
-        texts(b).join("\n")
-    );
-}
-
-fn assert_lacks(b: &Battle, needle: &str) {
-    assert!(
-        !has(b, needle),
-        "a log line contains {needle:?}:\n{}",
-        texts(b).join("\n")
-    );
 }
 
 const NO_SURPRISE: &str = "options: {\"surprise\": \"none\"},";

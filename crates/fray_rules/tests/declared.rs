@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{run, texts};
+use common::{assert_has, has, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted};
@@ -39,18 +39,6 @@ fn battle(text: &str) -> Battle {
     common::battle(text, &[], |_| {
         Box::new(Scripted::new(orders.clone(), Box::new(Waits)))
     })
-}
-
-fn has(b: &Battle, needle: &str) -> bool {
-    texts(b).iter().any(|t| t.contains(needle))
-}
-
-fn assert_has(b: &Battle, needle: &str) {
-    assert!(
-        has(b, needle),
-        "no log line contains {needle:?}:\n{}",
-        texts(b).join("\n")
-    );
 }
 
 fn entity(b: &mut Battle, name: &str) -> Entity {

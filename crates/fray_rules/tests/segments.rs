@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{field, line, run, texts};
+use common::{assert_has, assert_lacks, field, line, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted, ScriptedOrder};
@@ -61,26 +61,6 @@ fn battle(more: &str, combatants: &str, dice: &[u32], orders: &[(u32, Order)]) -
 }
 
 const ALERTED: &str = r#"options: {"alerted": "A, B"},"#;
-
-fn has(b: &Battle, needle: &str) -> bool {
-    texts(b).iter().any(|t| t.contains(needle))
-}
-
-fn assert_has(b: &Battle, needle: &str) {
-    assert!(
-        has(b, needle),
-        "no log line contains {needle:?}:\n{}",
-        texts(b).join("\n")
-    );
-}
-
-fn assert_lacks(b: &Battle, needle: &str) {
-    assert!(
-        !has(b, needle),
-        "a log line contains {needle:?}:\n{}",
-        texts(b).join("\n")
-    );
-}
 
 fn entity(b: &Battle, name: &str) -> Entity {
     b.world().resource::<segments::Flow>().entity(name).unwrap()

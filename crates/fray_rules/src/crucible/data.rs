@@ -61,23 +61,9 @@ fn one() -> u32 {
     1
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum SpellEffect {
-    /// Damage to one creature in range.
-    Damage(DiceExpr),
-    /// Hit points restored to one creature in range.
-    Heal(DiceExpr),
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Spell {
-    /// Casting time in segments (ruling `casting_time`); a full round is `full_round`.
-    pub casting_time: u32,
-    pub range: u32,
-    pub effect: SpellEffect,
-}
+/// Spells, as every classic ruleset writes them (ruling `spell_effects`
+/// or `casting_time` says what Fray does with them).
+pub use fray_core::casting::{Spell, SpellEffect};
 
 /// A stat block.
 #[derive(Clone, Debug, Deserialize)]

@@ -51,30 +51,9 @@ fn one() -> u32 {
     1
 }
 
-/// What a spell does when it goes off (ruling `spell_effects`).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub enum SpellEffect {
-    /// Damage to one enemy in range, without an attack roll.
-    Damage(DiceExpr),
-    /// Hit points restored to one ally in range.
-    Heal(DiceExpr),
-}
-
-/// A spell: its casting time in segments (001 §Note about spells).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Spell {
-    pub casting_time: u32,
-    pub range: u32,
-    pub effect: SpellEffect,
-}
-
-impl Spell {
-    pub fn harmful(&self) -> bool {
-        matches!(self.effect, SpellEffect::Damage(_))
-    }
-}
+/// Spells, as every classic ruleset writes them (ruling `spell_effects`
+/// or `casting_time` says what Fray does with them).
+pub use fray_core::casting::{Spell, SpellEffect};
 
 /// A stat block, in the classic form.
 #[derive(Clone, Debug, Deserialize)]

@@ -83,6 +83,29 @@ pub fn texts(b: &Battle) -> Vec<String> {
     b.world().resource::<BattleLog>().texts()
 }
 
+/// Whether some log line contains `needle`.
+pub fn has(b: &Battle, needle: &str) -> bool {
+    texts(b).iter().any(|t| t.contains(needle))
+}
+
+/// Some log line contains `needle`; the whole log is shown if none does.
+pub fn assert_has(b: &Battle, needle: &str) {
+    assert!(
+        has(b, needle),
+        "no log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
+/// No log line contains `needle`.
+pub fn assert_lacks(b: &Battle, needle: &str) {
+    assert!(
+        !has(b, needle),
+        "a log line contains {needle:?}:\n{}",
+        texts(b).join("\n")
+    );
+}
+
 /// The index of the first log line containing `needle`.
 pub fn line(b: &Battle, needle: &str) -> usize {
     texts(b)
