@@ -46,12 +46,14 @@ pub struct Battle {
 }
 
 /// An app with what every ruleset needs: the step schedule (single-threaded,
-/// so systems run in one fixed order), the log, decisions and outcome.
+/// so systems run in one fixed order), the log, decisions and outcome, and
+/// spells in progress spoiled by damage, for the rulesets that cast them.
 pub fn rules_app(dice: Dice) -> App {
     let mut app = App::empty();
     let mut schedule = Schedule::new(RulesStep);
     schedule.set_executor(SingleThreadedExecutor::new());
     app.add_schedule(schedule);
+    app.add_plugins(crate::casting::plugin);
     app.insert_resource(dice)
         .init_resource::<BattleLog>()
         .init_resource::<Decisions>()

@@ -56,6 +56,20 @@ impl Order {
         self.cell = Some(cell);
         self
     }
+
+    /// The spell or item the order names `with`, which must be one of `has`
+    /// (what the actor knows or carries, `what` it is); else why not.
+    pub fn with_one_of(&self, what: &str, has: &[String]) -> Result<String, String> {
+        let name = self
+            .with
+            .clone()
+            .ok_or_else(|| format!("{} needs a {what} (with: \"...\")", self.action))?;
+        if has.contains(&name) {
+            Ok(name)
+        } else {
+            Err(format!("{} has no {what} {name:?}", self.actor))
+        }
+    }
 }
 
 /// One of the things a decision offers.

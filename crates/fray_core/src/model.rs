@@ -384,6 +384,30 @@ pub fn end_battle(
     world.resource_mut::<Outcome>().0 = Some(result);
 }
 
+/// The scenario's round cap: once `rounds` (in the ruleset's own unit)
+/// reach it, the battle ends with no winner, logged citing `rule` in the
+/// `words` made from the cap. Whether it ended.
+pub fn at_round_cap(
+    world: &mut World,
+    rounds: u32,
+    rule: &'static str,
+    words: impl FnOnce(u32) -> String,
+) -> bool {
+    let cap = world.resource::<RoundCap>().0;
+    if rounds < cap {
+        return false;
+    }
+    end_battle(world, BattleResult::RoundCap { rounds }, || {
+        crate::log::Event::new(crate::log::EventKind::End, rule, words(cap))
+    });
+    true
+}
+
+/// How the classic texts' battles end at the round cap.
+pub fn no_winner(cap: u32) -> String {
+    format!("The round cap of {cap} is reached; the fighting stops with no winner.")
+}
+
 /// The components `Q` of entity `e`, or `None` if it lacks any of them:
 /// `components::<(&Stats, &Cell)>(world, e)`.
 pub fn components<'w, Q>(world: &'w World, e: Entity) -> Option<Q::Item<'w, 'static>>

@@ -4,6 +4,7 @@
 //! [`RulesStep`](fray_core::battle::RulesStep) schedule, its page — and one
 //! line in [`RULESETS`]. Nothing outside this crate names a ruleset's module.
 
+pub mod book;
 pub mod crucible;
 pub mod declared;
 pub mod detailed;

@@ -7,7 +7,6 @@
 //! line and the AI reach every ruleset through these two types alone.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::sync::Arc;
 
 use bevy_app::App;
@@ -56,15 +55,20 @@ pub type LoadedRules = Arc<dyn Rules>;
 /// (`VIEW`), the run condition `stage_is` of its `Flow` resource's
 /// `stage`, and its data type's [`Rules`] face, from the functions its
 /// module provides: `check_scenario`, `populate`, `plugin`, `round`,
-/// `page::page` and `view::{tokens, tracker, sheet, preview}`.
+/// `book::Page` and `view::{tokens, tracker, sheet, preview}`.
 macro_rules! ruleset {
     ($data:ty {
-        id: $id:literal,
-        name: $name:literal,
-        text: $text:literal,
-        data: $file:literal,
-        round: $round:ident $(,)?
+        id: $id:literal, name: $name:literal, text: $text:literal, data: $file:literal,
+        round: $round:ident, largest_die: $die:literal $(,)?
     }) => {
+        /// The most faces of any die the ruleset rolls: a forced face above
+        /// it fits no die.
+        pub const LARGEST_DIE: u32 = $die;
+
+        /// The ruleset's data, shared by every battle of a batch.
+        #[derive(bevy_ecs::resource::Resource, Clone)]
+        pub struct Data(pub std::sync::Arc<$data>);
+
         /// The ruleset in the registry.
         pub const RULESET: $crate::ruleset::RulesetInfo = $crate::ruleset::RulesetInfo {
             id: $id,
@@ -143,7 +147,7 @@ macro_rules! ruleset {
             }
 
             fn page(&self) -> String {
-                page::page(self)
+                $crate::book::page(&self.book(), self)
             }
 
             fn largest_die(&self) -> u32 {
@@ -415,59 +419,6 @@ pub fn refuse_groups_and_arrivals(
             .error_at(&a.combatant.name, None, no_arrivals));
     }
     Ok(())
-}
-
-/// The page's heading: the ruleset's name, id and text.
-pub fn page_heading(out: &mut String, name: &str, id: &str, text: &str) {
-    let _ = writeln!(out, "{name} — `{id}`, implementing {text}\n");
-}
-
-/// A ruleset's round, in order.
-pub fn page_round(out: &mut String, title: &str, round: &[PhaseDoc]) {
-    let _ = writeln!(out, "{title}");
-    for (i, p) in round.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "  {}. {} ({})\n     {}",
-            i + 1,
-            p.name,
-            p.rule,
-            p.summary
-        );
-    }
-}
-
-/// The map from the text's paragraphs to where Fray implements them.
-pub fn page_paragraphs(out: &mut String, paragraphs: &[Paragraph]) {
-    let _ = writeln!(
-        out,
-        "\nThe text, paragraph by paragraph, and where Fray implements it:"
-    );
-    for p in paragraphs {
-        let _ = writeln!(
-            out,
-            "  {} — \"{}…\"\n     {}",
-            p.rule, p.begins, p.implemented
-        );
-    }
-}
-
-/// A ruleset's rulings: each gap in the text and what Fray does.
-pub fn page_rulings(out: &mut String, title: &str, rulings: &[Ruling]) {
-    let _ = writeln!(out, "\nRulings — {title}:");
-    for ruling in rulings {
-        let _ = writeln!(
-            out,
-            "  {} ({})\n     Gap: {}\n     Ruling: {}",
-            ruling.id, ruling.rule, ruling.gap, ruling.ruling
-        );
-    }
-}
-
-/// The stat blocks a ruleset has, by name.
-pub fn page_templates<T>(out: &mut String, templates: &BTreeMap<String, T>) {
-    let names: Vec<&str> = templates.keys().map(String::as_str).collect();
-    let _ = writeln!(out, "\nStat blocks: {}", names.join(", "));
 }
 
 /// A scenario's forced dice each fit some die the ruleset rolls.

@@ -799,3 +799,19 @@ fn an_attacker_whose_target_fell_turns_on_the_nearest_enemy() {
     );
     assert_eq!(wounds(&mut b, "Dain").0, 11 - 6);
 }
+
+#[test]
+fn every_citation_is_a_ruling_or_a_mapped_paragraph() {
+    let d = data();
+    let sources = [
+        include_str!("../src/declared/mod.rs"),
+        include_str!("../src/declared/start.rs"),
+        include_str!("../src/declared/arrivals.rs"),
+        include_str!("../src/declared/declare.rs"),
+        include_str!("../src/declared/resolve.rs"),
+        include_str!("../src/declared/end_round.rs"),
+        include_str!("../src/declared/ai.rs"),
+        include_str!("../src/declared/view.rs"),
+    ];
+    common::assert_citations(&sources, "004", &d.rulings, &d.paragraphs, "declared.ron");
+}

@@ -10,8 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::ruleset::DataFile;
-use crate::{Paragraph, PhaseDoc, Ruling};
+use crate::book::{Checked, Stock};
 
 /// A character class, as 003 §Multiple Attacks Per Round By Level and
 /// §Surprise name them; `Monster` for creatures with their own attacks.
@@ -162,69 +161,54 @@ pub struct RulingNumbers {
     pub drop_weapon_cells: u32,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CrucibleData {
-    pub id: String,
-    pub name: String,
-    pub text: String,
-    pub round: Vec<PhaseDoc>,
-    pub paragraphs: Vec<Paragraph>,
-    pub numbers: Numbers,
-    pub ruling_numbers: RulingNumbers,
-    pub rulings: Vec<Ruling>,
-    /// 003 §Multiple Attacks Per Round By Level: the level from which a class
-    /// has 3/2 and the level from which it has 2/1.
-    pub attacks: BTreeMap<Class, (u32, u32)>,
-    pub encumbrance: Vec<Band>,
-    pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default)]
-    pub spells: BTreeMap<String, Spell>,
-    pub templates: BTreeMap<String, Template>,
-}
+crate::book::data_file!(
+    /// The `crucible` ruleset's data.
+    CrucibleData for "crucible" {
+        /// 003 §Multiple Attacks Per Round By Level: the level from which a
+        /// class has 3/2 and the level from which it has 2/1.
+        attacks: BTreeMap<Class, (u32, u32)>,
+        /// 003 §Movement During the Round: movement by weight.
+        encumbrance: Vec<Band>,
+    }
+);
 
-impl DataFile for CrucibleData {
-    fn check(&self, src: &Source) -> Result<(), LoadError> {
-        crate::ruleset::check_id(src, &self.id, "crucible")?;
-        for (name, t) in &self.templates {
-            let who = ("template ", name.as_str());
-            crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
-            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
-            if t.hp < 1 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} needs at least 1 hit point"),
-                ));
-            }
-        }
-        for (class, (three_halves, two)) in &self.attacks {
-            if three_halves >= two {
-                return Err(src.error_at_field(
-                    "attacks",
-                    format!("{class:?}: 3/2 must come at a lower level than 2/1"),
-                ));
-            }
-        }
-        if self.encumbrance.is_empty() || self.encumbrance.last().is_some_and(|b| b.up_to.is_some())
-        {
+/// What only 003 needs of a data file: the attacks table in order, and the
+/// encumbrance table ending with a band for any load.
+fn check_own(d: &CrucibleData, src: &Source) -> Result<(), LoadError> {
+    for (class, (three_halves, two)) in &d.attacks {
+        if three_halves >= two {
             return Err(src.error_at_field(
-                "encumbrance",
-                "the encumbrance table must end with a band for any load (up_to: None)",
+                "attacks",
+                format!("{class:?}: 3/2 must come at a lower level than 2/1"),
             ));
         }
-        for (name, s) in &self.spells {
-            if s.casting_time == 0 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("spell {name:?} needs a casting time of at least 1 segment"),
-                ));
-            }
-        }
-        crate::check_rulings(&self.rulings, src)
+    }
+    if d.encumbrance.is_empty() || d.encumbrance.last().is_some_and(|b| b.up_to.is_some()) {
+        return Err(src.error_at_field(
+            "encumbrance",
+            "the encumbrance table must end with a band for any load (up_to: None)",
+        ));
+    }
+    Ok(())
+}
+
+impl Checked for Template {
+    fn problem(&self) -> Option<String> {
+        (self.hp < 1).then(|| "needs at least 1 hit point".into())
     }
 }
+
+impl Stock for Template {
+    fn carried(&self) -> Vec<String> {
+        self.weapons.clone()
+    }
+
+    fn known_spells(&self) -> &[String] {
+        &self.spells
+    }
+}
+
+impl Checked for Weapon {}
 
 impl CrucibleData {
     /// 003 §Multiple Attacks Per Round By Level: attacks this `round` for a

@@ -4,7 +4,7 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::log::{Event, EventKind, Modifier, record};
-use fray_core::model::{BattleResult, Ending, Fighting, Outcome, RoundCap, Side};
+use fray_core::model::{Ending, Fighting, Side};
 use fray_core::morale::{MoraleCheck, roll_margin};
 
 use super::round::stamp;
@@ -49,19 +49,10 @@ pub fn end_of_round(world: &mut World) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
     }
-    let cap = world.resource::<RoundCap>().0;
-    if round >= cap {
-        fray_core::model::end_battle(world, BattleResult::RoundCap { rounds: round }, || {
-            Event::new(
-                EventKind::End,
-                "003 §II",
-                format!("The round cap of {cap} is reached; the fighting stops with no winner."),
-            )
-        });
+    if fray_core::model::at_round_cap(world, round, "003 §II", fray_core::model::no_winner) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
     }
-    let _ = world.resource::<Outcome>();
     world.resource_mut::<Flow>().stage = Stage::BeginRound;
 }
 

@@ -45,9 +45,14 @@ pub mod view;
 pub use data::{Class, CrucibleData, Race, Template};
 pub use orders::{Plan, choices, validate};
 
-/// The ruleset's data, shared by every battle of a batch.
-#[derive(Resource, Clone)]
-pub struct Data(pub Arc<CrucibleData>);
+crate::ruleset::ruleset!(CrucibleData {
+    id: "crucible",
+    name: "Crucible of Souls",
+    text: "003-crucible.txt",
+    data: "crucible.ron",
+    round: round,
+    largest_die: 20,
+});
 
 /// A character's numbers, from its stat block.
 #[derive(Component, Clone, Debug)]
@@ -272,9 +277,8 @@ pub enum Phase {
     EndRound,
 }
 
-/// Adds the ruleset's phases to the step schedule, and spoiled spells.
+/// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
-    app.add_plugins(fray_core::casting::plugin);
     crate::ruleset::stages!(app, Phase {
         Surprise => start::surprise, when stage_is(Stage::Surprise);
         BeginRound => round::begin_round, when stage_is(Stage::BeginRound);
@@ -283,17 +287,6 @@ pub fn plugin(app: &mut App) {
         EndRound => end_round::end_of_round, when stage_is(Stage::EndRound);
     });
 }
-
-/// The most faces of any die the ruleset rolls.
-pub const LARGEST_DIE: u32 = 20;
-
-crate::ruleset::ruleset!(CrucibleData {
-    id: "crucible",
-    name: "Crucible of Souls",
-    text: "003-crucible.txt",
-    data: "crucible.ron",
-    round: round,
-});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

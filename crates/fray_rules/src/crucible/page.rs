@@ -1,53 +1,39 @@
-//! The page `fray rules crucible` prints.
+//! What the page `fray rules crucible` adds to every ruleset's: the tables
+//! of 003, the scenario's options, and how weapons are listed.
 
 use std::fmt::Write as _;
 
 use super::CrucibleData;
-use crate::ruleset::{page_heading, page_paragraphs, page_round, page_rulings, page_templates};
+use super::data::Weapon;
+use crate::book::{Listed, Page};
 
-/// The round, the paragraph map, the tables of 003 row by row, the
-/// options, the rulings, weapons and spells.
-pub(super) fn page(d: &CrucibleData) -> String {
-    let mut out = String::new();
-    page_heading(&mut out, &d.name, &d.id, &d.text);
-    page_round(&mut out, "A battle, in order:", &d.round);
-    page_paragraphs(&mut out, &d.paragraphs);
-    tables(&mut out, d);
-    let _ = writeln!(
-        out,
-        "\nScenario options: initiative = group | individual_adjustments | individual_rolls | pcs_individually (003 §II B, §Group Vs. Individual Initiative); wsf_ties, more_attacks_ties, spell_vs_melee_ties, missile_vs_spell_ties = on | off (003 §II G); surprise = roll | none | <side> (003 §I A)."
-    );
-    page_rulings(
-        &mut out,
-        "where the text leaves the choice to the DM",
-        &d.rulings,
-    );
-    let _ = writeln!(out, "\nWeapons:");
-    for (name, w) in &d.weapons {
+impl Page for CrucibleData {
+    const SEQUENCE: &'static str = "A battle, in order:";
+    const RULINGS: &'static str = "where the text leaves the choice to the DM";
+
+    /// The tables of 003, row by row, and the scenario's options.
+    fn before_rulings(&self, out: &mut String) {
+        tables(out, self);
         let _ = writeln!(
             out,
-            "  {name:<12} {} length {}', WSF {}{}{}",
-            w.damage,
-            w.length,
-            w.wsf,
-            if w.range > 0 {
-                format!(", range {} ×{}", w.range, w.rate)
-            } else {
-                String::new()
-            },
-            if w.unarmed { ", unarmed" } else { "" }
+            "\nScenario options: initiative = group | individual_adjustments | individual_rolls | pcs_individually (003 §II B, §Group Vs. Individual Initiative); wsf_ties, more_attacks_ties, spell_vs_melee_ties, missile_vs_spell_ties = on | off (003 §II G); surprise = roll | none | <side> (003 §I A)."
         );
     }
-    let _ = writeln!(out, "\nSpells:");
-    for (name, s) in &d.spells {
-        let _ = writeln!(
-            out,
-            "  {name:<16} casting time {} segments, range {}, {:?}",
-            s.casting_time, s.range, s.effect
-        );
+}
+
+impl Listed for Weapon {
+    fn line(&self) -> String {
+        let range = if self.range > 0 {
+            format!(", range {} ×{}", self.range, self.rate)
+        } else {
+            String::new()
+        };
+        let unarmed = if self.unarmed { ", unarmed" } else { "" };
+        format!(
+            "{} length {}', WSF {}{range}{unarmed}",
+            self.damage, self.length, self.wsf
+        )
     }
-    page_templates(&mut out, &d.templates);
-    out
 }
 
 /// 003 §Multiple Attacks Per Round By Level, §Surprise and §Movement

@@ -8,8 +8,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::ruleset::DataFile;
-use crate::{PhaseDoc, Ruling};
+use crate::book::{Checked, Stock};
 
 /// Damage types, each with its Combat Injury table (004 §Combat Injuries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
@@ -222,94 +221,78 @@ pub struct RulingNumbers {
     pub combat_injury_die: DiceExpr,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DeclaredData {
-    pub id: String,
-    pub name: String,
-    pub text: String,
-    pub round: Vec<PhaseDoc>,
-    pub declaration: DeclarationOrder,
-    pub numbers: Numbers,
-    pub ruling_numbers: RulingNumbers,
-    pub rulings: Vec<Ruling>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default, deserialize_with = "fray_core::data::unique")]
-    pub spells: BTreeMap<String, Spell>,
-    #[serde(default, deserialize_with = "fray_core::data::unique")]
-    pub items: BTreeMap<String, Item>,
-    pub injuries: BTreeMap<DamageType, Vec<InjuryRow>>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub templates: BTreeMap<String, Template>,
-}
+crate::book::data_file!(
+    /// The `declared` ruleset's data.
+    DeclaredData for "declared" {
+        /// Who declares first by default (scenario option `declaration`).
+        declaration: DeclarationOrder,
+        #[serde(default, deserialize_with = "fray_core::data::unique")]
+        items: BTreeMap<String, Item>,
+        /// 004 §Combat Injuries: a table for each damage type.
+        injuries: BTreeMap<DamageType, Vec<InjuryRow>>,
+    }
+);
 
-impl DataFile for DeclaredData {
-    /// Everything the file names exists, and its numbers make sense.
-    fn check(&self, src: &Source) -> Result<(), LoadError> {
-        crate::ruleset::check_id(src, &self.id, "declared")?;
-        for (name, t) in &self.templates {
-            let who = ("template ", name.as_str());
-            crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
-            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
-            crate::ruleset::check_known(src, who, &t.items, &self.items, "carries unknown item")?;
-            if t.strength < 1 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} needs a Strength of at least 1"),
-                ));
-            }
-        }
-        for (name, w) in &self.weapons {
-            if !(2..=4).contains(&w.critical) {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("weapon {name:?}: the critical multiplier must be 2, 3 or 4"),
-                ));
-            }
-            if w.reach == 0 && w.range == 0 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("weapon {name:?} has neither reach nor range"),
-                ));
-            }
-        }
-        for (kind, rows) in &self.injuries {
-            if !rows.is_empty()
-                && rows.len() != self.ruling_numbers.combat_injury_die.max() as usize
-            {
-                return Err(src.error_at_field(
-                    "injuries",
-                    format!(
-                        "the {} injury table has {} rows; the injury die has {}",
-                        kind.word(),
-                        rows.len(),
-                        self.ruling_numbers.combat_injury_die.max()
-                    ),
-                ));
-            }
-        }
-        let borrowed = self.ruling_numbers.borrowed_injury_table;
-        if self
-            .injuries
-            .get(&borrowed)
-            .is_none_or(|rows| rows.is_empty())
-        {
+/// What only 004 needs of a data file: the items stat blocks carry, and an
+/// injury table a row for each face of the injury die.
+fn check_own(d: &DeclaredData, src: &Source) -> Result<(), LoadError> {
+    for (name, t) in &d.templates {
+        let who = ("template ", name.as_str());
+        crate::ruleset::check_known(src, who, &t.items, &d.items, "carries unknown item")?;
+    }
+    let die = d.ruling_numbers.combat_injury_die.max() as usize;
+    for (kind, rows) in &d.injuries {
+        if !rows.is_empty() && rows.len() != die {
             return Err(src.error_at_field(
-                "borrowed_injury_table",
+                "injuries",
                 format!(
-                    "the {} injury table is empty, so it cannot be borrowed",
-                    borrowed.word()
+                    "the {} injury table has {} rows; the injury die has {die}",
+                    kind.word(),
+                    rows.len(),
                 ),
             ));
         }
-        crate::check_rulings(&self.rulings, src)?;
-        Ok(())
+    }
+    let borrowed = d.ruling_numbers.borrowed_injury_table;
+    if d.injuries.get(&borrowed).is_none_or(|rows| rows.is_empty()) {
+        return Err(src.error_at_field(
+            "borrowed_injury_table",
+            format!(
+                "the {} injury table is empty, so it cannot be borrowed",
+                borrowed.word()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl Checked for Template {
+    fn problem(&self) -> Option<String> {
+        (self.strength < 1).then(|| "needs a Strength of at least 1".into())
     }
 }
+
+impl Stock for Template {
+    fn carried(&self) -> Vec<String> {
+        self.weapons.clone()
+    }
+
+    fn known_spells(&self) -> &[String] {
+        &self.spells
+    }
+}
+
+impl Checked for Weapon {
+    fn problem(&self) -> Option<String> {
+        if !(2..=4).contains(&self.critical) {
+            Some("needs a critical multiplier of 2, 3 or 4".into())
+        } else {
+            (self.reach == 0 && self.range == 0).then(|| "has neither reach nor range".into())
+        }
+    }
+}
+
+impl Checked for Spell {}
 
 impl DeclaredData {
     /// The ruling named `id` (the data file is checked to have every ruling the code names).

@@ -181,14 +181,7 @@ impl OrderContext<'_> {
     /// opponent; a creature that cannot speak cannot cast (ruling
     /// `injury_effects`).
     fn cast(&self) -> Result<Action, String> {
-        let spell = self
-            .order
-            .with
-            .clone()
-            .ok_or("cast needs a spell (with: \"...\")")?;
-        if !self.kit.spells.contains(&spell) {
-            return Err(format!("{} does not know {spell}", self.name));
-        }
+        let spell = self.order.with_one_of("spell", &self.kit.spells)?;
         if self.hurts.mute {
             return Err("it cannot speak, so it cannot cast (ruling injury_effects)".into());
         }
@@ -202,14 +195,7 @@ impl OrderContext<'_> {
 
     /// 004 §Step 3: use a consumable item the creature still has.
     fn consumable(&self) -> Result<Action, String> {
-        let item = self
-            .order
-            .with
-            .clone()
-            .ok_or("consumable needs an item (with: \"...\")")?;
-        if !self.kit.items.contains(&item) {
-            return Err(format!("{} has no {item} left", self.name));
-        }
+        let item = self.order.with_one_of("item", &self.kit.items)?;
         Ok(Action::Consume { item })
     }
 

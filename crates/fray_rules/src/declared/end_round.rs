@@ -204,14 +204,7 @@ pub fn end_of_round(world: &mut World) {
     if check_end(world) {
         return;
     }
-    let cap = world.resource::<RoundCap>().0;
-    if round >= cap {
-        world.resource_mut::<BattleLog>().push(Event::new(
-            EventKind::End,
-            "004 §Step 5",
-            format!("The round cap of {cap} is reached; the fighting stops with no winner."),
-        ));
-        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds: round });
+    if fray_core::model::at_round_cap(world, round, "004 §Step 5", fray_core::model::no_winner) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
     }

@@ -24,7 +24,7 @@ use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Event, Modifier};
 pub use fray_core::model::Rostered;
-use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, RoundCap, Side, Sides};
+use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 use fray_core::simultaneous::Simultaneous;
 
@@ -46,9 +46,14 @@ pub use start::{begin_round, start_of_combat};
 
 pub use data::{DamageType, DeclarationOrder, DeclaredData, Template};
 
-/// The ruleset's data, shared by every battle of a batch.
-#[derive(Resource, Clone)]
-pub struct Data(pub Arc<DeclaredData>);
+crate::ruleset::ruleset!(DeclaredData {
+    id: "declared",
+    name: "Declared actions",
+    text: "004-declared.txt",
+    data: "declared.ron",
+    round: round,
+    largest_die: 100,
+});
 
 /// A combatant's numbers (004 §Combat Stats), from its stat block.
 #[derive(Component, Clone, Debug)]
@@ -281,17 +286,6 @@ pub fn plugin(app: &mut App) {
             when stage_is(Stage::EndRound);
     });
 }
-
-/// The most faces of any die the ruleset rolls.
-pub const LARGEST_DIE: u32 = 100;
-
-crate::ruleset::ruleset!(DeclaredData {
-    id: "declared",
-    name: "Declared actions",
-    text: "004-declared.txt",
-    data: "declared.ron",
-    round: round,
-});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

@@ -1,43 +1,57 @@
-//! The page `fray rules declared` prints.
+//! What the page `fray rules declared` adds to every ruleset's: the actions
+//! and their initiative modifiers, and how weapons and spells are listed.
 
 use std::fmt::Write as _;
 
 use super::DeclaredData;
-use crate::ruleset::{page_heading, page_round, page_rulings, page_templates};
+use super::data::{Spell, Weapon};
+use crate::book::{Listed, Page};
 
-/// The round, the actions with their initiative modifiers (004 §Step 3),
-/// the rulings and the weapons.
-pub(super) fn page(d: &DeclaredData) -> String {
-    let mut out = String::new();
-    page_heading(&mut out, &d.name, &d.id, &d.text);
-    page_round(&mut out, "A round, in order:", &d.round);
-    actions(&mut out, d);
-    let _ = writeln!(
-        out,
-        "\nDeclarations by default: {:?} (scenario option `declaration`).",
-        d.declaration
-    );
-    page_rulings(
-        &mut out,
-        "where the text leaves the choice to the Referee",
-        &d.rulings,
-    );
-    let _ = writeln!(out, "\nWeapons:");
-    for (name, w) in &d.weapons {
+impl Page for DeclaredData {
+    const SEQUENCE: &'static str = "A round, in order:";
+    const RULINGS: &'static str = "where the text leaves the choice to the Referee";
+
+    /// The actions with their initiative modifiers (004 §Step 3), and who
+    /// declares first.
+    fn before_rulings(&self, out: &mut String) {
+        actions(out, self);
         let _ = writeln!(
             out,
-            "  {name:<12} {} {:<9} speed {:+}, critical ×{}, reach {}, range {}{}",
-            w.damage,
-            w.damage_type.word(),
-            w.speed,
-            w.critical,
-            w.reach,
-            w.range,
-            if w.thrown { ", thrown" } else { "" }
+            "\nDeclarations by default: {:?} (scenario option `declaration`).",
+            self.declaration
         );
     }
-    page_templates(&mut out, &d.templates);
-    out
+}
+
+impl Listed for Weapon {
+    fn line(&self) -> String {
+        format!(
+            "{} {:<9} speed {:+}, critical ×{}, reach {}, range {}{}",
+            self.damage,
+            self.damage_type.word(),
+            self.speed,
+            self.critical,
+            self.reach,
+            self.range,
+            if self.thrown { ", thrown" } else { "" }
+        )
+    }
+}
+
+impl Listed for Spell {
+    fn line(&self) -> String {
+        let speed = self
+            .speed
+            .map_or(String::new(), |s| format!(", speed {s:+}"));
+        let effect = match &self.effect {
+            super::data::SpellEffect::Damage(d, kind) => format!("{d} {} damage", kind.word()),
+            super::data::SpellEffect::RestoreStress(d) => format!("restores {d} Stress"),
+        };
+        format!(
+            "casting TN {}{speed}, range {}, {effect}",
+            self.tn, self.range
+        )
+    }
 }
 
 /// 004 §Step 3: each action and what it adds to the Round Initiative.

@@ -4,13 +4,12 @@
 //! Also the start of each round and the end of the battle.
 
 use bevy_ecs::prelude::*;
-use fray_core::decision::{self, Decisions, Order, Question};
+use fray_core::decision::{self, Order, Question};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Ending;
-use fray_core::model::{BattleResult, Outcome, RoundCap};
 
 use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
 use super::orders::{
@@ -132,19 +131,10 @@ fn lose_preparation(world: &mut World, e: Entity, why: &str) {
 /// noncombat marks gone; the combat phase begins.
 pub fn start_of_round(world: &mut World) {
     let round = world.resource::<Flow>().round + 1;
-    let cap = world.resource::<RoundCap>().0;
-    if round > cap {
-        let rounds = round - 1;
+    let rounds = round - 1;
+    let words = |_| format!("The battle stops after {rounds} rounds (the scenario's cap).");
+    if fray_core::model::at_round_cap(world, rounds, "scenario round_cap", words) {
         world.resource_mut::<Flow>().stage = Stage::Over;
-        world.resource_mut::<Decisions>().close_all();
-        log(world, || {
-            Event::new(
-                EventKind::End,
-                "scenario round_cap",
-                format!("The battle stops after {rounds} rounds (the scenario's cap)."),
-            )
-        });
-        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds });
         return;
     }
     world.resource_mut::<Flow>().round = round;

@@ -11,8 +11,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::ruleset::DataFile;
-use crate::{Paragraph, PhaseDoc, Ruling};
+use crate::book::{Checked, Stock};
 
 /// How heavy a weapon is: a heavy weapon's attack takes a second blow, and
 /// drawing it an active blow (000 §1.2.2, §1.2.5).
@@ -213,87 +212,78 @@ pub struct RulingNumbers {
     pub unarmoured: String,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DetailedData {
-    pub id: String,
-    pub name: String,
-    pub text: String,
-    pub round: Vec<PhaseDoc>,
-    pub numbers: Numbers,
-    pub ruling_numbers: RulingNumbers,
-    pub paragraphs: Vec<Paragraph>,
-    pub rulings: Vec<Ruling>,
-    /// 000 §1.2.5.1.1: double ones.
-    pub fumble: Vec<TableRow>,
-    /// 000 §1.2.5.1.2: double tens.
-    pub double_tens: Vec<TableRow>,
-    /// 000 §1.2.5.1: a parry one short of the hit.
-    pub parry_strain: Vec<TableRow>,
-    /// 000 §1.2.5.3: the maximum-damage special case.
-    pub maximum_damage: Vec<TableRow>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub armours: BTreeMap<String, Armour>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default, deserialize_with = "fray_core::data::unique")]
-    pub spells: BTreeMap<String, Spell>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub templates: BTreeMap<String, Template>,
-}
+crate::book::data_file!(
+    /// The `detailed_sequence` ruleset's data.
+    DetailedData for "detailed_sequence" {
+        /// 000 §1.2.5.1.1: double ones.
+        fumble: Vec<TableRow>,
+        /// 000 §1.2.5.1.2: double tens.
+        double_tens: Vec<TableRow>,
+        /// 000 §1.2.5.1: a parry one short of the hit.
+        parry_strain: Vec<TableRow>,
+        /// 000 §1.2.5.3: the maximum-damage special case.
+        maximum_damage: Vec<TableRow>,
+        #[serde(deserialize_with = "fray_core::data::unique")]
+        armours: BTreeMap<String, Armour>,
+    }
+);
 
-impl DataFile for DetailedData {
-    /// Everything the file names exists, and its numbers make sense.
-    fn check(&self, src: &Source) -> Result<(), LoadError> {
-        crate::ruleset::check_id(src, &self.id, "detailed_sequence")?;
-        if self.ruling_numbers.d100_dx_multiplier < 1 {
-            return Err(
-                src.error_at_field("d100_dx_multiplier", "the multiplier must be at least 1")
-            );
-        }
-        if !self.armours.contains_key(&self.ruling_numbers.unarmoured) {
-            return Err(src.error_at_field(
-                "unarmoured",
-                format!("no armour named {:?}", self.ruling_numbers.unarmoured),
+/// What only 000 needs of a data file: the armour stat blocks wear, and the
+/// gamesmaster's tables covering every roll.
+fn check_own(d: &DetailedData, src: &Source) -> Result<(), LoadError> {
+    if d.ruling_numbers.d100_dx_multiplier < 1 {
+        return Err(src.error_at_field("d100_dx_multiplier", "the multiplier must be at least 1"));
+    }
+    if !d.armours.contains_key(&d.ruling_numbers.unarmoured) {
+        return Err(src.error_at_field(
+            "unarmoured",
+            format!("no armour named {:?}", d.ruling_numbers.unarmoured),
+        ));
+    }
+    for (name, t) in &d.templates {
+        if !d.armours.contains_key(&t.armour) {
+            return Err(src.error_at(
+                &t.armour,
+                Some(name),
+                format!("template {name:?} wears unknown armour {:?}", t.armour),
             ));
         }
-        for (name, t) in &self.templates {
-            if !self.armours.contains_key(&t.armour) {
-                return Err(src.error_at(
-                    &t.armour,
-                    Some(name),
-                    format!("template {name:?} wears unknown armour {:?}", t.armour),
-                ));
-            }
-            let who = ("template ", name.as_str());
-            let carried: Vec<String> = t.wielded.iter().chain(&t.sheathed).cloned().collect();
-            crate::ruleset::check_weapons(src, who, &carried, &self.weapons)?;
-            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
-            if t.en < 1 || t.bd < 1 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} needs EN and BD of at least 1"),
-                ));
-            }
+    }
+    for (table, rows, die) in [
+        ("fumble", &d.fumble, 20),
+        ("double_tens", &d.double_tens, 20),
+        ("parry_strain", &d.parry_strain, 100),
+        ("maximum_damage", &d.maximum_damage, 20),
+    ] {
+        if rows.last().is_none_or(|r| r.to < die) {
+            return Err(src.error_at_field(
+                table,
+                format!("the {table} table must cover every roll up to {die}"),
+            ));
         }
-        for (table, rows, die) in [
-            ("fumble", &self.fumble, 20),
-            ("double_tens", &self.double_tens, 20),
-            ("parry_strain", &self.parry_strain, 100),
-            ("maximum_damage", &self.maximum_damage, 20),
-        ] {
-            if rows.last().is_none_or(|r| r.to < die) {
-                return Err(src.error_at_field(
-                    table,
-                    format!("the {table} table must cover every roll up to {die}"),
-                ));
-            }
-        }
-        crate::check_rulings(&self.rulings, src)?;
-        Ok(())
+    }
+    Ok(())
+}
+
+impl Checked for Template {
+    fn problem(&self) -> Option<String> {
+        (self.en < 1 || self.bd < 1).then(|| "needs EN and BD of at least 1".into())
     }
 }
+
+impl Stock for Template {
+    fn carried(&self) -> Vec<String> {
+        self.wielded.iter().chain(&self.sheathed).cloned().collect()
+    }
+
+    fn known_spells(&self) -> &[String] {
+        &self.spells
+    }
+}
+
+impl Checked for Weapon {}
+
+impl Checked for Spell {}
 
 impl DetailedData {
     /// The row of `table` a roll falls on.

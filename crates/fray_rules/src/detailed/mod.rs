@@ -38,9 +38,14 @@ pub mod view;
 
 pub use data::{DetailedData, EnDie, Heft, Template, WeaponKind};
 
-/// The ruleset's data, shared by every battle of a batch.
-#[derive(Resource, Clone)]
-pub struct Data(pub Arc<DetailedData>);
+crate::ruleset::ruleset!(DetailedData {
+    id: "detailed_sequence",
+    name: "Detailed sequence",
+    text: "000-detailed-sequence.txt",
+    data: "detailed_sequence.ron",
+    round: round,
+    largest_die: 100,
+});
 
 /// A character's numbers.
 #[derive(Component, Clone, Debug)]
@@ -261,17 +266,6 @@ pub fn plugin(app: &mut App) {
         EndOfBattle => combat::check_end;
     });
 }
-
-/// The most faces of any die the ruleset rolls.
-pub const LARGEST_DIE: u32 = 100;
-
-crate::ruleset::ruleset!(DetailedData {
-    id: "detailed_sequence",
-    name: "Detailed sequence",
-    text: "000-detailed-sequence.txt",
-    data: "detailed_sequence.ron",
-    round: round,
-});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

@@ -1,46 +1,53 @@
-//! The page `fray rules detailed_sequence` prints.
+//! What the page `fray rules detailed_sequence` adds to every ruleset's:
+//! the gamesmaster's tables, the armour classes, and how weapons and spells
+//! are listed.
 
 use std::fmt::Write as _;
 
 use super::DetailedData;
-use crate::ruleset::{page_heading, page_paragraphs, page_round, page_rulings, page_templates};
+use super::data::{Spell, Weapon};
+use crate::book::{Listed, Page};
 
-/// The round, the paragraph map, the rulings with their tables, armour and
-/// weapons.
-pub(super) fn page(d: &DetailedData) -> String {
-    let mut out = String::new();
-    page_heading(&mut out, &d.name, &d.id, &d.text);
-    page_round(&mut out, "A round, in order:", &d.round);
-    page_paragraphs(&mut out, &d.paragraphs);
-    page_rulings(
-        &mut out,
-        "where the text says to consult the gamesmaster, or leaves a gap",
-        &d.rulings,
-    );
-    tables(&mut out, d);
-    let _ = writeln!(out, "\nArmour classes:");
-    for (name, a) in &d.armours {
-        let _ = writeln!(
-            out,
-            "  {name:<10} AC {:>2}, second modifier {}, critical on {}",
-            a.ac, a.second_modifier, a.critical
-        );
+impl Page for DetailedData {
+    const SEQUENCE: &'static str = "A round, in order:";
+    const RULINGS: &'static str = "where the text says to consult the gamesmaster, or leaves a gap";
+
+    /// The rulings' tables and the armour classes.
+    fn after_rulings(&self, out: &mut String) {
+        tables(out, self);
+        let _ = writeln!(out, "\nArmour classes:");
+        for (name, a) in &self.armours {
+            let _ = writeln!(
+                out,
+                "  {name:<10} AC {:>2}, second modifier {}, critical on {}",
+                a.ac, a.second_modifier, a.critical
+            );
+        }
     }
-    let _ = writeln!(out, "\nWeapons:");
-    for (name, w) in &d.weapons {
-        let range = if w.range > 0 {
-            format!(", range {}", w.range)
+}
+
+impl Listed for Weapon {
+    fn line(&self) -> String {
+        let range = if self.range > 0 {
+            format!(", range {}", self.range)
         } else {
             String::new()
         };
-        let _ = writeln!(
-            out,
-            "  {name:<11} {:?} {:?}: to hit {}, damage {}, breakage {}, reach {}{range}",
-            w.heft, w.kind, w.to_hit, w.damage, w.breakage, w.reach,
-        );
+        format!(
+            "{:?} {:?}: to hit {}, damage {}, breakage {}, reach {}{range}",
+            self.heft, self.kind, self.to_hit, self.damage, self.breakage, self.reach,
+        )
     }
-    page_templates(&mut out, &d.templates);
-    out
+}
+
+impl Listed for Spell {
+    fn line(&self) -> String {
+        let effect = match &self.effect {
+            super::data::SpellEffect::Harm(d) => format!("{d} EN damage"),
+            super::data::SpellEffect::Mend(d) => format!("restores {d} EN"),
+        };
+        format!("range {}, EN cost {}, {effect}", self.range, self.en_cost)
+    }
 }
 
 /// The rulings' tables, row by row.

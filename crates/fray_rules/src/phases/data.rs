@@ -10,8 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::ruleset::DataFile;
-use crate::{Paragraph, PhaseDoc, Ruling};
+use crate::book::{Checked, Stock};
 
 /// 002 §Action Types: how long an action takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -162,90 +161,82 @@ pub struct Template {
     pub weapons: Vec<String>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PhasesData {
-    pub id: String,
-    pub name: String,
-    pub text: String,
-    pub turn: Vec<PhaseDoc>,
-    pub numbers: Numbers,
-    pub ruling_numbers: RulingNumbers,
-    pub manoeuvres: Vec<Manoeuvre>,
-    pub paragraphs: Vec<Paragraph>,
-    pub rulings: Vec<Ruling>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub weapons: BTreeMap<String, Weapon>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub templates: BTreeMap<String, Template>,
+crate::book::data_file!(
+    /// The `phases` ruleset's data. Its sequence is the turn's.
+    PhasesData for "phases" {
+        /// 002 §Table, row by row.
+        manoeuvres: Vec<Manoeuvre>,
+    }
+);
+
+/// 002 has no spells.
+pub use crate::book::NoSpell as Spell;
+
+/// What only 002 needs of a data file: a turn of 1 to 12 phases, and a row
+/// of the table for each order, naming an order Fray has.
+fn check_own(d: &PhasesData, src: &Source) -> Result<(), LoadError> {
+    if !(1..=12).contains(&d.numbers.phases_per_turn) {
+        return Err(src.error_at_field(
+            "phases_per_turn",
+            "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
+        ));
+    }
+    if d.ruling_numbers.stunned_dcv_divisor < 1 {
+        return Err(src.error_at_field("stunned_dcv_divisor", "the divisor must be at least 1"));
+    }
+    for m in &d.manoeuvres {
+        match (&m.action, &m.not_offered) {
+            (Some(a), None) if !ACTIONS.contains(&a.as_str()) => {
+                return Err(src.error_at(
+                    a,
+                    Some(&m.name),
+                    format!(
+                        "manoeuvre {:?} names action {a:?}, which is not one of: {}",
+                        m.name,
+                        ACTIONS.join(", ")
+                    ),
+                ));
+            }
+            (Some(_), None) | (None, Some(_)) => {}
+            _ => {
+                return Err(src.error_at(
+                    &m.name,
+                    None,
+                    format!(
+                        "manoeuvre {:?} needs either `action` (the order that performs it) or `not_offered` (why not), not both",
+                        m.name
+                    ),
+                ));
+            }
+        }
+    }
+    for a in ACTIONS.iter().filter(|a| !OUTSIDE_TABLE.contains(a)) {
+        if d.manoeuvre(a).is_none() {
+            return Err(
+                src.error_at_field("manoeuvres", format!("no manoeuvre row names action {a:?}"))
+            );
+        }
+    }
+    Ok(())
 }
 
-impl DataFile for PhasesData {
-    /// Everything the file names exists, and its numbers make sense.
-    fn check(&self, src: &Source) -> Result<(), LoadError> {
-        crate::ruleset::check_id(src, &self.id, "phases")?;
-        if !(1..=12).contains(&self.numbers.phases_per_turn) {
-            return Err(src.error_at_field(
-                "phases_per_turn",
-                "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
-            ));
+impl Checked for Template {
+    fn problem(&self) -> Option<String> {
+        if self.weapons.is_empty() {
+            Some("carries no weapon (fists are a weapon)".into())
+        } else {
+            (self.stun < 1 || self.body < 1).then(|| "needs STUN and BODY of at least 1".into())
         }
-        if self.ruling_numbers.stunned_dcv_divisor < 1 {
-            return Err(src.error_at_field("stunned_dcv_divisor", "the divisor must be at least 1"));
-        }
-        for (name, t) in &self.templates {
-            if t.weapons.is_empty() {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} carries no weapon (fists are a weapon)"),
-                ));
-            }
-            crate::ruleset::check_weapons(src, ("template ", name), &t.weapons, &self.weapons)?;
-            if t.stun < 1 || t.body < 1 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} needs STUN and BODY of at least 1"),
-                ));
-            }
-        }
-        for m in &self.manoeuvres {
-            match (&m.action, &m.not_offered) {
-                (Some(a), None) if !ACTIONS.contains(&a.as_str()) => {
-                    return Err(src.error_at(
-                        a,
-                        Some(&m.name),
-                        format!(
-                            "manoeuvre {:?} names action {a:?}, which is not one of: {}",
-                            m.name,
-                            ACTIONS.join(", ")
-                        ),
-                    ));
-                }
-                (Some(_), None) | (None, Some(_)) => {}
-                _ => {
-                    return Err(src.error_at(
-                        &m.name,
-                        None,
-                        format!(
-                            "manoeuvre {:?} needs either `action` (the order that performs it) or `not_offered` (why not), not both",
-                            m.name
-                        ),
-                    ));
-                }
-            }
-        }
-        for a in ACTIONS.iter().filter(|a| !OUTSIDE_TABLE.contains(a)) {
-            if self.manoeuvre(a).is_none() {
-                return Err(src
-                    .error_at_field("manoeuvres", format!("no manoeuvre row names action {a:?}")));
-            }
-        }
-        crate::check_rulings(&self.rulings, src)?;
-        Ok(())
     }
 }
+
+impl Stock for Template {
+    fn carried(&self) -> Vec<String> {
+        self.weapons.clone()
+    }
+}
+
+impl Checked for Weapon {}
 
 impl PhasesData {
     /// The row of the table an order action performs.

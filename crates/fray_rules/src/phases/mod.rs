@@ -39,9 +39,14 @@ pub use data::{ActionType, PhasesData, Provokes, Template};
 pub use orders::{choices, validate};
 pub use start::start_of_combat;
 
-/// The ruleset's data, shared by every battle of a batch.
-#[derive(Resource, Clone)]
-pub struct Data(pub Arc<PhasesData>);
+crate::ruleset::ruleset!(PhasesData {
+    id: "phases",
+    name: "Phases",
+    text: "002-phases.txt",
+    data: "phases.ron",
+    round: turn,
+    largest_die: 6,
+});
 
 /// A character's numbers, from its stat block.
 #[derive(Component, Clone, Debug)]
@@ -342,17 +347,6 @@ pub fn plugin(app: &mut App) {
         EndOfBattle => turn::check_end;
     });
 }
-
-/// The most faces of any die the ruleset rolls.
-pub const LARGEST_DIE: u32 = 6;
-
-crate::ruleset::ruleset!(PhasesData {
-    id: "phases",
-    name: "Phases",
-    text: "002-phases.txt",
-    data: "phases.ron",
-    round: turn,
-});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

@@ -1,41 +1,32 @@
-//! The page `fray rules phases` prints.
+//! What the page `fray rules phases` adds to every ruleset's: the table of
+//! actions, row by row, and how weapons are listed.
 
 use std::fmt::Write as _;
 
 use super::PhasesData;
-use crate::ruleset::{page_heading, page_paragraphs, page_round, page_rulings, page_templates};
+use super::data::Weapon;
+use crate::book::{Listed, Page};
 
-/// The battle's order, the paragraph map, the table of actions, the
-/// rulings and the weapons.
-pub(super) fn page(d: &PhasesData) -> String {
-    let mut out = String::new();
-    page_heading(&mut out, &d.name, &d.id, &d.text);
-    page_round(&mut out, "A battle, in order:", &d.turn);
-    page_paragraphs(&mut out, &d.paragraphs);
-    table(&mut out, d);
-    page_rulings(
-        &mut out,
-        "where the text leaves the choice to the game master",
-        &d.rulings,
-    );
-    let _ = writeln!(out, "\nWeapons:");
-    for (name, w) in &d.weapons {
-        let _ = if w.melee() {
-            writeln!(
-                out,
-                "  {name:<12} {} normal damage, melee (the wielder's reach)",
-                w.damage
-            )
-        } else {
-            writeln!(
-                out,
-                "  {name:<12} {} normal damage, range {}, {} shots",
-                w.damage, w.range, w.shots
-            )
-        };
+impl Page for PhasesData {
+    const SEQUENCE: &'static str = "A battle, in order:";
+    const RULINGS: &'static str = "where the text leaves the choice to the game master";
+
+    fn before_rulings(&self, out: &mut String) {
+        table(out, self);
     }
-    page_templates(&mut out, &d.templates);
-    out
+}
+
+impl Listed for Weapon {
+    fn line(&self) -> String {
+        if self.melee() {
+            format!("{} normal damage, melee (the wielder's reach)", self.damage)
+        } else {
+            format!(
+                "{} normal damage, range {}, {} shots",
+                self.damage, self.range, self.shots
+            )
+        }
+    }
 }
 
 /// 002 §Table: each row, the order that performs it or why it is not offered.

@@ -8,13 +8,13 @@
 //! so that action goes on only when the interrupt has resolved.
 
 use bevy_ecs::prelude::*;
-use fray_core::decision::{self, Decisions, Order, Question};
+use fray_core::decision::{self, Order, Question};
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Ending;
-use fray_core::model::{BattleResult, Fighting, Outcome, RoundCap};
+use fray_core::model::Fighting;
 use fray_core::movement::{Halt, Provokes, Step, Walk};
 use fray_core::threat::Threatener;
 
@@ -1760,19 +1760,10 @@ pub fn post_turn(world: &mut World) {
             );
         }
     }
-    let cap = world.resource::<RoundCap>().0;
     let turn = world.resource::<Flow>().turn;
-    if turn >= cap {
+    let words = |_| format!("The battle stops after {turn} turns (the scenario's cap).");
+    if fray_core::model::at_round_cap(world, turn, "scenario round_cap", words) {
         world.resource_mut::<Flow>().stage = Stage::Over;
-        world.resource_mut::<Decisions>().close_all();
-        log(world, || {
-            Event::new(
-                EventKind::End,
-                "scenario round_cap",
-                format!("The battle stops after {turn} turns (the scenario's cap)."),
-            )
-        });
-        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds: turn });
         return;
     }
     {

@@ -3,14 +3,11 @@
 //! stat blocks in the classic form (level, hit points, armour class, THAC0,
 //! move), and every ruling that fills a gap the text leaves.
 
-use std::collections::BTreeMap;
-
 use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::ruleset::DataFile;
-use crate::{Paragraph, PhaseDoc, Ruling};
+use crate::book::{Checked, Stock};
 
 /// A weapon: what a hit deals, and how far it reaches or shoots.
 #[derive(Clone, Debug, Deserialize)]
@@ -125,69 +122,46 @@ pub struct RulingNumbers {
     pub morale_target: i32,
 }
 
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SegmentsData {
-    pub id: String,
-    pub name: String,
-    pub text: String,
-    pub round: Vec<PhaseDoc>,
-    pub paragraphs: Vec<Paragraph>,
-    pub numbers: Numbers,
-    pub ruling_numbers: RulingNumbers,
-    pub rulings: Vec<Ruling>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub weapons: BTreeMap<String, Weapon>,
-    #[serde(default, deserialize_with = "fray_core::data::unique")]
-    pub spells: BTreeMap<String, Spell>,
-    #[serde(deserialize_with = "fray_core::data::unique")]
-    pub templates: BTreeMap<String, Template>,
+crate::book::data_file!(
+    /// The `segments` ruleset's data.
+    SegmentsData for "segments" {}
+);
+
+/// What only 001 needs of a data file: a spear's multiplier, and a round
+/// long enough for the segments a d6 names.
+fn check_own(d: &SegmentsData, src: &Source) -> Result<(), LoadError> {
+    if d.ruling_numbers.set_spear_multiplier < 1 {
+        return Err(src.error_at_field("set_spear_multiplier", "the multiplier must be at least 1"));
+    }
+    if d.numbers.segments_per_round < 6 {
+        return Err(src.error_at_field(
+            "segments_per_round",
+            "a round has at least the six segments a d6 names",
+        ));
+    }
+    Ok(())
 }
 
-impl DataFile for SegmentsData {
-    fn check(&self, src: &Source) -> Result<(), LoadError> {
-        crate::ruleset::check_id(src, &self.id, "segments")?;
-        if self.ruling_numbers.set_spear_multiplier < 1 {
-            return Err(
-                src.error_at_field("set_spear_multiplier", "the multiplier must be at least 1")
-            );
-        }
-        for (name, t) in &self.templates {
-            let who = ("template ", name.as_str());
-            crate::ruleset::check_weapons(src, who, &t.weapons, &self.weapons)?;
-            crate::ruleset::check_known(src, who, &t.spells, &self.spells, "knows unknown spell")?;
-            if t.hp < 1 || t.routines < 1 || t.weapons.is_empty() {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("template {name:?} needs hit points, a weapon and an attack routine"),
-                ));
-            }
-        }
-        for (name, w) in &self.weapons {
-            if w.reach == 0 && w.range == 0 || w.rate == 0 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("weapon {name:?} needs reach or range, and a rate of at least 1"),
-                ));
-            }
-        }
-        for (name, s) in &self.spells {
-            if s.casting_time == 0 {
-                return Err(src.error_at(
-                    name,
-                    None,
-                    format!("spell {name:?}: the casting time is at least one segment"),
-                ));
-            }
-        }
-        if self.numbers.segments_per_round < 6 {
-            return Err(src.error_at_field(
-                "segments_per_round",
-                "a round has at least the six segments a d6 names",
-            ));
-        }
-        crate::check_rulings(&self.rulings, src)
+impl Checked for Template {
+    fn problem(&self) -> Option<String> {
+        (self.hp < 1 || self.routines < 1 || self.weapons.is_empty())
+            .then(|| "needs hit points, a weapon and an attack routine".into())
+    }
+}
+
+impl Stock for Template {
+    fn carried(&self) -> Vec<String> {
+        self.weapons.clone()
+    }
+
+    fn known_spells(&self) -> &[String] {
+        &self.spells
+    }
+}
+
+impl Checked for Weapon {
+    fn problem(&self) -> Option<String> {
+        (self.reach == 0 && self.range == 0 || self.rate == 0)
+            .then(|| "needs reach or range, and a rate of at least 1".into())
     }
 }

@@ -97,14 +97,7 @@ impl Context<'_> {
 
     fn cast(&self) -> Result<Action, String> {
         let data = &self.world.resource::<Data>().0;
-        let spell = self
-            .order
-            .with
-            .clone()
-            .ok_or("cast needs a spell (with: \"...\")")?;
-        if !self.kit.spells.contains(&spell) {
-            return Err(format!("{} does not know {spell}", self.order.actor));
-        }
+        let spell = self.order.with_one_of("spell", &self.kit.spells)?;
         let s = data.spells.get(&spell).ok_or("unknown spell")?;
         let target = if s.harmful() {
             self.enemy()?

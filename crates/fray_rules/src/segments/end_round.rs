@@ -2,8 +2,8 @@
 //! (001 §Combat) and the round cap.
 
 use bevy_ecs::prelude::*;
-use fray_core::log::{BattleLog, Event, EventKind, Modifier, record};
-use fray_core::model::{BattleResult, Blocking, Outcome, RoundCap, Side, Sides};
+use fray_core::log::{BattleLog, Modifier};
+use fray_core::model::{Blocking, Side, Sides};
 use fray_core::morale::{self, MoraleCheck};
 
 use super::resolve::check_end;
@@ -23,16 +23,7 @@ pub fn end_of_round(world: &mut World) {
         return;
     }
     let round = world.resource::<Flow>().round;
-    let cap = world.resource::<RoundCap>().0;
-    if round >= cap {
-        record(world, || {
-            Event::new(
-                EventKind::End,
-                "001 §Combat",
-                format!("The round cap of {cap} is reached; the fighting stops with no winner."),
-            )
-        });
-        world.resource_mut::<Outcome>().0 = Some(BattleResult::RoundCap { rounds: round });
+    if fray_core::model::at_round_cap(world, round, "001 §Combat", fray_core::model::no_winner) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
     }

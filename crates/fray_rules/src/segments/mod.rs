@@ -47,9 +47,14 @@ pub use data::{SegmentsData, Spell, SpellEffect, Template, Weapon};
 pub use declare::{choices, describe, validate};
 pub use resolve::Hit;
 
-/// The ruleset's data, shared by every battle of a batch.
-#[derive(Resource, Clone)]
-pub struct Data(pub Arc<SegmentsData>);
+crate::ruleset::ruleset!(SegmentsData {
+    id: "segments",
+    name: "Segments",
+    text: "001-segments.txt",
+    data: "segments.ron",
+    round: round,
+    largest_die: 20,
+});
 
 /// A combatant's numbers, in the classic form (rulings `attack_roll`,
 /// `armour_class`, `movement`), and its Dexterity bonuses (001 §1, §3).
@@ -272,7 +277,6 @@ pub enum Phase {
 
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
-    app.add_plugins(fray_core::casting::plugin);
     crate::ruleset::stages!(app, Phase {
         Start => surprise::start_of_combat, when stage_is(Stage::Start);
         BeginRound => declare::begin_round, when stage_is(Stage::BeginRound);
@@ -286,17 +290,6 @@ pub fn plugin(app: &mut App) {
         EndRound => end_round::end_of_round, when stage_is(Stage::EndRound);
     });
 }
-
-/// The most faces of any die the ruleset rolls.
-pub const LARGEST_DIE: u32 = 20;
-
-crate::ruleset::ruleset!(SegmentsData {
-    id: "segments",
-    name: "Segments",
-    text: "001-segments.txt",
-    data: "segments.ron",
-    round: round,
-});
 
 /// The stats a scenario may `set`.
 pub const STATS: &[&str] = &[

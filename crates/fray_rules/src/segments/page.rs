@@ -1,57 +1,39 @@
-//! The page `fray rules segments` prints.
+//! What the page `fray rules segments` adds to every ruleset's: the orders,
+//! and how a weapon strikes.
 
 use std::fmt::Write as _;
 
-use super::SegmentsData;
-use crate::ruleset::{page_heading, page_paragraphs, page_round, page_rulings, page_templates};
+use super::{SegmentsData, Weapon};
+use crate::book::{Listed, Page};
 
-/// The battle's order, the paragraph map, the rulings, weapons and spells.
-pub(super) fn page(d: &SegmentsData) -> String {
-    let mut out = String::new();
-    page_heading(&mut out, &d.name, &d.id, &d.text);
-    page_round(&mut out, "A battle, in order:", &d.round);
-    page_paragraphs(&mut out, &d.paragraphs);
-    let _ = writeln!(
-        out,
-        "\nOrders: attack, charge, move, cast, flee, set_spear, hold (with: \"N\", up to segment {}), wait; \
-         in a caster's segment: cast or decline; when interrupting: strike or let_pass.",
-        d.numbers.segments_per_round
-    );
-    page_rulings(
-        &mut out,
-        "where the text leaves the choice to the GM",
-        &d.rulings,
-    );
-    let _ = writeln!(out, "\nWeapons:");
-    for (name, w) in &d.weapons {
-        let how = if w.missile() {
-            format!("range {}, {} per routine", w.range, w.rate)
+impl Page for SegmentsData {
+    const SEQUENCE: &'static str = "A battle, in order:";
+    const RULINGS: &'static str = "where the text leaves the choice to the GM";
+
+    fn before_rulings(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "\nOrders: attack, charge, move, cast, flee, set_spear, hold (with: \"N\", up to segment {}), wait; \
+             in a caster's segment: cast or decline; when interrupting: strike or let_pass.",
+            self.numbers.segments_per_round
+        );
+    }
+}
+
+impl Listed for Weapon {
+    fn line(&self) -> String {
+        let how = if self.missile() {
+            format!("range {}, {} per routine", self.range, self.rate)
+        } else if self.rate > 1 {
+            format!("reach {}, {} per routine", self.reach, self.rate)
         } else {
-            format!(
-                "reach {}{}",
-                w.reach,
-                if w.rate > 1 {
-                    format!(", {} per routine", w.rate)
-                } else {
-                    String::new()
-                }
-            )
+            format!("reach {}", self.reach)
         };
-        let set = if w.set_vs_charge {
+        let set = if self.set_vs_charge {
             ", can be set against a charge"
         } else {
             ""
         };
-        let _ = writeln!(out, "  {name:<15} {} {how}{set}", w.damage);
+        format!("{} {how}{set}", self.damage)
     }
-    let _ = writeln!(out, "\nSpells (casting time in segments):");
-    for (name, s) in &d.spells {
-        let _ = writeln!(
-            out,
-            "  {name:<18} {} segment(s), range {}, {:?}",
-            s.casting_time, s.range, s.effect
-        );
-    }
-    page_templates(&mut out, &d.templates);
-    out
 }
