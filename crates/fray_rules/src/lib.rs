@@ -13,7 +13,7 @@ pub mod ruleset;
 pub mod segments;
 
 pub use ruleset::{
-    LoadedRules, Paragraph, PhaseDoc, Rules, RulesetInfo, Ruling, apply_set, check_rulings,
+    LoadedRules, Paragraph, PhaseDoc, Rules, RulesetInfo, Ruling, check_rulings, stat_block,
     template,
 };
 

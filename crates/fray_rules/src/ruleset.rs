@@ -277,29 +277,64 @@ pub fn template<'a, T>(
     })
 }
 
-/// Apply a scenario combatant's `set` overrides: each key must be one of
-/// `stats`, and `apply` stores its value where the ruleset keeps it.
-pub fn apply_set(
+/// The stat block a scenario's combatant names, with the scenario's `set`
+/// applied: each key is one of the block's numbers or yes/no fields, as the
+/// data file writes them, or one of `extra`, which the ruleset keeps outside
+/// the block (returned, for it to apply). The block must still make sense.
+pub fn stat_block<T>(
+    templates: &BTreeMap<String, T>,
     spec: &CombatantSpec,
     src: &Source,
     ruleset: &str,
-    stats: &[&str],
-    mut apply: impl FnMut(&str, i32),
-) -> Result<(), LoadError> {
+    extra: &[&str],
+) -> Result<(T, Vec<(String, i32)>), LoadError>
+where
+    T: crate::book::Checked + Clone + serde::Serialize + serde::de::DeserializeOwned,
+{
+    let t = template(templates, spec, src, ruleset)?;
+    let mut fields = match serde_json::to_value(t) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => return Err(src.error_at(&spec.template, Some(&spec.name), "not a stat block")),
+    };
+    let mut rest = Vec::new();
     for (key, &value) in &spec.set {
-        if !stats.contains(&key.as_str()) {
-            return Err(src.error_at(
-                key,
-                Some(&spec.name),
-                format!(
-                    "{key:?} is not a stat of the {ruleset} ruleset (stats: {})",
-                    stats.join(", ")
-                ),
-            ));
+        match fields.get_mut(key) {
+            Some(v @ serde_json::Value::Bool(_)) => *v = (value != 0).into(),
+            Some(v) if v.is_number() || v.is_null() => *v = value.into(),
+            _ if extra.contains(&key.as_str()) => rest.push((key.clone(), value)),
+            _ => {
+                let stats = settable(&fields, extra);
+                return Err(src.error_at(
+                    key,
+                    Some(&spec.name),
+                    format!("{key:?} is not a stat of the {ruleset} ruleset (stats: {stats})"),
+                ));
+            }
         }
-        apply(key, value);
+        if let Err(e) = T::deserialize(&serde_json::Value::Object(fields.clone())) {
+            let why = format!("{key:?} cannot be {value}: {e}");
+            return Err(src.error_at(key, Some(&spec.name), why));
+        }
     }
-    Ok(())
+    let block = T::deserialize(serde_json::Value::Object(fields))
+        .map_err(|e| src.error_at(&spec.name, None, e.to_string()))?;
+    match block.problem() {
+        Some(p) => Err(src.error_at(&spec.name, None, format!("{:?} {p}", spec.name))),
+        None => Ok((block, rest)),
+    }
+}
+
+/// The names a scenario may `set`: a block's numbers and yes/no fields, and
+/// the ruleset's `extra` ones.
+fn settable(fields: &serde_json::Map<String, serde_json::Value>, extra: &[&str]) -> String {
+    let mut names: Vec<&str> = fields
+        .iter()
+        .filter(|(_, v)| v.is_number() || v.is_boolean() || v.is_null())
+        .map(|(k, _)| k.as_str())
+        .chain(extra.iter().copied())
+        .collect();
+    names.sort_unstable();
+    names.join(", ")
 }
 
 /// Every weapon `carried` by a combatant or template (`who`, as in

@@ -579,3 +579,39 @@ fn an_unknown_alerted_side_is_refused() {
     let err = rules.check_scenario(&scenario).unwrap_err().to_string();
     assert!(err.contains("alerted names \"Q\""), "{err}");
 }
+
+/// A scenario's `set` on a segments stat block: a number of the block is
+/// set as written; a number it cannot hold is refused where it is written.
+fn set_on_the_fighter(set: &str) -> Result<(), String> {
+    let text = format!(
+        r#"(name: "t", ruleset: "segments",
+        grid: (kind: Square, width: 5, height: 5),
+        sides: [(name: "A"), (name: "B")],
+        combatants: [(name: "Anna", side: "A", template: "fighter", at: (1, 1),
+                set: {{{set}}}),
+            (name: "Bors", side: "B", template: "orc", at: (2, 1))])"#
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let rules = fray_rules::load("segments", None).unwrap();
+    rules.check_scenario(&scenario).map_err(|e| e.to_string())
+}
+
+#[test]
+fn set_takes_any_number_of_the_stat_block_and_refuses_what_it_cannot_hold() {
+    assert_eq!(
+        set_on_the_fighter(r#""thac0": 15, "never_surprised": 1"#),
+        Ok(())
+    );
+    let err = set_on_the_fighter(r#""level": -1"#).unwrap_err();
+    assert!(
+        err.contains("t.ron:5:") && err.contains("\"level\" cannot be -1"),
+        "{err}"
+    );
+    let err = set_on_the_fighter(r#""routines": 3"#).unwrap_err();
+    assert!(err.contains("one or two attack routines"), "{err}");
+    let err = set_on_the_fighter(r#""thaco": 15"#).unwrap_err();
+    assert!(
+        err.contains("\"thaco\" is not a stat") && err.contains("thac0"),
+        "{err}"
+    );
+}

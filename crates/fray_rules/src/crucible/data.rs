@@ -14,7 +14,7 @@ use crate::book::{Checked, Stock};
 
 /// A character class, as 003 §Multiple Attacks Per Round By Level and
 /// §Surprise name them; `Monster` for creatures with their own attacks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Deserialize, serde::Serialize)]
 pub enum Class {
     Fighter,
     Paladin,
@@ -28,7 +28,7 @@ pub enum Class {
 
 /// Race, for 003 §Surprise (elf or halfling on point) and §Movement During
 /// the Round (small folk, dwarves).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum Race {
     Human,
     Elf,
@@ -65,7 +65,7 @@ fn one() -> u32 {
 pub use fray_core::casting::{Spell, SpellEffect};
 
 /// A stat block.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     pub class: Class,
@@ -194,7 +194,11 @@ fn check_own(d: &CrucibleData, src: &Source) -> Result<(), LoadError> {
 
 impl Checked for Template {
     fn problem(&self) -> Option<String> {
-        (self.hp < 1).then(|| "needs at least 1 hit point".into())
+        if self.level < 1 {
+            Some("needs a level of at least 1".into())
+        } else {
+            (self.hp < 1).then(|| "needs at least 1 hit point".into())
+        }
     }
 }
 

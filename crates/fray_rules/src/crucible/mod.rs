@@ -288,23 +288,6 @@ pub fn plugin(app: &mut App) {
     });
 }
 
-/// The stats a scenario may `set`.
-pub const STATS: &[&str] = &[
-    "level",
-    "hp",
-    "ac",
-    "dex_ac",
-    "dex_initiative",
-    "thac0",
-    "damage_bonus",
-    "strength_allowance",
-    "load",
-    "morale",
-    "previously_surprised",
-    "on_point",
-    "readied",
-];
-
 /// The action names orders use.
 pub const ACTIONS: &[&str] = &[
     "attack",
@@ -370,40 +353,16 @@ pub fn movement_rate(data: &CrucibleData, race: Race, load: u32, allowance: i32)
 }
 
 /// Resolve a scenario combatant's stat block, or say where it is wrong.
+/// What a scenario may `set` besides the stat block's own numbers: an elf
+/// or halfling on point (003 §Surprise), and a missile ready as the battle
+/// begins (003 §III A).
+const OUTSIDE_BLOCK: &[&str] = &["on_point", "readied"];
+
 fn stat_block(data: &CrucibleData, spec: &CombatantSpec, src: &Source) -> Result<Block, LoadError> {
-    let t = crate::template(&data.templates, spec, src, "crucible")?;
-    let (mut level, mut hp, mut ac, mut dex_ac, mut dex_init) =
-        (t.level as i32, t.hp, t.ac, t.dex_ac, t.dex_initiative);
-    let (mut thac0, mut dmg, mut allowance, mut load) =
-        (t.thac0, t.damage_bonus, t.strength_allowance, t.load as i32);
-    let (mut morale, mut previously, mut on_point, mut readied) =
-        (t.morale, t.previously_surprised as i32, 0, 0);
-    crate::apply_set(spec, src, "crucible", STATS, |key, value| {
-        let slot = match key {
-            "level" => &mut level,
-            "hp" => &mut hp,
-            "ac" => &mut ac,
-            "dex_ac" => &mut dex_ac,
-            "dex_initiative" => &mut dex_init,
-            "thac0" => &mut thac0,
-            "damage_bonus" => &mut dmg,
-            "strength_allowance" => &mut allowance,
-            "load" => &mut load,
-            "morale" => &mut morale,
-            "previously_surprised" => &mut previously,
-            "on_point" => &mut on_point,
-            _ => &mut readied,
-        };
-        *slot = value;
-    })?;
-    if hp < 1 {
-        return Err(src.error_at(
-            &spec.name,
-            None,
-            format!("{:?} needs at least 1 hit point", spec.name),
-        ));
-    }
-    if on_point != 0 && !matches!(t.race, Race::Elf | Race::Halfling) {
+    let (t, rest) = crate::stat_block(&data.templates, spec, src, "crucible", OUTSIDE_BLOCK)?;
+    let set = |key: &str| rest.iter().any(|(k, v)| k == key && *v != 0);
+    let (on_point, readied) = (set("on_point"), set("readied"));
+    if on_point && !matches!(t.race, Race::Elf | Race::Halfling) {
         return Err(src.error_at(
             &spec.name,
             None,
@@ -414,32 +373,32 @@ fn stat_block(data: &CrucibleData, spec: &CombatantSpec, src: &Source) -> Result
     crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
     let speed = match t.speed {
         Some(s) => s,
-        None => movement_rate(data, t.race, load.max(0) as u32, allowance).unwrap_or(0),
+        None => movement_rate(data, t.race, t.load, t.strength_allowance).unwrap_or(0),
     };
     let stats = Stats {
         class: t.class,
-        level: level.max(1) as u32,
+        level: t.level,
         race: t.race,
-        ac,
-        dex_ac,
-        dex_initiative: dex_init,
-        thac0,
-        damage_bonus: dmg,
+        ac: t.ac,
+        dex_ac: t.dex_ac,
+        dex_initiative: t.dex_initiative,
+        thac0: t.thac0,
+        damage_bonus: t.damage_bonus,
         speed,
         attacks: t.attacks,
-        morale,
-        previously_surprised: previously.max(0) as u32,
-        on_point: on_point != 0,
+        morale: t.morale,
+        previously_surprised: t.previously_surprised,
+        on_point,
     };
     Ok(Block {
         stats,
-        hp,
+        hp: t.hp,
         kit: Kit {
             weapons,
             dropped: false,
         },
         spells: t.spells.clone(),
-        readied: readied != 0,
+        readied,
     })
 }
 

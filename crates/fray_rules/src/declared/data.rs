@@ -127,7 +127,7 @@ pub struct InjuryRow {
 }
 
 /// A stat block.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     /// Hit dice: used for Stress (as written) and the morale check's HD.

@@ -287,31 +287,14 @@ pub fn plugin(app: &mut App) {
     });
 }
 
-/// The stats a scenario may `set`.
-pub const STATS: &[&str] = &[
-    "strength",
-    "strength_mod",
-    "agility_mod",
-    "insight_mod",
-    "hd",
-    "stress",
-    "defense_bonus",
-    "armour",
-    "speed",
-    "attack",
-    "heal",
-    "intimidation",
-    "casting",
-];
-
 /// Resolve a scenario combatant's stat block, or say where it is wrong.
 fn stat_block(
     data: &DeclaredData,
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, Kit), LoadError> {
-    let t = crate::template(&data.templates, spec, src, "declared")?;
-    let mut stats = Stats {
+    let (t, _) = crate::stat_block(&data.templates, spec, src, "declared", &[])?;
+    let stats = Stats {
         hd: t.hd,
         strength: t.strength,
         strength_mod: t.strength_mod,
@@ -325,30 +308,7 @@ fn stat_block(
         intimidation: t.intimidation,
         casting: t.casting,
     };
-    let mut stress = t.stress;
-    crate::apply_set(spec, src, "declared", STATS, |key, value| match key {
-        "strength" => stats.strength = value,
-        "strength_mod" => stats.strength_mod = value,
-        "agility_mod" => stats.agility_mod = value,
-        "insight_mod" => stats.insight_mod = value,
-        "defense_bonus" => stats.defense_bonus = value,
-        "armour" => stats.armour = value,
-        "attack" => stats.attack = value,
-        "heal" => stats.heal = value,
-        "intimidation" => stats.intimidation = value,
-        "casting" => stats.casting = value,
-        "stress" => stress = value,
-        "speed" => stats.speed = value.max(0) as u32,
-        "hd" => stats.hd = value.max(0) as u32,
-        _ => {}
-    })?;
-    if stats.strength < 1 {
-        return Err(src.error_at(
-            &spec.name,
-            None,
-            format!("{:?} needs a Strength of at least 1", spec.name),
-        ));
-    }
+    let stress = t.stress;
     let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
     crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
     Ok((

@@ -88,7 +88,7 @@ pub struct Armour {
 }
 
 /// EN gained per level, which sets the EN a phase may spend (Introduction).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, serde::Serialize)]
 pub enum EnDie {
     /// AD6 per EL: EL + 2 a phase.
     D6,
@@ -109,7 +109,7 @@ impl EnDie {
 }
 
 /// A stat block.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     /// Experience level.

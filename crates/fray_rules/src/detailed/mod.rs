@@ -267,27 +267,19 @@ pub fn plugin(app: &mut App) {
     });
 }
 
-/// The stats a scenario may `set`.
-pub const STATS: &[&str] = &[
-    "el",
-    "en",
-    "bd",
-    "st",
-    "dx",
-    "active",
-    "reactive",
-    "move",
-    "recovery",
-    "armour_on",
-];
-
 fn stat_block(
     data: &DetailedData,
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, i32, Hands), LoadError> {
-    let t = crate::template(&data.templates, spec, src, "detailed_sequence")?;
-    let mut stats = Stats {
+    let (t, rest) = crate::stat_block(
+        &data.templates,
+        spec,
+        src,
+        "detailed_sequence",
+        &["armour_on"],
+    )?;
+    let stats = Stats {
         el: t.el,
         en_die: t.en_die,
         st: t.st,
@@ -299,29 +291,8 @@ fn stat_block(
         armour: t.armour.clone(),
         spells: t.spells.clone(),
     };
-    let (mut en, mut bd, mut armour_on) = (t.en, t.bd, true);
-    crate::apply_set(spec, src, "detailed_sequence", STATS, |key, value| {
-        let n = value.max(0) as u32;
-        match key {
-            "el" => stats.el = value,
-            "en" => en = value,
-            "bd" => bd = value,
-            "st" => stats.st = value,
-            "dx" => stats.dx = value,
-            "active" => stats.active = n,
-            "reactive" => stats.reactive = n,
-            "move" => stats.movement = n,
-            "recovery" => stats.recovery = value,
-            _ => armour_on = value != 0,
-        }
-    })?;
-    if en < 1 || bd < 1 {
-        return Err(src.error_at(
-            &spec.name,
-            None,
-            format!("{:?} needs EN and BD of at least 1", spec.name),
-        ));
-    }
+    let (en, bd) = (t.en, t.bd);
+    let armour_on = rest.iter().all(|(_, on)| *on != 0);
     let wielded = spec.weapons.clone().unwrap_or_else(|| t.wielded.clone());
     let carried: Vec<String> = wielded.iter().chain(&t.sheathed).cloned().collect();
     crate::ruleset::check_weapons(src, ("", &spec.name), &carried, &data.weapons)?;

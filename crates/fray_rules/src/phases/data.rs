@@ -127,7 +127,7 @@ impl Weapon {
 }
 
 /// A stat block.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     /// Combat Value: OCV and DCV, and the Initiative score (002 §Initiative).

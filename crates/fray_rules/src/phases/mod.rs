@@ -348,23 +348,9 @@ pub fn plugin(app: &mut App) {
     });
 }
 
-/// The stats a scenario may `set`.
-pub const STATS: &[&str] = &[
-    "cv",
-    "lightning_reflexes",
-    "combat_levels",
-    "move",
-    "reach",
-    "combat_reflexes",
-    "pd",
-    "con",
-    "rec",
-    "stun",
-    "body",
-    "underwater",
-    "acrobatics",
-    "fast_draw",
-];
+/// What a scenario may `set` besides the stat block's own numbers: being
+/// underwater (ruling `underwater`), and the skills the rulings roll.
+const OUTSIDE_BLOCK: &[&str] = &["underwater", "acrobatics", "fast_draw"];
 
 /// Resolve a scenario character's stat block, or say where it is wrong.
 fn stat_block(
@@ -372,7 +358,7 @@ fn stat_block(
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, i32, Kit), LoadError> {
-    let t = crate::template(&data.templates, spec, src, "phases")?;
+    let (t, rest) = crate::stat_block(&data.templates, spec, src, "phases", OUTSIDE_BLOCK)?;
     let mut stats = Stats {
         cv: t.cv,
         lightning_reflexes: t.lightning_reflexes,
@@ -386,34 +372,15 @@ fn stat_block(
         underwater: false,
         skills: t.skills.clone(),
     };
-    let (mut stun, mut body) = (t.stun, t.body);
-    crate::apply_set(spec, src, "phases", STATS, |key, value| {
-        let n = value.max(0) as u32;
-        match key {
-            "cv" => stats.cv = value,
-            "lightning_reflexes" => stats.lightning_reflexes = value,
-            "combat_levels" => stats.combat_levels = value,
-            "move" => stats.movement = n,
-            "reach" => stats.reach = n,
-            "combat_reflexes" => stats.combat_reflexes = n,
-            "pd" => stats.pd = value,
-            "con" => stats.con = value,
-            "rec" => stats.rec = value,
-            "stun" => stun = value,
-            "body" => body = value,
+    for (key, value) in rest {
+        match key.as_str() {
             "underwater" => stats.underwater = value != 0,
             _ => {
-                stats.skills.insert(key.to_string(), value);
+                stats.skills.insert(key, value);
             }
         }
-    })?;
-    if stun < 1 || body < 1 {
-        return Err(src.error_at(
-            &spec.name,
-            None,
-            format!("{:?} needs STUN and BODY of at least 1", spec.name),
-        ));
     }
+    let (stun, body) = (t.stun, t.body);
     let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
     if weapons.is_empty() {
         return Err(src.error_at(

@@ -53,7 +53,7 @@ fn one() -> u32 {
 pub use fray_core::casting::{Spell, SpellEffect};
 
 /// A stat block, in the classic form.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Template {
     /// Level or hit dice.
@@ -144,8 +144,11 @@ fn check_own(d: &SegmentsData, src: &Source) -> Result<(), LoadError> {
 
 impl Checked for Template {
     fn problem(&self) -> Option<String> {
-        (self.hp < 1 || self.routines < 1 || self.weapons.is_empty())
-            .then(|| "needs hit points, a weapon and an attack routine".into())
+        if self.hp < 1 || !(1..=2).contains(&self.routines) || self.weapons.is_empty() {
+            Some("needs hit points, a weapon and one or two attack routines".into())
+        } else {
+            (self.surprises_on > 6).then(|| "surprises on a d6, so on 6 at most".into())
+        }
     }
 }
 

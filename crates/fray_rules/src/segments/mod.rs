@@ -291,22 +291,6 @@ pub fn plugin(app: &mut App) {
     });
 }
 
-/// The stats a scenario may `set`.
-pub const STATS: &[&str] = &[
-    "level",
-    "hp",
-    "ac",
-    "thac0",
-    "move",
-    "damage_bonus",
-    "missile_bonus",
-    "surprise_bonus",
-    "surprises_on",
-    "never_surprised",
-    "routines",
-    "morale",
-];
-
 /// The action names orders use.
 pub const ACTIONS: &[&str] = &[
     "attack",
@@ -328,8 +312,8 @@ fn stat_block(
     spec: &CombatantSpec,
     src: &Source,
 ) -> Result<(Stats, i32, Kit), LoadError> {
-    let t = crate::template(&data.templates, spec, src, "segments")?;
-    let mut s = Stats {
+    let (t, _) = crate::stat_block(&data.templates, spec, src, "segments", &[])?;
+    let s = Stats {
         level: t.level,
         ac: t.ac,
         thac0: t.thac0,
@@ -342,29 +326,7 @@ fn stat_block(
         routines: t.routines,
         morale: t.morale,
     };
-    let mut hp = t.hp;
-    crate::apply_set(spec, src, "segments", STATS, |key, v| match key {
-        "level" => s.level = v.max(0) as u32,
-        "hp" => hp = v,
-        "ac" => s.ac = v,
-        "thac0" => s.thac0 = v,
-        "move" => s.move_cells = v.max(0) as u32,
-        "damage_bonus" => s.damage_bonus = v,
-        "missile_bonus" => s.missile_bonus = v,
-        "surprise_bonus" => s.surprise_bonus = v,
-        "surprises_on" => s.surprises_on = v.clamp(0, 6) as u32,
-        "never_surprised" => s.never_surprised = v != 0,
-        "routines" => s.routines = v.clamp(1, 2) as u32,
-        "morale" => s.morale = v,
-        _ => {}
-    })?;
-    if hp < 1 {
-        return Err(src.error_at(
-            &spec.name,
-            None,
-            format!("{:?} needs at least 1 hit point", spec.name),
-        ));
-    }
+    let hp = t.hp;
     let weapons = spec.weapons.clone().unwrap_or_else(|| t.weapons.clone());
     crate::ruleset::check_weapons(src, ("", &spec.name), &weapons, &data.weapons)?;
     if weapons.is_empty() {
