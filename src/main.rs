@@ -4,7 +4,9 @@
 //! ```text
 //! fray                                   the game window, main menu
 //! fray play SCENARIO [--seed N] [--human SIDE]... [--all-ai] [--steps K --screenshot FILE]
-//! fray run SCENARIO [--seed N] [--dice 3,5,12] [--log FILE.jsonl]
+//! fray run SCENARIO [--seed N] [--dice 3,5,12] [--log FILE.jsonl] [--save FILE]
+//! fray run --load FILE [--human SIDE]... [--all-ai]
+//! fray replay FILE [--log FILE.jsonl] [--until SEQ]
 //! fray sim SCENARIO --battles N [--seed N] [--json]
 //! fray check FILE...
 //! fray rules [ID]
@@ -73,9 +75,16 @@ enum Command {
     /// Play one battle in the terminal and print it as sentences. Sides seated
     /// Human are asked for their orders; the rest are played by the AI or by
     /// the scenario's scripted orders.
+    #[command(group(clap::ArgGroup::new("battle").required(true).args(["scenario", "load"])))]
     Run {
         /// A scenario file (assets/scenarios/*.ron).
-        scenario: PathBuf,
+        scenario: Option<PathBuf>,
+        /// Go on with a saved battle (it is saved to the same file as it goes on).
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "dice"])]
+        load: Option<PathBuf>,
+        /// Save the battle to this file after every order, to go on later with --load.
+        #[arg(long, value_name = "FILE")]
+        save: Option<PathBuf>,
         /// Seed for the dice (default: the scenario's).
         #[arg(long)]
         seed: Option<u64>,
@@ -94,6 +103,17 @@ enum Command {
         /// Print only the result.
         #[arg(long)]
         quiet: bool,
+    },
+    /// Print a saved battle as `fray run` printed it.
+    Replay {
+        /// A battle file (written by `fray run --save` or the window).
+        file: PathBuf,
+        /// Write the log as JSON lines to this file.
+        #[arg(long)]
+        log: Option<PathBuf>,
+        /// Stop after the log entry of this number.
+        #[arg(long, value_name = "SEQ")]
+        until: Option<u64>,
     },
     /// Run many battles headless and report win rates, lengths and speed.
     Sim {
@@ -157,6 +177,7 @@ fn lost(how: Lost) -> Failure {
 }
 
 mod out;
+mod saved;
 
 #[cfg(feature = "window")]
 mod game;
@@ -239,21 +260,30 @@ fn main() -> ExitCode {
         }),
         Some(Command::Run {
             scenario,
+            load,
+            save,
             seed,
             dice,
             log,
             all_ai,
             human,
             quiet,
-        }) => run(
-            &scenario,
-            seed,
-            dice.map(|d| d.0).unwrap_or_default(),
-            log,
-            all_ai,
-            &human,
-            quiet,
-        ),
+        }) => {
+            let game = match (scenario, load) {
+                (_, Some(file)) => saved::start_loaded(&file, all_ai, &human, save),
+                (Some(path), None) => saved::start_new(
+                    &path,
+                    seed,
+                    dice.map(|d| d.0).unwrap_or_default(),
+                    all_ai,
+                    &human,
+                    save,
+                ),
+                (None, None) => Err(bad_input("run needs a scenario or --load FILE")),
+            };
+            game.and_then(|g| run(g, log, quiet))
+        }
+        Some(Command::Replay { file, log, until }) => saved::replay(&file, log, until),
         Some(Command::Sim {
             scenario,
             battles,
@@ -300,77 +330,59 @@ fn load_scenario(path: &Path) -> Result<(LoadedScenario, LoadedRules), Failure> 
     fray_ai::load_scenario(path).map_err(bad_input)
 }
 
-fn run(
-    path: &Path,
-    seed: Option<u64>,
-    dice: Vec<u32>,
-    log_file: Option<PathBuf>,
-    all_ai: bool,
-    human: &[String],
-    quiet: bool,
-) -> Result<(), Failure> {
-    let (mut scenario, data) = load_scenario(path)?;
-    seat_people(&mut scenario, human)?;
-    let largest = data.largest_die();
-    if let Some(face) = dice.iter().find(|&&f| f > largest) {
-        return Err(bad_input(format!(
-            "--dice: no die of the {} ruleset shows {face} (its largest is a d{largest})",
-            scenario.scenario.ruleset
-        )));
-    }
-    let seed = seed.unwrap_or(scenario.scenario.seed);
-    let options = BattleOptions {
-        seed,
-        dice,
-        keep_log: true,
-        all_ai,
-    };
-    let mut battle =
-        build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
-    let mut log = match &log_file {
-        Some(file) => Some((
-            file,
-            std::fs::File::create(file)
-                .map_err(|e| bad_input(format!("--log {}: {e}", file.display())))?,
-        )),
-        None => None,
-    };
+/// Open `--log FILE` before the battle, so a bad path fails first.
+fn open_log(file: Option<&Path>) -> Result<Option<(PathBuf, std::fs::File)>, Failure> {
+    file.map(|f| {
+        std::fs::File::create(f)
+            .map(|h| (f.to_path_buf(), h))
+            .map_err(|e| bad_input(format!("--log {}: {e}", f.display())))
+    })
+    .transpose()
+}
+
+/// Play a battle in the terminal to its end, saving it as it goes.
+fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<(), Failure> {
+    let mut log = open_log(log_file.as_deref())?;
     let mut out = Out::new();
     if !quiet {
+        let s = &game.scenario.scenario;
         let _ = writeln!(
             out,
-            "{} — ruleset {}, seed {seed}",
-            scenario.scenario.name, scenario.scenario.ruleset
+            "{} — ruleset {}, seed {}",
+            s.name, s.ruleset, game.options.seed
         );
     }
     let mut printed = 0;
     let stdin = io::stdin();
     let result = loop {
-        let progress = battle.run();
+        let progress = game.battle.run();
+        game.save()?;
         if !quiet {
-            printed = print_new(&battle, printed, &mut out);
+            printed = print_new(&game.battle, printed, &mut out);
         }
         if out.is_lost() {
             return out.finish().map_err(lost);
         }
         match progress {
             Progress::Over(result) => break result,
-            Progress::Failed(why) => return Err(bad_input(format!("{}: {why}", path.display()))),
+            Progress::Failed(why) => {
+                let path = game.scenario.source.path.display();
+                return Err(bad_input(format!("{path}: {why}")));
+            }
             Progress::AwaitingHuman(ids) => {
                 let Some(&id) = ids.first() else { continue };
-                let order = ask_human(&battle, id, &mut stdin.lock(), &mut out)?;
-                battle.answer(id, order);
+                let order = ask_human(&game.battle, id, &mut stdin.lock(), &mut out)?;
+                game.battle.answer(id, order);
             }
         }
     };
     if !quiet {
-        printed = print_new(&battle, printed, &mut out);
+        print_new(&game.battle, printed, &mut out);
     }
-    let _ = printed;
-    let sides = battle.world().resource::<Sides>().clone();
+    let sides = game.battle.world().resource::<Sides>().clone();
     let _ = writeln!(out, "Result: {}", describe_result(&result, &sides));
     if let Some((file, f)) = &mut log {
-        battle
+        game.battle
             .world()
             .resource::<BattleLog>()
             .write_json_lines(f)
@@ -458,6 +470,12 @@ fn ask_human(
             );
         }
         let move_to = decision.move_order.as_ref().filter(|_| decision.any_cell);
+        if legal.is_empty() && move_to.is_none() {
+            return Err(failed(format!(
+                "{}: the rules offer {} no order to choose",
+                decision.prompt, decision.actor_name
+            )));
+        }
         if move_to.is_some() {
             let _ = write!(
                 out,
@@ -804,6 +822,9 @@ fn check(files: &[PathBuf]) -> Result<(), Failure> {
 
 fn check_file(path: &Path) -> Result<String, Failure> {
     let source = Source::read(path).map_err(|e| bad_input(e.to_string()))?;
+    if source.text.contains("fray_battle:") {
+        return saved::check(path);
+    }
     let looks_like_ruleset = source.text.contains("templates:") || source.text.contains("rulings:");
     if looks_like_ruleset {
         let info = fray_rules::RULESETS

@@ -510,11 +510,108 @@ fn rules_detailed_sequence_maps_paragraphs_rulings_and_tables() {
         "Double ones (D20, ruling fumble):",
         "the attacker's weapon slips from its grip",
         "mail       AC  6, second modifier 1, critical on 10",
-        "battleaxe   Heavy Melee: to hit 15, damage 2d8, breakage 1",
+        "battleaxe  Heavy Melee: to hit 15, damage 2d8, breakage 1",
     ] {
         assert!(
             text.contains(needle),
             "`fray rules detailed_sequence` lacks {needle:?}"
         );
     }
+}
+
+/// The lines of a battle a person played that are the battle's, not the
+/// prompts and choices it showed (a prompt ends without a new line, so the
+/// battle's next line follows it on the same line).
+fn battle_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter_map(|l| {
+            let at = l.find("[round ").or_else(|| l.find("Result: "))?;
+            Some(&l[at..])
+        })
+        .collect()
+}
+
+#[test]
+fn a_battle_quit_midway_and_loaded_ends_as_the_one_never_stopped() {
+    let dir = std::env::temp_dir().join(format!("fray-save-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (whole, loaded, replayed, save) = (
+        dir.join("whole.jsonl"),
+        dir.join("loaded.jsonl"),
+        dir.join("replayed.jsonl"),
+        dir.join("b.ron"),
+    );
+    let duel = "assets/scenarios/duel.ron";
+    let always_the_first = "1\n".repeat(200);
+    let (w, s, l, r) = (
+        whole.to_str().unwrap(),
+        save.to_str().unwrap(),
+        loaded.to_str().unwrap(),
+        replayed.to_str().unwrap(),
+    );
+    let args = ["run", duel, "--seed", "3", "--human", "Wardens"];
+    let o = fray_with_input(&[&args[..], &["--log", w]].concat(), &always_the_first);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let whole_text = stdout(&o);
+    // Two orders, then the input ends: the person has gone.
+    let o = fray_with_input(&[&args[..], &["--save", s]].concat(), "1\n1\n");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let o = fray_with_input(&["run", "--load", s, "--log", l], &always_the_first);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(battle_lines(&stdout(&o)), battle_lines(&whole_text));
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&loaded).unwrap()
+    );
+    // The loaded battle was saved to its end: replay prints it again.
+    let o = fray(&["replay", s, "--log", r]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(battle_lines(&stdout(&o)), battle_lines(&whole_text));
+    assert_eq!(
+        std::fs::read(&whole).unwrap(),
+        std::fs::read(&replayed).unwrap()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
+    let dir = std::env::temp_dir().join(format!("fray-bad-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("b.ron");
+    let s = save.to_str().unwrap();
+    let o = fray(&[
+        "run",
+        "assets/scenarios/duel.ron",
+        "--seed",
+        "3",
+        "--save",
+        s,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let good = std::fs::read_to_string(&save).unwrap();
+    for (damage, expected) in [
+        (
+            good.replacen("fray_battle: 1", "fray_battle: 9", 1),
+            "this Fray reads version 1",
+        ),
+        (good[..good.len() / 2].to_string(), "b.ron:"),
+        (
+            good.replacen("ruleset_data: \"", "ruleset_data: \"00", 1),
+            "other declared ruleset data",
+        ),
+        (
+            good.replacen("target: \"Grusk\"", "target: \"Nobody\"", 1),
+            "the rules now refuse it: there is no combatant named \"Nobody\"",
+        ),
+    ] {
+        std::fs::write(&save, &damage).unwrap();
+        for args in [&["run", "--load", s][..], &["replay", s], &["check", s]] {
+            let o = fray(args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+            assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));
+            assert_eq!(std::fs::read_to_string(&save).unwrap(), damage);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -13,11 +13,20 @@ use fray_core::scenario::LoadedScenario;
 pub use fray_rules::LoadedRules;
 
 pub mod basic;
+pub mod save;
 
 /// Load a scenario and its ruleset's data: `../rulesets/ID.ron` beside the
 /// scenario's folder when that file exists (so an edited copy is used), else
 /// the built-in file. Errors are `file:line:col: what is wrong`.
 pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, LoadedRules), String> {
+    load_scenario_and_hash(path).map(|(scenario, data, _)| (scenario, data))
+}
+
+/// As [`load_scenario`], with the hash of the ruleset data's text (what a
+/// battle file names it by).
+pub fn load_scenario_and_hash(
+    path: &std::path::Path,
+) -> Result<(LoadedScenario, LoadedRules, String), String> {
     let scenario = LoadedScenario::load(path).map_err(|e| e.to_string())?;
     let id = scenario.scenario.ruleset.clone();
     let info = fray_rules::ruleset(&id).ok_or_else(|| {
@@ -41,8 +50,9 @@ pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, LoadedRu
         Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| e.to_string())?),
         _ => None,
     };
+    let hash = save::data_hash(source.as_ref().map_or(info.data, |s| s.text.as_str()));
     let data = info.load(source).map_err(|e| e.to_string())?;
-    Ok((scenario, data))
+    Ok((scenario, data, hash))
 }
 
 /// How a battle is to be set up.
@@ -111,7 +121,11 @@ pub fn reset_battle(
             BattleLog::counting_only()
         },
     );
-    fray_core::model::set_resource(world, fray_core::decision::Decisions::default());
+    let mut decisions = fray_core::decision::Decisions::default();
+    if options.keep_log {
+        decisions.record();
+    }
+    fray_core::model::set_resource(world, decisions);
     fray_core::model::set_resource(world, fray_core::model::Outcome::default());
     data.clone().populate(world, scenario)?;
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
@@ -146,6 +160,11 @@ pub fn build_battle(
     let mut app = rules_app(Dice::seeded(options.seed).with_forced(forced));
     if !options.keep_log {
         app.insert_resource(BattleLog::counting_only());
+    }
+    if options.keep_log {
+        app.world_mut()
+            .resource_mut::<fray_core::decision::Decisions>()
+            .record();
     }
     fray_rules::setup(&mut app, data.clone(), scenario)?;
     let controllers = scenario

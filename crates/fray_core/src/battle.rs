@@ -91,6 +91,7 @@ impl Battle {
     /// Run the rules once.
     pub fn step(&mut self) {
         let world = self.app.world_mut();
+        world.resource_mut::<Decisions>().stepped();
         world.run_schedule(RulesStep);
         // As App::update does after each frame: forget removed-component
         // records, which would otherwise pile up over a long battle or batch.

@@ -131,12 +131,31 @@ pub struct Refusal {
     pub reason: String,
 }
 
+/// An order given for a decision, as a battle file keeps it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Given {
+    pub decision: u64,
+    /// How many times the rules had run when it was given: a replay gives
+    /// it at the same moment.
+    pub at: u64,
+    pub order: Order,
+    /// Why the rules refused it, when they did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
+}
+
 /// The open decisions and the orders given for them, a resource.
 #[derive(Resource, Debug, Default)]
 pub struct Decisions {
     open: Vec<Decision>,
     answered: Vec<(u64, Order)>,
     refusals: Vec<Refusal>,
+    /// Every order given, in the order given, once [`Decisions::record`]
+    /// asks for it (a battle that may be saved).
+    given: Option<Vec<Given>>,
+    /// How many times the rules have run.
+    steps: u64,
     next_id: u64,
     /// Bumped on every change, so a driver can tell whether anything moved.
     pub generation: u64,
@@ -150,6 +169,26 @@ impl Decisions {
         self.open.push(decision);
         self.generation += 1;
         self.next_id
+    }
+
+    /// Keep every order given from now on, for a battle file.
+    pub fn record(&mut self) {
+        self.given.get_or_insert_with(Vec::new);
+    }
+
+    /// The rules ran once more.
+    pub fn stepped(&mut self) {
+        self.steps += 1;
+    }
+
+    /// How many times the rules have run.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Every order given since [`Decisions::record`], in the order given.
+    pub fn given(&self) -> &[Given] {
+        self.given.as_deref().unwrap_or(&[])
     }
 
     /// Take the open decisions out while controllers read the world.
@@ -178,6 +217,14 @@ impl Decisions {
 
     /// A controller's answer; the rules take it on their next step.
     pub fn answer(&mut self, id: u64, order: Order) {
+        if let Some(given) = &mut self.given {
+            given.push(Given {
+                decision: id,
+                at: self.steps,
+                order: order.clone(),
+                refused: None,
+            });
+        }
         self.answered.retain(|(d, _)| *d != id);
         self.answered.push((id, order));
         self.generation += 1;
@@ -207,11 +254,17 @@ impl Decisions {
     /// Note that an order for `id` was refused; the decision stays open.
     pub fn refuse(&mut self, id: u64, order: Order, reason: impl Into<String>) {
         let side = self.get(id).map_or(usize::MAX, |d| d.side);
+        let reason = reason.into();
+        if let Some(given) = &mut self.given
+            && let Some(g) = given.iter_mut().rev().find(|g| g.decision == id)
+        {
+            g.refused = Some(reason.clone());
+        }
         self.refusals.push(Refusal {
             decision: id,
             side,
             order,
-            reason: reason.into(),
+            reason,
         });
         self.generation += 1;
     }

@@ -598,7 +598,12 @@ impl BattleLog {
 
     /// Write every entry as one JSON object per line.
     pub fn write_json_lines(&self, out: &mut impl Write) -> io::Result<()> {
-        for entry in &self.entries {
+        self.write_json_lines_until(out, u64::MAX)
+    }
+
+    /// The log as JSON lines, up to the entry numbered `until`.
+    pub fn write_json_lines_until(&self, out: &mut impl Write, until: u64) -> io::Result<()> {
+        for entry in self.entries.iter().take_while(|e| e.seq <= until) {
             serde_json::to_writer(&mut *out, entry)?;
             out.write_all(b"\n")?;
         }

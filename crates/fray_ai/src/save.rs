@@ -1,0 +1,287 @@
+//! A battle as one file: the scenario it was played from (embedded, so the
+//! file stands alone), a hash of the ruleset data it was played under, the
+//! seed, the forced dice, the seats, and every order given with the decision
+//! it answered. The rules are deterministic, so replaying the orders through
+//! them rebuilds the battle exactly: that is loading, replaying and
+//! rewinding alike.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use bevy_ecs::prelude::*;
+use fray_core::battle::Battle;
+use fray_core::data::Source;
+use fray_core::decision::{Controller, Decision, Decisions, Given, Order, Refusal};
+use fray_core::model::Seat;
+use fray_core::scenario::LoadedScenario;
+use serde::{Deserialize, Serialize};
+
+use crate::{BattleOptions, LoadedRules};
+
+/// The version of the battle file format this Fray writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A saved battle.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BattleFile {
+    /// The format's version ([`VERSION`]).
+    pub fray_battle: u32,
+    pub ruleset: String,
+    /// The hash of the ruleset data the battle was played under.
+    pub ruleset_data: String,
+    pub seed: u64,
+    /// Faces forced before the scenario's own (`--dice`).
+    #[serde(default)]
+    pub dice: Vec<u32>,
+    /// Who played each side, in the scenario's order.
+    pub seats: Vec<Seat>,
+    /// Where the scenario was read from, for people.
+    pub scenario_file: String,
+    /// The scenario's text.
+    pub scenario: String,
+    /// Every order given, in the order given.
+    pub orders: Vec<Given>,
+}
+
+/// A battle file that cannot be used, and why (exit 2).
+pub type Refused = String;
+
+/// The hash that names a ruleset data text.
+pub fn data_hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
+}
+
+impl BattleFile {
+    /// The file for `battle`, played from `scenario` (its text read from
+    /// `scenario_file`) under data whose text hashes to `ruleset_data`.
+    pub fn of(
+        battle: &Battle,
+        scenario: &LoadedScenario,
+        ruleset_data: &str,
+        options: &BattleOptions,
+        seats: Vec<Seat>,
+    ) -> Self {
+        Self {
+            fray_battle: VERSION,
+            ruleset: scenario.scenario.ruleset.clone(),
+            ruleset_data: ruleset_data.to_string(),
+            seed: options.seed,
+            dice: options.dice.clone(),
+            seats,
+            scenario_file: scenario.source.path.display().to_string(),
+            scenario: scenario.source.text.clone(),
+            orders: battle.world().resource::<Decisions>().given().to_vec(),
+        }
+    }
+
+    /// The file as text: a comment saying what it is, then RON.
+    pub fn to_text(&self) -> String {
+        // An order a line; the scenario as written.
+        let pretty = ron::ser::PrettyConfig::new()
+            .depth_limit(2)
+            .escape_strings(false)
+            .extensions(ron::extensions::Extensions::IMPLICIT_SOME);
+        let body = ron::ser::to_string_pretty(self, pretty).unwrap_or_default();
+        format!(
+            "// A Fray battle: `fray run --load FILE` goes on with it, `fray replay FILE` prints it.\n{body}\n"
+        )
+    }
+
+    /// Write the file: to a temporary file beside it, then renamed over it,
+    /// so a failed write never leaves a broken file where a good one was.
+    pub fn save(&self, path: &Path) -> Result<(), String> {
+        let mut tmp = PathBuf::from(path);
+        tmp.as_mut_os_string().push(".tmp");
+        std::fs::write(&tmp, self.to_text())
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|e| format!("cannot save {}: {e}", path.display()))
+    }
+
+    /// Read and parse a battle file, or where it is wrong.
+    pub fn read(path: &Path) -> Result<Self, Refused> {
+        let source = Source::read(path).map_err(|e| e.to_string())?;
+        let file: Self = source.parse().map_err(|e| e.to_string())?;
+        if file.fray_battle != VERSION {
+            let why = format!(
+                "a battle file of version {}; this Fray reads version {VERSION}",
+                file.fray_battle
+            );
+            return Err(source.error_at_field("fray_battle", why).to_string());
+        }
+        Ok(file)
+    }
+
+    /// The scenario the battle was played from, and the ruleset data it
+    /// names, checked against the data this Fray has.
+    pub fn scenario(&self, path: &Path) -> Result<(LoadedScenario, LoadedRules), Refused> {
+        let name = format!(
+            "{} (its scenario, from {})",
+            path.display(),
+            self.scenario_file
+        );
+        let scenario = LoadedScenario::from_source(Source::inline(&name, &self.scenario))
+            .map_err(|e| e.to_string())?;
+        let info = fray_rules::ruleset(&self.ruleset)
+            .ok_or_else(|| format!("{}: unknown ruleset {:?}", path.display(), self.ruleset))?;
+        let beside = Path::new(&self.scenario_file)
+            .parent()
+            .and_then(Path::parent)
+            .map(|p| p.join("rulesets").join(info.data_file));
+        let candidates = beside
+            .and_then(|p| std::fs::read_to_string(&p).ok().map(|t| (Some(p), t)))
+            .into_iter()
+            .chain([(None, info.data.to_string())]);
+        for (file, text) in candidates {
+            if data_hash(&text) == self.ruleset_data {
+                let source = file.map(|f| Source::inline(&f.display().to_string(), &text));
+                let data = info.load(source).map_err(|e| e.to_string())?;
+                return Ok((scenario, data));
+            }
+        }
+        Err(format!(
+            "{}: the battle was played under other {} ruleset data (hash {}) than this Fray has (hash {})",
+            path.display(),
+            self.ruleset,
+            self.ruleset_data,
+            data_hash(info.data)
+        ))
+    }
+
+    /// The orders of the file, each with its number (from 1), by decision.
+    fn by_decision(&self) -> BTreeMap<u64, VecDeque<(usize, Given)>> {
+        let mut by: BTreeMap<u64, VecDeque<(usize, Given)>> = BTreeMap::new();
+        for (i, g) in self.orders.iter().enumerate() {
+            by.entry(g.decision)
+                .or_default()
+                .push_back((i + 1, g.clone()));
+        }
+        by
+    }
+
+    /// Seat `battle` to replay the file's orders, every side's `live`
+    /// controller playing on once they run out (and being asked all along,
+    /// so it stands where it would have). What went differently from the
+    /// file is kept in the returned [`Replaying`].
+    pub fn seat_replay(
+        &self,
+        battle: &mut Battle,
+        mut live: impl FnMut(usize) -> Box<dyn Controller>,
+    ) -> Replaying {
+        let replaying = Replaying::default();
+        let orders = self.by_decision();
+        for side in 0..self.seats.len() {
+            let replay = Replay {
+                orders: orders.clone(),
+                last: BTreeMap::new(),
+                live: live(side),
+                problems: replaying.problems.clone(),
+            };
+            battle.set_controller(side, Box::new(replay));
+        }
+        replaying
+    }
+}
+
+/// What a replay found different from its file.
+#[derive(Clone, Default)]
+pub struct Replaying {
+    problems: Arc<Mutex<Vec<String>>>,
+}
+
+impl Replaying {
+    /// The first difference, as "order N: what happened".
+    pub fn problem(&self) -> Option<String> {
+        self.problems.lock().ok()?.first().cloned()
+    }
+
+    /// After the replay has stopped: every order of `file` was given, or the
+    /// first that was not, and why.
+    pub fn check_all_given(&self, file: &BattleFile, battle: &Battle) -> Result<(), Refused> {
+        if let Some(p) = self.problem() {
+            return Err(p);
+        }
+        let given = battle.world().resource::<Decisions>().given().len();
+        match file.orders.get(given) {
+            None => Ok(()),
+            Some(g) => Err(format!(
+                "order {} ({}'s {:?}) answers decision {}, which the battle never asked",
+                given + 1,
+                g.order.actor,
+                g.order.action,
+                g.decision
+            )),
+        }
+    }
+}
+
+/// Gives a side the file's orders for each decision; asks its live
+/// controller all the same, and hands over to it when they run out.
+struct Replay {
+    orders: BTreeMap<u64, VecDeque<(usize, Given)>>,
+    /// The number and file's refusal of the last order given per decision.
+    last: BTreeMap<u64, (usize, Option<String>)>,
+    live: Box<dyn Controller>,
+    problems: Arc<Mutex<Vec<String>>>,
+}
+
+impl Replay {
+    fn note(&self, problem: String) {
+        if let Ok(mut p) = self.problems.lock() {
+            p.push(problem);
+        }
+    }
+}
+
+impl Controller for Replay {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let live = self.live.decide(world, decision);
+        let now = world.resource::<Decisions>().steps();
+        let queue = self.orders.get_mut(&decision.id);
+        let Some((n, given)) = queue.and_then(|q| q.pop_front_if(|(_, g)| g.at <= now)) else {
+            if self.orders.get(&decision.id).is_some_and(|q| !q.is_empty()) {
+                return None;
+            }
+            self.last.remove(&decision.id);
+            return live;
+        };
+        if given.at < now {
+            self.note(format!(
+                "order {n} was given after {} runs of the rules; replayed, decision {} came after {now}",
+                given.at, decision.id
+            ));
+        }
+        if given.order.actor != decision.actor_name {
+            self.note(format!(
+                "order {n} is for {}, but decision {} asks {}",
+                given.order.actor, decision.id, decision.actor_name
+            ));
+        }
+        self.last.insert(decision.id, (n, given.refused));
+        Some(given.order)
+    }
+
+    fn refused(&mut self, refusal: &Refusal) {
+        match self.last.get(&refusal.decision) {
+            Some((_, Some(_))) => {}
+            Some((n, None)) => {
+                let n = *n;
+                self.note(format!(
+                    "order {n}: the rules now refuse it: {}",
+                    refusal.reason
+                ));
+            }
+            None => self.live.refused(refusal),
+        }
+    }
+}
+
+/// A controller that never decides: a replay stops where its file ends.
+pub struct Stop;
+
+impl Controller for Stop {
+    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
+        None
+    }
+}

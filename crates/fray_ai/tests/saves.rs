@@ -1,0 +1,137 @@
+//! A battle saved at any decision and loaded again goes on exactly as the
+//! battle that was never stopped; a damaged battle file is refused, never
+//! a panic.
+
+use std::path::{Path, PathBuf};
+
+use fray_ai::save::{BattleFile, Stop};
+use fray_ai::{BattleOptions, build_battle, controller, load_scenario_and_hash};
+use fray_core::battle::{Battle, Progress};
+use fray_core::log::BattleLog;
+use fray_core::model::Seat;
+
+fn scenarios() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios");
+    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    all.sort();
+    all
+}
+
+fn options(seed: u64) -> BattleOptions {
+    BattleOptions {
+        seed,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: true,
+    }
+}
+
+fn play_out(battle: &mut Battle) -> Progress {
+    battle.run()
+}
+
+fn log_of(battle: &Battle) -> Vec<u8> {
+    let mut out = Vec::new();
+    let log = battle.world().resource::<BattleLog>();
+    log.write_json_lines(&mut out).unwrap();
+    out
+}
+
+/// The battle of `scenario` and `seed`, played to its end by the AI, and
+/// its battle file.
+fn whole(path: &Path, seed: u64) -> (Vec<u8>, BattleFile) {
+    let (scenario, data, hash) = load_scenario_and_hash(path).unwrap();
+    let mut battle = build_battle(&scenario, &data, &options(seed)).unwrap();
+    assert!(matches!(play_out(&mut battle), Progress::Over(_)));
+    let seats = vec![Seat::Ai; scenario.scenario.sides.len()];
+    let file = BattleFile::of(&battle, &scenario, &hash, &options(seed), seats);
+    (log_of(&battle), file)
+}
+
+/// The battle of `file` loaded (its orders replayed, the AI on every side
+/// after them) and played to its end.
+fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
+    let text = file.to_text();
+    let saved = std::env::temp_dir().join(format!("fray-save-{}.ron", std::process::id()));
+    std::fs::write(&saved, text).unwrap();
+    let file = BattleFile::read(&saved).unwrap();
+    let (scenario, data) = file.scenario(path).unwrap();
+    let mut battle = build_battle(&scenario, &data, &options(file.seed)).unwrap();
+    file.seat_replay(&mut battle, |side| controller(Seat::Ai, &scenario, side));
+    assert!(matches!(play_out(&mut battle), Progress::Over(_)));
+    log_of(&battle)
+}
+
+#[test]
+fn a_battle_saved_at_any_decision_goes_on_as_if_never_stopped() {
+    let seeds: u64 = std::env::var("FRAY_SAVE_SEEDS").map_or(100, |s| s.parse().unwrap());
+    for path in scenarios() {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        // The large melees are costly in a debug build: fewer seeds.
+        let seeds = if name.starts_with("melee_") {
+            seeds.min(5)
+        } else {
+            seeds
+        };
+        for seed in 1..=seeds {
+            let (log, mut file) = whole(&path, seed);
+            let cut = (seed as usize * 7919) % (file.orders.len() + 1);
+            file.orders.truncate(cut);
+            let again = loaded(&file, &path);
+            assert!(
+                log == again,
+                "{name}, seed {seed}, saved after {cut} orders: the log differs"
+            );
+        }
+    }
+}
+
+/// The file, damaged: cut short, or one character replaced.
+fn damaged(text: &str) -> Vec<String> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    for i in (0..chars.len()).step_by(chars.len() / 150 + 1) {
+        out.push(chars[..i].iter().collect());
+        for c in ['"', ')', '9', 'x', '\n', '-'] {
+            let mut v = chars.clone();
+            v[i] = c;
+            out.push(v.into_iter().collect());
+        }
+    }
+    out
+}
+
+#[test]
+fn damaged_battle_files_are_refused_without_a_panic() {
+    let path = scenarios()
+        .into_iter()
+        .find(|p| p.ends_with("duel.ron"))
+        .unwrap();
+    let (_, file) = whole(&path, 3);
+    let dir = std::env::temp_dir().join(format!("fray-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut refused, mut read) = (0, 0);
+    for (i, text) in damaged(&file.to_text()).into_iter().enumerate() {
+        let f = dir.join(format!("{i}.ron"));
+        std::fs::write(&f, text).unwrap();
+        let Ok(battle_file) = BattleFile::read(&f) else {
+            refused += 1;
+            continue;
+        };
+        read += 1;
+        let Ok((scenario, data)) = battle_file.scenario(&f) else {
+            continue;
+        };
+        let seed = battle_file.seed;
+        if let Ok(mut battle) = build_battle(&scenario, &data, &options(seed)) {
+            battle_file.seat_replay(&mut battle, |_| Box::new(Stop));
+            let _ = play_out(&mut battle);
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(refused > 100 && read > 0, "refused {refused}, read {read}");
+}

@@ -1,0 +1,243 @@
+//! Battles begun from a scenario or from a battle file, saved as they go,
+//! and `fray replay`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use fray_ai::save::{BattleFile, Replaying, Stop};
+use fray_ai::{BattleOptions, LoadedRules, build_battle, controller};
+use fray_core::battle::{Battle, Progress};
+use fray_core::log::BattleLog;
+use fray_core::model::Seat;
+use fray_core::scenario::LoadedScenario;
+
+use crate::{Failure, bad_input, failed};
+
+/// A battle in the terminal, and what its battle file needs.
+pub struct Game {
+    pub battle: Battle,
+    pub scenario: LoadedScenario,
+    pub data_hash: String,
+    pub options: BattleOptions,
+    pub seats: Vec<Seat>,
+    /// Where the battle is saved as it goes, if anywhere.
+    pub save: Option<PathBuf>,
+}
+
+impl Game {
+    /// Save the battle file, when the battle has one.
+    pub fn save(&self) -> Result<(), Failure> {
+        let Some(path) = &self.save else {
+            return Ok(());
+        };
+        let file = BattleFile::of(
+            &self.battle,
+            &self.scenario,
+            &self.data_hash,
+            &self.options,
+            self.seats.clone(),
+        );
+        file.save(path).map_err(failed)
+    }
+}
+
+/// Who plays each side: as the scenario says, with `--human` and
+/// `--all-ai` applied.
+fn seats_of(
+    scenario: &mut LoadedScenario,
+    all_ai: bool,
+    human: &[String],
+) -> Result<Vec<Seat>, Failure> {
+    crate::seat_people(scenario, human)?;
+    Ok(scenario
+        .scenario
+        .sides
+        .iter()
+        .map(|s| if all_ai { Seat::Ai } else { s.seat })
+        .collect())
+}
+
+/// A new battle of the scenario at `path`.
+pub fn start_new(
+    path: &Path,
+    seed: Option<u64>,
+    dice: Vec<u32>,
+    all_ai: bool,
+    human: &[String],
+    save: Option<PathBuf>,
+) -> Result<Game, Failure> {
+    let (mut scenario, data, data_hash) =
+        fray_ai::load_scenario_and_hash(path).map_err(bad_input)?;
+    let seats = seats_of(&mut scenario, all_ai, human)?;
+    let largest = data.largest_die();
+    if let Some(face) = dice.iter().find(|&&f| f > largest) {
+        return Err(bad_input(format!(
+            "--dice: no die of the {} ruleset shows {face} (its largest is a d{largest})",
+            scenario.scenario.ruleset
+        )));
+    }
+    let options = BattleOptions {
+        seed: seed.unwrap_or(scenario.scenario.seed),
+        dice,
+        keep_log: true,
+        all_ai,
+    };
+    let battle = build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    Ok(Game {
+        battle,
+        scenario,
+        data_hash,
+        options,
+        seats,
+        save,
+    })
+}
+
+/// The battle a file holds, replayed up to where it was saved and seated
+/// to go on: as it was saved, or as `--all-ai` and `--human` say. A file
+/// whose orders the rules no longer take as they did is refused, and
+/// nothing is written.
+pub fn start_loaded(
+    path: &Path,
+    all_ai: bool,
+    human: &[String],
+    save: Option<PathBuf>,
+) -> Result<Game, Failure> {
+    let file = BattleFile::read(path).map_err(bad_input)?;
+    let (mut scenario, data) = file.scenario(path).map_err(bad_input)?;
+    let seats = if all_ai || !human.is_empty() {
+        seats_of(&mut scenario, all_ai, human)?
+    } else {
+        file.seats.clone()
+    };
+    if seats.len() != scenario.scenario.sides.len() {
+        return Err(bad_input(format!(
+            "{}: the file seats {} sides; its scenario has {}",
+            path.display(),
+            seats.len(),
+            scenario.scenario.sides.len()
+        )));
+    }
+    for (side, seat) in scenario.scenario.sides.iter_mut().zip(&seats) {
+        side.seat = *seat;
+    }
+    let options = BattleOptions {
+        seed: file.seed,
+        dice: file.dice.clone(),
+        keep_log: true,
+        all_ai: false,
+    };
+    replayed(&file, path, &scenario, &data, &options)?;
+    let mut battle =
+        build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    file.seat_replay(&mut battle, |side| controller(seats[side], &scenario, side));
+    Ok(Game {
+        battle,
+        scenario,
+        data_hash: file.ruleset_data.clone(),
+        options,
+        seats,
+        save: save.or_else(|| Some(path.to_path_buf())),
+    })
+}
+
+/// The battle of `file` replayed as far as its orders go, with no one to
+/// decide after: refused when it does not go as the file says.
+fn replayed(
+    file: &BattleFile,
+    path: &Path,
+    scenario: &LoadedScenario,
+    data: &LoadedRules,
+    options: &BattleOptions,
+) -> Result<Battle, Failure> {
+    let mut battle = build_battle(scenario, data, options).map_err(|e| bad_input(e.to_string()))?;
+    let replaying: Replaying = file.seat_replay(&mut battle, |_| Box::new(Stop));
+    if let Progress::Failed(why) = battle.run() {
+        return Err(bad_input(format!("{}: {why}", path.display())));
+    }
+    replaying
+        .check_all_given(file, &battle)
+        .map_err(|why| bad_input(format!("{}: {why}", path.display())))?;
+    Ok(battle)
+}
+
+/// `fray check FILE` of a battle file: it reads, its scenario and ruleset
+/// data are here, and its orders replay as they were given.
+pub fn check(path: &Path) -> Result<String, Failure> {
+    let file = BattleFile::read(path).map_err(bad_input)?;
+    let (scenario, data) = file.scenario(path).map_err(bad_input)?;
+    let options = BattleOptions {
+        seed: file.seed,
+        dice: file.dice.clone(),
+        keep_log: true,
+        all_ai: false,
+    };
+    let battle = replayed(&file, path, &scenario, &data, &options)?;
+    let state = match battle.outcome() {
+        Some(_) => "over".to_string(),
+        None => format!("round {}", battle.world().resource::<BattleLog>().round),
+    };
+    Ok(format!(
+        "battle of \"{}\", ruleset {}, {} orders, {state}",
+        scenario.scenario.name,
+        file.ruleset,
+        file.orders.len()
+    ))
+}
+
+/// `fray replay FILE`: print the battle as `fray run` printed it, up to
+/// log entry `until` when given, and write its log.
+pub fn replay(path: &Path, log_file: Option<PathBuf>, until: Option<u64>) -> Result<(), Failure> {
+    let file = BattleFile::read(path).map_err(bad_input)?;
+    let (scenario, data) = file.scenario(path).map_err(bad_input)?;
+    let options = BattleOptions {
+        seed: file.seed,
+        dice: file.dice.clone(),
+        keep_log: true,
+        all_ai: false,
+    };
+    let battle = replayed(&file, path, &scenario, &data, &options)?;
+    let mut log = crate::open_log(log_file.as_deref())?;
+    let mut out = crate::out::Out::new();
+    let _ = writeln!(
+        out,
+        "{} — ruleset {}, seed {} (replayed from {})",
+        scenario.scenario.name,
+        scenario.scenario.ruleset,
+        file.seed,
+        path.display()
+    );
+    let entries = battle.world().resource::<BattleLog>().entries();
+    let shown: Vec<_> = entries
+        .iter()
+        .filter(|e| until.is_none_or(|u| e.seq <= u))
+        .collect();
+    for e in &shown {
+        let _ = writeln!(out, "{}", e.sentence());
+    }
+    match battle.outcome() {
+        Some(result) if shown.len() == entries.len() => {
+            let sides = battle.world().resource::<fray_core::model::Sides>();
+            let _ = writeln!(out, "Result: {}", crate::describe_result(result, sides));
+        }
+        Some(_) => {}
+        None => {
+            let _ = writeln!(out, "The battle file ends here: {}", waiting_for(&battle));
+        }
+    }
+    if let Some((name, f)) = &mut log {
+        let log = battle.world().resource::<BattleLog>();
+        log.write_json_lines_until(f, until.unwrap_or(u64::MAX))
+            .map_err(|e| failed(format!("cannot write {}: {e}", name.display())))?;
+    }
+    out.finish().map_err(crate::lost)
+}
+
+/// Who the battle waits for, in words.
+fn waiting_for(battle: &Battle) -> String {
+    let decisions = battle.world().resource::<fray_core::decision::Decisions>();
+    match decisions.open().first() {
+        Some(d) => format!("{} is to decide: {}", d.actor_name, d.prompt),
+        None => "no one is asked anything".to_string(),
+    }
+}
