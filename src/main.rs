@@ -4,6 +4,7 @@
 //! ```text
 //! fray                                   the game window, main menu
 //! fray play SCENARIO [--seed N] [--human SIDE]... [--all-ai] [--steps K --screenshot FILE]
+//! fray play --load FILE [--rewind-to SEQ] [--screenshot FILE]
 //! fray run SCENARIO [--seed N] [--dice 3,5,12] [--log FILE.jsonl] [--save FILE]
 //! fray run --load FILE [--human SIDE]... [--all-ai]
 //! fray replay FILE [--log FILE.jsonl] [--until SEQ]
@@ -49,8 +50,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Open the game window straight into a battle.
+    #[command(group(clap::ArgGroup::new("battle").required(true).args(["scenario", "load"])))]
     Play {
-        scenario: PathBuf,
+        scenario: Option<PathBuf>,
+        /// Open a saved battle where it was saved.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "human", "all_ai"])]
+        load: Option<PathBuf>,
+        /// With --load: rewind the battle to the step that wrote this log entry.
+        #[arg(long, value_name = "SEQ", requires = "load")]
+        rewind_to: Option<u64>,
         #[arg(long)]
         seed: Option<u64>,
         /// Seat a person for the side of this name (repeat for hotseat).
@@ -190,6 +198,8 @@ mod game {
     #[derive(Default)]
     pub struct Launch {
         pub scenario: Option<std::path::PathBuf>,
+        pub load: Option<std::path::PathBuf>,
+        pub rewind_to: Option<u64>,
         pub seed: Option<u64>,
         pub all_ai: bool,
         pub humans: Vec<String>,
@@ -206,11 +216,14 @@ mod game {
 
 /// Open the window on a battle, after checking what the command line names.
 fn play(launch: game::Launch) -> Result<(), Failure> {
-    let Some(scenario) = launch.scenario.as_deref() else {
+    if let Some(file) = &launch.load {
+        saved::check(file)?;
+    } else if let Some(scenario) = launch.scenario.as_deref() {
+        let (mut loaded, _) = load_scenario(scenario)?;
+        seat_people(&mut loaded, &launch.humans)?;
+    } else {
         return game::run(launch).map_err(failed);
-    };
-    let (mut loaded, _) = load_scenario(scenario)?;
-    seat_people(&mut loaded, &launch.humans)?;
+    }
     if let Some(dir) = launch
         .screenshot
         .as_ref()
@@ -241,6 +254,8 @@ fn main() -> ExitCode {
         .map_err(failed),
         Some(Command::Play {
             scenario,
+            load,
+            rewind_to,
             seed,
             human,
             all_ai,
@@ -249,7 +264,9 @@ fn main() -> ExitCode {
             drive,
             bench_frames,
         }) => play(game::Launch {
-            scenario: Some(scenario),
+            scenario,
+            load,
+            rewind_to,
             seed,
             all_ai,
             humans: human,

@@ -4,7 +4,8 @@
 //!   must decide), write a PNG of the window and exit;
 //! - `--drive`: play every Human seat through the same input actions a player
 //!   uses (Confirm for the hand-off, Choose1 for the first legal choice) until
-//!   the result screen;
+//!   the result screen, saving the battle once (Save, after two choices:
+//!   behind a hand-off in hotseat) to the saves folder;
 //! - `--bench-frames N`: measure the CPU time of each frame's update and
 //!   report the 50th and 99th percentiles.
 
@@ -27,6 +28,7 @@ struct Autoplay {
     update_started: Option<Instant>,
     samples: Vec<Duration>,
     driven_choices: u32,
+    saved: bool,
 }
 
 /// Frames to wait after the goal so the last state is drawn.
@@ -44,7 +46,7 @@ fn goal_reached(launch: &Launch, session: Option<&Session>, screen: Screen) -> b
             s.log().count() >= k || s.result().is_some() || s.human_decision().is_some()
         }
         (None, Some(_)) => screen != Screen::Menu,
-        (_, None) => screen == Screen::Menu && launch.scenario.is_none(),
+        (_, None) => screen == Screen::Menu && launch.scenario.is_none() && launch.load.is_none(),
     }
 }
 
@@ -67,7 +69,11 @@ fn run(
         }
         s.stop_at = launch.steps;
         if launch.drive && *screen.get() == Screen::Battle {
-            if s.handoff.is_some() {
+            let asked = s.handoff.is_some() || s.human_decision().is_some();
+            if asked && !auto.saved && auto.driven_choices >= 2 {
+                actions.press(&GameAction::Save);
+                auto.saved = true;
+            } else if s.handoff.is_some() {
                 actions.press(&GameAction::Confirm);
             } else if s.human_decision().is_some() && auto.frames.is_multiple_of(2) {
                 actions.press(&GameAction::Choose1);
@@ -78,7 +84,7 @@ fn run(
     // An unattended run whose battle could not start has nothing to wait for.
     let unattended = launch.steps.is_some() || launch.drive || launch.screenshot.is_some();
     if unattended
-        && launch.scenario.is_some()
+        && (launch.scenario.is_some() || launch.load.is_some())
         && let Some(err) = menu.as_ref().and_then(|m| m.error.clone())
     {
         error!("the battle could not start: {err}");

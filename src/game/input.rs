@@ -26,6 +26,9 @@ pub enum GameAction {
     Select,
     Pause,
     Step,
+    /// Rewind one step.
+    Back,
+    Save,
     NextRound,
     Faster,
     Slower,
@@ -57,6 +60,8 @@ impl GameAction {
             "Select" => Select,
             "Pause" => Pause,
             "Step" => Step,
+            "Back" => Back,
+            "Save" => Save,
             "NextRound" => NextRound,
             "Faster" => Faster,
             "Slower" => Slower,
@@ -93,6 +98,9 @@ impl GameAction {
 #[serde(deny_unknown_fields)]
 struct Bindings {
     keys: BTreeMap<String, Vec<KeyCode>>,
+    /// Keys pressed with Control.
+    #[serde(default)]
+    control: BTreeMap<String, Vec<KeyCode>>,
     #[serde(default)]
     mouse: BTreeMap<String, Vec<MouseButton>>,
 }
@@ -113,6 +121,16 @@ pub fn load_bindings(path: Option<&Path>) -> Result<InputMap<GameAction>, LoadEr
             .ok_or_else(|| source.error_at(name, None, format!("no action named {name:?}")))?;
         for key in keys {
             map.insert(action, *key);
+        }
+    }
+    for (name, keys) in &bindings.control {
+        let action = GameAction::named(name)
+            .ok_or_else(|| source.error_at(name, None, format!("no action named {name:?}")))?;
+        for key in keys {
+            map.insert(
+                action,
+                ButtonlikeChord::modified(ModifierKey::Control, *key),
+            );
         }
     }
     for (name, buttons) in &bindings.mouse {

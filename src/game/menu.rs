@@ -7,7 +7,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use fray_core::model::{BattleResult, Seat};
 use fray_core::scenario::LoadedScenario;
 
-use super::session::{Session, Setup};
+use super::session::{Session, Setup, saves_dir};
 use super::{Launch, Screen, assets_dir};
 
 /// A scenario the menu offers.
@@ -21,9 +21,16 @@ struct Entry {
     seed: u64,
 }
 
+/// A saved battle the menu offers.
+struct Saved {
+    path: PathBuf,
+    words: String,
+}
+
 #[derive(Resource, Default)]
 pub struct MenuState {
     entries: Vec<Entry>,
+    saved: Vec<Saved>,
     problems: Vec<String>,
     selected: usize,
     seats: Vec<Seat>,
@@ -52,8 +59,45 @@ fn proposed_seats(seats: &[Seat]) -> Vec<Seat> {
     out
 }
 
+/// The saved battles, newest first: scenario, round and when.
+fn scan_saves() -> Vec<Saved> {
+    let mut paths: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(saves_dir())
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "ron"))
+                .map(|e| {
+                    let when = e.metadata().and_then(|m| m.modified());
+                    (when.unwrap_or(std::time::UNIX_EPOCH), e.path())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    paths.sort_by(|a, b| b.cmp(a));
+    paths
+        .into_iter()
+        .map(|(_, path)| {
+            let words = match fray_ai::save::BattleFile::read(&path) {
+                Ok(f) => format!(
+                    "{} — {}, round {}, saved {}",
+                    f.name, f.ruleset, f.round, f.saved_at
+                ),
+                Err(e) => format!("cannot be read: {e}"),
+            };
+            Saved { path, words }
+        })
+        .collect()
+}
+
+/// Look for saved battles again whenever the menu opens.
+fn rescan_saves(state: Option<ResMut<MenuState>>) {
+    if let Some(mut state) = state {
+        state.saved = scan_saves();
+    }
+}
+
 fn scan() -> MenuState {
     let mut state = MenuState::default();
+    state.saved = scan_saves();
     let dir = assets_dir().join("scenarios");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -90,6 +134,16 @@ fn scan() -> MenuState {
 
 /// Start from the command line's scenario, if one was given.
 fn launch(launch: Res<Launch>, mut commands: Commands) {
+    if let Some(file) = launch.load.clone() {
+        commands.insert_resource(scan());
+        commands.insert_resource(StartBattle(Setup {
+            path: file.clone(),
+            seed: 0,
+            seats: Vec::new(),
+            load: Some(file),
+        }));
+        return;
+    }
     let Some(path) = launch.scenario.clone() else {
         commands.insert_resource(scan());
         return;
@@ -122,6 +176,7 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
         path,
         seed: launch.seed.unwrap_or(scenario.scenario.seed),
         seats,
+        load: None,
     }));
 }
 
@@ -130,7 +185,14 @@ fn start_battle(world: &mut World) {
     let Some(StartBattle(setup)) = world.remove_resource::<StartBattle>() else {
         return;
     };
-    match Session::start(setup) {
+    let rewind_to = world.resource::<Launch>().rewind_to;
+    let started = Session::start(setup).and_then(|mut s| {
+        if let Some(seq) = rewind_to {
+            s.rewind_to_entry(seq)?;
+        }
+        Ok(s)
+    });
+    match started {
         Ok(session) => {
             world.insert_non_send(session);
             world
@@ -171,16 +233,19 @@ fn menu_ui(
             ui.separator();
             ui.heading("Scenario");
             let mut picked = None;
-            for (i, e) in state.entries.iter().enumerate() {
-                let label = format!("{} — {} ({})", e.name, e.ruleset, e.sides.join(" vs "));
-                if ui
-                    .selectable_label(i == state.selected, label)
-                    .on_hover_text(&e.description)
-                    .clicked()
-                {
-                    picked = Some(i);
-                }
-            }
+            egui::ScrollArea::vertical()
+                .id_salt("scenarios")
+                .max_height(260.0)
+                .show(ui, |ui| {
+                    for (i, e) in state.entries.iter().enumerate() {
+                        let label =
+                            format!("{} — {} ({})", e.name, e.ruleset, e.sides.join(" vs "));
+                        let r = ui.selectable_label(i == state.selected, label);
+                        if r.on_hover_text(&e.description).clicked() {
+                            picked = Some(i);
+                        }
+                    }
+                });
             if let Some(i) = picked {
                 state.selected = i;
                 let e = &state.entries[i];
@@ -221,6 +286,7 @@ fn menu_ui(
                             path: path.clone(),
                             seed: state.seed,
                             seats: state.seats.clone(),
+                            load: None,
                         }));
                     }
                     if ui.button("Watch (AI on every side)").clicked() {
@@ -228,6 +294,7 @@ fn menu_ui(
                             path: path.clone(),
                             seed: state.seed,
                             seats: vec![Seat::Ai; sides.len()],
+                            load: None,
                         }));
                     }
                     if ui.button("Quit").clicked() {
@@ -235,6 +302,7 @@ fn menu_ui(
                     }
                 });
             }
+            saved_battles(ui, &state, &mut commands);
             if let Some(err) = &state.error {
                 ui.colored_label(egui::Color32::from_rgb(230, 90, 90), err);
             }
@@ -242,14 +310,50 @@ fn menu_ui(
     Ok(())
 }
 
+/// The saved battles, each with a button that goes on with it.
+fn saved_battles(ui: &mut egui::Ui, state: &MenuState, commands: &mut Commands) {
+    ui.separator();
+    egui::CollapsingHeader::new(format!("Saved battles ({})", state.saved.len()))
+        .default_open(!state.saved.is_empty())
+        .show(ui, |ui| {
+            if state.saved.is_empty() {
+                ui.label(format!(
+                    "None yet. Ctrl+S saves a battle to {}.",
+                    saves_dir().display()
+                ));
+            }
+            egui::ScrollArea::vertical()
+                .max_height(110.0)
+                .show(ui, |ui| {
+                    for saved in &state.saved {
+                        ui.horizontal(|ui| {
+                            if ui
+                                .button("Load")
+                                .on_hover_text(saved.path.display().to_string())
+                                .clicked()
+                            {
+                                commands.insert_resource(StartBattle(Setup {
+                                    path: saved.path.clone(),
+                                    seed: 0,
+                                    seats: Vec::new(),
+                                    load: Some(saved.path.clone()),
+                                }));
+                            }
+                            ui.label(&saved.words);
+                        });
+                    }
+                });
+        });
+}
+
 fn result_ui(
     mut contexts: EguiContexts,
-    session: Option<NonSend<Session>>,
+    session: Option<NonSendMut<Session>>,
     mut commands: Commands,
     mut next: ResMut<NextState<Screen>>,
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
-    let Some(s) = session else { return Ok(()) };
+    let Some(mut s) = session else { return Ok(()) };
     egui::Window::new("The battle is over")
         .anchor(egui::Align2::RIGHT_TOP, [-16.0, 16.0])
         .collapsible(false)
@@ -287,12 +391,31 @@ fn result_ui(
                 s.log().entries().len(),
                 s.setup.seed
             ));
+            if let Some(n) = &s.notice {
+                ui.label(n);
+            }
             ui.separator();
             ui.horizontal(|ui| {
+                if ui
+                    .button("Save the replay")
+                    .on_hover_text(
+                        "A battle file: load it from the main menu, or `fray replay FILE`",
+                    )
+                    .clicked()
+                    && let Err(why) = s.save()
+                {
+                    s.notice = Some(format!("Not saved: {why}"));
+                }
                 if ui.button("Replay this battle").clicked() {
                     commands.insert_resource(StartBattle(s.setup.clone()));
                 }
-                if ui.button("Back to the battlefield").clicked() {
+                if ui
+                    .button("Back to the battlefield")
+                    .on_hover_text("Look over the battle: pick a log entry and rewind to it")
+                    .clicked()
+                {
+                    s.reviewing = true;
+                    s.paused = true;
                     next.set(Screen::Battle);
                 }
                 if ui.button("Main menu").clicked() {
@@ -311,7 +434,7 @@ fn end_session(world: &mut World) {
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Startup, launch)
         .add_systems(Update, start_battle)
-        .add_systems(OnEnter(Screen::Menu), end_session)
+        .add_systems(OnEnter(Screen::Menu), (end_session, rescan_saves))
         .add_systems(
             EguiPrimaryContextPass,
             menu_ui.run_if(in_state(Screen::Menu).and_then(resource_exists::<MenuState>)),

@@ -32,6 +32,10 @@ pub enum Screen {
 pub struct Launch {
     /// Go straight into this scenario.
     pub scenario: Option<PathBuf>,
+    /// Or into this saved battle, where it was saved.
+    pub load: Option<PathBuf>,
+    /// Then rewind it to the step that wrote this log entry.
+    pub rewind_to: Option<u64>,
     pub seed: Option<u64>,
     /// Every side played by the AI (watch mode).
     pub all_ai: bool,

@@ -63,6 +63,12 @@ fn keys(
         s.paused = true;
         s.advance();
     }
+    if actions.just_pressed(&GameAction::Back) {
+        rewound(&mut s, Session::back_one_step);
+    }
+    if actions.just_pressed(&GameAction::Save) {
+        saved(&mut s);
+    }
     if actions.just_pressed(&GameAction::NextRound) {
         s.skip_to_round = Some((s.view.round)(s.battle.world()));
     }
@@ -83,6 +89,21 @@ fn keys(
                 break;
             }
         }
+    }
+}
+
+/// Save the battle, saying where (or why not) in the top bar. Behind a
+/// hand-off nothing secret shows: only the file's name.
+fn saved(s: &mut Session) {
+    if let Err(why) = s.save() {
+        s.notice = Some(format!("Not saved: {why}"));
+    }
+}
+
+/// Rewind as `how` says, saying why not when it cannot.
+fn rewound(s: &mut Session, how: impl FnOnce(&mut Session) -> Result<(), String>) {
+    if let Err(why) = how(s) {
+        s.notice = Some(format!("Cannot rewind: {why}"));
     }
 }
 
@@ -197,6 +218,9 @@ fn choice_button(
 struct Asked {
     pause_toggle: bool,
     step: bool,
+    back: bool,
+    save: bool,
+    rewind_to: Option<u64>,
     skip: bool,
     menu: bool,
     answer: Option<(u64, Order)>,
@@ -244,7 +268,7 @@ fn battle_ui(
             .default_size(380.0)
             .resizable(true)
             .show(&mut root, |ui| {
-                log_panel(ui, s.log().entries(), &mut picked)
+                log_panel(ui, s.log().entries(), &mut picked, &mut asked)
             });
         rects.0.push(to_rect(right.response.rect));
         let hover = hover.as_deref();
@@ -277,6 +301,15 @@ fn battle_ui(
     if asked.skip {
         s.skip_to_round = Some(round);
     }
+    if asked.back {
+        rewound(&mut s, Session::back_one_step);
+    }
+    if let Some(seq) = asked.rewind_to {
+        rewound(&mut s, |s| s.rewind_to_entry(seq));
+    }
+    if asked.save {
+        saved(&mut s);
+    }
     s.speed = speed;
     if let Some((id, order)) = asked.answer {
         s.answer(id, order);
@@ -301,6 +334,13 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
             asked.pause_toggle = true;
         }
         if ui
+            .button("⏮ Back")
+            .on_hover_text("Rewind one rules step (,)")
+            .clicked()
+        {
+            asked.back = true;
+        }
+        if ui
             .button("Step")
             .on_hover_text("One rules step (.)")
             .clicked()
@@ -323,8 +363,14 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
         } else {
             ""
         });
+        if ui.button("Save").on_hover_text("Ctrl+S").clicked() {
+            asked.save = true;
+        }
         if ui.button("Menu").on_hover_text("Escape").clicked() {
             asked.menu = true;
+        }
+        if let Some(n) = &s.notice {
+            ui.label(egui::RichText::new(n).small());
         }
     });
 }
@@ -388,7 +434,12 @@ fn tracker_panel(ui: &mut egui::Ui, s: &Session) {
 }
 
 /// The combat log, one row per entry, and the picked entry's breakdown.
-fn log_panel(ui: &mut egui::Ui, entries: &[LogEntry], picked: &mut Option<usize>) {
+fn log_panel(
+    ui: &mut egui::Ui,
+    entries: &[LogEntry],
+    picked: &mut Option<usize>,
+    asked: &mut Asked,
+) {
     ui.heading("Combat log");
     ui.label(egui::RichText::new("Click an entry for its rolls and rule.").small());
     // Only the rows in view are laid out: the log grows long.
@@ -423,7 +474,18 @@ fn log_panel(ui: &mut egui::Ui, entries: &[LogEntry], picked: &mut Option<usize>
         });
     ui.separator();
     match picked.and_then(|i| entries.get(i)) {
-        Some(e) => breakdown(ui, e),
+        Some(e) => {
+            if ui
+                .button("⏮ Rewind to here")
+                .on_hover_text(
+                    "The battle as it stood when this entry was written; play on to see it again",
+                )
+                .clicked()
+            {
+                asked.rewind_to = Some(e.seq);
+            }
+            breakdown(ui, e);
+        }
         None => {
             ui.label("No entry picked.");
         }
@@ -753,6 +815,10 @@ fn battle_menu(
         .show(ctx, |ui| {
             if ui.button("Resume").clicked() {
                 menu.0 = false;
+            }
+            if ui.button("Save (Ctrl+S)").clicked() {
+                menu.0 = false;
+                saved(s);
             }
             if ui.button("Restart this battle").clicked() {
                 menu.0 = false;

@@ -7,12 +7,13 @@
 //! the window advances one rules step (one initiative count, one phase …)
 //! per tick so the timing can be followed.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use bevy::prelude::*;
+use fray_ai::save::BattleFile;
 use fray_ai::{BattleOptions, LoadedRules, build_battle};
 use fray_core::battle::{Battle, Progress};
-use fray_core::decision::{Decision, Decisions, HumanSeat, Order};
+use fray_core::decision::{Controller, Decision, Decisions, HumanSeat, Order};
 use fray_core::log::BattleLog;
 use fray_core::model::{BattleResult, Seat, Sides};
 use fray_core::scenario::LoadedScenario;
@@ -26,6 +27,8 @@ pub struct Setup {
     pub path: PathBuf,
     pub seed: u64,
     pub seats: Vec<Seat>,
+    /// A saved battle to go on with, in place of a new one.
+    pub load: Option<PathBuf>,
 }
 
 /// Playback speeds: rules steps per second; `None` runs until someone must decide.
@@ -57,29 +60,107 @@ pub struct Session {
     pub picked_entry: Option<usize>,
     /// Pause once the log holds this many entries (`fray play --steps`).
     pub stop_at: Option<u64>,
+    /// The hash of the ruleset data, the seed and dice: what a battle file
+    /// keeps besides the orders.
+    pub data_hash: String,
+    pub options: BattleOptions,
+    /// The log's length after each run of the rules, so a rewind can stop
+    /// where a step ended.
+    pub marks: Vec<u64>,
+    /// The battle is over and the player looks back over it.
+    pub reviewing: bool,
+    /// What the last save, load or rewind did, for the top bar.
+    pub notice: Option<String>,
+}
+
+/// Where the window saves battles: `$FRAY_SAVES`, else the user's data
+/// folder (`$XDG_DATA_HOME/fray/saves`, `~/.local/share/fray/saves`).
+pub fn saves_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("FRAY_SAVES") {
+        return PathBuf::from(dir);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    data.join("fray/saves")
+}
+
+/// The controller a window's seat gets: a person, or the AI or script.
+fn seat_controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn Controller> {
+    match seat {
+        Seat::Human => Box::new(HumanSeat),
+        _ => fray_ai::controller(seat, scenario, side),
+    }
 }
 
 impl Session {
-    /// Load a scenario and seat it.
+    /// Load a scenario and seat it, or go on with a saved battle.
     pub fn start(setup: Setup) -> Result<Self, String> {
-        let (scenario, data) = fray_ai::load_scenario(&setup.path)?;
+        if let Some(file) = setup.load.clone() {
+            return Self::load(&file);
+        }
+        let (scenario, data, data_hash) = fray_ai::load_scenario_and_hash(&setup.path)?;
         let options = BattleOptions {
             seed: setup.seed,
             dice: Vec::new(),
             keep_log: true,
             all_ai: false,
         };
-        let mut scenario_seated = scenario.clone();
-        for (side, seat) in scenario_seated.scenario.sides.iter_mut().zip(&setup.seats) {
+        let mut seated = scenario.clone();
+        for (side, seat) in seated.scenario.sides.iter_mut().zip(&setup.seats) {
             side.seat = *seat;
         }
-        let mut battle =
-            build_battle(&scenario_seated, &data, &options).map_err(|e| e.to_string())?;
+        let mut battle = build_battle(&seated, &data, &options).map_err(|e| e.to_string())?;
         for (i, seat) in setup.seats.iter().enumerate() {
-            if *seat == Seat::Human {
-                battle.set_controller(i, Box::new(HumanSeat));
-            }
+            battle.set_controller(i, seat_controller(*seat, &seated, i));
         }
+        Self::new(battle, setup, seated, data, data_hash, options)
+    }
+
+    /// A saved battle: its orders replayed up to where it was saved, then
+    /// played on with the seats it was saved with.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let file = BattleFile::read(path)?;
+        let (mut scenario, data) = file.scenario(path)?;
+        for (side, seat) in scenario.scenario.sides.iter_mut().zip(&file.seats) {
+            side.seat = *seat;
+        }
+        let options = BattleOptions {
+            seed: file.seed,
+            dice: file.dice.clone(),
+            keep_log: true,
+            all_ai: false,
+        };
+        let setup = Setup {
+            path: PathBuf::from(&file.scenario_file),
+            seed: file.seed,
+            seats: file.seats.clone(),
+            load: None,
+        };
+        let battle = replayed(&file, &scenario, &data, &options)?;
+        let mut s = Self::new(
+            battle,
+            setup,
+            scenario,
+            data,
+            file.ruleset_data.clone(),
+            options,
+        )?;
+        s.catch_up(u64::MAX, file.steps as usize)?;
+        s.paused = true;
+        s.notice = Some(format!("Loaded {}", path.display()));
+        Ok(s)
+    }
+
+    fn new(
+        battle: Battle,
+        setup: Setup,
+        scenario: LoadedScenario,
+        rules: LoadedRules,
+        data_hash: String,
+        options: BattleOptions,
+    ) -> Result<Self, String> {
         let view = *battle
             .world()
             .get_resource::<RulesView>()
@@ -87,8 +168,8 @@ impl Session {
         Ok(Self {
             battle,
             setup,
-            scenario: scenario_seated,
-            rules: data,
+            scenario,
+            rules,
             view,
             paused: false,
             speed: 1,
@@ -101,7 +182,102 @@ impl Session {
             selected: None,
             picked_entry: None,
             stop_at: None,
+            data_hash,
+            options,
+            marks: Vec::new(),
+            reviewing: false,
+            notice: None,
         })
+    }
+
+    /// The battle so far as a battle file.
+    pub fn file(&self) -> BattleFile {
+        BattleFile::of(
+            &self.battle,
+            &self.scenario,
+            &self.data_hash,
+            &self.options,
+            self.setup.seats.clone(),
+        )
+    }
+
+    /// Save the battle so far in the saves folder, named after the
+    /// scenario and the moment; say where.
+    pub fn save(&mut self) -> Result<PathBuf, String> {
+        let dir = saves_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot make {}: {e}", dir.display()))?;
+        let stem = self
+            .setup
+            .path
+            .file_stem()
+            .map_or("battle".into(), |s| s.to_string_lossy().to_string());
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let path = dir.join(format!("{stem}-{now}.ron"));
+        self.file().save(&path)?;
+        self.notice = Some(format!("Saved to {}", path.display()));
+        Ok(path)
+    }
+
+    /// Go back to where the rules had run `steps` times: the battle is
+    /// rebuilt and its orders replayed up to there, paused. Going on plays
+    /// the same orders again until a person decides anew.
+    pub fn rewind_to_step(&mut self, steps: usize) -> Result<(), String> {
+        let file = self.file();
+        self.battle = replayed(&file, &self.scenario, &self.rules, &self.options)?;
+        self.marks.clear();
+        self.progress = None;
+        self.catch_up(u64::MAX, steps)?;
+        self.seen = self.log().entries().len();
+        (
+            self.selected,
+            self.picked_entry,
+            self.handoff,
+            self.shown_side,
+        ) = (None, None, None, None);
+        (self.paused, self.reviewing) = (true, false);
+        let round = (self.view.round)(self.battle.world());
+        self.notice = Some(format!(
+            "Rewound to round {round}, log entry {}",
+            self.log().count()
+        ));
+        Ok(())
+    }
+
+    /// Back to the end of the step before the last one that wrote the log.
+    pub fn back_one_step(&mut self) -> Result<(), String> {
+        let now = self.log().count();
+        let k = self
+            .marks
+            .iter()
+            .rposition(|&m| m < now)
+            .map_or(0, |i| i + 1);
+        self.rewind_to_step(k)
+    }
+
+    /// Back to the end of the step that wrote log entry `seq`.
+    pub fn rewind_to_entry(&mut self, seq: u64) -> Result<(), String> {
+        let k = self
+            .marks
+            .iter()
+            .position(|&m| m >= seq)
+            .map_or(self.marks.len(), |i| i + 1);
+        self.rewind_to_step(k)
+    }
+
+    /// Run the rules until the log holds `entries` or they have run `steps`
+    /// times, or the battle waits or ends.
+    fn catch_up(&mut self, entries: u64, steps: usize) -> Result<(), String> {
+        while self.log().count() < entries && self.marks.len() < steps {
+            if !self.advance() {
+                break;
+            }
+        }
+        match &self.progress {
+            Some(Progress::Failed(why)) => Err(why.clone()),
+            _ => Ok(()),
+        }
     }
 
     pub fn log(&self) -> &BattleLog {
@@ -166,7 +342,13 @@ impl Session {
             self.paused = true;
             return false;
         }
-        match self.battle.advance() {
+        let before = self.battle.world().resource::<Decisions>().steps();
+        let stopped = self.battle.advance();
+        if self.battle.world().resource::<Decisions>().steps() > before {
+            let count = self.log().count();
+            self.marks.push(count);
+        }
+        match stopped {
             None => true,
             Some(p) => {
                 self.progress = Some(p);
@@ -174,6 +356,22 @@ impl Session {
             }
         }
     }
+}
+
+/// A new battle of `file`, its orders given as they were and no one to
+/// decide after them (the caller seats who plays on).
+fn replayed(
+    file: &BattleFile,
+    scenario: &LoadedScenario,
+    data: &LoadedRules,
+    options: &BattleOptions,
+) -> Result<Battle, String> {
+    let mut battle = build_battle(scenario, data, options).map_err(|e| e.to_string())?;
+    let seats = file.seats.clone();
+    file.seat_replay(&mut battle, |side| {
+        seat_controller(seats[side], scenario, side)
+    });
+    Ok(battle)
 }
 
 /// Step the battle as fast as the chosen speed allows, or at once to the next
@@ -185,6 +383,9 @@ fn drive(
 ) {
     let Some(mut s) = session else { return };
     if s.result().is_some() {
+        if s.reviewing {
+            return;
+        }
         if matches!(s.progress, Some(Progress::Over(_))) {
             next.set(Screen::Result);
         } else {

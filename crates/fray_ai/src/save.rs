@@ -28,6 +28,17 @@ pub const VERSION: u32 = 1;
 pub struct BattleFile {
     /// The format's version ([`VERSION`]).
     pub fray_battle: u32,
+    /// The scenario's name, the round reached and when it was saved, for
+    /// a list of saved battles.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub round: u32,
+    #[serde(default)]
+    pub saved_at: String,
+    /// How many times the rules had run when it was saved.
+    #[serde(default)]
+    pub steps: u64,
     pub ruleset: String,
     /// The hash of the ruleset data the battle was played under.
     pub ruleset_data: String,
@@ -48,6 +59,24 @@ pub struct BattleFile {
 /// A battle file that cannot be used, and why (exit 2).
 pub type Refused = String;
 
+/// A moment as people read it: `2026-11-23 03:40 UTC`, from seconds since
+/// 1970 (the civil calendar from a day count, as in H. Hinnant's
+/// `civil_from_days`).
+pub fn utc_words(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let (hour, minute) = ((secs % 86_400) / 3600, (secs % 3600) / 60);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
+}
+
 /// The hash that names a ruleset data text.
 pub fn data_hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
@@ -63,8 +92,15 @@ impl BattleFile {
         options: &BattleOptions,
         seats: Vec<Seat>,
     ) -> Self {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
         Self {
             fray_battle: VERSION,
+            name: scenario.scenario.name.clone(),
+            round: battle.world().resource::<fray_core::log::BattleLog>().round,
+            saved_at: utc_words(now),
+            steps: battle.world().resource::<Decisions>().steps(),
             ruleset: scenario.scenario.ruleset.clone(),
             ruleset_data: ruleset_data.to_string(),
             seed: options.seed,
@@ -283,5 +319,17 @@ pub struct Stop;
 impl Controller for Stop {
     fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moments_read_as_dates() {
+        assert_eq!(utc_words(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc_words(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc_words(1_795_404_000), "2026-11-23 03:20 UTC");
     }
 }
