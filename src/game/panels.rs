@@ -221,6 +221,7 @@ struct Asked {
     back: bool,
     save: bool,
     rewind_to: Option<u64>,
+    take_over: bool,
     skip: bool,
     menu: bool,
     answer: Option<(u64, Order)>,
@@ -310,6 +311,9 @@ fn battle_ui(
     if asked.save {
         saved(&mut s);
     }
+    if asked.take_over {
+        rewound(&mut s, Session::take_over);
+    }
     s.speed = speed;
     if let Some((id, order)) = asked.answer {
         s.answer(id, order);
@@ -363,6 +367,16 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
         } else {
             ""
         });
+        if s.has_future()
+            && ui
+                .button("Take over")
+                .on_hover_text(
+                    "Play on from this moment as a new branch: the orders after it are forgotten and every side decides anew",
+                )
+                .clicked()
+        {
+            asked.take_over = true;
+        }
         if ui.button("Save").on_hover_text("Ctrl+S").clicked() {
             asked.save = true;
         }

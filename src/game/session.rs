@@ -71,6 +71,9 @@ pub struct Session {
     pub reviewing: bool,
     /// What the last save, load or rewind did, for the top bar.
     pub notice: Option<String>,
+    /// After a rewind: the battle as it went on from here, whose orders
+    /// playing on gives again, until a player takes over.
+    pub future: Option<BattleFile>,
 }
 
 /// Where the window saves battles: `$FRAY_SAVES`, else the user's data
@@ -187,6 +190,7 @@ impl Session {
             marks: Vec::new(),
             reviewing: false,
             notice: None,
+            future: None,
         })
     }
 
@@ -222,26 +226,58 @@ impl Session {
 
     /// Go back to where the rules had run `steps` times: the battle is
     /// rebuilt and its orders replayed up to there, paused. Going on plays
-    /// the same orders again until a person decides anew.
+    /// the same orders again until a player takes over.
     pub fn rewind_to_step(&mut self, steps: usize) -> Result<(), String> {
+        let file = self.history();
+        self.rebuild(&file, steps)?;
+        self.future = Some(file);
+        let round = (self.view.round)(self.battle.world());
+        let entry = self.log().count();
+        self.notice = Some(format!("Rewound to round {round}, log entry {entry}"));
+        Ok(())
+    }
+
+    /// Play on from here as a new branch: the orders after this moment are
+    /// forgotten, and every seat decides anew.
+    pub fn take_over(&mut self) -> Result<(), String> {
+        let steps = self.marks.len();
         let file = self.file();
-        self.battle = replayed(&file, &self.scenario, &self.rules, &self.options)?;
+        self.rebuild(&file, steps)?;
+        self.future = None;
+        self.notice = Some("Playing on from here: a new branch".into());
+        Ok(())
+    }
+
+    /// Whether a rewind left orders ahead that playing on gives again.
+    pub fn has_future(&self) -> bool {
+        let given = self.battle.world().resource::<Decisions>().given().len();
+        self.future.as_ref().is_some_and(|f| f.orders.len() > given)
+    }
+
+    /// Everything played so far: the battle's own orders, or after a rewind
+    /// the orders of the battle rewound from, when it went further.
+    fn history(&self) -> BattleFile {
+        let now = self.file();
+        match &self.future {
+            Some(f) if f.orders.len() > now.orders.len() => f.clone(),
+            _ => now,
+        }
+    }
+
+    /// The battle of `file`, rebuilt and run until the rules have run
+    /// `steps` times (or it waits), paused.
+    fn rebuild(&mut self, file: &BattleFile, steps: usize) -> Result<(), String> {
+        self.battle = replayed(file, &self.scenario, &self.rules, &self.options)?;
         self.marks.clear();
         self.progress = None;
         self.catch_up(u64::MAX, steps)?;
         self.seen = self.log().entries().len();
-        (
-            self.selected,
-            self.picked_entry,
-            self.handoff,
-            self.shown_side,
-        ) = (None, None, None, None);
-        (self.paused, self.reviewing) = (true, false);
-        let round = (self.view.round)(self.battle.world());
-        self.notice = Some(format!(
-            "Rewound to round {round}, log entry {}",
-            self.log().count()
-        ));
+        self.selected = None;
+        self.picked_entry = None;
+        self.handoff = None;
+        self.shown_side = None;
+        self.paused = true;
+        self.reviewing = false;
         Ok(())
     }
 
