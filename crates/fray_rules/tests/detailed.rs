@@ -753,3 +753,40 @@ fn one_who_does_not_move_may_strike_a_mover_before_anyone_moves() {
     run(&mut b);
     assert_eq!(count(&b, "Bo attacks"), 0);
 }
+
+#[test]
+fn twins_who_prepare_together_each_go_on_with_their_own_chain_together() {
+    // 000 §1.2.4 and §1.1.3: Ash and Bo tie and both prepare their spears.
+    // Each preparation must be followed at once by its own attack: both go
+    // on, together, before the initiative is decided again.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "spearman", at: (5, 3), set: {"active": 3}),
+    "#,
+        &[],
+        vec![
+            o(Q::Option, "Ash", "prepare"),
+            o(Q::Option, "Bo", "prepare"),
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Bo", "attack", "Ash"),
+        ],
+        1,
+    );
+    run(&mut b);
+    let prepared = line(
+        &b,
+        "The simultaneous options are revealed — Ash: prepare a great blow with the spear; Bo: prepare a great blow with the spear.",
+    );
+    let attacks = line(
+        &b,
+        "The simultaneous options are revealed — Ash: attack Bo with the spear; Bo: attack Ash with the spear.",
+    );
+    let between = &texts(&b)[prepared..attacks];
+    assert!(
+        between
+            .iter()
+            .all(|t| !t.contains("initiative") && !t.contains("is lost")),
+        "{between:?}"
+    );
+}

@@ -109,9 +109,7 @@ pub(super) fn spend(world: &mut World, e: Entity, need: Need) -> i32 {
 /// 000 §1.2.4: a blow spent on anything but a preparation or the attack
 /// loses the preparations.
 fn lose_preparation(world: &mut World, e: Entity, why: &str) {
-    if world.resource::<Flow>().chain == Some(e) {
-        world.resource_mut::<Flow>().chain = None;
-    }
+    world.resource_mut::<Flow>().chain.retain(|&x| x != e);
     if world.get::<Preparation>(e).is_some() {
         world.entity_mut(e).remove::<Preparation>();
         let who = name(world, e);
@@ -271,8 +269,8 @@ pub fn combat_phase(world: &mut World) {
             flow.busy.clear();
             flow.in_batch = false;
         }
-        if let Some(e) = world.resource::<Flow>().chain {
-            if chain_goes_on(world, e) {
+        if !world.resource::<Flow>().chain.is_empty() {
+            if chains_go_on(world) {
                 return;
             }
             continue;
@@ -309,26 +307,40 @@ fn carry_out_declared(world: &mut World, e: Entity, plan: Plan) {
 }
 
 /// 000 §1.2.4: a thrusting weapon or bow prepared must go on at once with
-/// another preparation or the attack. Returns true when `e` is asked to; if
-/// it cannot, the preparations are lost.
-fn chain_goes_on(world: &mut World, e: Entity) -> bool {
-    let can_go_on = up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok();
-    if can_go_on {
-        let who = name(world, e);
-        stamp(world, format!("combat, {who}"));
-        world.resource_mut::<Flow>().initiative = vec![e];
+/// another preparation or the attack, each character's chain its own;
+/// those who prepared together go on together (000 §1.1.3). Returns true
+/// when some are asked to; who cannot go on loses the preparations.
+fn chains_go_on(world: &mut World) -> bool {
+    let chained = world.resource::<Flow>().chain.clone();
+    let mut going = Vec::new();
+    for e in chained {
+        if up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok() {
+            going.push(e);
+        } else {
+            lose_preparation(world, e, "the chain of preparations could not go on");
+        }
+    }
+    if going.is_empty() {
+        return false;
+    }
+    let names: Vec<String> = going.iter().map(|&e| name(world, e)).collect();
+    stamp(world, format!("combat, {}", names.join(" & ")));
+    world.resource_mut::<Flow>().initiative = going.clone();
+    let together = if going.len() > 1 {
+        ", together with the others, in secret"
+    } else {
+        ""
+    };
+    for (e, who) in going.into_iter().zip(names) {
         ask(
             world,
             e,
             Ask::Option,
-            format!("{who} goes on with its great blow: prepare again or attack."),
+            format!("{who} goes on with its great blow{together}: prepare again or attack."),
             "000 §1.2.4",
         );
-        return true;
     }
-    world.resource_mut::<Flow>().chain = None;
-    lose_preparation(world, e, "the chain of preparations could not go on");
-    false
+    true
 }
 
 /// 000 §1.1.2–3: the initiative goes to `holders` (several: simultaneous,
@@ -523,10 +535,9 @@ pub fn describe(world: &World, plan: &Plan) -> String {
 
 /// 000 §1.2: carry out an option.
 pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
-    if world.resource::<Flow>().chain == Some(e)
+    if world.resource::<Flow>().chain.contains(&e)
         && !matches!(plan, Plan::Prepare { .. } | Plan::Attack { .. })
     {
-        world.resource_mut::<Flow>().chain = None;
         lose_preparation(world, e, "the chain of preparations was broken");
     }
     if !matches!(plan, Plan::Pass { .. }) && !world.resource::<Flow>().in_batch {
@@ -697,7 +708,13 @@ fn prepare_great_blow(world: &mut World, e: Entity, w: String) {
     world.entity_mut(e).insert(p);
     let kind = weapon(world, &w).map(|d| d.kind);
     let chains = matches!(kind, Some(WeaponKind::Thrusting | WeaponKind::Bow));
-    world.resource_mut::<Flow>().chain = chains.then_some(e);
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.chain.retain(|&x| x != e);
+        if chains {
+            flow.chain.push(e);
+        }
+    }
     let range = (kind == Some(WeaponKind::Bow)).then(|| orders::reach_of(world, e, &w));
     log(world, || {
         let mut text = format!(
@@ -729,7 +746,7 @@ fn attack(world: &mut World, e: Entity, target: Entity, w: String) {
             any: u32::from(heavy),
         },
     );
-    world.resource_mut::<Flow>().chain = None;
+    world.resource_mut::<Flow>().chain.retain(|&x| x != e);
     let t = name(world, target);
     let melee = weapon(world, &w).is_some_and(|d| !d.kind.missile());
     let to_ask = if melee {
@@ -1607,7 +1624,7 @@ fn end_combat_phase(world: &mut World) {
         flow.initiative.clear();
         flow.why.clear();
         flow.busy.clear();
-        flow.chain = None;
+        flow.chain.clear();
     }
     log(world, || {
         Event::new(

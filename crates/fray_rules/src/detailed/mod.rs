@@ -217,8 +217,10 @@ pub struct Flow {
     /// Who holds the initiative now, and why.
     pub initiative: Vec<Entity>,
     pub why: String,
-    /// 000 §1.2.4: a thrusting weapon's or bow's preparation must go on.
-    pub chain: Option<Entity>,
+    /// 000 §1.2.4: those whose thrusting weapon's or bow's preparation
+    /// must go on at once, each their own (several, after options taken
+    /// together).
+    pub chain: Vec<Entity>,
     pub attack: Option<PendingAttack>,
     /// 000 §3.1: the round's traces, once revealed.
     pub traces: Vec<Trace>,
@@ -359,7 +361,7 @@ pub fn populate(
             in_batch: false,
             initiative: Vec::new(),
             why: String::new(),
-            chain: None,
+            chain: Vec::new(),
             attack: None,
             traces: Vec::new(),
             asked_traces: false,

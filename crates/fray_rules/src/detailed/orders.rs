@@ -363,7 +363,7 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
     let flow = world.resource::<Flow>();
     let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
     // 000 §1.2.4: a thrusting weapon's or bow's preparation chains.
-    if flow.chain == Some(me) && !matches!(order.action.as_str(), "prepare" | "attack" | "pass") {
+    if flow.chain.contains(&me) && !matches!(order.action.as_str(), "prepare" | "attack" | "pass") {
         return Err("a preparation with a thrusting weapon or bow must be followed at once by another preparation or the attack (or pass, losing it)".into());
     }
     match order.action.as_str() {
@@ -377,7 +377,7 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
         "attack" => {
             let target = target_of(world, order)?;
             let plan = attack_plan(world, me, target, order, false)?;
-            if flow.chain == Some(me)
+            if flow.chain.contains(&me)
                 && let Plan::Attack { weapon, .. } = &plan
                 && preparations(world, me, weapon) == 0
             {
@@ -450,7 +450,7 @@ fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Resu
             "no great blow with a flexible weapon or a shield ({w}) (000 §1.2.4)"
         ));
     }
-    if flow.chain == Some(me) && preparations(world, me, &w) == 0 {
+    if flow.chain.contains(&me) && preparations(world, me, &w) == 0 {
         return Err("the chain goes on with the weapon prepared".into());
     }
     can_spend(world, me, Need { active: 1, any: 0 })?;
