@@ -815,3 +815,123 @@ fn every_citation_is_a_ruling_or_a_mapped_paragraph() {
     ];
     common::assert_citations(&sources, "004", &d.rulings, &d.paragraphs, "declared.ron");
 }
+
+/// Anna (a knight, Speed 5) at (1, 1) and the monster Bors (a hobgoblin
+/// warrior) at `bors` on a field 16 cells wide; Anna intimidates Bors in
+/// round 1 with the forced `dice`.
+fn intimidation_from_afar(bors: (i32, i32), dice: &str) -> String {
+    format!(
+        r#"(
+    name: "test", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 16, height: 3),
+    options: {{"declaration": "round_robin"}},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: {bors:?}),
+    ],
+    dice: [{dice}],
+    orders: [(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))],
+)"#
+    )
+}
+
+#[test]
+fn an_intimidation_reaches_only_six_cells() {
+    // Ruling intimidate_action: "against one enemy within 6 cells". Bors is
+    // 13 cells away; Anna's Speed of 5 brings her to 8 cells: too far, so
+    // she rolls nothing and Bors has no Intimidation to check morale against.
+    let mut b = battle(&intimidation_from_afar((14, 1), "5, 8, 6"));
+    let _ = b.run();
+    assert_has(&b, "Anna moves 5 cells from (1, 1) to (6, 1).");
+    assert_has(
+        &b,
+        "Anna is too far from Bors to intimidate it (8 cells away, range 6).",
+    );
+    let line = common::line(&b, "too far from Bors");
+    let entry = &b.world().resource::<BattleLog>().entries()[line];
+    assert_eq!(entry.rule, "ruling intimidate_action");
+    assert!(!has(&b, "tries to intimidate"), "{}", texts(&b).join("\n"));
+    assert!(!has(&b, "checks morale"), "{}", texts(&b).join("\n"));
+    let bors = entity(&mut b, "Bors");
+    let rs = b.world().get::<declared::RoundState>(bors).unwrap();
+    assert_eq!(rs.intimidated, None);
+
+    // 11 cells away, the same move ends 6 cells away: within reach.
+    let mut b = battle(&intimidation_from_afar((12, 1), "5, 8, 6, 4, 2, 1"));
+    let _ = b.run();
+    assert_has(&b, "Anna moves 5 cells from (1, 1) to (6, 1).");
+    assert_has(&b, "Anna tries to intimidate Bors: 6 + 3 = 9;");
+    assert!(!has(&b, "too far from Bors"), "{}", texts(&b).join("\n"));
+}
+
+#[test]
+fn a_late_arrival_acting_twice_moves_only_its_speed_in_the_round() {
+    // 004 §Speed: "can only move up to a total distance equal to its speed in
+    // a single round". The ghoul (Speed 6) arrives after the round's counts
+    // and declares a move 3 cells west: late, it makes it in round 2 at
+    // 8 − 12 = −4. At its own count 8 it attacks Anna: only 3 cells are left
+    // of its Speed, and it stops 7 cells short. In round 3 it has its whole
+    // Speed again, closes 6 cells and attacks (a natural 1).
+    let text = r#"(
+    name: "test", ruleset: "declared", round_cap: 3,
+    grid: (kind: Square, width: 16, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (14, 7)),
+    ],
+    arrivals: [
+        (round: 1, after: 13, combatant: (name: "Ghoul", side: "B", template: "ghoul", at: (14, 1))),
+    ],
+    dice: [5, 9, 8, 1],
+    orders: [
+        (round: 1, order: (actor: "Ghoul", action: "defensive_attack", cell: (11, 1))),
+        (round: 2, order: (actor: "Ghoul", action: "attack", target: "Anna", with: "claws")),
+        (round: 3, order: (actor: "Ghoul", action: "defensive_attack", target: "Anna", with: "claws")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Ghoul's initiative 9 has already passed (the round is on 13): it acts next round at 9 − 12 = -3, as well as at its own count.",
+    );
+    let round = |b: &Battle, r: u32| -> Vec<String> {
+        b.world()
+            .resource::<BattleLog>()
+            .entries()
+            .iter()
+            .filter(|e| e.round == r && e.actor.as_deref() == Some("Ghoul"))
+            .map(|e| format!("{}: {}", e.time, e.text))
+            .collect()
+    };
+    let round2 = round(&b, 2);
+    assert_eq!(
+        round2[1..],
+        [
+            "initiative -3: Ghoul acts on its late count.",
+            "initiative -3: Ghoul moves 3 cells from (14, 1) to (11, 1).",
+            "initiative 8: Ghoul moves 3 cells from (11, 1) to (8, 1).",
+            "initiative 8: Ghoul can move no farther this round: it has moved 6 of the 6 cells its Speed allows.",
+            "initiative 8: Ghoul cannot reach Anna this round (7 cells away, reach 1).",
+        ],
+        "{}",
+        round2.join("\n")
+    );
+    let line = common::line(&b, "Ghoul can move no farther");
+    let entry = &b.world().resource::<BattleLog>().entries()[line];
+    assert_eq!(entry.rule, "004 §Speed");
+    let round3 = round(&b, 3);
+    assert!(
+        round3.contains(&"initiative 9: Ghoul moves 6 cells from (8, 1) to (2, 1).".to_string()),
+        "{}",
+        round3.join("\n")
+    );
+    assert_eq!(common::count(&b, "Ghoul can move no farther"), 1);
+    assert_has(
+        &b,
+        "Ghoul attacks Anna with the claws: 1 + 3 = 4 against Defense 14: a natural 1 misses.",
+    );
+}

@@ -159,6 +159,10 @@ pub struct RoundState {
     pub reaction_used: bool,
     pub full_defense: bool,
     pub actions_taken: u32,
+    /// How much of its Speed it has moved this round, over all its actions
+    /// (004 §Speed: "only move up to a total distance equal to its speed in
+    /// a single round"); a difficult cell counts twice.
+    pub moved: u32,
     /// The most Wound Points lost to a single hit this round.
     pub worst_hit: i32,
     /// The best Intimidation check made against it this round.

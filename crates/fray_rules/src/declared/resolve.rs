@@ -13,7 +13,7 @@ use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::Rostered;
 use fray_core::model::{Fighting, Side};
-use fray_core::movement::{Provokes, Walk, cells};
+use fray_core::movement::{Halt, Provokes, Walk, cells};
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::Threatener;
 
@@ -130,7 +130,11 @@ struct Actor {
     e: Entity,
     me: String,
     health: Health,
-    /// How far it may move this action (004 §Speed).
+    /// How far it may move in the whole round, as its action and state
+    /// allow (004 §Speed; [`move_budget`]).
+    speed: u32,
+    /// How far it may still move this action: what its moves earlier this
+    /// round left of `speed` (004 §Speed).
     budget: u32,
     data: Arc<DeclaredData>,
 }
@@ -173,16 +177,18 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
         return;
     }
     let can_move = !(h == Health::Dying && !stabilised && strenuous);
-    let budget = if can_move {
+    let speed = if can_move {
         move_budget(world, e, &slot.action)
     } else {
         0
     };
+    let budget = speed_left(world, e, speed);
     let data = world.resource::<Data>().0.clone();
     let a = Actor {
         e,
         me,
         health: h,
+        speed,
         budget,
         data,
     };
@@ -268,9 +274,38 @@ fn strain_kills(world: &mut World, e: Entity, me: &str, stabilised: bool, prior:
 }
 
 /// 004 §Speed: move the actor toward `target` until within `range` cells,
-/// as far as its move this action goes.
+/// as far as what is left of its Speed this round goes.
 fn approach_target(world: &mut World, a: &Actor, target: Entity, range: u32, provokes: bool) {
-    approach(world, a.e, cell(world, target), range, a.budget, provokes);
+    let short = approach(world, a.e, cell(world, target), range, a.budget, provokes);
+    speed_used_up(world, a, short);
+}
+
+/// 004 §Speed: what is left of the round's `speed` for `e` once the cells it
+/// has already moved this round are taken off.
+fn speed_left(world: &World, e: Entity, speed: u32) -> u32 {
+    let moved = world.get::<RoundState>(e).map_or(0, |r| r.moved);
+    speed.saturating_sub(moved)
+}
+
+/// 004 §Speed: "can only move up to a total distance equal to its speed in a
+/// single round": log that a move stopped `short` because the actor's
+/// earlier moves this round had used up its Speed.
+fn speed_used_up(world: &mut World, a: &Actor, short: bool) {
+    if !short || a.budget >= a.speed {
+        return;
+    }
+    let moved = world.get::<RoundState>(a.e).map_or(0, |r| r.moved);
+    let (me, speed) = (&a.me, a.speed);
+    log(world, || {
+        Event::new(
+            EventKind::Stop,
+            "004 §Speed",
+            format!(
+                "{me} can move no farther this round: it has moved {moved} of the {speed} cells its Speed allows."
+            ),
+        )
+        .actor(me)
+    });
 }
 
 /// 004 §Speed: how far `target` is from `e`, when beyond `range` cells.
@@ -595,7 +630,9 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
 }
 
 /// 004 §Step 4 · ruling `intimidate_action`: an Intimidation check the
-/// target's morale check must beat at the end of the round.
+/// target's morale check must beat at the end of the round, made within the
+/// ruling's range (`intimidate_range`, 6 cells) once the intimidator has
+/// moved; farther off, it fails.
 fn intimidate(world: &mut World, a: &Actor, target: Entity) {
     let Some(target) = living_target(world, a.e, target, true) else {
         return;
@@ -604,6 +641,19 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
     let range = a.data.ruling_numbers.intimidate_range;
     approach_target(world, a, target, range, true);
     let t = name(world, target);
+    if let Some(dist) = beyond(world, a.e, target, range) {
+        log(world, || {
+            Event::new(
+                EventKind::OutOfReach,
+                "ruling intimidate_action",
+                format!(
+                    "{me} is too far from {t} to intimidate it ({dist} cells away, range {range})."
+                ),
+            )
+            .actor(me)
+        });
+        return;
+    }
     let intim = world.get::<Stats>(a.e).map_or(0, |s| s.intimidation);
     let roll = world
         .resource_mut::<Dice>()
@@ -625,7 +675,8 @@ fn move_toward(world: &mut World, a: &Actor, toward: Option<Cell>, full_defense:
     if let Some(c) = toward {
         // Toward someone's cell means up to them.
         let taken = occupied(world, a.e).contains(&c);
-        approach(world, a.e, c, u32::from(taken), a.budget, full_defense);
+        let short = approach(world, a.e, c, u32::from(taken), a.budget, full_defense);
+        speed_used_up(world, a, short);
     } else if full_defense {
         log(world, || {
             Event::new(
@@ -696,7 +747,9 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
     new
 }
 
-/// 004 §Speed, 004 §Step 3 and 004 §Wound Points: how far a combatant may move this action.
+/// 004 §Speed, 004 §Step 3 and 004 §Wound Points: how far a combatant may
+/// move in the round under this action and its state (what its moves earlier
+/// in the round left of it: [`speed_left`]).
 fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
     let stats_speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
     let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
@@ -754,8 +807,10 @@ fn occupied(world: &World, e: Entity) -> Vec<Cell> {
 }
 
 /// Move `e` toward `goal` until within `stop_within` cells, spending at most
-/// `budget`; entering an enemy's threat range provokes its riposte unless
-/// `provokes` is false (Defensive Attack, 004 §Step 3).
+/// `budget`, each step counted against its Speed for the round (004 §Speed);
+/// entering an enemy's threat range provokes its riposte unless `provokes`
+/// is false (Defensive Attack, 004 §Step 3). True when it stopped short of
+/// the goal for want of movement.
 fn approach(
     world: &mut World,
     e: Entity,
@@ -763,10 +818,13 @@ fn approach(
     stop_within: u32,
     budget: u32,
     provokes: bool,
-) {
+) -> bool {
     let from = cell(world, e);
-    if budget == 0 || world.resource::<Grid>().distance(from, goal) <= stop_within {
-        return;
+    if world.resource::<Grid>().distance(from, goal) <= stop_within {
+        return false;
+    }
+    if budget == 0 {
+        return true;
     }
     let blocked = occupied(world, e);
     let path = world
@@ -782,7 +840,7 @@ fn approach(
             )
             .actor(&me)
         });
-        return;
+        return false;
     };
     let provokes = if provokes {
         Provokes::Entering
@@ -791,13 +849,15 @@ fn approach(
     };
     let mut walk = Walk::new(e, steps, budget, provokes);
     let (mut start, mut moved) = (from, 0);
-    loop {
+    let short = loop {
         let able = able_to_riposte(world, e);
         let taken = occupied(world, e);
-        let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) else {
-            break;
+        let step = match walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) {
+            Ok(step) => step,
+            Err(halt) => break halt == Halt::Budget,
         };
         walk.take(world, &step, &able);
+        count_move(world, e, step.cost);
         moved += 1;
         if step.provoked.is_empty() {
             continue;
@@ -831,10 +891,10 @@ fn approach(
                     )
                     .actor(&me)
                 });
-                return;
+                return false;
             }
         }
-    }
+    };
     if moved > 0 {
         let at = cell(world, e);
         log(world, || {
@@ -845,6 +905,14 @@ fn approach(
             )
             .actor(&me)
         });
+    }
+    short
+}
+
+/// 004 §Speed: count a step's cost against what `e` may move this round.
+fn count_move(world: &mut World, e: Entity, cost: u32) {
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.moved += cost;
     }
 }
 
@@ -1504,9 +1572,11 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         .max_by_key(|&c| (edge(c), safety(c), std::cmp::Reverse(c)))
         .unwrap_or(from);
     let off = edge(best);
+    let cost = reach.get(&best).copied().unwrap_or(0);
     if let Some(mut c) = world.get_mut::<Cell>(e) {
         *c = best;
     }
+    count_move(world, e, cost);
     if off {
         world
             .entity_mut(e)
