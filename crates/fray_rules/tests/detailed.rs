@@ -790,3 +790,48 @@ fn twins_who_prepare_together_each_go_on_with_their_own_chain_together() {
         "{between:?}"
     );
 }
+
+#[test]
+fn noncombat_options_take_effect_together_whatever_the_listing_order() {
+    // 000 §2.2: Ash's bolt takes 2d6 [3, 3] = 6 EN from Bo, who has 5; Bo's
+    // mend on itself gives back 1d6+2 [4] = 6 for 2 EN. Together Bo ends at
+    // 5 - 6 + 6 - 2 = 3 EN: the bolt, listed first, does not fell it before
+    // its own mend takes effect. Both start unalert (000 §2.1.2: only the
+    // unalert cast).
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "mage", at: (3, 3), surprised: true),
+        (name: "Bo", side: "B", template: "mage", at: (8, 3), surprised: true, set: {"en": 5}),
+    "#,
+        &[3, 3, 4],
+        vec![
+            (
+                Q::Noncombat,
+                Order::new("Ash", "cast").with("bolt").target("Bo"),
+            ),
+            (
+                Q::Noncombat,
+                Order::new("Bo", "cast").with("mend").target("Bo"),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash casts bolt on Bo (3 EN; ruling spells): it loses 6 EN.",
+    );
+    line(
+        &b,
+        "Bo casts mend on Bo (2 EN; ruling spells): it gains 6 EN.",
+    );
+    let bo = entity(&b, "Bo");
+    assert_eq!(b.world().get::<detailed::En>(bo).unwrap().current, 3);
+    assert!(
+        texts(&b)
+            .iter()
+            .all(|t| !t.starts_with("Bo falls unconscious")),
+        "{:?}",
+        texts(&b)
+    );
+}

@@ -116,10 +116,26 @@ fn resolve(world: &mut World) {
             _ => {}
         }
     }
+    take_effect_together(world, changes);
+}
+
+/// 000 §2.2: "the effects of noncombat options are considered to take
+/// effect simultaneously": each character's EN changes are summed, all are
+/// applied, and only then is anyone found unconscious.
+fn take_effect_together(world: &mut World, changes: Vec<(Entity, i32)>) {
+    let mut net: Vec<(Entity, i32)> = Vec::new();
     for (e, delta) in changes {
+        match net.iter_mut().find(|(x, _)| *x == e) {
+            Some((_, sum)) => *sum += delta,
+            None => net.push((e, delta)),
+        }
+    }
+    for &(e, delta) in &net {
         if let Some(mut en) = world.get_mut::<En>(e) {
             en.current = (en.current + delta).min(en.max);
         }
+    }
+    for (e, _) in net {
         knocked_out(world, e);
     }
 }
