@@ -835,3 +835,40 @@ fn noncombat_options_take_effect_together_whatever_the_listing_order() {
         texts(&b)
     );
 }
+
+#[test]
+fn simultaneous_blows_land_together_and_two_can_fell_each_other() {
+    // 000 §1.1.3 and ruling simultaneous_order: the twins tie, both attack;
+    // Ash's blow would fell Bo before Bo's turn, but it is held: Bo still
+    // strikes, and both blows land together.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"en": 4}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"en": 4}),
+    "#,
+        &[9, 9, 1, 8, 9, 9, 1, 8],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Bo", "attack", "Ash"),
+        ],
+        1,
+    );
+    run(&mut b);
+    // 2D10 [9, 9] hits; D12 1, not critical; 1d8+1 [8] = 9, held.
+    let on_bo = line(
+        &b,
+        "Bo is dealt 9 (1d8+1 9 + 0 for preparations): it lands with the other simultaneous options' blows.",
+    );
+    let on_ash = line(
+        &b,
+        "Ash is dealt 9 (1d8+1 9 + 0 for preparations): it lands with the other simultaneous options' blows.",
+    );
+    let land = line(
+        &b,
+        "The simultaneous blows land together: Bo 9 (EN -5); Ash 9 (EN -5).",
+    );
+    assert!(on_bo < on_ash && on_ash < land);
+    assert!(land < line(&b, "Bo falls unconscious: EN -5."));
+    line(&b, "Ash falls unconscious: EN -5.");
+    line(&b, "Combat ends: nobody is conscious, in round 1.");
+}

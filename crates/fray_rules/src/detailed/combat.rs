@@ -264,10 +264,13 @@ pub fn combat_phase(world: &mut World) {
             carry_out_declared(world, e, plan);
             continue;
         }
-        {
+        let batch_done = {
             let mut flow = world.resource_mut::<Flow>();
             flow.busy.clear();
-            flow.in_batch = false;
+            std::mem::replace(&mut flow.in_batch, false)
+        };
+        if batch_done {
+            land_held(world);
         }
         if !world.resource::<Flow>().chain.is_empty() {
             if chains_go_on(world) {
@@ -1467,6 +1470,10 @@ fn damage_roll(
         damage += more;
         extra = again;
     }
+    if world.resource::<Flow>().in_batch {
+        hold(world, at, damage, critical, rolled, droll, extra);
+        return;
+    }
     let en_now = world.get_mut::<En>(target).map_or(0, |mut x| {
         x.current -= damage;
         x.current
@@ -1508,6 +1515,89 @@ fn damage_roll(
         e
     });
     knocked_out(world, target);
+}
+
+/// Ruling `simultaneous_order`: damage dealt by an option carried out with
+/// others at the same moment is held, to land once all are done.
+fn hold(
+    world: &mut World,
+    at: &Resolution,
+    damage: i32,
+    critical: bool,
+    rolled: i32,
+    droll: Roll,
+    extra: Option<Roll>,
+) {
+    let target = at.target;
+    world.resource_mut::<Flow>().held.push(super::HeldHit {
+        target,
+        damage,
+        critical,
+    });
+    let (t, dice, preps) = (at.t.clone(), at.wd.damage, at.preps);
+    let for_preps = world.resource::<Data>().0.numbers.preparation_damage * preps;
+    log(world, || {
+        let kind = if critical {
+            ", a critical hit, to EN and BD"
+        } else {
+            ""
+        };
+        let mut e = Event::new(
+            EventKind::Damage,
+            "000 §1.2.5.3 · ruling simultaneous_order",
+            format!(
+                "{t} is dealt {damage} ({dice} {rolled} + {for_preps} for preparations){kind}: it lands with the other simultaneous options' blows."
+            ),
+        )
+        .actor(&t)
+        .roll(droll)
+        .amount(damage);
+        if let Some(x) = extra {
+            e = e.roll(x);
+        }
+        e
+    });
+}
+
+/// Ruling `simultaneous_order`: the options taken together are done; their
+/// held damage lands at once, and only then does anyone fall.
+fn land_held(world: &mut World) {
+    let held = std::mem::take(&mut world.resource_mut::<Flow>().held);
+    if held.is_empty() {
+        return;
+    }
+    let mut words = Vec::new();
+    for h in &held {
+        let en = world.get_mut::<En>(h.target).map_or(0, |mut x| {
+            x.current -= h.damage;
+            x.current
+        });
+        let bd = world.get_mut::<Bd>(h.target).map_or(0, |mut x| {
+            if h.critical {
+                x.current -= h.damage;
+            }
+            x.current
+        });
+        let who = name(world, h.target);
+        words.push(if h.critical {
+            format!("{who} {} (EN {en}, BD {bd})", h.damage)
+        } else {
+            format!("{who} {} (EN {en})", h.damage)
+        });
+    }
+    log(world, || {
+        Event::new(
+            EventKind::Damage,
+            "000 §1.1.3 · ruling simultaneous_order",
+            format!(
+                "The simultaneous blows land together: {}.",
+                words.join("; ")
+            ),
+        )
+    });
+    for h in held {
+        knocked_out(world, h.target);
+    }
 }
 
 /// 000 §1.2.5.3: the damage roll at its maximum on a critical hit: a D20

@@ -164,6 +164,16 @@ pub enum Ask {
     Stopped,
 }
 
+/// Damage dealt by an option carried out with others at the same moment
+/// (000 §1.1.3), held until all of them are done (ruling
+/// `simultaneous_order`).
+#[derive(Clone, Debug)]
+pub struct HeldHit {
+    pub target: Entity,
+    pub damage: i32,
+    pub critical: bool,
+}
+
 /// An attack waiting for its parries (000 §1.2.5).
 #[derive(Clone, Debug)]
 pub struct PendingAttack {
@@ -214,6 +224,8 @@ pub struct Flow {
     pub busy: Vec<(Entity, String)>,
     /// Options declared together are being carried out (000 §1.1.3).
     pub in_batch: bool,
+    /// Their damage, landing once they are all done.
+    pub held: Vec<HeldHit>,
     /// Who holds the initiative now, and why.
     pub initiative: Vec<Entity>,
     pub why: String,
@@ -359,6 +371,7 @@ pub fn populate(
             queue: Vec::new(),
             busy: Vec::new(),
             in_batch: false,
+            held: Vec::new(),
             initiative: Vec::new(),
             why: String::new(),
             chain: Vec::new(),
