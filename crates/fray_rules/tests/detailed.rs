@@ -601,7 +601,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     run(&mut b);
     line(
         &b,
-        "The traces are revealed — Mira to (16, 4) (6 cells); Hal chases Mira (13 cells after the 2 the chase costs).",
+        "The traces are revealed — Mira to (16, 4) (6 cells), unalert; Hal chases Mira (13 cells after the 2 the chase costs), unalert.",
     );
     line(
         &b,
@@ -643,7 +643,7 @@ fn movement_is_halved_when_alert_and_after_a_noncombat_option_less_a_cell_a_blow
     // noncombat option: 3 cells.
     line(
         &b,
-        "The traces are revealed — Ash to (4, 1) (2 cells); Bo stays; Cy to (3, 5) (3 cells).",
+        "The traces are revealed — Ash to (4, 1) (2 cells); Bo stays; Cy to (3, 5) (3 cells), unalert.",
     );
 }
 
@@ -871,4 +871,27 @@ fn simultaneous_blows_land_together_and_two_can_fell_each_other() {
     assert!(land < line(&b, "Bo falls unconscious: EN -5."));
     line(&b, "Ash falls unconscious: EN -5.");
     line(&b, "Combat ends: nobody is conscious, in round 1.");
+}
+
+#[test]
+fn drawing_puts_the_weapon_in_hand_back_in_its_sheath() {
+    // 000 §1.2.2 and ruling draw_sheathes: the swordsman draws its dagger;
+    // the broadsword goes back to its sheath at no extra blow.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (12, 3)),
+    "#,
+        &[],
+        vec![(Q::Option, Order::new("Ash", "draw").with("dagger"))],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash draws the dagger (a blow, 0 EN); the broadsword goes back to its sheath.",
+    );
+    let ash = entity(&b, "Ash");
+    let hands = b.world().get::<detailed::Hands>(ash).unwrap();
+    assert!(hands.sheathed.contains(&"broadsword".to_string()));
 }

@@ -619,6 +619,7 @@ fn draw_weapon(world: &mut World, e: Entity, w: String) {
         },
     );
     lose_preparation(world, e, "it spent a blow drawing a weapon");
+    let mut sheathed = None;
     if let Some(mut h) = world.get_mut::<Hands>(e) {
         h.sheathed.retain(|x| *x != w);
         let weapon_in_hand = h.wielded.iter().position(|x| {
@@ -628,19 +629,26 @@ fn draw_weapon(world: &mut World, e: Entity, w: String) {
         });
         if let Some(i) = weapon_in_hand {
             let old = h.wielded.remove(i);
-            h.sheathed.push(old);
+            h.sheathed.push(old.clone());
+            sheathed = Some(old);
         }
         h.wielded.insert(0, w.clone());
     }
     log(world, || {
-        Event::new(
-            EventKind::Draw,
-            "000 §1.2.2",
-            format!(
-                "{who} draws the {w} ({} blow, {cost} EN).",
-                if heavy { "an active" } else { "a" }
+        let blow = if heavy { "an active" } else { "a" };
+        match sheathed {
+            // Ruling draw_sheathes: the weapon in hand goes back at no cost.
+            Some(old) => Event::new(
+                EventKind::Draw,
+                "000 §1.2.2 · ruling draw_sheathes",
+                format!("{who} draws the {w} ({blow} blow, {cost} EN); the {old} goes back to its sheath."),
             ),
-        )
+            None => Event::new(
+                EventKind::Draw,
+                "000 §1.2.2",
+                format!("{who} draws the {w} ({blow} blow, {cost} EN)."),
+            ),
+        }
         .actor(&who)
     });
 }
@@ -1061,12 +1069,23 @@ pub(super) fn parry(world: &mut World, x: Entity, plan: Plan) {
         .map(|p| (p.attacker, p.target))
         .unwrap_or((x, x));
     let (a, t) = (name(world, a), name(world, t));
+    // 000 §1.1.3: one whose own simultaneous option is under way responds
+    // with another weapon (ruling reduced_effectiveness: at full effect).
+    let responding = world.resource::<Flow>().busy.iter().any(|(e, _)| *e == x);
     log(world, || {
-        Event::new(
-            EventKind::Parry,
-            "000 §1.2.5",
-            format!("{who} parries {a}'s attack on {t} with the {w} ({cost} EN; ruling parry)."),
-        )
+        if responding {
+            Event::new(
+                EventKind::Parry,
+                "000 §1.2.5 · ruling reduced_effectiveness",
+                format!("{who} parries {a}'s attack on {t} with the {w}, a weapon its own option does not use ({cost} EN; ruling parry)."),
+            )
+        } else {
+            Event::new(
+                EventKind::Parry,
+                "000 §1.2.5",
+                format!("{who} parries {a}'s attack on {t} with the {w} ({cost} EN; ruling parry)."),
+            )
+        }
         .actor(&who)
     });
     if let Some(p) = world.resource_mut::<Flow>().attack.as_mut() {

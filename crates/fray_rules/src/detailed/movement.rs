@@ -211,6 +211,13 @@ fn plot_trace(
         ),
         _ => format!("{who} stays"),
     };
+    // Said in the reveal: an unalert character's foes double their hit rolls
+    // (000 §1.2.5.1.3).
+    let words = if up(world, e) && !alert(world, e) {
+        format!("{words}, unalert")
+    } else {
+        words
+    };
     let trace = Trace {
         who: e,
         start,

@@ -141,7 +141,10 @@ pub fn can_spend(world: &World, me: Entity, need: Need) -> Result<i32, String> {
         ));
     }
     if en.current - cost < 1 {
-        return Err("not enough EN: a character does not spend its last point".into());
+        return Err(
+            "not enough EN: a character does not spend its last point (ruling last_en_point)"
+                .into(),
+        );
     }
     Ok(cost)
 }
