@@ -573,8 +573,9 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
 #[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert) chases:
-    // 7 cells to her start, then her trace: 13 cells after the chase's 2.
-    // At 10/13 of his trace Hal is within reach; Mira has moved 4 of her 6.
+    // 7 cells to her start, then her trace: 13 cells after the chase's 2, on
+    // a trace of 14 (his movement). At 9/14 of it Hal is within reach; Mira
+    // has moved 3 of her 6.
     // Hal becomes alert and strikes with a borrowed blow: 2D10 8 x 2
     // (she is unalert) + AC 10 = 26 > 17.
     let mut b = battle(
@@ -605,7 +606,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     );
     line(
         &b,
-        "The traces advance by the smallest fraction, 10/13 of the first stopper's remaining trace: Hal stops at (13, 4) (within reach); moving on the same fraction: Mira from (10, 4) to (14, 4).",
+        "The traces advance by the smallest fraction, 9/14 of the first stopper's remaining trace: Hal stops at (12, 4) (within reach); moving on the same fraction: Mira from (10, 4) to (13, 4).",
     );
     line(&b, "Hal stops and becomes alert to strike.");
     line(
@@ -894,4 +895,46 @@ fn drawing_puts_the_weapon_in_hand_back_in_its_sheath() {
     let ash = entity(&b, "Ash");
     let hands = b.world().get::<detailed::Hands>(ash).unwrap();
     assert!(hands.sheathed.contains(&"broadsword".to_string()));
+}
+
+#[test]
+fn a_guard_who_steps_two_cells_stops_early_in_the_moment_and_catches_the_runner() {
+    // 000 §3.1: a trace is as long as the character's movement, however short
+    // its path. Hal (6 cells) steps 2 cells, to (8, 5): he stops at 2/6 of
+    // his trace, while Mira, running 12 cells, has gone 4 of hers: at
+    // (7, 4), within his reach. He strikes her as she passes.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (3, 4), surprised: true, set: {"active": 0, "reactive": 0, "move": 12}),
+        (name: "Hal", side: "B", template: "runner", at: (8, 7), set: {"move": 12}),
+    "#,
+        &[4, 4, 1, 3],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(15, 4))
+                    .with("unalert"),
+            ),
+            (Q::Trace, Order::new("Hal", "trace").cell(Cell::new(8, 5))),
+            at(Q::Stopped, "Hal", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Mira to (15, 4) (12 cells), unalert; Hal to (8, 5) (2 cells).",
+    );
+    let stop = line(
+        &b,
+        "The traces advance by the smallest fraction, 2/6 of the first stopper's remaining trace: Hal stops at (8, 5) (the end of its trace); moving on the same fraction: Mira from (3, 4) to (7, 4).",
+    );
+    let strike = line(
+        &b,
+        "Hal attacks Mira with the dagger (an active blow borrowed from the next round, 0 EN).",
+    );
+    let hit = line(&b, "Mira takes 3 (1d6 3 + 0 for preparations): EN 15.");
+    let end = line(&b, "Mira stops at (15, 4) (the end of its trace).");
+    assert!(stop < strike && hit < end);
 }

@@ -192,6 +192,10 @@ pub struct Trace {
     pub who: Entity,
     pub start: Cell,
     pub path: Vec<Cell>,
+    /// 000 §3.1: its length, the character's whole available movement in
+    /// cells, however short the path it takes: one that stops early stops
+    /// partway along it, so every trace's fractions are the same moments.
+    pub length: usize,
     /// Cells moved along it.
     pub at: usize,
     /// Stop as soon as this character is within reach.

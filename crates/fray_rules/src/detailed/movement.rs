@@ -186,15 +186,18 @@ fn plot_trace(
         budget
     };
     // The budget is movement, not cells: difficult ground costs double.
+    let cost = |c: &Cell| grid.enter_cost(*c).unwrap_or(u32::MAX / 4) as usize;
     let mut spent = 0;
     let fits = path
         .iter()
         .take_while(|c| {
-            spent += grid.enter_cost(**c).unwrap_or(u32::MAX / 4) as usize;
+            spent += cost(c);
             spent <= budget
         })
         .count();
     path.truncate(fits);
+    let used: usize = path.iter().map(cost).sum();
+    let length = path.len() + budget.saturating_sub(used);
     let words = match (&plan, path.last()) {
         (Plan::Chase { target, .. }, _) => format!(
             "{who} chases {} ({} cells after the 2 the chase costs)",
@@ -223,6 +226,7 @@ fn plot_trace(
         start,
         done: path.is_empty(),
         path,
+        length,
         at: 0,
         stop_near,
     };
@@ -377,22 +381,23 @@ fn stop_the_unconscious(world: &mut World) {
 
 /// 000 §3.2.1: "All characters who have not yet ended movement determine
 /// where they would end their movement along their remaining trace if no
-/// other character ended movement first": the end of the trace, or the first
-/// cell within reach of the one it stops near.
+/// other character ended movement first": the end of the path it takes, or
+/// the first cell within reach of the one it stops near; as a fraction of
+/// its whole trace (its available movement, 000 §3.1).
 fn end_points(world: &World, grid: &Grid, traces: &[Trace], movers: &[usize]) -> Vec<EndPoint> {
     // Each mover's stop: (cells k, of remaining r).
     let mut stops: Vec<EndPoint> = Vec::new();
     for &i in movers {
         let t = &traces[i];
-        let r = t.path.len() - t.at;
-        let mut stop = (r, "the end of its trace");
+        let r = t.length.max(t.path.len()) - t.at;
+        let mut stop = (t.path.len() - t.at, "the end of its trace");
         if let Some(x) = t.stop_near {
             let reach = strike_reach(world, t.who).max(1);
             let xt = traces.iter().find(|o| o.who == x && !o.done);
-            for k in 0..=r {
+            for k in 0..=stop.0 {
                 let there = match xt {
                     Some(o) => {
-                        let ro = o.path.len() - o.at;
+                        let ro = o.length.max(o.path.len()) - o.at;
                         position(o, k * ro / r.max(1))
                     }
                     None => world.get::<Cell>(x).copied().unwrap_or(t.start),
