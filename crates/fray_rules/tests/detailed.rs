@@ -938,3 +938,86 @@ fn a_guard_who_steps_two_cells_stops_early_in_the_moment_and_catches_the_runner(
     let end = line(&b, "Mira stops at (15, 4) (the end of its trace).");
     assert!(stop < strike && hit < end);
 }
+
+#[test]
+fn one_who_stays_for_a_runner_strikes_it_as_it_passes() {
+    // Ruling stop_options: Bo stays, waiting for Mira; she runs 13 cells and
+    // comes within his reach at (7, 4), 6 cells along: he ends his movement
+    // then and strikes (a borrowed blow). 2D10 9 x 2 (she is unalert) + AC
+    // 10 = 28 > 17.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (1, 4), surprised: true, set: {"active": 0, "reactive": 0, "move": 13}),
+        (name: "Bo", side: "B", template: "runner", at: (8, 5), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(14, 4))
+                    .with("unalert"),
+            ),
+            (Q::Trace, Order::new("Bo", "stay").target("Mira")),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Mira to (14, 4) (13 cells), unalert; Bo stays, waiting for Mira.",
+    );
+    let stop = line(
+        &b,
+        "The traces advance by the smallest fraction, 6/13 of the first stopper's remaining trace: Bo stops waiting at (8, 5) (within reach); moving on the same fraction: Mira from (1, 4) to (7, 4).",
+    );
+    let strike = line(&b, "Bo's hit roll on Mira: 28 against 17 to exceed: hit.");
+    assert!(stop < strike && strike < line(&b, "Mira stops at (14, 4)"));
+}
+
+#[test]
+fn one_with_no_movement_still_strikes_a_mover_and_a_stopper_may_become_alert() {
+    // 000 §3.2.1–2: Bo has no movement (move 0): he stays all the same and,
+    // as one who stays, strikes Mira as she sets off. Mira, unalert, stops at
+    // the end of her trace and becomes alert (000 §3).
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "runner", at: (4, 4), set: {"active": 1, "reactive": 0, "move": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(9, 4))),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+            o(Q::Stopped, "Mira", "alert"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Mira to (9, 4) (4 cells), unalert; Bo stays.",
+    );
+    let strike = line(&b, "Bo's hit roll on Mira: 28 against 17 to exceed: hit.");
+    assert!(strike < line(&b, "The traces advance by the smallest fraction"));
+    line(&b, "Mira stops and becomes alert.");
+    // After a noncombat option one cannot react: no chase, no waiting.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "runner", at: (4, 4), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[],
+        vec![
+            o(Q::Noncombat, "Bo", "rest"),
+            (Q::Trace, Order::new("Bo", "chase").target("Mira")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo's order \"chase\" is refused: one who took a noncombat option cannot react to others' movement (000 §3).",
+    );
+}

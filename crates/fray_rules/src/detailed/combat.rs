@@ -531,7 +531,8 @@ pub fn describe(world: &World, plan: &Plan) -> String {
         Plan::AdjustArmour => "adjust armour".into(),
         Plan::Trace { cell, .. } => format!("move to {cell}"),
         Plan::Chase { target, .. } => format!("chase {}", name(world, *target)),
-        Plan::Stay { .. } => "stay".into(),
+        Plan::Stay { watch: None, .. } => "stay".into(),
+        Plan::Stay { watch: Some(x), .. } => format!("stay for {}", name(world, *x)),
         Plan::Nothing => "nothing".into(),
     }
 }

@@ -48,8 +48,8 @@ pub fn movement_phase(world: &mut World) {
             (!flow.stopped.is_empty()).then(|| flow.stopped.remove(0))
         };
         if let Some(s) = stopper {
+            let who = name(world, s);
             if can_strike(world, s) {
-                let who = name(world, s);
                 ask(
                     world,
                     s,
@@ -58,6 +58,16 @@ pub fn movement_phase(world: &mut World) {
                         "{who} has stopped: strike a character still moving, borrowing a blow from the next round?"
                     ),
                     "000 §3.2.2",
+                );
+                return;
+            }
+            if up(world, s) && !alert(world, s) {
+                ask(
+                    world,
+                    s,
+                    Ask::Stopped,
+                    format!("{who} has stopped: become alert?"),
+                    "000 §3",
                 );
                 return;
             }
@@ -81,7 +91,17 @@ fn asked_traces(world: &mut World) -> bool {
     world.resource_mut::<Flow>().asked_traces = true;
     let mut any = false;
     for e in roster(world) {
-        if !up(world, e) || (allowance(world, e, true) == 0) {
+        if !up(world, e) {
+            continue;
+        }
+        if allowance(world, e, true) == 0 {
+            // 000 §3.2.1–2: no movement: it stays, and may strike a mover
+            // as everyone who stays may.
+            let stay = Plan::Stay {
+                unalert: false,
+                watch: None,
+            };
+            world.resource_mut::<Flow>().hidden.push((e, stay));
             continue;
         }
         any = true;
@@ -109,8 +129,13 @@ fn asked_traces(world: &mut World) -> bool {
 fn reveal_traces(world: &mut World) {
     let data = world.resource::<Data>().0.clone();
     let mut plans = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
-    // Chasers follow traces: theirs are built last.
-    plans.sort_by_key(|(_, p)| matches!(p, Plan::Chase { .. }));
+    // In listing order; chasers follow traces: theirs are built last.
+    let listing = |e: Entity| {
+        world
+            .get::<fray_core::model::Combatant>(e)
+            .map_or(u32::MAX, |c| c.listing)
+    };
+    plans.sort_by_key(|(e, p)| (matches!(p, Plan::Chase { .. }), listing(*e)));
     let grid = world.resource::<Grid>().clone();
     let mut traces: Vec<Trace> = Vec::new();
     let mut words = Vec::new();
@@ -167,7 +192,7 @@ fn plot_trace(
         plan,
         Plan::Trace { unalert: true, .. }
             | Plan::Chase { unalert: true, .. }
-            | Plan::Stay { unalert: true }
+            | Plan::Stay { unalert: true, .. }
     );
     if unalert && alert(world, e) {
         world.entity_mut(e).insert(Alert(false));
@@ -212,6 +237,9 @@ fn plot_trace(
                 name(world, s)
             ))
         ),
+        (Plan::Stay { watch: Some(x), .. }, _) => {
+            format!("{who} stays, waiting for {}", name(world, *x))
+        }
         _ => format!("{who} stays"),
     };
     // Said in the reveal: an unalert character's foes double their hit rolls
@@ -224,7 +252,7 @@ fn plot_trace(
     let trace = Trace {
         who: e,
         start,
-        done: path.is_empty(),
+        done: path.is_empty() && stop_near.is_none(),
         path,
         length,
         at: 0,
@@ -274,6 +302,7 @@ fn trace_path(
                 .unwrap_or_default(),
             stop_near,
         ),
+        Plan::Stay { watch, .. } => (Vec::new(), watch),
         Plan::Chase { target, .. } => {
             let there = world.get::<Cell>(target).copied().unwrap_or(start);
             let taken: Vec<Cell> = roster(world)
@@ -389,6 +418,10 @@ fn end_points(world: &World, grid: &Grid, traces: &[Trace], movers: &[usize]) ->
     let mut stops: Vec<EndPoint> = Vec::new();
     for &i in movers {
         let t = &traces[i];
+        if t.path.is_empty() {
+            stops.push(waiting(world, grid, traces, i));
+            continue;
+        }
         let r = t.length.max(t.path.len()) - t.at;
         let mut stop = (t.path.len() - t.at, "the end of its trace");
         if let Some(x) = t.stop_near {
@@ -413,6 +446,27 @@ fn end_points(world: &World, grid: &Grid, traces: &[Trace], movers: &[usize]) ->
     stops
 }
 
+/// Ruling `stop_options`: one who stays, waiting for a mover, ends its
+/// movement at the moment the mover first comes within its reach — the
+/// mover's own fraction — or, if it never does, when the mover's trace
+/// ends.
+fn waiting(world: &World, grid: &Grid, traces: &[Trace], i: usize) -> EndPoint {
+    let t = &traces[i];
+    let reach = strike_reach(world, t.who).max(1);
+    let Some(o) = t
+        .stop_near
+        .and_then(|x| traces.iter().find(|o| o.who == x && !o.done))
+    else {
+        return (i, 0, 1, "the one it waits for is not moving");
+    };
+    let ro = o.length.max(o.path.len()) - o.at;
+    let left = o.path.len() - o.at;
+    match (0..=left).find(|&k| grid.distance(t.start, position(o, k)) <= reach) {
+        Some(k) => (i, k, ro.max(1), "within reach"),
+        None => (i, ro.max(1), ro.max(1), "the one it waits for has passed"),
+    }
+}
+
 /// 000 §3.2.1: "characters who have not yet ended their movement are moved
 /// through the same fraction of their remaining traces", in listing order,
 /// each stopping short of a taken cell (ruling `trace_fractions`). Returns
@@ -424,7 +478,12 @@ fn walk_fraction(
 ) -> (Vec<String>, Vec<String>) {
     let mut moved = Vec::new();
     let mut stopped = Vec::new();
-    let moving: Vec<Entity> = plans.iter().map(|p| traces[p.0].who).collect();
+    // Those waiting for a mover stand where they are.
+    let moving: Vec<Entity> = plans
+        .iter()
+        .filter(|p| !traces[p.0].path.is_empty())
+        .map(|p| traces[p.0].who)
+        .collect();
     let standing: Vec<Cell> = roster(world)
         .into_iter()
         .filter(|x| !moving.contains(x))
@@ -437,6 +496,20 @@ fn walk_fraction(
         .collect();
     for &(i, cells, stopper, why) in plans {
         let who = traces[i].who;
+        if traces[i].path.is_empty() {
+            // One waiting for a mover stands where it is until it stops.
+            if stopper {
+                let mut flow = world.resource_mut::<Flow>();
+                flow.traces[i].done = true;
+                flow.stopped.push(who);
+                let at = traces[i].start;
+                stopped.push(format!(
+                    "{} stops waiting at {at} ({why})",
+                    name(world, who)
+                ));
+            }
+            continue;
+        }
         let from = position(&traces[i], 0);
         let mut taken_now = 0;
         let mut by_standing = false;
@@ -504,6 +577,20 @@ fn can_strike(world: &World, e: Entity) -> bool {
 /// 000 §3.2.2: a strike by one who stopped, with borrowed blows; it becomes
 /// alert to strike in melee.
 fn strike(world: &mut World, e: Entity, plan: Plan) {
+    if let Plan::Pass { alert: true, .. } = plan {
+        // 000 §3: "A character can stop, optionally becoming alert".
+        world.entity_mut(e).insert(Alert(true));
+        let who = name(world, e);
+        log(world, || {
+            Event::new(
+                EventKind::Alert,
+                "000 §3",
+                format!("{who} stops and becomes alert."),
+            )
+            .actor(&who)
+        });
+        return;
+    }
     let Plan::Attack { weapon, .. } = &plan else {
         return;
     };

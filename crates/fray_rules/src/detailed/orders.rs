@@ -88,6 +88,9 @@ pub enum Plan {
     },
     Stay {
         unalert: bool,
+        /// Stay until this mover comes within reach, to strike it as it
+        /// passes (ruling `stop_options`).
+        watch: Option<Entity>,
     },
     /// Let a parry, a noncombat option or a strike go.
     Nothing,
@@ -261,23 +264,34 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
         },
         Ask::Noncombat => validate_noncombat(world, me, order),
         Ask::Trace => validate_trace(world, me, order),
-        Ask::Stopped => match order.action.as_str() {
-            "pass" => Ok(Plan::Nothing),
-            "attack" => {
-                let target = target_of(world, order)?;
-                let moving = flow.traces.iter().any(|t| t.who == target && !t.done);
-                if !moving {
-                    return Err(format!(
-                        "{} is not moving: one who stops strikes at a mover (000 §3.2.2)",
-                        flow.name(target)
-                    ));
+        Ask::Stopped => {
+            match order.action.as_str() {
+                "pass" => Ok(Plan::Nothing),
+                // 000 §3: "A character can stop, optionally becoming alert".
+                "alert" => Ok(Plan::Pass {
+                    drop: false,
+                    fall: false,
+                    alert: true,
+                }),
+                "attack" => {
+                    if world.get::<super::Noncombat>(me).is_some() {
+                        return Err("one who took a noncombat option cannot react to others' movement (000 §3)".into());
+                    }
+                    let target = target_of(world, order)?;
+                    let moving = flow.traces.iter().any(|t| t.who == target && !t.done);
+                    if !moving {
+                        return Err(format!(
+                            "{} is not moving: one who stops strikes at a mover (000 §3.2.2)",
+                            flow.name(target)
+                        ));
+                    }
+                    attack_plan(world, me, target, order, true)
                 }
-                attack_plan(world, me, target, order, true)
+                other => Err(format!(
+                    "one who stops attacks a mover, becomes alert or passes, not {other:?}"
+                )),
             }
-            other => Err(format!(
-                "one who stops attacks a mover or passes, not {other:?}"
-            )),
-        },
+        }
     }
 }
 
@@ -612,8 +626,24 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
 
 fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
     let unalert = order.with.as_deref() == Some("unalert");
+    // 000 §3: after a noncombat option one "cannot react to others' movement".
+    let reacts = order.action == "chase" || order.target.is_some();
+    if reacts && world.get::<super::Noncombat>(me).is_some() {
+        return Err(
+            "one who took a noncombat option cannot react to others' movement (000 §3)".into(),
+        );
+    }
     match order.action.as_str() {
-        "stay" => Ok(Plan::Stay { unalert }),
+        "stay" => {
+            let watch = match order.target {
+                Some(_) => Some(target_of(world, order)?),
+                None => None,
+            };
+            if watch == Some(me) {
+                return Err("one cannot wait for oneself".into());
+            }
+            Ok(Plan::Stay { unalert, watch })
+        }
         "trace" => {
             let cell = order.cell.ok_or("a trace needs a cell to go to")?;
             if path_to(world, me, cell).is_none() {
@@ -781,6 +811,12 @@ fn trace_choices(name: &str, foes: &[&(Entity, String)], offer: &mut impl FnMut(
         Order::new(name, "stay").with("unalert"),
         "Stay, no longer alert".into(),
     );
+    for (_, n) in foes {
+        offer(
+            Order::new(name, "stay").target(n),
+            format!("Stay, and strike {n} if it comes within reach"),
+        );
+    }
 }
 
 /// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
@@ -799,6 +835,18 @@ fn stopped_choices(
                 format!("Strike {n} as it moves (a borrowed blow)"),
             );
         }
+    }
+    if !super::alert(
+        world,
+        world
+            .resource::<Flow>()
+            .entity(name)
+            .unwrap_or(Entity::PLACEHOLDER),
+    ) {
+        offer(
+            Order::new(name, "alert"),
+            "Become alert, without striking".into(),
+        );
     }
     offer(Order::new(name, "pass"), "Let them pass".into());
 }
