@@ -710,14 +710,24 @@ fn a_character_stunned_in_the_surprise_phase_recovers_only_in_phase_1() {
 
 #[test]
 fn the_manoeuvres_of_an_attack_of_opportunity_combine_worst_bonus_all_penalties() {
-    // 002 §One per Phase, ruling opportunity_manoeuvre.
+    // 002 §One per Phase, ruling opportunity_manoeuvre: "the worst OCV and
+    // DCV bonus, while all OCV and DCV penalties stack". A Haymaker has no
+    // DCV bonus (+0) and a -5 penalty, so aborting to Dodge (+3) after it
+    // leaves the worst bonus +0 and the penalty: -5.
     let g = Guard {
         manoeuvres: vec![("haymaker".into(), 0, -5), ("dodge".into(), 0, 3)],
         dodge: true,
         block: false,
     };
-    assert_eq!(g.combined(None), (0, -2));
-    assert_eq!(g.combined(Some((2, 1))), (2, -4));
+    assert_eq!(g.combined(None), (0, -5));
+    assert_eq!(g.combined(Some((2, 1))), (0, -5));
+    let dodging = Guard {
+        manoeuvres: vec![("dodge".into(), 0, 3)],
+        dodge: true,
+        block: false,
+    };
+    assert_eq!(dodging.combined(None), (0, 3));
+    assert_eq!(dodging.combined(Some((2, 1))), (0, 1));
     assert_eq!(Guard::default().combined(Some((0, -5))), (0, -5));
 }
 

@@ -140,10 +140,11 @@ impl Guard {
             .map(|(_, o, d)| (*o, *d))
             .chain(extra)
             .collect();
-        // The worst of the bonuses (a manoeuvre without one gives none) and
-        // every penalty.
+        // The worst of the bonuses (a manoeuvre without one gives none, so
+        // Haymaker's -5 DCV with Dodge's +3 gives 0 - 5 = -5) and every
+        // penalty.
         let combine = |vals: Vec<i32>| -> i32 {
-            let bonus = vals.iter().copied().filter(|v| *v > 0).min().unwrap_or(0);
+            let bonus = vals.iter().map(|v| (*v).max(0)).min().unwrap_or(0);
             let penalties: i32 = vals.iter().map(|v| (*v).min(0)).sum();
             bonus + penalties
         };
