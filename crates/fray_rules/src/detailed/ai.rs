@@ -256,11 +256,17 @@ fn noncombat(s: &Asked, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     if let (Some(en), Some(stats)) = (world.get::<En>(me), world.get::<Stats>(me)) {
-        let missing = (en.max - en.current).min(stats.recovery) as f32;
-        out.push(Appraisal {
-            other: missing * 0.5,
-            ..Appraisal::plain(Order::new(&s.name, "rest"))
-        });
+        // 000 §2.1.1: the lesser of the recovery rate and one less than the
+        // EN spent last round; a rest that gains nothing is not worth the
+        // movement it halves and the reactions it forbids (000 §3).
+        let last = world.get::<super::Blows>(me).map_or(0, |b| b.en_last_round);
+        let gain = stats.recovery.min(last - 1).min(en.max - en.current).max(0);
+        if gain > 0 {
+            out.push(Appraisal {
+                other: gain as f32 * 0.5,
+                ..Appraisal::plain(Order::new(&s.name, "rest"))
+            });
+        }
         spells(s, stats, out);
     }
     let o = Order::new(&s.name, "adjust_armour");
