@@ -118,6 +118,23 @@ pub trait Stock: Checked {
     }
 }
 
+/// A stat block whose weapons and spells are plain lists, named by their
+/// fields: `stock!(Template: weapons, spells)`.
+macro_rules! stock {
+    ($t:ty: $weapons:ident $(, $spells:ident)?) => {
+        impl $crate::book::Stock for $t {
+            fn carried(&self) -> Vec<String> {
+                self.$weapons.clone()
+            }
+
+            $(fn known_spells(&self) -> &[String] {
+                &self.$spells
+            })?
+        }
+    };
+}
+pub(crate) use stock;
+
 /// A weapon or spell as the page lists it, after its name.
 pub trait Listed {
     fn line(&self) -> String;

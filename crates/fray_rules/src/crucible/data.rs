@@ -10,7 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::book::{Checked, Stock};
+use crate::book::Checked;
 
 /// A character class, as 003 §Multiple Attacks Per Round By Level and
 /// §Surprise name them; `Monster` for creatures with their own attacks.
@@ -202,15 +202,7 @@ impl Checked for Template {
     }
 }
 
-impl Stock for Template {
-    fn carried(&self) -> Vec<String> {
-        self.weapons.clone()
-    }
-
-    fn known_spells(&self) -> &[String] {
-        &self.spells
-    }
-}
+crate::book::stock!(Template: weapons, spells);
 
 impl Checked for Weapon {}
 

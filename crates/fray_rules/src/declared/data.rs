@@ -8,7 +8,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::book::{Checked, Stock};
+use crate::book::Checked;
 
 /// Damage types, each with its Combat Injury table (004 §Combat Injuries).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
@@ -272,15 +272,7 @@ impl Checked for Template {
     }
 }
 
-impl Stock for Template {
-    fn carried(&self) -> Vec<String> {
-        self.weapons.clone()
-    }
-
-    fn known_spells(&self) -> &[String] {
-        &self.spells
-    }
-}
+crate::book::stock!(Template: weapons, spells);
 
 impl Checked for Weapon {
     fn problem(&self) -> Option<String> {

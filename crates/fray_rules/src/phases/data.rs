@@ -10,7 +10,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::book::{Checked, Stock};
+use crate::book::Checked;
 
 /// 002 §Action Types: how long an action takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -230,11 +230,7 @@ impl Checked for Template {
     }
 }
 
-impl Stock for Template {
-    fn carried(&self) -> Vec<String> {
-        self.weapons.clone()
-    }
-}
+crate::book::stock!(Template: weapons);
 
 impl Checked for Weapon {}
 

@@ -7,7 +7,7 @@ use fray_core::data::{LoadError, Source};
 use fray_core::dice::DiceExpr;
 use serde::Deserialize;
 
-use crate::book::{Checked, Stock};
+use crate::book::Checked;
 
 /// A weapon: what a hit deals, and how far it reaches or shoots.
 #[derive(Clone, Debug, Deserialize)]
@@ -152,15 +152,7 @@ impl Checked for Template {
     }
 }
 
-impl Stock for Template {
-    fn carried(&self) -> Vec<String> {
-        self.weapons.clone()
-    }
-
-    fn known_spells(&self) -> &[String] {
-        &self.spells
-    }
-}
+crate::book::stock!(Template: weapons, spells);
 
 impl Checked for Weapon {
     fn problem(&self) -> Option<String> {
