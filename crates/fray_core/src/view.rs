@@ -113,6 +113,24 @@ pub struct TrackerView {
     pub waiting: Vec<String>,
 }
 
+/// A combatant's sheet as the side panel shows it: a line a stat, its name
+/// first.
+#[derive(Clone, Debug, Default)]
+pub struct Sheet(pub Vec<(String, String)>);
+
+impl Sheet {
+    /// The sheet of `e`, beginning with its name; `None` for one that is
+    /// not a combatant.
+    pub fn of(world: &World, e: Entity) -> Option<Self> {
+        let c = world.get::<Combatant>(e)?;
+        Some(Self(vec![("Name".into(), c.name.clone())]))
+    }
+
+    pub fn line(&mut self, key: &str, value: String) {
+        self.0.push((key.to_string(), value));
+    }
+}
+
 /// Functions a ruleset provides for the window.
 #[derive(Resource, Clone, Copy)]
 pub struct RulesView {

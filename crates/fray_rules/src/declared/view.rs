@@ -3,8 +3,8 @@
 //! surprised or late, and a unit sheet.
 
 use bevy_ecs::prelude::*;
-use fray_core::model::Combatant;
 use fray_core::model::Rostered;
+use fray_core::view::Sheet;
 use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
@@ -238,12 +238,10 @@ pub(super) fn tracker(world: &World) -> TrackerView {
 }
 
 pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let (Some(c), Some(stats)) = (world.get::<Combatant>(e), world.get::<Stats>(e)) else {
-        return out;
+    let (Some(mut sheet), Some(stats)) = (Sheet::of(world, e), world.get::<Stats>(e)) else {
+        return Vec::new();
     };
-    let mut line = |k: &str, v: String| out.push((k.to_string(), v));
-    line("Name", c.name.clone());
+    let mut line = |k: &str, v: String| sheet.line(k, v);
     if let (Some(s), Some(w)) = (world.get::<Stress>(e), world.get::<WoundPoints>(e)) {
         line("Stress", format!("{} / {}", s.current, s.max));
         line("Wound Points", format!("{} / {}", w.current, w.max));
@@ -306,7 +304,7 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
             ),
         );
     }
-    out
+    sheet.0
 }
 
 /// Initiative counts vary from round to round: no fixed clock.

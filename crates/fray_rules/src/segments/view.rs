@@ -5,7 +5,8 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::casting::Casting;
-use fray_core::model::{Combatant, Rostered};
+use fray_core::model::Rostered;
+use fray_core::view::Sheet;
 use fray_core::view::{Bar, RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
@@ -216,12 +217,10 @@ fn waiting(world: &World, flow: &Flow) -> Vec<String> {
 }
 
 pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let (Some(c), Some(s)) = (world.get::<Combatant>(e), world.get::<Stats>(e)) else {
-        return out;
+    let (Some(mut sheet), Some(s)) = (Sheet::of(world, e), world.get::<Stats>(e)) else {
+        return Vec::new();
     };
-    let mut line = |k: &str, v: String| out.push((k.to_string(), v));
-    line("Name", c.name.clone());
+    let mut line = |k: &str, v: String| sheet.line(k, v);
     if let Some(hp) = world.get::<HitPoints>(e) {
         line("Hit points", format!("{} / {}", hp.current, hp.max));
     }
@@ -244,7 +243,7 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
             line("Spells", k.spells.join(", "));
         }
     }
-    out
+    sheet.0
 }
 
 /// 001 §3: a round is ten segments.
