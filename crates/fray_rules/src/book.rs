@@ -135,6 +135,21 @@ macro_rules! stock {
 }
 pub(crate) use stock;
 
+/// The most of `how_far` among the weapons named in `carried` (a token's
+/// threat reach): 0 for none.
+pub fn farthest<W>(
+    carried: &[String],
+    weapons: &BTreeMap<String, W>,
+    how_far: impl Fn(&W) -> u32,
+) -> u32 {
+    carried
+        .iter()
+        .filter_map(|w| weapons.get(w))
+        .map(how_far)
+        .max()
+        .unwrap_or(0)
+}
+
 /// A weapon or spell as the page lists it, after its name.
 pub trait Listed {
     fn line(&self) -> String;

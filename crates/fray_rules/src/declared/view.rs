@@ -66,17 +66,9 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
             {
                 states.push("full defense".into());
             }
-            let reach = world
-                .get::<Kit>(e)
-                .map(|k| {
-                    k.weapons
-                        .iter()
-                        .filter_map(|w| data.weapons.get(w))
-                        .map(|w| w.reach)
-                        .max()
-                        .unwrap_or(0)
-                })
-                .unwrap_or(0);
+            let reach = world.get::<Kit>(e).map_or(0, |k| {
+                crate::book::farthest(&k.weapons, &data.weapons, |w| w.reach)
+            });
             let bars = vec![stress.bar("Stress"), wp.bar("Wounds")];
             Some(TokenView {
                 states,

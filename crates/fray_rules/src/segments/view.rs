@@ -76,12 +76,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
                 states.push("broke and fled".into());
             }
             let reach = world.get::<Kit>(e).map_or(0, |k| {
-                k.weapons
-                    .iter()
-                    .filter_map(|w| data.weapons.get(w))
-                    .map(|w| w.reach)
-                    .max()
-                    .unwrap_or(0)
+                crate::book::farthest(&k.weapons, &data.weapons, |w| w.reach)
             });
             Some(TokenView {
                 states,
