@@ -88,7 +88,11 @@ pub fn controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn
                 })
                 .cloned()
                 .collect();
-            Box::new(Scripted::new(mine, ai))
+            let after: Box<dyn Controller> = match scenario.scenario.sides[side].after_script {
+                fray_core::scenario::AfterScript::Ai => ai,
+                fray_core::scenario::AfterScript::Person => Box::new(HumanSeat),
+            };
+            Box::new(Scripted::new(mine, after))
         }
     }
 }

@@ -381,12 +381,29 @@ impl Controller for HumanSeat {
     }
 }
 
-/// Orders written in a scenario, for a given round and actor.
+/// Orders written in a scenario, for a given round and actor, and, when
+/// `asked` is given, only for a question that cites that paragraph (as
+/// the prompt shows it: `000 §3.1`, `002 §Attacks of Opportunity`), so a
+/// script does not shift to another question when one is not asked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ScriptedOrder {
     pub round: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked: Option<String>,
     pub order: Order,
+}
+
+impl ScriptedOrder {
+    /// Whether it answers `decision`, asked in `round`.
+    pub fn fits(&self, round: u32, decision: &Decision) -> bool {
+        self.round == round
+            && self.order.actor == decision.actor_name
+            && self
+                .asked
+                .as_deref()
+                .is_none_or(|a| decision.rule.starts_with(a))
+    }
 }
 
 /// Plays the scenario's scripted orders, each once, in the round and for the
@@ -411,7 +428,7 @@ impl Controller for Scripted {
         let next = self
             .script
             .iter_mut()
-            .find(|(s, used)| !used && s.round == round && s.order.actor == decision.actor_name);
+            .find(|(s, used)| !used && s.fits(round, decision));
         match next {
             Some((s, used)) => {
                 *used = true;

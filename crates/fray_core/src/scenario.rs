@@ -50,6 +50,18 @@ pub struct SideSpec {
     /// Whether its creatures take morale checks (the texts' monsters).
     #[serde(default)]
     pub morale: bool,
+    /// A `Script` side, once its orders run out: the AI plays on (the
+    /// default), or a person is asked.
+    #[serde(default)]
+    pub after_script: AfterScript,
+}
+
+/// Who decides for a scripted side what its script does not cover.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+pub enum AfterScript {
+    #[default]
+    Ai,
+    Person,
 }
 
 #[derive(Clone, Debug, Deserialize)]

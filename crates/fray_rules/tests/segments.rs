@@ -52,6 +52,7 @@ fn battle(more: &str, combatants: &str, dice: &[u32], orders: &[(u32, Order)]) -
         .iter()
         .map(|(round, order)| ScriptedOrder {
             round: *round,
+            asked: None,
             order: order.clone(),
         })
         .collect();

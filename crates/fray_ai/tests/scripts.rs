@@ -1,0 +1,46 @@
+//! A scenario's script: orders bound to the question they answer, and who
+//! decides once the script runs out.
+
+use fray_ai::battle_from_text;
+use fray_core::battle::Progress;
+use fray_core::decision::Decisions;
+
+/// Brienne's side plays a script; when it runs out, a person is asked.
+fn duel(asked: &str) -> String {
+    format!(
+        r#"(name: "t", ruleset: "declared",
+        grid: (kind: Square, width: 8, height: 8),
+        sides: [(name: "Wardens", seat: Script, after_script: Person), (name: "Raiders")],
+        combatants: [
+            (name: "Brienne", side: "Wardens", template: "knight", at: (1, 4)),
+            (name: "Grusk", side: "Raiders", template: "bugbear_scoundrel", at: (6, 3)),
+        ],
+        orders: [(round: 1, asked: "{asked}", order: (actor: "Brienne", action: "full_defense"))])"#
+    )
+}
+
+/// Run until a person must decide; the round it happens in.
+fn waits_in_round(text: &str) -> u32 {
+    let mut b = battle_from_text(text, 3).unwrap();
+    let Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("the battle did not wait for a person");
+    };
+    let d = b
+        .world()
+        .resource::<Decisions>()
+        .get(ids[0])
+        .unwrap()
+        .clone();
+    assert_eq!(d.actor_name, "Brienne");
+    b.world().resource::<fray_core::log::BattleLog>().round
+}
+
+#[test]
+fn a_script_bound_to_its_question_plays_there_and_a_person_takes_over_after() {
+    // The order answers the declaration (004 §Step 3): round 1 is scripted,
+    // and in round 2 the script has run out: a person is asked.
+    assert_eq!(waits_in_round(&duel("004 §Step 3")), 2);
+    // Bound to a question never asked, it never plays: a person is asked at
+    // once.
+    assert_eq!(waits_in_round(&duel("004 §Step 4")), 1);
+}
