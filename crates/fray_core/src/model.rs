@@ -403,6 +403,15 @@ pub fn at_round_cap(
     true
 }
 
+/// `n` of a `unit` in words: "1 round", "3 rounds".
+pub fn count_of(n: u32, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
 /// How the classic texts' battles end at the round cap.
 pub fn no_winner(cap: u32) -> String {
     format!("The round cap of {cap} is reached; the fighting stops with no winner.")

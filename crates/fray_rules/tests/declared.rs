@@ -499,7 +499,7 @@ fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
     let _ = b.run();
     assert_has(
         &b,
-        "Anna uses a healing_draught: 4 Wound Points and 0 Stress restored.",
+        "Anna uses a healing draught: 4 Wound Points and 0 Stress restored.",
     );
     assert_has(
         &b,

@@ -74,7 +74,7 @@ pub fn describe(world: &World, action: &Action) -> String {
         Action::FullDefense { toward: Some(c) } => format!("take full defense, moving toward {c}"),
         Action::FullDefense { toward: None } => "take full defense".into(),
         Action::Cast { spell, target } => format!("cast {spell} on {}", name(*target)),
-        Action::Consume { item } => format!("use a {item}"),
+        Action::Consume { item } => format!("use a {}", item.replace('_', " ")),
         Action::Throw { weapon, target } => format!("throw the {weapon} at {}", name(*target)),
         Action::Stabilise { target } => format!("stabilise {}", name(*target)),
         Action::Intimidate { target } => format!("intimidate {}", name(*target)),

@@ -572,7 +572,10 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
         Event::new(
             EventKind::Heal,
             "004 §Step 3 · ruling healing_items",
-            format!("{me} uses a {item}: {wp} Wound Points and {stress} Stress restored."),
+            format!(
+                "{me} uses a {}: {wp} Wound Points and {stress} Stress restored.",
+                item.replace('_', " ")
+            ),
         )
         .actor(me)
         .roll(roll)

@@ -130,7 +130,8 @@ fn lose_preparation(world: &mut World, e: Entity, why: &str) {
 pub fn start_of_round(world: &mut World) {
     let round = world.resource::<Flow>().round + 1;
     let rounds = round - 1;
-    let words = |_| format!("The battle stops after {rounds} rounds (the scenario's cap).");
+    let after = fray_core::model::count_of(rounds, "round");
+    let words = |_| format!("The battle stops after {after} (the scenario's cap).");
     if fray_core::model::at_round_cap(world, rounds, "scenario round_cap", words) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;

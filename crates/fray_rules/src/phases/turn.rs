@@ -1761,7 +1761,8 @@ pub fn post_turn(world: &mut World) {
         }
     }
     let turn = world.resource::<Flow>().turn;
-    let words = |_| format!("The battle stops after {turn} turns (the scenario's cap).");
+    let after = fray_core::model::count_of(turn, "turn");
+    let words = |_| format!("The battle stops after {after} (the scenario's cap).");
     if fray_core::model::at_round_cap(world, turn, "scenario round_cap", words) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
