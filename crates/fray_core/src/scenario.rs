@@ -76,6 +76,10 @@ pub struct CombatantSpec {
     /// Unaware of its enemies when combat starts.
     #[serde(default)]
     pub surprised: bool,
+    /// How it stands when combat starts, in the ruleset's words (`fallen`,
+    /// `unconscious`): each one the ruleset knows.
+    #[serde(default)]
+    pub starts: Vec<String>,
     /// Combatants naming the same group share one initiative roll.
     #[serde(default)]
     pub initiative_group: Option<String>,

@@ -59,8 +59,12 @@ pub type LoadedRules = Arc<dyn Rules>;
 macro_rules! ruleset {
     ($data:ty {
         id: $id:literal, name: $name:literal, text: $text:literal, data: $file:literal,
-        round: $round:ident, largest_die: $die:literal $(,)?
+        round: $round:ident, largest_die: $die:literal
+        $(, starts: [$($start:literal),* $(,)?])? $(,)?
     }) => {
+        /// The states a scenario's combatant may start in (`starts`).
+        pub const STARTS: &[&str] = &[$($($start),*)?];
+
         /// The most faces of any die the ruleset rolls: a forced face above
         /// it fits no die.
         pub const LARGEST_DIE: u32 = $die;
@@ -126,6 +130,7 @@ macro_rules! ruleset {
                 scenario: &fray_core::scenario::LoadedScenario,
             ) -> Result<(), fray_core::data::LoadError> {
                 $crate::ruleset::check_forced_dice(scenario, LARGEST_DIE)?;
+                $crate::ruleset::check_starts(scenario, $id, STARTS)?;
                 check_scenario(self, scenario)
             }
 
@@ -452,6 +457,32 @@ pub fn refuse_groups_and_arrivals(
         return Err(scenario
             .source
             .error_at(&a.combatant.name, None, no_arrivals));
+    }
+    Ok(())
+}
+
+/// Every state a scenario's combatant `starts` in is one the ruleset knows.
+pub fn check_starts(
+    scenario: &LoadedScenario,
+    ruleset: &str,
+    known: &[&str],
+) -> Result<(), LoadError> {
+    for c in &scenario.scenario.combatants {
+        if let Some(s) = c.starts.iter().find(|s| !known.contains(&s.as_str())) {
+            let has = if known.is_empty() {
+                "none".to_string()
+            } else {
+                known.join(", ")
+            };
+            return Err(scenario.source.error_at(
+                s,
+                Some(&c.name),
+                format!(
+                    "{:?} cannot start {s:?} under the {ruleset} ruleset (it knows: {has})",
+                    c.name
+                ),
+            ));
+        }
     }
     Ok(())
 }

@@ -1021,3 +1021,50 @@ fn one_with_no_movement_still_strikes_a_mover_and_a_stopper_may_become_alert() {
         "Bo's order \"chase\" is refused: one who took a noncombat option cannot react to others' movement (000 §3).",
     );
 }
+
+#[test]
+fn a_scenario_may_start_a_character_fallen_or_unconscious() {
+    // Scenario `starts`: Bo begins fallen, so Ash's hit roll on him is
+    // doubled (000 §1.2.5.1.3, partial surprise); Cy begins unconscious (0
+    // EN) and never acts.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3), starts: ["fallen"]),
+        (name: "Cy", side: "B", template: "swordsman", at: (9, 9), starts: ["unconscious"]),
+    "#,
+        &[4, 4, 1, 1],
+        vec![at(Q::Option, "Ash", "attack", "Bo")],
+        1,
+    );
+    run(&mut b);
+    // 2D10 [4, 4] = 8, doubled: 16 + 5 = 21; standing, 13 would miss.
+    line(&b, "Ash's hit roll on Bo: 21 against 16 to exceed: hit.");
+    assert!(
+        texts(&b).iter().all(|t| !t.contains("Cy")),
+        "{:?}",
+        texts(&b)
+    );
+    let cy = entity(&b, "Cy");
+    assert_eq!(b.world().get::<detailed::En>(cy).unwrap().current, 0);
+    // A state the ruleset does not know is refused where it is written.
+    let text = common::field(
+        "declared",
+        (8, 8),
+        1,
+        "",
+        r#"(name: "Ash", side: "A", template: "knight", at: (1, 1), starts: ["fallen"]),
+           (name: "Bo", side: "B", template: "knight", at: (5, 5)),"#,
+    );
+    let scenario =
+        fray_core::scenario::LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let err = fray_rules::load("declared", None)
+        .unwrap()
+        .check_scenario(&scenario)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("\"Ash\" cannot start \"fallen\" under the declared ruleset (it knows: none)"),
+        "{err}"
+    );
+}

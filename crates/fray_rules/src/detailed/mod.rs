@@ -45,6 +45,7 @@ crate::ruleset::ruleset!(DetailedData {
     data: "detailed_sequence.ron",
     round: round,
     largest_die: 100,
+    starts: ["fallen", "unconscious"],
 });
 
 /// A character's numbers.
@@ -363,6 +364,7 @@ pub fn populate(
             Alert(!spec.surprised),
             Condition::Fine,
         ));
+        starting_states(e, spec);
         Ok(())
     })?;
     fray_core::model::set_resource(
@@ -389,6 +391,25 @@ pub fn populate(
         },
     );
     Ok(())
+}
+
+/// A scenario's starting states: fallen (ruling `fall`), or unconscious
+/// (ruling `unconscious`: at 0 EN).
+fn starting_states(e: &mut EntityWorldMut, spec: &CombatantSpec) {
+    for s in &spec.starts {
+        match s.as_str() {
+            "fallen" => {
+                e.insert(Fallen);
+            }
+            "unconscious" => {
+                e.insert(Condition::Unconscious);
+                if let Some(mut en) = e.get_mut::<En>() {
+                    en.current = 0;
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Conscious (ruling `unconscious`).
