@@ -121,12 +121,7 @@ pub fn start_loaded(
     for (side, seat) in scenario.scenario.sides.iter_mut().zip(&seats) {
         side.seat = *seat;
     }
-    let options = BattleOptions {
-        seed: file.seed,
-        dice: file.dice.clone(),
-        keep_log: true,
-        all_ai: false,
-    };
+    let options = file.options();
     replayed(&file, path, &scenario, &data, &options)?;
     let mut battle =
         build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
@@ -161,18 +156,19 @@ fn replayed(
     Ok(battle)
 }
 
+/// The battle file at `path`, its scenario, and its battle replayed as far
+/// as its orders go.
+fn read_and_replay(path: &Path) -> Result<(BattleFile, LoadedScenario, Battle), Failure> {
+    let file = BattleFile::read(path).map_err(bad_input)?;
+    let (scenario, data) = file.scenario(path).map_err(bad_input)?;
+    let battle = replayed(&file, path, &scenario, &data, &file.options())?;
+    Ok((file, scenario, battle))
+}
+
 /// `fray check FILE` of a battle file: it reads, its scenario and ruleset
 /// data are here, and its orders replay as they were given.
 pub fn check(path: &Path) -> Result<String, Failure> {
-    let file = BattleFile::read(path).map_err(bad_input)?;
-    let (scenario, data) = file.scenario(path).map_err(bad_input)?;
-    let options = BattleOptions {
-        seed: file.seed,
-        dice: file.dice.clone(),
-        keep_log: true,
-        all_ai: false,
-    };
-    let battle = replayed(&file, path, &scenario, &data, &options)?;
+    let (file, scenario, battle) = read_and_replay(path)?;
     let state = match battle.outcome() {
         Some(_) => "over".to_string(),
         None => format!("round {}", battle.world().resource::<BattleLog>().round),
@@ -188,15 +184,7 @@ pub fn check(path: &Path) -> Result<String, Failure> {
 /// `fray replay FILE`: print the battle as `fray run` printed it, up to
 /// log entry `until` when given, and write its log.
 pub fn replay(path: &Path, log_file: Option<PathBuf>, until: Option<u64>) -> Result<(), Failure> {
-    let file = BattleFile::read(path).map_err(bad_input)?;
-    let (scenario, data) = file.scenario(path).map_err(bad_input)?;
-    let options = BattleOptions {
-        seed: file.seed,
-        dice: file.dice.clone(),
-        keep_log: true,
-        all_ai: false,
-    };
-    let battle = replayed(&file, path, &scenario, &data, &options)?;
+    let (file, scenario, battle) = read_and_replay(path)?;
     let mut log = crate::open_log(log_file.as_deref())?;
     let mut out = crate::out::Out::new();
     let _ = writeln!(

@@ -129,12 +129,7 @@ impl Session {
         for (side, seat) in scenario.scenario.sides.iter_mut().zip(&file.seats) {
             side.seat = *seat;
         }
-        let options = BattleOptions {
-            seed: file.seed,
-            dice: file.dice.clone(),
-            keep_log: true,
-            all_ai: false,
-        };
+        let options = file.options();
         let setup = Setup {
             path: PathBuf::from(&file.scenario_file),
             seed: file.seed,

@@ -185,6 +185,16 @@ impl BattleFile {
         ))
     }
 
+    /// How the battle was set up: its seed and forced dice, its log kept.
+    pub fn options(&self) -> BattleOptions {
+        BattleOptions {
+            seed: self.seed,
+            dice: self.dice.clone(),
+            keep_log: true,
+            all_ai: false,
+        }
+    }
+
     /// The orders of the file, each with its number (from 1), by decision.
     fn by_decision(&self) -> BTreeMap<u64, VecDeque<(usize, Given)>> {
         let mut by: BTreeMap<u64, VecDeque<(usize, Given)>> = BTreeMap::new();

@@ -578,17 +578,7 @@ fn can_strike(world: &World, e: Entity) -> bool {
 /// alert to strike in melee.
 fn strike(world: &mut World, e: Entity, plan: Plan) {
     if let Plan::Pass { alert: true, .. } = plan {
-        // 000 §3: "A character can stop, optionally becoming alert".
-        world.entity_mut(e).insert(Alert(true));
-        let who = name(world, e);
-        log(world, || {
-            Event::new(
-                EventKind::Alert,
-                "000 §3",
-                format!("{who} stops and becomes alert."),
-            )
-            .actor(&who)
-        });
+        become_alert(world, e, "");
         return;
     }
     let Plan::Attack { weapon, .. } = &plan else {
@@ -596,18 +586,24 @@ fn strike(world: &mut World, e: Entity, plan: Plan) {
     };
     let melee = orders::weapon(world, weapon).is_some_and(|d| !d.kind.missile());
     if melee && !alert(world, e) {
-        world.entity_mut(e).insert(Alert(true));
-        let who = name(world, e);
-        log(world, || {
-            Event::new(
-                EventKind::Alert,
-                "000 §3",
-                format!("{who} stops and becomes alert to strike."),
-            )
-            .actor(&who)
-        });
+        become_alert(world, e, " to strike");
     }
     combat::execute(world, e, plan);
+}
+
+/// 000 §3: "A character can stop, optionally becoming alert" (`why`: what
+/// for, in words after it).
+fn become_alert(world: &mut World, e: Entity, why: &str) {
+    world.entity_mut(e).insert(Alert(true));
+    let who = name(world, e);
+    log(world, || {
+        Event::new(
+            EventKind::Alert,
+            "000 §3",
+            format!("{who} stops and becomes alert{why}."),
+        )
+        .actor(&who)
+    });
 }
 
 /// The round is over: the next begins.

@@ -708,7 +708,7 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         }
         Ask::Noncombat => noncombat_choices(world, me, &name, &others, &mut offer),
         Ask::Trace => trace_choices(&name, &foes, &mut offer),
-        Ask::Stopped => stopped_choices(world, &name, &foes, &mut offer),
+        Ask::Stopped => stopped_choices(world, me, &name, &foes, &mut offer),
     }
     out.sort_by_key(|c| c.refused.is_some());
     out.retain(|c| c.refused.is_none() || c.order.action == "attack");
@@ -823,6 +823,7 @@ fn trace_choices(name: &str, foes: &[&(Entity, String)], offer: &mut impl FnMut(
 /// not yet ended movement", or let them pass.
 fn stopped_choices(
     world: &World,
+    me: Entity,
     name: &str,
     foes: &[&(Entity, String)],
     offer: &mut impl FnMut(Order, String),
@@ -836,13 +837,7 @@ fn stopped_choices(
             );
         }
     }
-    if !super::alert(
-        world,
-        world
-            .resource::<Flow>()
-            .entity(name)
-            .unwrap_or(Entity::PLACEHOLDER),
-    ) {
+    if !super::alert(world, me) {
         offer(
             Order::new(name, "alert"),
             "Become alert, without striking".into(),
