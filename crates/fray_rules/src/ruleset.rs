@@ -54,8 +54,8 @@ pub type LoadedRules = Arc<dyn Rules>;
 /// A ruleset's entry in the registry (`RULESET`), what it shows the window
 /// (`VIEW`), the run condition `stage_is` of its `Flow` resource's
 /// `stage`, and its data type's [`Rules`] face, from the functions its
-/// module provides: `check_scenario`, `populate`, `plugin`, `round`,
-/// `book::Page` and `view::{tokens, tracker, sheet, preview}`.
+/// module provides: `SCENARIOS`, `check_scenario`, `populate`, `plugin`,
+/// `round`, `book::Page` and `view::{tokens, tracker, sheet, preview}`.
 macro_rules! ruleset {
     ($data:ty {
         id: $id:literal, name: $name:literal, text: $text:literal, data: $file:literal,
@@ -131,6 +131,7 @@ macro_rules! ruleset {
             ) -> Result<(), fray_core::data::LoadError> {
                 $crate::ruleset::check_forced_dice(scenario, LARGEST_DIE)?;
                 $crate::ruleset::check_starts(scenario, $id, STARTS)?;
+                SCENARIOS.check(scenario, $id)?;
                 check_scenario(self, scenario)
             }
 
@@ -389,9 +390,42 @@ pub fn check_rulings(rulings: &[Ruling], src: &Source) -> Result<(), LoadError> 
     Ok(())
 }
 
+/// What a ruleset's scenarios may ask for, beyond its combatants' stat
+/// blocks: checked alike for every ruleset before its own checks.
+pub struct ScenarioRules {
+    /// The options it has, each with the values it allows (`&[]`: any).
+    pub options: &'static [(&'static str, &'static [&'static str])],
+    /// The action names scripted orders use.
+    pub actions: &'static [&'static str],
+    /// Why the text has no initiative groups (`None`: it has them).
+    pub no_groups: Option<&'static str>,
+    /// Why the text has no late arrivals (`None`: it has them).
+    pub no_arrivals: Option<&'static str>,
+}
+
+impl ScenarioRules {
+    /// Refuse what the ruleset does not have: groups, arrivals, options,
+    /// order actions.
+    pub fn check(&self, scenario: &LoadedScenario, ruleset: &str) -> Result<(), LoadError> {
+        let s = &scenario.scenario;
+        if let Some(why) = self.no_groups
+            && s.combatants.iter().any(|c| c.initiative_group.is_some())
+        {
+            return Err(scenario.source.error_at_field("initiative_group", why));
+        }
+        if let Some(why) = self.no_arrivals
+            && let Some(a) = s.arrivals.first()
+        {
+            return Err(scenario.source.error_at(&a.combatant.name, None, why));
+        }
+        check_options(scenario, ruleset, self.options)?;
+        check_order_actions(scenario, self.actions)
+    }
+}
+
 /// The scenario's options: each must be one the ruleset has, with one of
 /// the values it allows (`&[]`: any value).
-pub fn check_options(
+fn check_options(
     scenario: &LoadedScenario,
     ruleset: &str,
     known: &[(&str, &[&str])],
@@ -423,7 +457,7 @@ pub fn check_options(
 }
 
 /// Every scripted order names one of the ruleset's `actions`.
-pub fn check_order_actions(scenario: &LoadedScenario, actions: &[&str]) -> Result<(), LoadError> {
+fn check_order_actions(scenario: &LoadedScenario, actions: &[&str]) -> Result<(), LoadError> {
     for o in &scenario.scenario.orders {
         if !actions.contains(&o.order.action.as_str()) {
             return Err(scenario.source.error_at(
@@ -436,27 +470,6 @@ pub fn check_order_actions(scenario: &LoadedScenario, actions: &[&str]) -> Resul
                 ),
             ));
         }
-    }
-    Ok(())
-}
-
-/// For a ruleset whose text has no shared initiative rolls or late
-/// arrivals: refuse a scenario that asks for them, saying why.
-pub fn refuse_groups_and_arrivals(
-    scenario: &LoadedScenario,
-    no_groups: &str,
-    no_arrivals: &str,
-) -> Result<(), LoadError> {
-    let s = &scenario.scenario;
-    if s.combatants.iter().any(|c| c.initiative_group.is_some()) {
-        return Err(scenario
-            .source
-            .error_at_field("initiative_group", no_groups));
-    }
-    if let Some(a) = s.arrivals.first() {
-        return Err(scenario
-            .source
-            .error_at(&a.combatant.name, None, no_arrivals));
     }
     Ok(())
 }

@@ -404,15 +404,9 @@ fn stat_block(data: &CrucibleData, spec: &CombatantSpec, src: &Source) -> Result
 
 /// Check a scenario against the ruleset: templates, stats, options, orders.
 pub fn check_scenario(data: &CrucibleData, scenario: &LoadedScenario) -> Result<(), LoadError> {
-    crate::ruleset::refuse_groups_and_arrivals(
-        scenario,
-        "003 has no initiative groups but the sides: use the option `initiative`",
-        "003 has no late arrivals",
-    )?;
     for spec in &scenario.scenario.combatants {
         stat_block(data, spec, &scenario.source)?;
     }
-    crate::ruleset::check_options(scenario, "crucible", OPTIONS)?;
     if let Some(side) = scenario.scenario.options.get("surprise")
         && side != "roll"
         && side != "none"
@@ -424,8 +418,17 @@ pub fn check_scenario(data: &CrucibleData, scenario: &LoadedScenario) -> Result<
             format!("surprise {side:?} must be roll, none or the name of a side"),
         ));
     }
-    crate::ruleset::check_order_actions(scenario, ACTIONS)
+    Ok(())
 }
+
+/// What a scenario may ask for: the text's optional rules; no groups
+/// but the sides, no late arrivals.
+const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
+    options: OPTIONS,
+    actions: ACTIONS,
+    no_groups: Some("003 has no initiative groups but the sides: use the option `initiative`"),
+    no_arrivals: Some("003 has no late arrivals"),
+};
 
 fn options(scenario: &LoadedScenario) -> Options {
     let o = &scenario.scenario.options;

@@ -336,16 +336,20 @@ pub fn check_scenario(data: &DeclaredData, scenario: &LoadedScenario) -> Result<
     {
         stat_block(data, spec, &scenario.source)?;
     }
-    crate::ruleset::check_options(
-        scenario,
-        "declared",
-        &[(
-            "declaration",
-            &["simultaneous", "round_robin", "agility_descending"],
-        )],
-    )?;
-    crate::ruleset::check_order_actions(scenario, ACTIONS)
+    Ok(())
 }
+
+/// What a scenario may ask for: the declaration order; groups and late
+/// arrivals are the text's own.
+const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
+    options: &[(
+        "declaration",
+        &["simultaneous", "round_robin", "agility_descending"],
+    )],
+    actions: ACTIONS,
+    no_groups: None,
+    no_arrivals: None,
+};
 
 /// The action names orders use.
 pub const ACTIONS: &[&str] = &[

@@ -332,14 +332,16 @@ pub fn check_scenario(data: &DetailedData, scenario: &LoadedScenario) -> Result<
     for spec in &scenario.scenario.combatants {
         stat_block(data, spec, &scenario.source)?;
     }
-    crate::ruleset::refuse_groups_and_arrivals(
-        scenario,
-        "the detailed_sequence ruleset has no initiative rolls: blows and EN decide",
-        "the detailed_sequence ruleset has no late arrivals",
-    )?;
-    crate::ruleset::check_options(scenario, "detailed_sequence", &[])?;
-    crate::ruleset::check_order_actions(scenario, orders::ACTIONS)
+    Ok(())
 }
+
+/// What a scenario may ask for: no options, no groups, no arrivals.
+const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
+    options: &[],
+    actions: orders::ACTIONS,
+    no_groups: Some("the detailed_sequence ruleset has no initiative rolls: blows and EN decide"),
+    no_arrivals: Some("the detailed_sequence ruleset has no late arrivals"),
+};
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh
 /// world, or one cleared for the next battle of a batch).

@@ -400,14 +400,20 @@ pub fn check_scenario(data: &PhasesData, scenario: &LoadedScenario) -> Result<()
     for spec in &scenario.scenario.combatants {
         stat_block(data, spec, &scenario.source)?;
     }
-    crate::ruleset::refuse_groups_and_arrivals(
-        scenario,
-        "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
-        "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
-    )?;
-    crate::ruleset::check_options(scenario, "phases", &[("darkness", &["true", "false"])])?;
-    crate::ruleset::check_order_actions(scenario, data::ACTIONS)
+    Ok(())
 }
+
+/// What a scenario may ask for: darkness, and no groups or arrivals.
+const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
+    options: &[("darkness", &["true", "false"])],
+    actions: data::ACTIONS,
+    no_groups: Some(
+        "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
+    ),
+    no_arrivals: Some(
+        "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
+    ),
+};
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh
 /// world, or one cleared for the next battle of a batch).

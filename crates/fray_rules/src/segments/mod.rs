@@ -351,15 +351,9 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
             "the segments ruleset plays two sides, the party and its enemies (ruling two_sides)",
         ));
     }
-    crate::ruleset::refuse_groups_and_arrivals(
-        scenario,
-        "001 has one initiative roll per side, so no initiative groups",
-        "001 has no late arrivals",
-    )?;
     for spec in &s.combatants {
         stat_block(data, spec, src)?;
     }
-    crate::ruleset::check_options(scenario, "segments", &[("alerted", &[])])?;
     if let Some(alerted) = s.options.get("alerted") {
         for name in alerted.split(',').map(str::trim) {
             if scenario.side_index(name).is_none() {
@@ -371,8 +365,17 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
             }
         }
     }
-    crate::ruleset::check_order_actions(scenario, ACTIONS)
+    Ok(())
 }
+
+/// What a scenario may ask for: which sides are alerted; no groups, no
+/// late arrivals.
+const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
+    options: &[("alerted", &[])],
+    actions: ACTIONS,
+    no_groups: Some("001 has one initiative roll per side, so no initiative groups"),
+    no_arrivals: Some("001 has no late arrivals"),
+};
 
 /// Spawn the scenario's combatants and the state of the battle (in a fresh
 /// world, or one cleared for the next battle of a batch).
