@@ -19,10 +19,9 @@
 use std::io::{self, BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use fray_ai::{BattleOptions, LoadedRules, build_battle, reset_battle};
+use fray_ai::{BattleOptions, LoadedRules, build_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::data::Source;
 use fray_core::decision::Decisions;
@@ -134,6 +133,10 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+        /// How many threads share the battles (default: every core). The
+        /// win counts are the same for any number.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        threads: Option<u32>,
     },
     /// Check ruleset and scenario files; print what is wrong and where.
     Check {
@@ -186,6 +189,7 @@ fn lost(how: Lost) -> Failure {
 
 mod out;
 mod saved;
+mod sim;
 
 #[cfg(feature = "window")]
 mod game;
@@ -306,7 +310,8 @@ fn main() -> ExitCode {
             battles,
             seed,
             json,
-        }) => sim(&scenario, battles, seed, json),
+            threads,
+        }) => sim::sim(&scenario, battles, seed, json, threads),
         Some(Command::Check { files }) => check(&files),
         Some(Command::Rules { id }) => rules(id.as_deref()),
     };
@@ -556,261 +561,6 @@ fn typed_cell(line: &str) -> Option<fray_core::grid::Cell> {
         .next()
         .is_none()
         .then(|| fray_core::grid::Cell::new(x, y))
-}
-
-/// Resident memory of this process in KiB (Linux), for the sim report.
-fn resident_kib() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4)
-}
-
-/// `fray sim`: run a batch of battles, print the report, and fail if any
-/// battle could not finish.
-fn sim(path: &Path, battles: u32, seed: Option<u64>, json: bool) -> Result<(), Failure> {
-    if battles == 0 {
-        return Err(bad_input("--battles must be at least 1"));
-    }
-    let (scenario, data) = load_scenario(path)?;
-    let seed0 = seed.unwrap_or(scenario.scenario.seed);
-    let tally = run_batch(&scenario, &data, battles, seed0)?;
-    let mut out = Out::new();
-    print_report(&mut out, &scenario, &tally, json);
-    out.finish().map_err(lost)?;
-    if let Some((seed, why)) = tally.first_failure {
-        return Err(failed(format!(
-            "{} battles could not finish; the first, seed {seed}: {why}",
-            tally.failures
-        )));
-    }
-    Ok(())
-}
-
-/// What a batch of battles came to, for the sim report.
-struct SimTally {
-    battles: u32,
-    seed0: u64,
-    /// Victories by side index.
-    wins: Vec<u32>,
-    draws: u32,
-    capped: u32,
-    failures: u32,
-    rounds_total: u64,
-    rounds_min: u32,
-    rounds_max: u32,
-    log_entries: u64,
-    first_failure: Option<(u64, String)>,
-    /// Decision times in microseconds, as a histogram so memory stays flat.
-    histogram: Vec<u64>,
-    secs: f64,
-    rss_start: Option<u64>,
-    rss_mid: Option<u64>,
-    rss_end: Option<u64>,
-}
-
-/// Run `battles` battles of `scenario` with the AI on every side, seeds
-/// `seed0`, `seed0 + 1`, …, in one app, and tally how they ended.
-fn run_batch(
-    scenario: &LoadedScenario,
-    data: &LoadedRules,
-    battles: u32,
-    seed0: u64,
-) -> Result<SimTally, Failure> {
-    let sides = scenario.scenario.sides.len();
-    let mut wins = vec![0u32; sides];
-    let (mut draws, mut capped, mut failures) = (0u32, 0u32, 0u32);
-    let mut rounds_total = 0u64;
-    let (mut rounds_min, mut rounds_max) = (u32::MAX, 0);
-    let mut log_entries = 0u64;
-    let mut first_failure: Option<(u64, String)> = None;
-    let rss_start = resident_kib();
-    let mut rss_mid = None;
-    let start = Instant::now();
-    let mut reused: Option<Battle> = None;
-    // Decision times in microseconds, as a histogram so memory stays flat.
-    let mut histogram = vec![0u64; 20_001];
-    let mut decision_times: Vec<u32> = Vec::new();
-    for i in 0..battles {
-        let options = BattleOptions {
-            seed: seed0.wrapping_add(u64::from(i)),
-            dice: Vec::new(),
-            keep_log: false,
-            all_ai: true,
-        };
-        // One app for the whole batch: its schedule is built once.
-        let battle = match &mut reused {
-            Some(b) => {
-                reset_battle(b, scenario, data, &options).map_err(|e| bad_input(e.to_string()))?;
-                b
-            }
-            None => reused.insert(
-                build_battle(scenario, data, &options).map_err(|e| bad_input(e.to_string()))?,
-            ),
-        };
-        battle.decision_times = Some(std::mem::take(&mut decision_times));
-        let progress = battle.run();
-        decision_times = battle.decision_times.take().unwrap_or_default();
-        for &us in &decision_times {
-            histogram[(us as usize).min(20_000)] += 1;
-        }
-        decision_times.clear();
-        match progress {
-            Progress::Over(result) => {
-                let r = result.rounds();
-                rounds_total += u64::from(r);
-                rounds_min = rounds_min.min(r);
-                rounds_max = rounds_max.max(r);
-                match result {
-                    BattleResult::Victory { side, .. } => wins[side] += 1,
-                    BattleResult::MutualDestruction { .. } => draws += 1,
-                    BattleResult::RoundCap { .. } => capped += 1,
-                }
-            }
-            Progress::AwaitingHuman(_) => {
-                failures += 1;
-                first_failure
-                    .get_or_insert((options.seed, "a decision was left unanswered".into()));
-            }
-            Progress::Failed(why) => {
-                failures += 1;
-                first_failure.get_or_insert((options.seed, why));
-            }
-        }
-        log_entries += battle.world().resource::<BattleLog>().count();
-        if i == battles / 2 {
-            rss_mid = resident_kib();
-        }
-    }
-    let secs = start.elapsed().as_secs_f64();
-    let rss_end = resident_kib();
-    Ok(SimTally {
-        battles,
-        seed0,
-        wins,
-        draws,
-        capped,
-        failures,
-        rounds_total,
-        rounds_min,
-        rounds_max,
-        log_entries,
-        first_failure,
-        histogram,
-        secs,
-        rss_start,
-        rss_mid,
-        rss_end,
-    })
-}
-
-/// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
-/// as text.
-fn print_report(out: &mut impl Write, scenario: &LoadedScenario, tally: &SimTally, json: bool) {
-    let SimTally {
-        battles,
-        seed0,
-        ref wins,
-        draws,
-        capped,
-        failures,
-        rounds_total,
-        rounds_min,
-        rounds_max,
-        log_entries,
-        ref histogram,
-        secs,
-        rss_start,
-        rss_mid,
-        rss_end,
-        ..
-    } = *tally;
-    let decisions: u64 = histogram.iter().sum();
-    let pct = |p: f64| -> f64 {
-        let want = (decisions as f64 * p).ceil().max(1.0) as u64;
-        let mut seen = 0;
-        for (us, n) in histogram.iter().enumerate() {
-            seen += n;
-            if seen >= want {
-                return us as f64 / 1000.0;
-            }
-        }
-        0.0
-    };
-    let (ai_p50, ai_p99) = (pct(0.5), pct(0.99));
-    let per_sec = f64::from(battles) / secs.max(1e-9);
-    let finished = battles - failures;
-    let mean_rounds = if finished > 0 {
-        rounds_total as f64 / f64::from(finished)
-    } else {
-        0.0
-    };
-    let names: Vec<String> = scenario
-        .scenario
-        .sides
-        .iter()
-        .map(|s| s.name.clone())
-        .collect();
-    if json {
-        let report = serde_json::json!({
-            "scenario": scenario.scenario.name,
-            "ruleset": scenario.scenario.ruleset,
-            "battles": battles,
-            "first_seed": seed0,
-            "wins": names.iter().zip(wins).map(|(n, w)| (n.clone(), *w)).collect::<std::collections::BTreeMap<_, _>>(),
-            "mutual_destruction": draws,
-            "round_cap": capped,
-            "failed": failures,
-            "rounds": { "mean": mean_rounds, "min": if finished > 0 { rounds_min } else { 0 }, "max": rounds_max },
-            "log_entries_per_battle": log_entries as f64 / f64::from(battles),
-            "seconds": secs,
-            "battles_per_second": per_sec,
-            "ai_decision_ms": { "p50": ai_p50, "p99": ai_p99, "decisions": decisions },
-            "resident_kib": { "start": rss_start, "middle": rss_mid, "end": rss_end },
-        });
-        let _ = writeln!(out, "{report}");
-    } else {
-        let _ = writeln!(
-            out,
-            "{} ({}), {battles} battles from seed {seed0}",
-            scenario.scenario.name, scenario.scenario.ruleset
-        );
-        for (n, w) in names.iter().zip(wins) {
-            let _ = writeln!(
-                out,
-                "  {n:<20} wins {w:>7}  ({:5.1}%)",
-                100.0 * f64::from(*w) / f64::from(battles)
-            );
-        }
-        let _ = writeln!(out, "  nobody standing      {draws:>7}");
-        let _ = writeln!(out, "  round cap            {capped:>7}");
-        if failures > 0 {
-            let _ = writeln!(out, "  failed               {failures:>7}");
-        }
-        let _ = writeln!(
-            out,
-            "  rounds: mean {mean_rounds:.2}, min {}, max {rounds_max}",
-            if finished > 0 { rounds_min } else { 0 }
-        );
-        let _ = writeln!(
-            out,
-            "  log entries per battle: {:.1}",
-            log_entries as f64 / f64::from(battles)
-        );
-        let _ = writeln!(
-            out,
-            "  time: {secs:.3} s, {per_sec:.0} battles per second (one thread)"
-        );
-        let _ = writeln!(
-            out,
-            "  AI decisions: {decisions} taken, p50 {ai_p50:.3} ms, p99 {ai_p99:.3} ms"
-        );
-        if let (Some(a), Some(m), Some(b)) = (rss_start, rss_mid, rss_end) {
-            let _ = writeln!(
-                out,
-                "  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end"
-            );
-        }
-    }
 }
 
 fn check(files: &[PathBuf]) -> Result<(), Failure> {
