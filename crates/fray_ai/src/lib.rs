@@ -13,6 +13,7 @@ use fray_core::scenario::LoadedScenario;
 pub use fray_rules::LoadedRules;
 
 pub mod basic;
+pub mod fork;
 pub mod save;
 
 /// Load a scenario and its ruleset's data: `../rulesets/ID.ron` beside the
@@ -112,10 +113,9 @@ pub fn reset_battle(
         .copied()
         .collect();
     let world = battle.world_mut();
-    // Resources live on entities too: only the combatants go.
-    for e in fray_core::model::combatants(world) {
-        world.despawn(e);
-    }
+    // Resources live on entities too: only the combatants go, their
+    // entities kept for the next battle's.
+    fray_core::model::clear_combatants(world);
     fray_core::model::set_resource(world, Dice::seeded(options.seed).with_forced(forced));
     fray_core::model::set_resource(
         world,
@@ -131,6 +131,7 @@ pub fn reset_battle(
     }
     fray_core::model::set_resource(world, decisions);
     fray_core::model::set_resource(world, fray_core::model::Outcome::default());
+    fork::set_origin(world, scenario, data);
     data.clone().populate(world, scenario)?;
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
@@ -170,6 +171,7 @@ pub fn build_battle(
             .resource_mut::<fray_core::decision::Decisions>()
             .record();
     }
+    fork::set_origin(app.world_mut(), scenario, data);
     fray_rules::setup(&mut app, data.clone(), scenario)?;
     let controllers = scenario
         .scenario

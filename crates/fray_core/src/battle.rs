@@ -53,7 +53,8 @@ pub fn rules_app(dice: Dice) -> App {
     let mut schedule = Schedule::new(RulesStep);
     schedule.set_executor(SingleThreadedExecutor::new());
     app.add_schedule(schedule);
-    app.add_plugins(crate::casting::plugin);
+    crate::fork::engine_state(app.world_mut());
+    app.add_plugins((crate::fork::plugin, crate::casting::plugin));
     app.insert_resource(dice)
         .init_resource::<BattleLog>()
         .init_resource::<Decisions>()
@@ -86,6 +87,14 @@ impl Battle {
         if let Some(slot) = self.controllers.get_mut(side) {
             *slot = controller;
         }
+    }
+
+    /// Forget how the driver stood (stalls, refusals), for a battle whose
+    /// state has just been replaced by a fork's.
+    pub fn forked(&mut self) {
+        self.stalled = 0;
+        self.refused_in_a_row = 0;
+        self.last_refusal = None;
     }
 
     /// Run the rules once.

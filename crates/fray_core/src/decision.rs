@@ -146,7 +146,7 @@ pub struct Given {
 }
 
 /// The open decisions and the orders given for them, a resource.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Debug, Default, Clone)]
 pub struct Decisions {
     open: Vec<Decision>,
     answered: Vec<(u64, Order)>,

@@ -5,6 +5,7 @@
 //! - [`ai`]: how a ruleset appraises orders for the basic AI;
 //! - [`casting`]: a spell in progress, and the damage that spoils it;
 //! - [`dice`]: notation, seeded dice, forced faces, recorded rolls;
+//! - [`fork`]: a battle's state copied into another world, to play on apart;
 //! - [`log`]: the battle log, its sentences and JSON lines;
 //! - [`decision`]: decisions, orders and controllers;
 //! - [`battle`]: the driver that steps the rules until a person must decide;
@@ -22,6 +23,7 @@ pub mod casting;
 pub mod data;
 pub mod decision;
 pub mod dice;
+pub mod fork;
 pub mod grid;
 pub mod log;
 pub mod model;

@@ -518,7 +518,7 @@ pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event)
 }
 
 /// The battle's log, a resource.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct BattleLog {
     entries: Vec<LogEntry>,
     next_seq: u64,
@@ -547,6 +547,21 @@ impl BattleLog {
         Self {
             keep: false,
             ..Self::default()
+        }
+    }
+
+    /// The log of a fork of the battle: its entries kept (a copy) or only
+    /// counted, numbered on from this one's.
+    pub fn forked(&self, keep: bool) -> Self {
+        if keep {
+            return self.clone();
+        }
+        Self {
+            entries: Vec::new(),
+            next_seq: self.next_seq,
+            round: self.round,
+            time: self.time.clone(),
+            keep: false,
         }
     }
 

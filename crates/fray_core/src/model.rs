@@ -249,6 +249,46 @@ pub fn combatant(
     )
 }
 
+/// Entities of an earlier battle of a batch, cleared, for the next
+/// battle's combatants: reusing them, in order, gives every combatant the
+/// id it would have in a battle built afresh, which forking relies on.
+#[derive(Resource, Debug, Default, Clone)]
+pub struct Spare(pub std::collections::VecDeque<Entity>);
+
+/// Spawn a combatant: on a spare entity if there is one, else a new one.
+pub fn spawn_combatant(
+    world: &mut World,
+    bundle: impl Bundle,
+) -> bevy_ecs::world::EntityWorldMut<'_> {
+    let spare = world
+        .get_resource_mut::<Spare>()
+        .and_then(|mut s| s.0.pop_front());
+    match spare {
+        Some(e) => {
+            let mut e = world.entity_mut(e);
+            e.insert(bundle);
+            e
+        }
+        None => world.spawn(bundle),
+    }
+}
+
+/// Clear every combatant for the next battle of a batch, keeping their
+/// entities spare.
+pub fn clear_combatants(world: &mut World) {
+    let all = combatants(world);
+    for &e in &all {
+        world.entity_mut(e).clear();
+    }
+    let mut spare = world.get_resource_or_init::<Spare>();
+    spare.0.extend(all);
+    // In the order a battle built afresh would have spawned them.
+    spare
+        .0
+        .make_contiguous()
+        .sort_unstable_by_key(|e| e.index());
+}
+
 /// Spawn the scenario's combatants in listing order, each the
 /// [`combatant`] bundle with what `own` (the ruleset) adds; their roster.
 pub fn spawn_combatants(
@@ -261,7 +301,7 @@ pub fn spawn_combatants(
 ) -> Result<Roster, crate::data::LoadError> {
     let mut roster = Vec::new();
     for (i, spec) in scenario.scenario.combatants.iter().enumerate() {
-        let mut e = world.spawn(combatant(scenario, spec, i as u32));
+        let mut e = spawn_combatant(world, combatant(scenario, spec, i as u32));
         own(spec, &mut e)?;
         roster.push((e.id(), spec.name.clone()));
     }

@@ -230,7 +230,7 @@ pub const LAST_COUNT: i32 = 1000;
 pub const DISENGAGE_COUNT: i32 = 1001;
 
 /// The state of the battle.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct Flow {
     pub stage: Stage,
     pub round: u32,
@@ -279,6 +279,11 @@ pub enum Phase {
 
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
+    fray_core::fork_state!(app,
+        components: [Stats, Kit, Monster, Surprised, Readied, Down, Fled, Surrendered, Withdrawal, RoundState, MoraleDone, HitPoints],
+        resources: [Flow, Dictated],
+        set_up: [Data],
+    );
     crate::ruleset::stages!(app, Phase {
         Surprise => start::surprise, when stage_is(Stage::Surprise);
         BeginRound => round::begin_round, when stage_is(Stage::BeginRound);

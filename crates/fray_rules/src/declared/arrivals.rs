@@ -21,7 +21,10 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
     let scenario = world.resource::<ScenarioSource>().0.clone();
     let listing = world.resource::<Flow>().roster.len() as u32;
     let spec = &arrival.combatant;
-    let mut e = world.spawn(fray_core::model::combatant(&scenario, spec, listing));
+    let mut e = fray_core::model::spawn_combatant(
+        world,
+        fray_core::model::combatant(&scenario, spec, listing),
+    );
     if super::equip(&data, &scenario, spec, &mut e).is_err() {
         return; // checked when the scenario was loaded
     }

@@ -243,7 +243,7 @@ pub struct Slot {
 }
 
 /// The state of the round.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct Flow {
     pub stage: Stage,
     pub round: u32,
@@ -281,6 +281,11 @@ fn declaring(flow: Res<Flow>) -> bool {
 
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
+    fray_core::fork_state!(app,
+        components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, Injuries, Hurts, RoundState, Declared, LateAction, InitiativeGroup, Stress, WoundPoints],
+        resources: [Flow],
+        set_up: [Data, ScenarioSource],
+    );
     crate::ruleset::stages!(app, Phase {
         Start => start_of_combat, when stage_is(Stage::Start);
         BeginRound => begin_round, when stage_is(Stage::BeginRound);

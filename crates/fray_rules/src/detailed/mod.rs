@@ -215,7 +215,7 @@ pub enum Stage {
 }
 
 /// The state of the battle.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct Flow {
     pub stage: Stage,
     pub round: u32,
@@ -277,6 +277,11 @@ pub enum Phase {
 
 /// Adds the ruleset's phases to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
+    fray_core::fork_state!(app,
+        components: [Stats, Blows, Alert, Fallen, Passed, Noncombat, Hands, Preparation, Condition, En, Bd],
+        resources: [Flow],
+        set_up: [Data],
+    );
     crate::ruleset::stages!(app, Phase {
         StartOfRound => combat::start_of_round, when stage_is(Stage::Start);
         Combat => combat::combat_phase, when stage_is(Stage::Combat);

@@ -277,7 +277,7 @@ pub enum Stage {
 }
 
 /// The state of the battle.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct Flow {
     pub stage: Stage,
     pub turn: u32,
@@ -341,6 +341,11 @@ pub enum TurnPart {
 
 /// Adds the ruleset's parts of a battle to the step schedule, in the text's order.
 pub fn plugin(app: &mut App) {
+    fray_core::fork_state!(app,
+        components: [Stats, Kit, Initiative, Unaware, Stunned, Condition, Use, Guard, Hold, AbortedAhead, RecoveryStarted, Stun, Body],
+        resources: [Flow],
+        set_up: [Data],
+    );
     crate::ruleset::stages!(app, TurnPart {
         Start => start_of_combat, when stage_is(Stage::Start);
         Phases => turn::run_phase, when stage_is(Stage::Phase);

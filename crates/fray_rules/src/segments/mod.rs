@@ -206,7 +206,7 @@ pub enum PauseKind {
 }
 
 /// The state of the battle's time.
-#[derive(Resource, Debug)]
+#[derive(Resource, Debug, Clone)]
 pub struct Flow {
     pub stage: Stage,
     pub round: u32,
@@ -277,6 +277,11 @@ pub enum Phase {
 
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
+    fray_core::fork_state!(app,
+        components: [Stats, Kit, SurpriseSegments, Dead, Fled, SpellTarget, SpearUsed, Declared, HitPoints],
+        resources: [Flow, Alerted],
+        set_up: [Data],
+    );
     crate::ruleset::stages!(app, Phase {
         Start => surprise::start_of_combat, when stage_is(Stage::Start);
         BeginRound => declare::begin_round, when stage_is(Stage::BeginRound);

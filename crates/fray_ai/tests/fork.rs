@@ -1,0 +1,107 @@
+//! Forking a running battle: the fork plays on to the end as the battle
+//! itself would, and leaves the battle's own future as it was, in every
+//! shipped scenario.
+
+use std::path::Path;
+
+use fray_ai::{BattleOptions, build_battle, load_scenario, reset_battle};
+use fray_core::battle::{Battle, Progress};
+use fray_core::log::BattleLog;
+
+fn options(seed: u64) -> BattleOptions {
+    BattleOptions {
+        seed,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: true,
+    }
+}
+
+/// The battle's log as JSON lines.
+fn log_of(battle: &Battle) -> String {
+    let mut out = Vec::new();
+    battle
+        .world()
+        .resource::<BattleLog>()
+        .write_json_lines(&mut out)
+        .unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// Step `battle` until its log has `entries` entries or it stops.
+fn play_until(battle: &mut Battle, entries: u64) {
+    while battle.world().resource::<BattleLog>().count() < entries {
+        if battle.advance().is_some() {
+            return;
+        }
+    }
+}
+
+fn play_out(battle: &mut Battle) {
+    assert!(matches!(battle.run(), Progress::Over(_)));
+}
+
+fn shipped() -> Vec<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios");
+    let mut all: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+        .collect();
+    all.sort();
+    all
+}
+
+#[test]
+fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
+    for path in shipped() {
+        let (scenario, data) = load_scenario(&path).unwrap();
+        let mut untouched = build_battle(&scenario, &data, &options(7)).unwrap();
+        play_out(&mut untouched);
+        let mut battle = build_battle(&scenario, &data, &options(7)).unwrap();
+        play_until(&mut battle, 40);
+        let mut fork = fray_ai::fork::fork(battle.world(), true)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // The fork plays to its end first; the battle then goes on as if
+        // there had been no fork.
+        play_out(&mut fork);
+        play_out(&mut battle);
+        let expected = log_of(&untouched);
+        assert_eq!(log_of(&fork), expected, "{}: the fork", path.display());
+        assert_eq!(log_of(&battle), expected, "{}: the battle", path.display());
+    }
+}
+
+#[test]
+fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios/ambush.ron");
+    let (scenario, data) = load_scenario(&path).unwrap();
+    let mut untouched = build_battle(&scenario, &data, &options(3)).unwrap();
+    play_out(&mut untouched);
+    let mut battle = build_battle(&scenario, &data, &options(3)).unwrap();
+    play_until(&mut battle, 20);
+    let mut fork = fray_ai::fork::fork(battle.world(), false).unwrap();
+    play_out(&mut fork);
+    play_until(&mut battle, 60);
+    fray_ai::fork::fork_into(battle.world(), &mut fork, true).unwrap();
+    play_out(&mut fork);
+    assert_eq!(log_of(&fork), log_of(&untouched));
+}
+
+#[test]
+fn a_battle_of_a_batch_forks_like_the_first() {
+    // A batch reuses one battle: its combatants keep their entities, so
+    // its later battles fork as the first does.
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios/skirmish_4v4.ron");
+    let (scenario, data) = load_scenario(&path).unwrap();
+    let mut untouched = build_battle(&scenario, &data, &options(12)).unwrap();
+    play_out(&mut untouched);
+    let mut battle = build_battle(&scenario, &data, &options(11)).unwrap();
+    play_out(&mut battle);
+    reset_battle(&mut battle, &scenario, &data, &options(12)).unwrap();
+    play_until(&mut battle, 50);
+    let mut fork = fray_ai::fork::fork(battle.world(), true).unwrap();
+    play_out(&mut fork);
+    assert_eq!(log_of(&fork), log_of(&untouched));
+}

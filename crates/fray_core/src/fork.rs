@@ -1,0 +1,258 @@
+//! Forking a battle: the state of one world copied into another built the
+//! same way, so that the copy plays on without touching the original (the
+//! searching AI plays futures on forks; rewinding could too).
+//!
+//! Every type of state a ruleset keeps is registered once, with the
+//! [`fork_state!`](crate::fork_state) macro, as copied (it changes during a
+//! battle) or as set up (populating the world sets it and nothing changes
+//! it). A fork refuses a world holding state of a type registered as
+//! neither, so a new component cannot be forgotten silently.
+//!
+//! Both worlds must have been built the same way (same scenario, same
+//! ruleset data, same order of setting up), so that every entity has the
+//! same id in both: the entities a battle spawns after it is set up are
+//! spawned in the fork in the same order.
+
+use std::any::TypeId;
+use std::collections::{HashMap, HashSet};
+
+use bevy_app::App;
+use bevy_ecs::prelude::*;
+
+/// Copy one component of entity `e` from one world to the other.
+type CopyComponent = fn(&World, Entity, &mut World);
+/// Take one component off entity `e`.
+type RemoveComponent = fn(&mut World, Entity);
+/// Copy one resource from one world to the other.
+type CopyResource = fn(&World, &mut World);
+
+/// How each registered type of state is carried into a fork.
+#[derive(Resource, Default, Clone)]
+pub struct ForkRegistry {
+    components: HashMap<TypeId, (CopyComponent, RemoveComponent)>,
+    resources: HashMap<TypeId, CopyResource>,
+    /// Resources set when the battle is set up and never changed after.
+    set_up: HashSet<TypeId>,
+}
+
+/// Why a world could not be forked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkError(pub String);
+
+impl std::fmt::Display for ForkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot fork the battle: {}", self.0)
+    }
+}
+
+fn copy_component<T: Component + Clone>(from: &World, e: Entity, to: &mut World) {
+    if let Some(value) = from.get::<T>(e) {
+        to.entity_mut(e).insert(value.clone());
+    }
+}
+
+fn remove_component<T: Component>(to: &mut World, e: Entity) {
+    to.entity_mut(e).remove::<T>();
+}
+
+fn copy_resource<R: Resource + Clone>(from: &World, to: &mut World) {
+    if let Some(value) = from.get_resource::<R>() {
+        to.insert_resource(value.clone());
+    }
+}
+
+impl ForkRegistry {
+    /// Copy `T`, a component whose value changes during a battle.
+    pub fn component<T: Component + Clone>(&mut self) -> &mut Self {
+        self.components.insert(
+            TypeId::of::<T>(),
+            (copy_component::<T>, remove_component::<T>),
+        );
+        self
+    }
+
+    /// Copy `R`, a resource whose value changes during a battle.
+    pub fn resource<R: Resource + Clone>(&mut self) -> &mut Self {
+        self.resources.insert(TypeId::of::<R>(), copy_resource::<R>);
+        self
+    }
+
+    /// `R` is set when the battle is set up and never changed: a fork built
+    /// the same way has it already.
+    pub fn set_up<R: Resource>(&mut self) -> &mut Self {
+        self.set_up.insert(TypeId::of::<R>());
+        self
+    }
+}
+
+/// Register types of state with the app's [`ForkRegistry`]:
+///
+/// ```text
+/// fork_state!(app, components: [Stats, Kit], resources: [Flow], set_up: [Data]);
+/// ```
+#[macro_export]
+macro_rules! fork_state {
+    ($app:expr, components: [$($c:ty),* $(,)?], resources: [$($r:ty),* $(,)?], set_up: [$($s:ty),* $(,)?] $(,)?) => {{
+        let registry = &mut *$app
+            .world_mut()
+            .get_resource_or_init::<$crate::fork::ForkRegistry>();
+        $(registry.component::<$c>();)*
+        $(registry.resource::<$r>();)*
+        $(registry.set_up::<$s>();)*
+    }};
+}
+
+/// Register the state every battle has, whatever its ruleset.
+pub fn plugin(app: &mut App) {
+    crate::fork_state!(app,
+        components: [
+            crate::model::Combatant,
+            crate::model::Side,
+            crate::grid::Cell,
+            crate::model::Fighting,
+            crate::model::Blocking,
+            crate::morale::Routed,
+            crate::casting::Casting,
+            crate::casting::Memorised,
+            crate::casting::Disrupted,
+        ],
+        resources: [crate::dice::Dice, crate::decision::Decisions, crate::model::Outcome],
+        set_up: [
+            ForkRegistry,
+            // Copied on its own: kept or only counted, as the fork asks.
+            crate::log::BattleLog,
+            crate::grid::Grid,
+            crate::model::Sides,
+            crate::model::RoundCap,
+            // Which ids later spawns take: the fork's own.
+            crate::model::Spare,
+            crate::view::RulesView,
+            crate::ai::AiHooks,
+            crate::casting::Spoiling,
+        ],
+    );
+}
+
+/// Count the resources a bare app already has (the engine's own:
+/// schedules and the like) as set up, not state of the battle.
+pub fn engine_state(world: &mut World) {
+    let ids: Vec<TypeId> = world
+        .resource_entities()
+        .iter()
+        .filter_map(|(id, _)| world.components().get_info(id).and_then(|i| i.type_id()))
+        .collect();
+    world
+        .get_resource_or_init::<ForkRegistry>()
+        .set_up
+        .extend(ids);
+}
+
+/// The name of a component or resource type, for a message (the engine
+/// keeps names only in its debug build).
+fn type_name(world: &World, id: bevy_ecs::component::ComponentId) -> String {
+    match world
+        .components()
+        .get_info(id)
+        .map(|i| format!("{}", i.name()))
+    {
+        Some(name) if !name.contains("debug feature") => name,
+        _ => format!("number {}", id.index()),
+    }
+}
+
+/// Copy the battle's state from `from` into `to`, a world built the same
+/// way: every combatant's components (spawning, in order, the ones `from`
+/// spawned after it was set up) and every resource registered as copied.
+pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), ForkError> {
+    let registry = from
+        .get_resource::<ForkRegistry>()
+        .ok_or_else(|| ForkError("the battle registers no state".into()))?
+        .clone();
+    let mut entities: Vec<Entity> = from
+        .iter_entities()
+        .filter(|e| e.contains::<crate::model::Combatant>())
+        .map(|e| e.id())
+        .collect();
+    entities.sort_unstable_by_key(|e| e.index());
+    let mut ghosts = crate::model::combatants(to);
+    ghosts.retain(|g| !entities.contains(g));
+    for g in ghosts {
+        to.entity_mut(g).clear();
+    }
+    for e in entities {
+        spawn_alike(to, e)?;
+        copy_entity(&registry, from, e, to)?;
+    }
+    for (id, _) in from.resource_entities().iter() {
+        let Some(type_id) = from.components().get_info(id).and_then(|i| i.type_id()) else {
+            continue;
+        };
+        if let Some(copy) = registry.resources.get(&type_id) {
+            copy(from, to);
+        } else if !registry.set_up.contains(&type_id) {
+            return Err(ForkError(format!(
+                "the resource {} is not registered for forking (fork_state! in the ruleset's plugin)",
+                type_name(from, id)
+            )));
+        }
+    }
+    to.insert_resource(from.resource::<crate::log::BattleLog>().forked(keep_log));
+    Ok(())
+}
+
+/// Make sure `to` has entity `e`: an entity the original spawned after it
+/// was set up is spawned in the fork in the same order, so it gets the
+/// same id.
+fn spawn_alike(to: &mut World, e: Entity) -> Result<(), ForkError> {
+    if to.get_entity(e).is_ok() {
+        return Ok(());
+    }
+    let spawned = to.spawn_empty().id();
+    if spawned == e {
+        Ok(())
+    } else {
+        Err(ForkError(format!(
+            "the fork spawned {spawned} where the battle has {e}: the two were not built alike"
+        )))
+    }
+}
+
+/// Copy entity `e`'s registered components and take off those it lacks.
+fn copy_entity(
+    registry: &ForkRegistry,
+    from: &World,
+    e: Entity,
+    to: &mut World,
+) -> Result<(), ForkError> {
+    let mut has = Vec::new();
+    for &id in from.entity(e).archetype().components() {
+        let Some(type_id) = from.components().get_info(id).and_then(|i| i.type_id()) else {
+            continue;
+        };
+        match registry.components.get(&type_id) {
+            Some((copy, _)) => {
+                copy(from, e, to);
+                has.push(type_id);
+            }
+            None => {
+                return Err(ForkError(format!(
+                    "the component {} is not registered for forking (fork_state! in the ruleset's plugin)",
+                    type_name(from, id)
+                )));
+            }
+        }
+    }
+    let extra: Vec<RemoveComponent> = to
+        .entity(e)
+        .archetype()
+        .components()
+        .iter()
+        .filter_map(|&id| to.components().get_info(id).and_then(|i| i.type_id()))
+        .filter(|t| !has.contains(t))
+        .filter_map(|t| registry.components.get(&t).map(|(_, remove)| *remove))
+        .collect();
+    for remove in extra {
+        remove(to, e);
+    }
+    Ok(())
+}
