@@ -415,6 +415,77 @@ pub struct Grid {
     difficult: Vec<bool>,
 }
 
+/// A set of cells of one grid, each looked up by its place in the grid in
+/// constant time: who blocks which cell, tested at every step a path
+/// search takes among many combatants.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CellSet {
+    width: u32,
+    height: u32,
+    /// `has[y * width + x]`.
+    has: Vec<bool>,
+    /// The cells in the order they were put in.
+    cells: Vec<Cell>,
+}
+
+impl CellSet {
+    /// An empty set of cells of `grid`.
+    pub fn new(grid: &Grid) -> Self {
+        Self {
+            width: grid.width,
+            height: grid.height,
+            has: vec![false; (grid.width * grid.height) as usize],
+            cells: Vec::new(),
+        }
+    }
+
+    fn index(&self, c: Cell) -> Option<usize> {
+        let inside =
+            c.x >= 0 && c.y >= 0 && (c.x as u32) < self.width && (c.y as u32) < self.height;
+        inside.then(|| c.y as usize * self.width as usize + c.x as usize)
+    }
+
+    /// Put `c` in (a cell off the grid is kept in the list only).
+    pub fn insert(&mut self, c: Cell) {
+        match self.index(c) {
+            Some(i) if self.has[i] => {}
+            Some(i) => {
+                self.has[i] = true;
+                self.cells.push(c);
+            }
+            None if !self.cells.contains(&c) => self.cells.push(c),
+            None => {}
+        }
+    }
+
+    pub fn contains(&self, c: &Cell) -> bool {
+        match self.index(*c) {
+            Some(i) => self.has[i],
+            None => self.cells.contains(c),
+        }
+    }
+
+    /// Put every cell of `cells` in.
+    pub fn extend(&mut self, cells: impl IntoIterator<Item = Cell>) {
+        for c in cells {
+            self.insert(c);
+        }
+    }
+
+    /// The cells, in the order they were put in.
+    pub fn iter(&self) -> std::slice::Iter<'_, Cell> {
+        self.cells.iter()
+    }
+
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+}
+
 impl Grid {
     /// The largest width or height a grid can have; [`Grid::new`] caps larger
     /// values to this.

@@ -133,12 +133,17 @@ pub fn taken_cells(
     world: &World,
     roster: impl IntoIterator<Item = Entity>,
     except: Entity,
-) -> Vec<crate::grid::Cell> {
-    roster
-        .into_iter()
-        .filter(|&e| e != except && world.get::<Blocking>(e).is_some())
-        .filter_map(|e| world.get::<crate::grid::Cell>(e).copied())
-        .collect()
+) -> crate::grid::CellSet {
+    let mut taken = crate::grid::CellSet::new(world.resource::<crate::grid::Grid>());
+    for e in roster {
+        if e != except
+            && world.get::<Blocking>(e).is_some()
+            && let Some(c) = world.get::<crate::grid::Cell>(e)
+        {
+            taken.insert(*c);
+        }
+    }
+    taken
 }
 
 /// Who plays a side.

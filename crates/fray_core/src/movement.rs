@@ -15,7 +15,7 @@
 
 use bevy_ecs::prelude::*;
 
-use crate::grid::{Cell, Grid};
+use crate::grid::{Cell, CellSet, Grid};
 use crate::threat::Threatener;
 
 /// Which steps provoke those who threaten the mover.
@@ -90,7 +90,7 @@ impl Walk {
         &self,
         grid: &Grid,
         here: Cell,
-        taken: &[Cell],
+        taken: &CellSet,
         threateners: &[Threatener],
     ) -> Result<Step, Halt> {
         let &to = self.path.get(self.at).ok_or(Halt::End)?;
@@ -113,7 +113,7 @@ impl Walk {
 
     /// A step onto a cell it may only pass over needs the cells after it,
     /// up to one it may stop on, free and within the budget.
-    fn beyond_pass_only(&self, grid: &Grid, taken: &[Cell], cost: u32) -> Result<(), Halt> {
+    fn beyond_pass_only(&self, grid: &Grid, taken: &CellSet, cost: u32) -> Result<(), Halt> {
         let mut spent = self.spent.saturating_add(cost);
         let mut k = self.at;
         while self.pass_only.contains(&self.path[k]) {
@@ -234,18 +234,23 @@ mod tests {
         world.insert_resource(grid.clone());
         let me = world.spawn(Cell::new(0, 1)).id();
         let mut w = Walk::new(me, path(&[(1, 1), (2, 1), (3, 1)]), 3, Provokes::Never);
-        let step = w.next(&grid, Cell::new(0, 1), &[], &[]).unwrap();
+        let step = w
+            .next(&grid, Cell::new(0, 1), &CellSet::new(&grid), &[])
+            .unwrap();
         w.take(&mut world, &step, &[]);
         assert_eq!(world.get::<Cell>(me), Some(&Cell::new(1, 1)));
-        let taken = [Cell::new(2, 1)];
+        let mut taken = CellSet::new(&grid);
+        taken.insert(Cell::new(2, 1));
         assert_eq!(
             w.next(&grid, Cell::new(1, 1), &taken, &[]),
             Err(Halt::Taken(Cell::new(2, 1)))
         );
-        let step = w.next(&grid, Cell::new(1, 1), &[], &[]).unwrap();
+        let step = w
+            .next(&grid, Cell::new(1, 1), &CellSet::new(&grid), &[])
+            .unwrap();
         w.take(&mut world, &step, &[]);
         assert_eq!(
-            w.next(&grid, Cell::new(2, 1), &[], &[]),
+            w.next(&grid, Cell::new(2, 1), &CellSet::new(&grid), &[]),
             Err(Halt::Budget),
             "difficult ground costs 2"
         );
@@ -259,22 +264,29 @@ mod tests {
         let me = world.spawn(Cell::new(0, 1)).id();
         let mut w = Walk::new(me, path(&[(1, 1), (2, 1), (3, 1)]), 2, Provokes::Never);
         w.pass_only = vec![Cell::new(2, 1)];
-        let step = w.next(&grid, Cell::new(0, 1), &[], &[]).unwrap();
+        let step = w
+            .next(&grid, Cell::new(0, 1), &CellSet::new(&grid), &[])
+            .unwrap();
         w.take(&mut world, &step, &[]);
         assert_eq!(
-            w.next(&grid, Cell::new(1, 1), &[], &[]),
+            w.next(&grid, Cell::new(1, 1), &CellSet::new(&grid), &[]),
             Err(Halt::Budget),
             "a budget of 2 would end on the body at (2, 1)"
         );
         w.budget = 3;
-        let step = w.next(&grid, Cell::new(1, 1), &[], &[]).unwrap();
+        let step = w
+            .next(&grid, Cell::new(1, 1), &CellSet::new(&grid), &[])
+            .unwrap();
         assert_eq!(
             step.to,
             Cell::new(2, 1),
             "over the body, with (3, 1) in reach"
         );
         w.path.truncate(2);
-        assert_eq!(w.next(&grid, Cell::new(1, 1), &[], &[]), Err(Halt::End));
+        assert_eq!(
+            w.next(&grid, Cell::new(1, 1), &CellSet::new(&grid), &[]),
+            Err(Halt::End)
+        );
     }
 
     #[test]
@@ -285,10 +297,14 @@ mod tests {
         let me = world.spawn(Cell::new(3, 3)).id();
         let t = [foe(4, 4)];
         let mut w = Walk::new(me, path(&[(3, 4), (2, 5)]), 9, Provokes::Within { free: 1 });
-        let first = w.next(&grid, Cell::new(3, 3), &[], &t).unwrap();
+        let first = w
+            .next(&grid, Cell::new(3, 3), &CellSet::new(&grid), &t)
+            .unwrap();
         assert!(first.provoked.is_empty(), "the first step within is free");
         w.take(&mut world, &first, &t);
-        let second = w.next(&grid, Cell::new(3, 4), &[], &t).unwrap();
+        let second = w
+            .next(&grid, Cell::new(3, 4), &CellSet::new(&grid), &t)
+            .unwrap();
         assert!(second.provoked.is_empty(), "(2,5) leaves the threat");
         assert_eq!(w.within, 1);
         let on = w.provoked(&grid, Cell::new(3, 4), Cell::new(3, 5), &t);

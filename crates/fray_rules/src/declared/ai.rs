@@ -84,12 +84,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         // Down: anything strenuous costs a Wound Point (004 §Wound Points).
         return out;
     }
-    let foes = survey(world, me, &m, &mut out);
-    let nearest = foes
-        .iter()
-        .map(|f| m.grid.distance(here, f.cell))
-        .min()
-        .unwrap_or(0);
+    let (foes, nearest) = survey(world, me, &m, &mut out);
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
         weapon_attacks(&m, foe, dist, nearest, &mut out);
@@ -126,21 +121,29 @@ fn consumables(
     }
 }
 
+/// How far `me` can strike this round: its longest reach, range or spell
+/// range, plus its Speed. Foes beyond are worth no attack.
+fn striking_distance(m: &Me) -> u32 {
+    let weapons = m.kit.weapons.iter().filter_map(|w| m.data.weapons.get(w));
+    let spells = m.kit.spells.iter().filter_map(|s| m.data.spells.get(s));
+    let far = weapons
+        .map(|w| if w.reach == 0 { w.range } else { w.reach })
+        .chain(spells.map(|s| s.range))
+        .max()
+        .unwrap_or(0);
+    far + m.stats.speed
+}
+
 /// 004 §Wound Points: stabilising a fallen ally `me` can reach is worth
-/// offering a healer; the enemies still fighting are returned, in roster order.
-fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> Vec<Foe> {
-    let my_defense = super::resolve::defense(world, me);
-    let mut foes = Vec::new();
+/// offering a healer. Returned: the enemies still fighting that matter, in
+/// roster order (those within striking distance, and the nearest, to
+/// advance on), and how far the nearest of them all is.
+fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
+    let mut fighting = Vec::new();
     for e in roster(world) {
-        let Some((k, s, &cell, st, sr, w, kt)) = fray_core::model::components::<(
-            &Combatant,
-            &Side,
-            &Cell,
-            &Stats,
-            &Stress,
-            &WoundPoints,
-            &Kit,
-        )>(world, e) else {
+        let Some((k, s, &cell)) =
+            fray_core::model::components::<(&Combatant, &Side, &Cell)>(world, e)
+        else {
             continue;
         };
         if *s == m.side {
@@ -156,30 +159,56 @@ fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> Vec<Fo
             }
             continue;
         }
-        if world.get::<Fighting>(e).is_none() {
-            continue;
+        if world.get::<Fighting>(e).is_some() {
+            fighting.push((e, cell));
         }
-        let melee = kt
-            .weapons
-            .iter()
-            .filter_map(|w| m.data.weapons.get(w))
-            .filter(|w| w.reach > 0)
-            .max_by_key(|w| w.reach);
-        let riposte = melee.map_or(0.0, |w| {
-            hit_chance(st.attack, my_defense)
-                * (w.damage.mean() + st.strength_mod as f32 - m.stats.armour as f32).max(0.0)
-        });
-        foes.push(Foe {
-            name: k.name.clone(),
-            cell,
-            defense: super::resolve::defense(world, e),
-            armour: st.armour,
-            left: (sr.current.max(0) + w.current.max(0)) as f32,
-            reach: melee.map_or(0, |w| w.reach),
-            riposte,
-        });
     }
-    foes
+    let here = m.here;
+    let nearest = fighting
+        .iter()
+        .map(|&(_, c)| m.grid.distance(here, c))
+        .min();
+    // The one `advance` would pick among them all.
+    let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
+    let ahead = fighting
+        .iter()
+        .min_by_key(|&&(_, c)| (m.grid.distance(here, c), straightness(c)))
+        .map(|&(e, _)| e);
+    let striking = striking_distance(m);
+    let my_defense = super::resolve::defense(world, me);
+    let foes = fighting
+        .into_iter()
+        .filter(|&(e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking)
+        .filter_map(|(e, _)| foe(world, m, e, my_defense))
+        .collect();
+    (foes, nearest.unwrap_or(0))
+}
+
+/// What `m`, of Defense `my_defense`, weighs of foe `e`.
+fn foe(world: &World, m: &Me, e: Entity, my_defense: i32) -> Option<Foe> {
+    let (k, &cell, st, sr, w, kt) =
+        fray_core::model::components::<(&Combatant, &Cell, &Stats, &Stress, &WoundPoints, &Kit)>(
+            world, e,
+        )?;
+    let melee = kt
+        .weapons
+        .iter()
+        .filter_map(|w| m.data.weapons.get(w))
+        .filter(|w| w.reach > 0)
+        .max_by_key(|w| w.reach);
+    let riposte = melee.map_or(0.0, |w| {
+        hit_chance(st.attack, my_defense)
+            * (w.damage.mean() + st.strength_mod as f32 - m.stats.armour as f32).max(0.0)
+    });
+    Some(Foe {
+        name: k.name.clone(),
+        cell,
+        defense: super::resolve::defense(world, e),
+        armour: st.armour,
+        left: (sr.current.max(0) + w.current.max(0)) as f32,
+        reach: melee.map_or(0, |w| w.reach),
+        riposte,
+    })
 }
 
 /// Ruling `attack_roll` · ruling `riposte`: attacking `foe` with each weapon

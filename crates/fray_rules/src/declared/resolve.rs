@@ -805,7 +805,7 @@ fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
 /// Cells taken by combatants other than `e` (the fallen still lie there;
 /// the dead are stepped over and the fled are gone: they are not
 /// `Blocking`).
-fn occupied(world: &World, e: Entity) -> Vec<Cell> {
+fn occupied(world: &World, e: Entity) -> fray_core::grid::CellSet {
     fray_core::model::taken_cells(world, world.resource::<Flow>().roster.entities(), e)
 }
 
@@ -852,9 +852,11 @@ fn approach(
     };
     let mut walk = Walk::new(e, steps, budget, provokes);
     let (mut start, mut moved) = (from, 0);
+    // Nobody else moves while `e` walks, and only a riposte changes who can
+    // still make one.
+    let taken = occupied(world, e);
+    let mut able = able_to_riposte(world, e);
     let short = loop {
-        let able = able_to_riposte(world, e);
-        let taken = occupied(world, e);
         let step = match walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) {
             Ok(step) => step,
             Err(halt) => break halt == Halt::Budget,
@@ -897,6 +899,7 @@ fn approach(
                 return false;
             }
         }
+        able = able_to_riposte(world, e);
     };
     if moved > 0 {
         let at = cell(world, e);

@@ -130,7 +130,7 @@ pub fn step_refusal(world: &World, me: Entity) -> Option<String> {
 }
 
 /// Cells where a character stands: nobody moves through or into them.
-pub fn occupied(world: &World, except: Entity) -> Vec<Cell> {
+pub fn occupied(world: &World, except: Entity) -> fray_core::grid::CellSet {
     fray_core::model::taken_cells(world, super::roster(world), except)
 }
 
