@@ -131,6 +131,13 @@ pub fn reset_battle(
     }
     fray_core::model::set_resource(world, decisions);
     fray_core::model::set_resource(world, fray_core::model::Outcome::default());
+    // A batch's later battles are of the scenario checked for its first.
+    if !world
+        .get_resource::<fork::Origin>()
+        .is_some_and(|o| o.is(scenario, data))
+    {
+        data.check_scenario(scenario)?;
+    }
     fork::set_origin(world, scenario, data);
     data.clone().populate(world, scenario)?;
     for (i, side) in scenario.scenario.sides.iter().enumerate() {

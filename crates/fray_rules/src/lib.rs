@@ -49,6 +49,7 @@ pub fn setup<R: Rules + ?Sized>(
     rules: std::sync::Arc<R>,
     scenario: &fray_core::scenario::LoadedScenario,
 ) -> Result<(), fray_core::data::LoadError> {
+    rules.check_scenario(scenario)?;
     rules.clone().populate(app.world_mut(), scenario)?;
     rules.add_phases(app);
     Ok(())

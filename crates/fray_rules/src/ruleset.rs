@@ -25,7 +25,8 @@ pub trait Rules: Send + Sync + 'static {
     fn check_scenario(&self, scenario: &LoadedScenario) -> Result<(), LoadError>;
 
     /// Fill a world (fresh, or cleared for the next battle of a batch) with
-    /// the scenario: grid, sides, combatants and the state of the round.
+    /// the scenario, checked already: grid, sides, combatants and the state
+    /// of the round.
     fn populate(
         self: Arc<Self>,
         world: &mut World,
@@ -140,7 +141,6 @@ macro_rules! ruleset {
                 world: &mut bevy_ecs::world::World,
                 scenario: &fray_core::scenario::LoadedScenario,
             ) -> Result<(), fray_core::data::LoadError> {
-                $crate::ruleset::Rules::check_scenario(&*self, scenario)?;
                 fray_core::model::install_battlefield(world, scenario);
                 fray_core::model::set_resource(world, VIEW);
                 fray_core::model::set_resource(world, ai::HOOKS);
@@ -298,6 +298,12 @@ where
     T: crate::book::Checked + Clone + serde::Serialize + serde::de::DeserializeOwned,
 {
     let t = template(templates, spec, src, ruleset)?;
+    if spec.set.is_empty() {
+        return match t.problem() {
+            Some(p) => Err(src.error_at(&spec.name, None, format!("{:?} {p}", spec.name))),
+            None => Ok((t.clone(), Vec::new())),
+        };
+    }
     let mut fields = match serde_json::to_value(t) {
         Ok(serde_json::Value::Object(fields)) => fields,
         _ => return Err(src.error_at(&spec.template, Some(&spec.name), "not a stat block")),

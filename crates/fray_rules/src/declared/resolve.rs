@@ -855,7 +855,7 @@ fn approach(
     // Nobody else moves while `e` walks, and only a riposte changes who can
     // still make one.
     let taken = occupied(world, e);
-    let mut able = able_to_riposte(world, e);
+    let mut able = able_to_riposte(world, e, from, budget);
     let short = loop {
         let step = match walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) {
             Ok(step) => step,
@@ -899,7 +899,7 @@ fn approach(
                 return false;
             }
         }
-        able = able_to_riposte(world, e);
+        able = able_to_riposte(world, e, from, budget);
     };
     if moved > 0 {
         let at = cell(world, e);
@@ -923,17 +923,23 @@ fn count_move(world: &mut World, e: Entity, cost: u32) {
 }
 
 /// Enemies of `e` whose threat range (melee reach) may provoke a riposte
-/// now (ruling `riposte`).
-fn able_to_riposte(world: &World, e: Entity) -> Vec<Threatener> {
+/// now (ruling `riposte`), as it walks at most `budget` from `from`: those
+/// too far for any weapon to reach a cell of the walk are left out.
+fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Threatener> {
     let side = world.get::<Side>(e).copied();
     let data = &world.resource::<Data>().0;
+    let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
+    let grid = world.resource::<Grid>();
     world
         .resource::<Flow>()
         .roster
         .iter()
         .map(|(x, _)| *x)
         .filter(|&x| {
-            world.get::<Side>(x).copied() != side
+            world
+                .get::<Cell>(x)
+                .is_some_and(|&c| grid.distance(from, c) <= budget.saturating_add(longest))
+                && world.get::<Side>(x).copied() != side
                 && health(world, x) == Health::Fine
                 && world
                     .get::<RoundState>(x)
