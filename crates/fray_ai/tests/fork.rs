@@ -2,31 +2,12 @@
 //! itself would, and leaves the battle's own future as it was, in every
 //! shipped scenario.
 
-use std::path::Path;
+mod common;
 
-use fray_ai::{BattleOptions, build_battle, load_scenario, reset_battle};
+use common::{log_of, options, scenario, scenarios};
+use fray_ai::{build_battle, load_scenario, reset_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::log::BattleLog;
-
-fn options(seed: u64) -> BattleOptions {
-    BattleOptions {
-        seed,
-        dice: Vec::new(),
-        keep_log: true,
-        all_ai: true,
-    }
-}
-
-/// The battle's log as JSON lines.
-fn log_of(battle: &Battle) -> String {
-    let mut out = Vec::new();
-    battle
-        .world()
-        .resource::<BattleLog>()
-        .write_json_lines(&mut out)
-        .unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 /// Step `battle` until its log has `entries` entries or it stops.
 fn play_until(battle: &mut Battle, entries: u64) {
@@ -41,20 +22,9 @@ fn play_out(battle: &mut Battle) {
     assert!(matches!(battle.run(), Progress::Over(_)));
 }
 
-fn shipped() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios");
-    let mut all: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-        .collect();
-    all.sort();
-    all
-}
-
 #[test]
 fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
-    for path in shipped() {
+    for path in scenarios() {
         let (scenario, data) = load_scenario(&path).unwrap();
         let mut untouched = build_battle(&scenario, &data, &options(7)).unwrap();
         play_out(&mut untouched);
@@ -74,7 +44,7 @@ fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
 
 #[test]
 fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios/ambush.ron");
+    let path = scenario("ambush.ron");
     let (scenario, data) = load_scenario(&path).unwrap();
     let mut untouched = build_battle(&scenario, &data, &options(3)).unwrap();
     play_out(&mut untouched);
@@ -92,8 +62,7 @@ fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
 fn a_battle_of_a_batch_forks_like_the_first() {
     // A batch reuses one battle: its combatants keep their entities, so
     // its later battles fork as the first does.
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios/skirmish_4v4.ron");
+    let path = scenario("skirmish_4v4.ron");
     let (scenario, data) = load_scenario(&path).unwrap();
     let mut untouched = build_battle(&scenario, &data, &options(12)).unwrap();
     play_out(&mut untouched);

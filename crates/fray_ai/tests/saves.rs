@@ -2,43 +2,19 @@
 //! battle that was never stopped; a damaged battle file is refused, never
 //! a panic.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
+
+use common::{log_of, options, scenarios};
 
 use fray_ai::save::{BattleFile, Stop};
-use fray_ai::{BattleOptions, build_battle, controller, load_scenario_and_hash};
+use fray_ai::{build_battle, controller, load_scenario_and_hash};
 use fray_core::battle::{Battle, Progress};
-use fray_core::log::BattleLog;
 use fray_core::model::Seat;
-
-fn scenarios() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../assets/scenarios");
-    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "ron"))
-        .collect();
-    all.sort();
-    all
-}
-
-fn options(seed: u64) -> BattleOptions {
-    BattleOptions {
-        seed,
-        dice: Vec::new(),
-        keep_log: true,
-        all_ai: true,
-    }
-}
 
 fn play_out(battle: &mut Battle) -> Progress {
     battle.run()
-}
-
-fn log_of(battle: &Battle) -> Vec<u8> {
-    let mut out = Vec::new();
-    let log = battle.world().resource::<BattleLog>();
-    log.write_json_lines(&mut out).unwrap();
-    out
 }
 
 /// The battle of `scenario` and `seed`, played to its end by the AI, and
