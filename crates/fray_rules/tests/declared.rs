@@ -866,6 +866,36 @@ fn an_intimidation_reaches_only_six_cells() {
 }
 
 #[test]
+fn an_intimidator_dropped_on_its_way_intimidates_no_one() {
+    // Anna must step 1 cell to come within 6 of Bors; the step enters Cato's
+    // threat range, and his riposte drops her. Dropped, she does not go on
+    // to intimidate, though Bors is within range of where she fell.
+    let text = intimidation_from_afar((8, 1), "5, 8, 9, 15, 5")
+        .replace(
+            r#"template: "knight", at: (1, 1))"#,
+            r#"template: "knight", at: (1, 1), set: {"stress": 0, "strength": 3})"#,
+        )
+        .replace(
+            "combatants: [",
+            r#"combatants: [
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (3, 2)),"#,
+        );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna moves 1 cell from (1, 1) to (2, 1), into the threat range of Cato.",
+    );
+    assert_has(
+        &b,
+        "Cato ripostes at Anna with the longsword: 15 + 3 = 18 against Defense 14: a hit.",
+    );
+    assert_has(&b, "Anna is Dying");
+    assert_has(&b, "Anna is stopped at (2, 1).");
+    assert!(!has(&b, "tries to intimidate"), "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn a_late_arrival_acting_twice_moves_only_its_speed_in_the_round() {
     // 004 §Speed: "can only move up to a total distance equal to its speed in
     // a single round". The ghoul (Speed 6) arrives after the round's counts

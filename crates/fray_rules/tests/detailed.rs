@@ -1023,6 +1023,51 @@ fn one_with_no_movement_still_strikes_a_mover_and_a_stopper_may_become_alert() {
 }
 
 #[test]
+fn a_scenario_may_start_a_character_with_its_weapon_on_the_ground() {
+    // Scenario `starts`: Ash's broadsword and shield lie in his cell, his
+    // hands empty; he grabs the broadsword (000 §1.2.3), alert, with a D20
+    // DX check: 5 against DX 13.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), starts: ["weapon_on_the_ground"]),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 10)),
+    "#,
+        &[5],
+        vec![(Q::Option, Order::new("Ash", "grab").with("broadsword"))],
+        1,
+    );
+    let ash = entity(&b, "Ash");
+    assert!(
+        b.world()
+            .get::<detailed::Hands>(ash)
+            .unwrap()
+            .wielded
+            .is_empty()
+    );
+    let cell = fray_core::grid::Cell::new(3, 3);
+    assert_eq!(
+        b.world().resource::<detailed::Flow>().ground,
+        vec![
+            (cell, "broadsword".to_string()),
+            (cell, "shield".to_string())
+        ]
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash, alert, makes a D20 DX check to grab the broadsword: 5 against 13: success.",
+    );
+    assert_eq!(
+        b.world().get::<detailed::Hands>(ash).unwrap().wielded,
+        vec!["broadsword".to_string()]
+    );
+    assert_eq!(
+        b.world().resource::<detailed::Flow>().ground,
+        vec![(cell, "shield".to_string())]
+    );
+}
+
+#[test]
 fn a_scenario_may_start_a_character_fallen_or_unconscious() {
     // Scenario `starts`: Bo begins fallen, so Ash's hit roll on him is
     // doubled (000 §1.2.5.1.3, partial surprise); Cy begins unconscious (0

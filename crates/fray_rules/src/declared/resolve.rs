@@ -342,9 +342,7 @@ fn attack(
     };
     let reach = if w.reach > 0 { w.reach } else { w.range };
     approach_target(world, a, target, reach, !defensive);
-    if health(world, a.e) == Health::Dead
-        || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
-    {
+    if dropped_on_the_way(world, a) {
         return;
     }
     if let Some(dist) = beyond(world, a.e, target, reach) {
@@ -582,11 +580,21 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
     });
 }
 
+/// 004 §Wound Points: a creature that set out fighting and was dropped by
+/// a riposte on its way (or killed) does not go on with its action.
+fn dropped_on_the_way(world: &World, a: &Actor) -> bool {
+    health(world, a.e) == Health::Dead
+        || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
+}
+
 /// 004 §Wound Points: stabilise a Dying or Incapacitated creature with a
 /// Heal check at TN 10 + the highest damage of its wounds.
 fn stabilise(world: &mut World, a: &Actor, target: Entity) {
     let me = &a.me;
     approach_target(world, a, target, 1, true);
+    if dropped_on_the_way(world, a) {
+        return;
+    }
     let t = name(world, target);
     if beyond(world, a.e, target, 1).is_some() {
         out_of_reach(world, me, || {
@@ -643,6 +651,9 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
     let me = &a.me;
     let range = a.data.ruling_numbers.intimidate_range;
     approach_target(world, a, target, range, true);
+    if dropped_on_the_way(world, a) {
+        return;
+    }
     let t = name(world, target);
     if let Some(dist) = beyond(world, a.e, target, range) {
         log(world, || {

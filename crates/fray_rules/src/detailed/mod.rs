@@ -45,7 +45,7 @@ crate::ruleset::ruleset!(DetailedData {
     data: "detailed_sequence.ron",
     round: round,
     largest_die: 100,
-    starts: ["fallen", "unconscious"],
+    starts: ["fallen", "unconscious", "weapon_on_the_ground"],
 });
 
 /// A character's numbers.
@@ -355,6 +355,7 @@ pub fn populate(
     data: Arc<DetailedData>,
     scenario: &LoadedScenario,
 ) -> Result<(), LoadError> {
+    let mut ground = Vec::new();
     let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         let (stats, en, bd, hands) = stat_block(&data, spec, &scenario.source)?;
         let blows = Blows {
@@ -371,7 +372,7 @@ pub fn populate(
             Alert(!spec.surprised),
             Condition::Fine,
         ));
-        starting_states(e, spec);
+        ground.extend(starting_states(e, spec));
         Ok(())
     })?;
     fray_core::model::set_resource(
@@ -393,16 +394,18 @@ pub fn populate(
             asked_traces: false,
             traced: false,
             stopped: Vec::new(),
-            ground: Vec::new(),
+            ground,
             roster,
         },
     );
     Ok(())
 }
 
-/// A scenario's starting states: fallen (ruling `fall`), or unconscious
-/// (ruling `unconscious`: at 0 EN).
-fn starting_states(e: &mut EntityWorldMut, spec: &CombatantSpec) {
+/// A scenario's starting states: fallen (ruling `fall`), unconscious
+/// (ruling `unconscious`: at 0 EN), or with the weapons it would hold lying
+/// on the ground in its cell, to be grabbed (000 §1.2.3): returned.
+fn starting_states(e: &mut EntityWorldMut, spec: &CombatantSpec) -> Vec<(Cell, String)> {
+    let mut ground = Vec::new();
     for s in &spec.starts {
         match s.as_str() {
             "fallen" => {
@@ -414,9 +417,17 @@ fn starting_states(e: &mut EntityWorldMut, spec: &CombatantSpec) {
                     en.current = 0;
                 }
             }
+            "weapon_on_the_ground" => {
+                let held = e
+                    .get_mut::<Hands>()
+                    .map(|mut h| std::mem::take(&mut h.wielded))
+                    .unwrap_or_default();
+                ground.extend(held.into_iter().map(|w| (spec.at, w)));
+            }
             _ => {}
         }
     }
+    ground
 }
 
 /// Conscious (ruling `unconscious`).
