@@ -235,25 +235,16 @@ fn spawn_board(
     for t in (s.view.tokens)(s.battle.world()) {
         spawn_token(&mut commands, &palette, &layout, &t);
     }
-    // Frame the board.
+    // Frame the board roughly now, exactly once the panels are laid out.
     if let Some(mut cam) = camera {
-        let b = layout.bounds();
-        let (ref mut tf, ref mut proj) = *cam;
-        tf.translation = b.center().extend(0.0);
         let (w, h) = windows
             .iter()
             .next()
             .map_or((1280.0, 720.0), |w| (w.width(), w.height()));
-        // Leave room for the side panels.
-        let scale = (b.width() / (w - 640.0).max(320.0))
-            .max(b.height() / (h - 220.0).max(240.0))
-            .clamp(0.3, 6.0);
-        if let Projection::Orthographic(o) = &mut **proj {
-            o.scale = scale;
-        }
-        // The tracker (left) is narrower than the log (right): centre the board between them.
-        tf.translation.x += 55.0 * scale;
+        let guess = Rect::new(270.0, 30.0, (w - 380.0).max(300.0), (h - 160.0).max(200.0));
+        frame(&mut cam, layout.bounds(), guess, Vec2::new(w, h));
     }
+    commands.insert_resource(Refit(true));
     commands.insert_resource(palette);
     commands.insert_resource(layout);
     commands.insert_resource(Hover::default());
@@ -559,6 +550,66 @@ fn float_up(
     }
 }
 
+/// Asks for the board to be fitted to the space the panels leave: at the
+/// start of a battle or its replay, at a hotseat hand-off, when the window
+/// is resized, and on the Fit key.
+#[derive(Resource, Default)]
+pub struct Refit(pub bool);
+
+/// Show `board` (world units) whole, centred in `area` (window pixels) of a
+/// window of `size`.
+fn frame(camera: &mut (Mut<Transform>, Mut<Projection>), board: Rect, area: Rect, size: Vec2) {
+    let (tf, proj) = camera;
+    let Projection::Orthographic(o) = &mut **proj else {
+        return;
+    };
+    let scale = (board.width() / area.width().max(120.0))
+        .max(board.height() / area.height().max(120.0))
+        * 1.06;
+    o.scale = scale.clamp(0.2, 8.0);
+    // The camera's centre shows at the window's centre: shift it so the
+    // board's centre shows at the area's.
+    let off = area.center() - size / 2.0;
+    let centre = board.center() + Vec2::new(-off.x, off.y) * o.scale;
+    tf.translation = centre.extend(tf.translation.z);
+}
+
+/// Fit the board when asked (see [`Refit`]).
+fn fit_board(
+    mut refit: ResMut<Refit>,
+    area: Res<super::panels::BoardArea>,
+    layout: Option<Res<Layout>>,
+    session: Option<NonSend<Session>>,
+    mut handed: Local<Option<usize>>,
+    windows: Query<&Window>,
+    mut resized: MessageReader<bevy::window::WindowResized>,
+    actions: Single<&ActionState<GameAction>>,
+    mut camera: Single<(&mut Transform, &mut Projection), With<Camera2d>>,
+) {
+    let handoff = session.and_then(|s| s.handoff);
+    if handoff.is_some() && handoff != *handed {
+        refit.0 = true;
+    }
+    *handed = handoff;
+    if resized.read().count() > 0 || actions.just_pressed(&GameAction::Fit) {
+        refit.0 = true;
+    }
+    let (Some(layout), Some(area), Some(window)) = (layout, area.0, windows.iter().next()) else {
+        return;
+    };
+    if refit.0 {
+        let size = Vec2::new(window.width(), window.height());
+        let (tf, proj) = &mut *camera;
+        frame(
+            &mut (tf.reborrow(), proj.reborrow()),
+            layout.bounds(),
+            area,
+            size,
+        );
+        refit.0 = false;
+    }
+}
+
 /// Pan with keys or by dragging, zoom with the wheel or keys.
 fn camera_control(
     actions: Single<&ActionState<GameAction>>,
@@ -769,12 +820,14 @@ fn click(
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Views>()
+        .init_resource::<Refit>()
         .add_systems(OnEnter(Screen::Battle), (clear_board, spawn_board).chain())
         .add_systems(OnEnter(Screen::Menu), clear_board)
         .add_systems(
             Update,
             (
                 track_hover,
+                fit_board,
                 camera_control,
                 click,
                 refresh_views,

@@ -18,6 +18,8 @@ pub enum GameAction {
     PanRight,
     ZoomIn,
     ZoomOut,
+    /// Fit the board to the window again.
+    Fit,
     #[actionlike(Axis)]
     Zoom,
     #[actionlike(DualAxis)]
@@ -56,6 +58,7 @@ impl GameAction {
             "PanRight" => PanRight,
             "ZoomIn" => ZoomIn,
             "ZoomOut" => ZoomOut,
+            "Fit" => Fit,
             "Drag" => Drag,
             "Select" => Select,
             "Pause" => Pause,

@@ -20,6 +20,11 @@ use super::session::{SPEEDS, Session};
 #[derive(Resource, Default)]
 pub struct PanelRects(pub Vec<Rect>);
 
+/// The window's space the panels left for the board last frame, in
+/// logical pixels (`None` before the battle screen is first laid out).
+#[derive(Resource, Default)]
+pub struct BoardArea(pub Option<Rect>);
+
 /// Whether the in-battle menu is open.
 #[derive(Resource, Default)]
 struct BattleMenu(bool);
@@ -234,6 +239,7 @@ fn battle_ui(
     mut contexts: EguiContexts,
     session: Option<NonSendMut<Session>>,
     mut rects: ResMut<PanelRects>,
+    mut area: ResMut<BoardArea>,
     mut menu: ResMut<BattleMenu>,
     hover: Option<Res<Hover>>,
     mut next: ResMut<NextState<Screen>>,
@@ -261,27 +267,28 @@ fn battle_ui(
         });
         rects.0.push(to_rect(top.response.rect));
         let left = egui::Panel::left("tracker")
-            .default_size(270.0)
-            .resizable(true)
+            .exact_size(270.0)
+            .resizable(false)
             .show(&mut root, |ui| tracker_panel(ui, s));
         rects.0.push(to_rect(left.response.rect));
         let right = egui::Panel::right("log")
-            .default_size(380.0)
-            .resizable(true)
+            .exact_size(380.0)
+            .resizable(false)
             .show(&mut root, |ui| {
                 log_panel(ui, s.log().entries(), &mut picked, &mut asked)
             });
         rects.0.push(to_rect(right.response.rect));
         let hover = hover.as_deref();
         let bottom = egui::Panel::bottom("decision")
-            .default_size(150.0)
-            .resizable(true)
+            .exact_size(210.0)
+            .resizable(false)
             .show(&mut root, |ui| {
                 timeline(ui, s, round, &mut picked);
                 ui.separator();
                 decision_panel(ui, s, hover, &mut asked);
             });
         rects.0.push(to_rect(bottom.response.rect));
+        area.0 = Some(to_rect(root.available_rect_before_wrap()));
         round
     };
     if let Some(side) = s.handoff {
@@ -862,6 +869,7 @@ fn world_entity(world: &World, name: &str) -> Option<Entity> {
 
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PanelRects>()
+        .init_resource::<BoardArea>()
         .init_resource::<BattleMenu>()
         .add_systems(
             Update,
