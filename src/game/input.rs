@@ -20,6 +20,8 @@ pub enum GameAction {
     ZoomOut,
     /// Fit the board to the window again.
     Fit,
+    /// Open or close the help: controls and legend.
+    Help,
     #[actionlike(Axis)]
     Zoom,
     #[actionlike(DualAxis)]
@@ -59,6 +61,7 @@ impl GameAction {
             "ZoomIn" => ZoomIn,
             "ZoomOut" => ZoomOut,
             "Fit" => Fit,
+            "Help" => Help,
             "Drag" => Drag,
             "Select" => Select,
             "Pause" => Pause,

@@ -13,6 +13,7 @@ use bevy_egui::EguiPlugin;
 
 mod autoplay;
 mod board;
+mod help;
 pub mod input;
 pub mod menu;
 mod panels;
@@ -109,6 +110,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
             menu::plugin,
             board::plugin,
             panels::plugin,
+            help::plugin,
             autoplay::plugin,
         ));
     // The game's own systems are small: on a 2-core machine, running each

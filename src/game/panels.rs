@@ -229,6 +229,7 @@ struct Asked {
     take_over: bool,
     skip: bool,
     menu: bool,
+    help: bool,
     answer: Option<(u64, Order)>,
 }
 
@@ -241,6 +242,7 @@ fn battle_ui(
     mut rects: ResMut<PanelRects>,
     mut area: ResMut<BoardArea>,
     mut menu: ResMut<BattleMenu>,
+    mut help: ResMut<super::help::HelpOpen>,
     hover: Option<Res<Hover>>,
     mut next: ResMut<NextState<Screen>>,
     mut exit: MessageWriter<AppExit>,
@@ -295,6 +297,7 @@ fn battle_ui(
         handoff(ctx, &mut s, side);
     }
     menu.0 |= asked.menu;
+    help.0 ^= asked.help;
     if menu.0 {
         battle_menu(ctx, &mut s, &mut menu, &mut next, &mut exit);
     }
@@ -389,6 +392,13 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
         }
         if ui.button("Menu").on_hover_text("Escape").clicked() {
             asked.menu = true;
+        }
+        if ui
+            .button("Help")
+            .on_hover_text("Controls and legend (F1)")
+            .clicked()
+        {
+            asked.help = true;
         }
         if let Some(n) = &s.notice {
             ui.label(egui::RichText::new(n).small());

@@ -144,6 +144,8 @@ pub struct RulesView {
     pub preview: fn(&World, Entity, Entity) -> Option<String>,
     /// The clock a round runs on, when it has a fixed one.
     pub clock: Option<Clock>,
+    /// What its bars and abbreviations mean, for the help's legend.
+    pub legend: &'static [(&'static str, &'static str)],
 }
 
 /// A round's clock, for the timeline: its time marks read "`name` N", N

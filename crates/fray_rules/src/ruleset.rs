@@ -119,6 +119,7 @@ macro_rules! ruleset {
             round,
             preview: view::preview,
             clock: view::CLOCK,
+            legend: view::LEGEND,
         };
 
         impl $crate::ruleset::Rules for $data {

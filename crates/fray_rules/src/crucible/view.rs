@@ -176,6 +176,18 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 }
 
 /// 003 §II A: sides act on their d12 results, lowest first.
+/// What the bars and marks mean, for the help's legend.
+pub(super) const LEGEND: &[(&str, &str)] = &[
+    (
+        "HP bar",
+        "hit points: at 0 or below the creature falls and is out of the fight (ruling hit_points)",
+    ),
+    (
+        "initiative N",
+        "a side's d12 initiative this round; the lowest acts first, ties together (003 §II)",
+    ),
+];
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
     name: "initiative",
     first: 1,

@@ -300,4 +300,20 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 }
 
 /// Initiative counts vary from round to round: no fixed clock.
+/// What the bars and marks mean, for the help's legend.
+pub(super) const LEGEND: &[(&str, &str)] = &[
+    (
+        "Stress bar (upper)",
+        "Stress: damage comes off it first (004 §Stress)",
+    ),
+    (
+        "Wounds bar (lower)",
+        "Wound Points: damage past Stress; at 0 Incapacitated, below 0 Dying (004 §Wound Points)",
+    ),
+    (
+        "initiative N",
+        "the count a creature acts at this round; the lowest acts first, ties together (004 §Step 2)",
+    ),
+];
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;

@@ -247,6 +247,26 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 }
 
 /// The initiative passes blow by blow: no fixed clock.
+/// What the bars and marks mean, for the help's legend.
+pub(super) const LEGEND: &[(&str, &str)] = &[
+    (
+        "EN bar (upper)",
+        "Endurance: spent on blows and lost to every hit; at 0 unconscious (000 §Introduction, ruling unconscious)",
+    ),
+    (
+        "BD bar (lower)",
+        "Body: lost to critical hits; at 0 dead (000 §1.2.5.3, ruling unconscious)",
+    ),
+    (
+        "A2 R1 EN24",
+        "in the tracker: 2 active and 1 reactive blows left this round, 24 EN (000 §1.1.2)",
+    ),
+    (
+        "dashed line",
+        "a movement trace, once the traces are revealed (000 §3.1)",
+    ),
+];
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
 
 #[cfg(test)]

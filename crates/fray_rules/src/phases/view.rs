@@ -310,6 +310,26 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 }
 
 /// Phases are marked by who acts: no fixed clock.
+/// What the bars and marks mean, for the help's legend.
+pub(super) const LEGEND: &[(&str, &str)] = &[
+    (
+        "STUN bar (upper)",
+        "STUN: at 0 or less unconscious; a Recovery restores it (rulings knocked_out, recovery)",
+    ),
+    (
+        "BODY bar (lower)",
+        "BODY: at 0 or less down for good; not restored in battle (ruling knocked_out)",
+    ),
+    (
+        "phase N",
+        "the four 3-second phases of a 12-second turn, then the Post-Turn recovery (002 §Time)",
+    ),
+    (
+        "OCV / DCV",
+        "offensive and defensive Combat Value, changed by manoeuvres (ruling cv_is_ocv_and_dcv)",
+    ),
+];
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
 
 #[cfg(test)]

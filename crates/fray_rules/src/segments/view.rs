@@ -242,6 +242,18 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 }
 
 /// 001 §3: a round is ten segments.
+/// What the bars and marks mean, for the help's legend.
+pub(super) const LEGEND: &[(&str, &str)] = &[
+    (
+        "HP bar",
+        "hit points: at 0 or fewer the combatant is dead (ruling hit_points)",
+    ),
+    (
+        "segment N",
+        "the ten segments of a round; each side acts in the segment the other side's d6 names (001 §Combat)",
+    ),
+];
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
     name: "segment",
     first: 1,

@@ -1,0 +1,140 @@
+//! Help in the battle: F1 (or the *Help* button) opens the controls and a
+//! legend of the board — what the colours, outlines, bars and marks mean,
+//! the ruleset's own from its view.
+
+use bevy::prelude::*;
+use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use leafwing_input_manager::prelude::*;
+
+use super::Screen;
+use super::input::GameAction;
+use super::session::Session;
+
+/// Whether the help is open.
+#[derive(Resource, Default)]
+pub struct HelpOpen(pub bool);
+
+/// The controls, as the built-in bindings give them.
+const CONTROLS: &[(&str, &str)] = &[
+    ("P", "play or pause"),
+    (".", "one rules step"),
+    (",", "back one step"),
+    ("N", "on to the next round"),
+    ("[ and ]", "slower and faster"),
+    ("1 to 9", "the numbered choices"),
+    ("click a choice", "give that order"),
+    ("click an enemy, a cell", "attack it, move there"),
+    ("click a token", "its sheet"),
+    ("click a log entry", "its dice and its rule"),
+    ("Space or Enter", "confirm a hotseat hand-off"),
+    ("WASD, arrows, right drag", "pan"),
+    ("wheel, + and −", "zoom"),
+    ("F or Home", "fit the board to the window"),
+    ("Ctrl+S", "save the battle"),
+    ("Escape", "the menu"),
+    ("F1", "this help"),
+];
+
+/// What the board shows, whatever the ruleset.
+const BOARD: &[(&str, &str)] = &[
+    (
+        "blue, red … discs",
+        "combatants, coloured by side; faded: out of the fight",
+    ),
+    (
+        "small text under a name",
+        "its states: surprised, dying, readied …",
+    ),
+    (
+        "numbers floating up",
+        "damage just taken (red) or healed (green)",
+    ),
+    ("brown cells", "difficult ground: entering costs double"),
+    ("black cells", "obstacles"),
+    ("yellow outline", "the combatant selected or deciding"),
+    ("green outlines", "the cells it can reach this round"),
+    (
+        "red outlines",
+        "cells an enemy threatens: moving there provokes its reaction",
+    ),
+    (
+        "yellow line from a token",
+        "the path a move to the hovered cell takes",
+    ),
+    (
+        "brief line between tokens",
+        "an action one aimed at the other, just made",
+    ),
+    ("white outline", "the cell under the pointer"),
+];
+
+fn toggle(actions: Single<&ActionState<GameAction>>, mut open: ResMut<HelpOpen>) {
+    if actions.just_pressed(&GameAction::Help) {
+        open.0 = !open.0;
+    }
+}
+
+fn rows(ui: &mut egui::Ui, id: &str, rows: &[(&str, &str)]) {
+    egui::Grid::new(id)
+        .num_columns(2)
+        .spacing([12.0, 4.0])
+        .show(ui, |ui| {
+            for (what, means) in rows {
+                ui.label(egui::RichText::new(*what).strong());
+                ui.add(egui::Label::new(*means).wrap());
+                ui.end_row();
+            }
+        });
+}
+
+fn help_window(
+    mut contexts: EguiContexts,
+    session: Option<NonSend<Session>>,
+    mut open: ResMut<HelpOpen>,
+) -> Result {
+    if !open.0 {
+        return Ok(());
+    }
+    let ctx = contexts.ctx_mut()?;
+    let legend = session.map_or(&[][..], |s| s.view.legend);
+    egui::Window::new("Help")
+        .open(&mut open.0)
+        .order(egui::Order::Foreground)
+        .anchor(egui::Align2::CENTER_CENTER, [0.0, 0.0])
+        .collapsible(false)
+        .resizable(false)
+        .fixed_size([900.0, 560.0])
+        .show(ctx, |ui| {
+            ui.columns(2, |cols| {
+                cols[0].heading("Controls");
+                rows(&mut cols[0], "help_controls", CONTROLS);
+                cols[0].label(
+                    egui::RichText::new("Bindings are in assets/settings/input.ron.").small(),
+                );
+                egui::ScrollArea::vertical()
+                    .id_salt("help_legend")
+                    .show(&mut cols[1], |ui| {
+                        ui.heading("The board");
+                        rows(ui, "help_board", BOARD);
+                        if !legend.is_empty() {
+                            ui.separator();
+                            ui.heading("This ruleset");
+                            rows(ui, "help_ruleset", legend);
+                        }
+                    });
+            });
+        });
+    Ok(())
+}
+
+pub(super) fn plugin(app: &mut App) {
+    app.init_resource::<HelpOpen>()
+        .add_systems(
+            Update,
+            toggle.run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
+        )
+        .add_systems(
+            EguiPrimaryContextPass,
+            help_window.run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
+        );
+}
