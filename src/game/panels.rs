@@ -726,7 +726,7 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         };
         ui.label(text);
         if let (Some(t), Some(sel)) = (hovered_target, s.selected)
-            && t != sel
+            && foes(world, sel, t)
             && let Some(p) = (s.view.preview)(world, sel, t)
         {
             ui.label(p);
@@ -757,11 +757,32 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         ui.label(egui::RichText::new(info).color(egui::Color32::from_rgb(250, 240, 150)));
     }
     if let Some(t) = hovered_target
+        && foes(world, d.actor, t)
         && let Some(p) = (s.view.preview)(world, d.actor, t)
     {
         ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
     }
     choices(ui, s, d, asked);
+}
+
+/// Whether `a` and `b` fight on different sides: only a foe gets the odds of
+/// an attack on it.
+fn foes(world: &World, a: Entity, b: Entity) -> bool {
+    let side = |e| world.get::<fray_core::model::Side>(e).copied();
+    a != b && side(a).is_some() && side(b).is_some() && side(a) != side(b)
+}
+
+/// The lines of an attack preview (one a weapon, `weapon: …`) for an order
+/// made `with` a weapon, a spell or an item: that weapon's line alone, and
+/// none for a spell or an item, whose odds are not a weapon's.
+fn odds_with(odds: &str, with: Option<&str>) -> Option<String> {
+    let Some(w) = with else {
+        return Some(odds.to_string());
+    };
+    let prefix = format!("{w}: ");
+    odds.lines()
+        .find(|l| l.starts_with(&prefix))
+        .map(str::to_string)
 }
 
 /// A decision's choices, the legal ones numbered, each previewed on hover.
@@ -779,7 +800,9 @@ fn choices(ui: &mut egui::Ui, s: &Session, d: &Decision, asked: &mut Asked) {
                     });
                     let preview = c.order.target.as_ref().and_then(|t| {
                         let target = world_entity(world, t)?;
-                        (s.view.preview)(world, d.actor, target)
+                        foes(world, d.actor, target).then_some(())?;
+                        let odds = (s.view.preview)(world, d.actor, target)?;
+                        odds_with(&odds, c.order.with.as_deref())
                     });
                     if choice_button(
                         ui,
@@ -894,4 +917,21 @@ pub(super) fn plugin(app: &mut App) {
             EguiPrimaryContextPass,
             battle_ui.run_if(in_state(Screen::Battle)),
         );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::odds_with;
+
+    #[test]
+    fn a_choice_shows_the_odds_of_its_own_weapon_and_none_for_a_spell() {
+        let odds =
+            "mace: 60% to hit (Defense 12), 2–7 damage\nsling: 45% to hit (Defense 12), 1–4 damage";
+        assert_eq!(odds_with(odds, None).as_deref(), Some(odds));
+        assert_eq!(
+            odds_with(odds, Some("sling")).as_deref(),
+            Some("sling: 45% to hit (Defense 12), 1–4 damage")
+        );
+        assert_eq!(odds_with(odds, Some("firebolt")), None);
+    }
 }

@@ -140,7 +140,8 @@ pub struct RulesView {
     pub sheet: fn(&World, Entity) -> Vec<(String, String)>,
     /// The round number, for "skip to the next round".
     pub round: fn(&World) -> u32,
-    /// What `actor` attacking `target` looks like: chance to hit, damage range.
+    /// What `actor` attacking `target` looks like: chance to hit, damage
+    /// range; one line a weapon, each beginning `weapon: `.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,
     /// The clock a round runs on, when it has a fixed one.
     pub clock: Option<Clock>,
