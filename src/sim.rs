@@ -119,13 +119,19 @@ impl SimTally {
                     BattleResult::RoundCap { .. } => self.capped += 1,
                 }
             }
-            Progress::AwaitingHuman(_) => self.fail(seed, "a decision was left unanswered".into()),
-            Progress::Failed(why) => self.fail(seed, why),
+            Progress::AwaitingHuman(_) => {
+                self.failures += 1;
+                self.first_to_fail(seed, "a decision was left unanswered".into());
+            }
+            Progress::Failed(why) => {
+                self.failures += 1;
+                self.first_to_fail(seed, why);
+            }
         }
     }
 
-    fn fail(&mut self, seed: u64, why: String) {
-        self.failures += 1;
+    /// Keep the failure of the lowest seed, whichever thread met it first.
+    fn first_to_fail(&mut self, seed: u64, why: String) {
         if self.first_failure.as_ref().is_none_or(|(s, _)| seed < *s) {
             self.first_failure = Some((seed, why));
         }
@@ -145,8 +151,7 @@ impl SimTally {
         self.log_entries += part.log_entries;
         self.failures += part.failures;
         if let Some((seed, why)) = part.first_failure {
-            self.failures -= 1;
-            self.fail(seed, why);
+            self.first_to_fail(seed, why);
         }
         for (h, p) in self.histogram.iter_mut().zip(&part.histogram) {
             *h += p;

@@ -615,3 +615,41 @@ fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_batch_shared_over_threads_ends_as_on_one_thread() {
+    // Each battle is its seed's alone: 1 or 3 threads, the same tally. Not
+    // on a terminal, no progress bar is drawn.
+    let tally = |threads: &str| {
+        let o = fray(&[
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "40",
+            "--json",
+            "--threads",
+            threads,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stderr(&o), "");
+        let mut report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(report["threads"], threads.parse::<u32>().unwrap());
+        let fields = report.as_object_mut().unwrap();
+        for timing in [
+            "seconds",
+            "battles_per_second",
+            "ai_decision_ms",
+            "resident_kib",
+            "threads",
+        ] {
+            fields.remove(timing);
+        }
+        report
+    };
+    let one = tally("1");
+    assert_eq!(one["battles"], 40);
+    assert_eq!(tally("3"), one);
+    let o = fray(&["sim", "assets/scenarios/duel.ron", "--threads", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--threads"), "{}", stderr(&o));
+}

@@ -45,7 +45,9 @@ pub(crate) fn set_origin(world: &mut World, scenario: &LoadedScenario, rules: &L
 /// Fork the battle in `world`: the same battle built afresh, with the state
 /// of `world` copied in, the AI on every side and its own controllers; its
 /// log kept (a copy) or only counted. Its dice go on from the same point:
-/// reseed them for a future of its own.
+/// reseed them for a future of its own. Fork between steps: while a
+/// controller decides, the open decisions are lent to it
+/// (`Decisions::lend_open`) and a fork would have none.
 pub fn fork(world: &World, keep_log: bool) -> Result<Battle, String> {
     let origin = world
         .get_resource::<Origin>()

@@ -2,10 +2,11 @@
 //! without provoking ripostes, attacks plainly once in reach, and goes for
 //! the target it can finish.
 
+mod common;
+
 use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
-use fray_core::battle::Progress;
-use fray_core::decision::{Controller, Decisions, Order};
+use fray_core::decision::{Controller, Order};
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
@@ -21,15 +22,8 @@ fn first_order(combatants: &str, who: &str) -> Order {
     );
     let mut battle = battle_from_text(&text, 1).unwrap();
     loop {
-        let Progress::AwaitingHuman(ids) = battle.run() else {
-            panic!("the battle ended before {who} decided")
-        };
-        let decision = battle
-            .world()
-            .resource::<Decisions>()
-            .get(ids[0])
-            .unwrap()
-            .clone();
+        let decision = common::awaited(&mut battle)
+            .unwrap_or_else(|_| panic!("the battle ended before {who} decided"));
         let order = BasicAi
             .decide(battle.world_mut(), &decision)
             .expect("the AI answers");

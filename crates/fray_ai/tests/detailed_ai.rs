@@ -2,10 +2,12 @@
 //! closes on a foe out of reach, lengthens a bow's range with preparations,
 //! and parries for a friend.
 
+mod common;
+
 use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
-use fray_core::battle::{Battle, Progress};
-use fray_core::decision::{Controller, Decisions, Order};
+use fray_core::battle::Battle;
+use fray_core::decision::{Controller, Order};
 
 fn battle(combatants: &str) -> Battle {
     let text = format!(
@@ -22,15 +24,8 @@ fn battle(combatants: &str) -> Battle {
 /// The AI's answer to the first decision `who` faces; others pass.
 fn first_order(b: &mut Battle, who: &str) -> Order {
     loop {
-        let Progress::AwaitingHuman(ids) = b.run() else {
-            panic!("the battle ended before {who} decided")
-        };
-        let d = b
-            .world()
-            .resource::<Decisions>()
-            .get(ids[0])
-            .unwrap()
-            .clone();
+        let d =
+            common::awaited(b).unwrap_or_else(|_| panic!("the battle ended before {who} decided"));
         let order = BasicAi.decide(b.world_mut(), &d).expect("the AI answers");
         if d.actor_name == who {
             return order;
@@ -74,28 +69,14 @@ fn the_ai_parries_for_a_friend() {
     );
     let a = first_order(&mut b, "Ash");
     assert_eq!(a.action, "attack");
-    let ids = loop {
-        let Progress::AwaitingHuman(ids) = b.run() else {
-            panic!("no parry was asked")
-        };
-        let d = b
-            .world()
-            .resource::<Decisions>()
-            .get(ids[0])
-            .unwrap()
-            .clone();
+    let d = loop {
+        let d = common::awaited(&mut b).unwrap_or_else(|_| panic!("no parry was asked"));
         if d.actor_name == "Ash" {
             b.answer(d.id, a.clone());
             continue;
         }
-        break ids;
+        break d;
     };
-    let d = b
-        .world()
-        .resource::<Decisions>()
-        .get(ids[0])
-        .unwrap()
-        .clone();
     assert_eq!(d.actor_name, "Cy", "{}", d.prompt);
     let o = BasicAi.decide(b.world_mut(), &d).unwrap();
     assert_eq!(o.action, "parry");

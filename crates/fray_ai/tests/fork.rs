@@ -5,9 +5,10 @@
 mod common;
 
 use common::{log_of, options, scenario, scenarios};
-use fray_ai::{build_battle, load_scenario, reset_battle};
+use fray_ai::{LoadedRules, build_battle, load_scenario, reset_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::log::BattleLog;
+use fray_core::scenario::LoadedScenario;
 
 /// Step `battle` until its log has `entries` entries or it stops.
 fn play_until(battle: &mut Battle, entries: u64) {
@@ -22,12 +23,18 @@ fn play_out(battle: &mut Battle) {
     assert!(matches!(battle.run(), Progress::Over(_)));
 }
 
+/// The log of the battle of `scenario` and `seed`, never forked.
+fn unforked(scenario: &LoadedScenario, data: &LoadedRules, seed: u64) -> Vec<u8> {
+    let mut battle = build_battle(scenario, data, &options(seed)).unwrap();
+    play_out(&mut battle);
+    log_of(&battle)
+}
+
 #[test]
 fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
     for path in scenarios() {
         let (scenario, data) = load_scenario(&path).unwrap();
-        let mut untouched = build_battle(&scenario, &data, &options(7)).unwrap();
-        play_out(&mut untouched);
+        let untouched = unforked(&scenario, &data, 7);
         let mut battle = build_battle(&scenario, &data, &options(7)).unwrap();
         play_until(&mut battle, 40);
         let mut fork = fray_ai::fork::fork(battle.world(), true)
@@ -36,9 +43,8 @@ fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
         // there had been no fork.
         play_out(&mut fork);
         play_out(&mut battle);
-        let expected = log_of(&untouched);
-        assert_eq!(log_of(&fork), expected, "{}: the fork", path.display());
-        assert_eq!(log_of(&battle), expected, "{}: the battle", path.display());
+        assert_eq!(log_of(&fork), untouched, "{}: the fork", path.display());
+        assert_eq!(log_of(&battle), untouched, "{}: the battle", path.display());
     }
 }
 
@@ -46,8 +52,7 @@ fn a_fork_plays_on_as_the_battle_would_and_leaves_it_untouched() {
 fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
     let path = scenario("ambush.ron");
     let (scenario, data) = load_scenario(&path).unwrap();
-    let mut untouched = build_battle(&scenario, &data, &options(3)).unwrap();
-    play_out(&mut untouched);
+    let untouched = unforked(&scenario, &data, 3);
     let mut battle = build_battle(&scenario, &data, &options(3)).unwrap();
     play_until(&mut battle, 20);
     let mut fork = fray_ai::fork::fork(battle.world(), false).unwrap();
@@ -55,7 +60,7 @@ fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
     play_until(&mut battle, 60);
     fray_ai::fork::fork_into(battle.world(), &mut fork, true).unwrap();
     play_out(&mut fork);
-    assert_eq!(log_of(&fork), log_of(&untouched));
+    assert_eq!(log_of(&fork), untouched);
 }
 
 #[test]
@@ -64,13 +69,12 @@ fn a_battle_of_a_batch_forks_like_the_first() {
     // its later battles fork as the first does.
     let path = scenario("skirmish_4v4.ron");
     let (scenario, data) = load_scenario(&path).unwrap();
-    let mut untouched = build_battle(&scenario, &data, &options(12)).unwrap();
-    play_out(&mut untouched);
+    let untouched = unforked(&scenario, &data, 12);
     let mut battle = build_battle(&scenario, &data, &options(11)).unwrap();
     play_out(&mut battle);
     reset_battle(&mut battle, &scenario, &data, &options(12)).unwrap();
     play_until(&mut battle, 50);
     let mut fork = fray_ai::fork::fork(battle.world(), true).unwrap();
     play_out(&mut fork);
-    assert_eq!(log_of(&fork), log_of(&untouched));
+    assert_eq!(log_of(&fork), untouched);
 }

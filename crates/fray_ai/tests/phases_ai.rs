@@ -2,9 +2,11 @@
 //! 1-hex step rather than provoke, attacks whoever provokes it, and a
 //! long-reach fighter readies for whoever comes within reach.
 
+mod common;
+
 use fray_ai::battle_from_text;
 use fray_core::battle::{Battle, Progress};
-use fray_core::decision::{Decisions, Order};
+use fray_core::decision::Order;
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
 
@@ -59,33 +61,19 @@ fn the_ai_takes_the_attack_of_opportunity_a_mover_gives() {
            (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6})"#,
         ("Ai", "Human"),
     );
-    let Progress::AwaitingHuman(ids) = b.run() else {
-        panic!("Bo decides first")
-    };
-    let d = b
-        .world()
-        .resource::<Decisions>()
-        .get(ids[0])
-        .unwrap()
-        .clone();
+    let d = common::awaited(&mut b).unwrap_or_else(|_| panic!("Bo decides first"));
     assert_eq!(d.actor_name, "Bo");
     b.answer(d.id, Order::new("Bo", "move").cell(Cell::new(7, 3)));
     // Bo ends its turns and takes attacks as they come from here on.
     loop {
-        match b.run() {
-            Progress::AwaitingHuman(ids) => {
-                let d = b
-                    .world()
-                    .resource::<Decisions>()
-                    .get(ids[0])
-                    .unwrap()
-                    .clone();
+        match common::awaited(&mut b) {
+            Ok(d) => {
                 let pass = d.choices.iter().any(|c| c.order.action == "pass");
                 let action = if pass { "pass" } else { "end" };
                 b.answer(d.id, Order::new(&d.actor_name, action));
             }
-            Progress::Over(_) => break,
-            Progress::Failed(why) => panic!("{why}"),
+            Err(Progress::Over(_)) => break,
+            Err(stopped) => panic!("{stopped:?}"),
         }
     }
     let log = texts(&b);

@@ -1,9 +1,9 @@
 //! A scenario's script: orders bound to the question they answer, and who
 //! decides once the script runs out.
 
+mod common;
+
 use fray_ai::battle_from_text;
-use fray_core::battle::Progress;
-use fray_core::decision::Decisions;
 
 /// Brienne's side plays a script; when it runs out, a person is asked.
 fn duel(asked: &str) -> String {
@@ -22,15 +22,8 @@ fn duel(asked: &str) -> String {
 /// Run until a person must decide; the round it happens in.
 fn waits_in_round(text: &str) -> u32 {
     let mut b = battle_from_text(text, 3).unwrap();
-    let Progress::AwaitingHuman(ids) = b.run() else {
-        panic!("the battle did not wait for a person");
-    };
-    let d = b
-        .world()
-        .resource::<Decisions>()
-        .get(ids[0])
-        .unwrap()
-        .clone();
+    let d =
+        common::awaited(&mut b).unwrap_or_else(|_| panic!("the battle did not wait for a person"));
     assert_eq!(d.actor_name, "Brienne");
     b.world().resource::<fray_core::log::BattleLog>().round
 }

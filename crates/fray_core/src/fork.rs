@@ -164,10 +164,10 @@ fn type_name(world: &World, id: bevy_ecs::component::ComponentId) -> String {
 /// way: every combatant's components (spawning, in order, the ones `from`
 /// spawned after it was set up) and every resource registered as copied.
 pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), ForkError> {
+    // Read in the original while the fork is written: two worlds.
     let registry = from
         .get_resource::<ForkRegistry>()
-        .ok_or_else(|| ForkError("the battle registers no state".into()))?
-        .clone();
+        .ok_or_else(|| ForkError("the battle registers no state".into()))?;
     let mut entities: Vec<Entity> = from
         .iter_entities()
         .filter(|e| e.contains::<crate::model::Combatant>())
@@ -181,7 +181,7 @@ pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), Fo
     }
     for e in entities {
         spawn_alike(to, e)?;
-        copy_entity(&registry, from, e, to)?;
+        copy_entity(registry, from, e, to)?;
     }
     for (id, _) in from.resource_entities().iter() {
         let Some(type_id) = from.components().get_info(id).and_then(|i| i.type_id()) else {

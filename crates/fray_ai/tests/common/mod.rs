@@ -45,3 +45,19 @@ pub fn log_of(battle: &Battle) -> Vec<u8> {
     log.write_json_lines(&mut out).unwrap();
     out
 }
+
+/// Run `battle` until a person must decide: the first decision waiting
+/// (else how the battle stopped).
+pub fn awaited(
+    battle: &mut Battle,
+) -> Result<fray_core::decision::Decision, fray_core::battle::Progress> {
+    match battle.run() {
+        fray_core::battle::Progress::AwaitingHuman(ids) => Ok(battle
+            .world()
+            .resource::<fray_core::decision::Decisions>()
+            .get(ids[0])
+            .expect("a decision waited on is open")
+            .clone()),
+        stopped => Err(stopped),
+    }
+}
