@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use fray_ai::{BattleOptions, LoadedRules, build_battle};
+use fray_ai::{AiLevel, BattleOptions, LoadedRules, build_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::data::Source;
 use fray_core::decision::Decisions;
@@ -66,6 +66,10 @@ enum Command {
         /// The AI plays every side: watch the battle.
         #[arg(long)]
         all_ai: bool,
+        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
+        /// every side (levels: random, basic, search).
+        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
+        ai: Vec<AiArg>,
         /// Play this many log events, or until a person must decide, then stop (with --screenshot: save and exit).
         #[arg(long)]
         steps: Option<u64>,
@@ -107,6 +111,10 @@ enum Command {
         /// Seat a person at this terminal for the side of this name (repeat for hotseat).
         #[arg(long, value_name = "SIDE")]
         human: Vec<String>,
+        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
+        /// every side (levels: random, basic, search).
+        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
+        ai: Vec<AiArg>,
         /// Print only the result.
         #[arg(long)]
         quiet: bool,
@@ -137,6 +145,11 @@ enum Command {
         /// win counts are the same for any number.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
+        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
+        /// every side (levels: random, basic, search), to pit one against
+        /// another.
+        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
+        ai: Vec<AiArg>,
     },
     /// Check ruleset and scenario files; print what is wrong and where.
     Check {
@@ -153,6 +166,61 @@ struct ForcedDice(Vec<u32>);
 
 fn parse_forced_arg(text: &str) -> Result<ForcedDice, String> {
     parse_forced(text).map(ForcedDice)
+}
+
+/// `--ai SIDE=LEVEL`, or `--ai LEVEL` for every side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct AiArg {
+    side: Option<String>,
+    level: AiLevel,
+}
+
+fn parse_ai_arg(text: &str) -> Result<AiArg, String> {
+    match text.rsplit_once('=') {
+        Some((side, level)) => Ok(AiArg {
+            side: Some(side.to_string()),
+            level: level.parse()?,
+        }),
+        None => Ok(AiArg {
+            side: None,
+            level: text.parse()?,
+        }),
+    }
+}
+
+/// Each side's AI level as `--ai` asks, in the scenario's order of sides.
+pub(crate) fn ai_levels(
+    scenario: &LoadedScenario,
+    args: &[AiArg],
+) -> Result<Vec<AiLevel>, Failure> {
+    let mut levels = vec![AiLevel::default(); scenario.scenario.sides.len()];
+    for arg in args {
+        match &arg.side {
+            None => levels.iter_mut().for_each(|l| *l = arg.level),
+            Some(name) => {
+                let i = scenario.side_index(name).ok_or_else(|| {
+                    bad_input(format!(
+                        "--ai {name}={}: the scenario's sides are {}",
+                        arg.level.name(),
+                        side_names(scenario)
+                    ))
+                })?;
+                levels[i] = arg.level;
+            }
+        }
+    }
+    Ok(levels)
+}
+
+/// The scenario's side names, quoted, for messages.
+fn side_names(scenario: &LoadedScenario) -> String {
+    let sides: Vec<String> = scenario
+        .scenario
+        .sides
+        .iter()
+        .map(|s| format!("{:?}", s.name))
+        .collect();
+    sides.join(", ")
 }
 
 /// A failure and its exit code.
@@ -206,6 +274,7 @@ mod game {
         pub rewind_to: Option<u64>,
         pub seed: Option<u64>,
         pub all_ai: bool,
+        pub ai: Vec<crate::AiArg>,
         pub humans: Vec<String>,
         pub steps: Option<u64>,
         pub screenshot: Option<std::path::PathBuf>,
@@ -225,6 +294,7 @@ fn play(launch: game::Launch) -> Result<(), Failure> {
     } else if let Some(scenario) = launch.scenario.as_deref() {
         let (mut loaded, _) = load_scenario(scenario)?;
         seat_people(&mut loaded, &launch.humans)?;
+        ai_levels(&loaded, &launch.ai)?;
     } else {
         return game::run(launch).map_err(failed);
     }
@@ -263,6 +333,7 @@ fn main() -> ExitCode {
             seed,
             human,
             all_ai,
+            ai,
             steps,
             screenshot,
             drive,
@@ -273,6 +344,7 @@ fn main() -> ExitCode {
             rewind_to,
             seed,
             all_ai,
+            ai,
             humans: human,
             steps,
             screenshot,
@@ -288,16 +360,17 @@ fn main() -> ExitCode {
             log,
             all_ai,
             human,
+            ai,
             quiet,
         }) => {
+            let seating = saved::Seating { all_ai, human, ai };
             let game = match (scenario, load) {
-                (_, Some(file)) => saved::start_loaded(&file, all_ai, &human, save),
+                (_, Some(file)) => saved::start_loaded(&file, &seating, save),
                 (Some(path), None) => saved::start_new(
                     &path,
                     seed,
                     dice.map(|d| d.0).unwrap_or_default(),
-                    all_ai,
-                    &human,
+                    &seating,
                     save,
                 ),
                 (None, None) => Err(bad_input("run needs a scenario or --load FILE")),
@@ -311,7 +384,8 @@ fn main() -> ExitCode {
             seed,
             json,
             threads,
-        }) => sim::sim(&scenario, battles, seed, json, threads),
+            ai,
+        }) => sim::sim(&scenario, battles, seed, json, threads, &ai),
         Some(Command::Check { files }) => check(&files),
         Some(Command::Rules { id }) => rules(id.as_deref()),
     };
@@ -332,15 +406,9 @@ fn main() -> ExitCode {
 fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), Failure> {
     for name in humans {
         let Some(i) = scenario.side_index(name) else {
-            let sides: Vec<String> = scenario
-                .scenario
-                .sides
-                .iter()
-                .map(|s| format!("{:?}", s.name))
-                .collect();
             return Err(bad_input(format!(
                 "--human {name:?}: the scenario's sides are {}",
-                sides.join(", ")
+                side_names(scenario)
             )));
         };
         scenario.scenario.sides[i].seat = fray_core::model::Seat::Human;
@@ -620,6 +688,7 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         dice: Vec::new(),
         keep_log: false,
         all_ai: true,
+        ai: Vec::new(),
     };
     build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
     Ok(format!(

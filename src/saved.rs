@@ -41,19 +41,22 @@ impl Game {
     }
 }
 
+/// How the command line seats the sides: `--all-ai`, `--human`, `--ai`.
+pub struct Seating {
+    pub all_ai: bool,
+    pub human: Vec<String>,
+    pub ai: Vec<crate::AiArg>,
+}
+
 /// Who plays each side: as the scenario says, with `--human` and
 /// `--all-ai` applied.
-fn seats_of(
-    scenario: &mut LoadedScenario,
-    all_ai: bool,
-    human: &[String],
-) -> Result<Vec<Seat>, Failure> {
-    crate::seat_people(scenario, human)?;
+fn seats_of(scenario: &mut LoadedScenario, seating: &Seating) -> Result<Vec<Seat>, Failure> {
+    crate::seat_people(scenario, &seating.human)?;
     Ok(scenario
         .scenario
         .sides
         .iter()
-        .map(|s| if all_ai { Seat::Ai } else { s.seat })
+        .map(|s| if seating.all_ai { Seat::Ai } else { s.seat })
         .collect())
 }
 
@@ -62,13 +65,13 @@ pub fn start_new(
     path: &Path,
     seed: Option<u64>,
     dice: Vec<u32>,
-    all_ai: bool,
-    human: &[String],
+    seating: &Seating,
     save: Option<PathBuf>,
 ) -> Result<Game, Failure> {
     let (mut scenario, data, data_hash) =
         fray_ai::load_scenario_and_hash(path).map_err(bad_input)?;
-    let seats = seats_of(&mut scenario, all_ai, human)?;
+    let seats = seats_of(&mut scenario, seating)?;
+    let ai = crate::ai_levels(&scenario, &seating.ai)?;
     let largest = data.largest_die();
     if let Some(face) = dice.iter().find(|&&f| f > largest) {
         return Err(bad_input(format!(
@@ -80,7 +83,8 @@ pub fn start_new(
         seed: seed.unwrap_or(scenario.scenario.seed),
         dice,
         keep_log: true,
-        all_ai,
+        all_ai: seating.all_ai,
+        ai,
     };
     let battle = build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
     Ok(Game {
@@ -99,14 +103,13 @@ pub fn start_new(
 /// nothing is written.
 pub fn start_loaded(
     path: &Path,
-    all_ai: bool,
-    human: &[String],
+    seating: &Seating,
     save: Option<PathBuf>,
 ) -> Result<Game, Failure> {
     let file = BattleFile::read(path).map_err(bad_input)?;
     let (mut scenario, data) = file.scenario(path).map_err(bad_input)?;
-    let seats = if all_ai || !human.is_empty() {
-        seats_of(&mut scenario, all_ai, human)?
+    let seats = if seating.all_ai || !seating.human.is_empty() {
+        seats_of(&mut scenario, seating)?
     } else {
         file.seats.clone()
     };
@@ -121,11 +124,16 @@ pub fn start_loaded(
     for (side, seat) in scenario.scenario.sides.iter_mut().zip(&seats) {
         side.seat = *seat;
     }
-    let options = file.options();
+    let mut options = file.options();
+    if !seating.ai.is_empty() {
+        options.ai = crate::ai_levels(&scenario, &seating.ai)?;
+    }
     replayed(&file, path, &scenario, &data, &options)?;
     let mut battle =
         build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
-    file.seat_replay(&mut battle, |side| controller(seats[side], &scenario, side));
+    file.seat_replay(&mut battle, |side| {
+        controller(seats[side], &scenario, side, options.ai(side))
+    });
     Ok(Game {
         battle,
         scenario,

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use fray_ai::{BattleOptions, LoadedRules, build_battle, reset_battle};
+use fray_ai::{AiLevel, BattleOptions, LoadedRules, build_battle, reset_battle};
 use fray_core::battle::{Battle, Progress};
 use fray_core::log::BattleLog;
 use fray_core::model::BattleResult;
@@ -18,7 +18,7 @@ use crate::{Failure, bad_input, failed, load_scenario, lost};
 
 /// Decision times kept in the histogram, in microseconds (longer ones count
 /// in its last slot).
-const HISTOGRAM_US: usize = 20_000;
+const HISTOGRAM_US: usize = 60_000;
 
 /// `fray sim`: run a batch of battles, print the report, and fail if any
 /// battle could not finish.
@@ -28,18 +28,25 @@ pub fn sim(
     seed: Option<u64>,
     json: bool,
     threads: Option<u32>,
+    ai: &[crate::AiArg],
 ) -> Result<(), Failure> {
     if battles == 0 {
         return Err(bad_input("--battles must be at least 1"));
     }
     let (scenario, data) = load_scenario(path)?;
+    let levels = crate::ai_levels(&scenario, ai)?;
     let seed0 = seed.unwrap_or(scenario.scenario.seed);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let threads = threads.unwrap_or(cores).min(battles);
     let show_progress = !json && std::io::stderr().is_terminal();
-    let tally = run_batch(&scenario, &data, battles, seed0, threads, show_progress)?;
+    let batch = Batch {
+        scenario: &scenario,
+        data: &data,
+        levels: &levels,
+    };
+    let tally = run_batch(&batch, battles, seed0, threads, show_progress)?;
     let mut out = Out::new();
-    print_report(&mut out, &scenario, &tally, json);
+    print_report(&mut out, &batch, &tally, json);
     out.finish().map_err(lost)?;
     if let Some((seed, why)) = tally.first_failure {
         return Err(failed(format!(
@@ -73,8 +80,9 @@ struct SimTally {
     log_entries: u64,
     /// The failure with the lowest seed, and why.
     first_failure: Option<(u64, String)>,
-    /// Decision times in microseconds, as a histogram so memory stays flat.
-    histogram: Vec<u64>,
+    /// Decision times in microseconds, by side, as histograms so memory
+    /// stays flat.
+    histograms: Vec<Vec<u64>>,
     secs: f64,
     rss_start: Option<u64>,
     rss_mid: Option<u64>,
@@ -96,7 +104,7 @@ impl SimTally {
             rounds_max: 0,
             log_entries: 0,
             first_failure: None,
-            histogram: vec![0; HISTOGRAM_US + 1],
+            histograms: vec![vec![0; HISTOGRAM_US + 1]; sides],
             secs: 0.0,
             rss_start: None,
             rss_mid: None,
@@ -153,25 +161,34 @@ impl SimTally {
         if let Some((seed, why)) = part.first_failure {
             self.first_to_fail(seed, why);
         }
-        for (h, p) in self.histogram.iter_mut().zip(&part.histogram) {
-            *h += p;
+        for (mine, theirs) in self.histograms.iter_mut().zip(&part.histograms) {
+            for (h, p) in mine.iter_mut().zip(theirs) {
+                *h += p;
+            }
         }
     }
 }
 
-/// Run `battles` battles of `scenario` with the AI on every side, seeds
-/// `seed0`, `seed0 + 1`, …, shared over `threads` threads in runs of
-/// consecutive seeds, and tally how they ended. The tally does not depend
-/// on the number of threads: each battle is its seed's alone.
+/// What every battle of a batch is: a scenario under its ruleset, each
+/// side played by the AI at its level.
+struct Batch<'a> {
+    scenario: &'a LoadedScenario,
+    data: &'a LoadedRules,
+    levels: &'a [AiLevel],
+}
+
+/// Run `battles` battles of the batch, seeds `seed0`, `seed0 + 1`, …,
+/// shared over `threads` threads in runs of consecutive seeds, and tally
+/// how they ended. The tally does not depend on the number of threads: each
+/// battle is its seed's alone.
 fn run_batch(
-    scenario: &LoadedScenario,
-    data: &LoadedRules,
+    batch: &Batch,
     battles: u32,
     seed0: u64,
     threads: u32,
     show_progress: bool,
 ) -> Result<SimTally, Failure> {
-    let sides = scenario.scenario.sides.len();
+    let sides = batch.scenario.scenario.sides.len();
     let mut tally = SimTally::new(sides, seed0, threads);
     tally.rss_start = resident_kib();
     let done = AtomicU32::new(0);
@@ -183,7 +200,7 @@ fn run_batch(
                 let done = &done;
                 scope.spawn(move || {
                     let seeds = (from..to).map(|i| seed0.wrapping_add(u64::from(i)));
-                    run_part(scenario, data, seeds, sides, done)
+                    run_part(batch, seeds, done)
                 })
             })
             .collect();
@@ -250,21 +267,21 @@ fn watch<T>(
 /// One thread's share: the battles of `seeds`, in one app whose schedule is
 /// built once.
 fn run_part(
-    scenario: &LoadedScenario,
-    data: &LoadedRules,
+    batch: &Batch,
     seeds: impl Iterator<Item = u64>,
-    sides: usize,
     done: &AtomicU32,
 ) -> Result<SimTally, Failure> {
-    let mut tally = SimTally::new(sides, 0, 1);
+    let (scenario, data) = (batch.scenario, batch.data);
+    let mut tally = SimTally::new(batch.levels.len(), 0, 1);
     let mut reused: Option<Battle> = None;
-    let mut decision_times: Vec<u32> = Vec::new();
+    let mut decision_times: Vec<(usize, u32)> = Vec::new();
     for seed in seeds {
         let options = BattleOptions {
             seed,
             dice: Vec::new(),
             keep_log: false,
             all_ai: true,
+            ai: batch.levels.to_vec(),
         };
         let battle = match &mut reused {
             Some(b) => {
@@ -278,8 +295,10 @@ fn run_part(
         battle.decision_times = Some(std::mem::take(&mut decision_times));
         let progress = battle.run();
         decision_times = battle.decision_times.take().unwrap_or_default();
-        for &us in &decision_times {
-            tally.histogram[(us as usize).min(HISTOGRAM_US)] += 1;
+        for &(side, us) in &decision_times {
+            if let Some(h) = tally.histograms.get_mut(side) {
+                h[(us as usize).min(HISTOGRAM_US)] += 1;
+            }
         }
         decision_times.clear();
         tally.count(seed, progress);
@@ -289,118 +308,172 @@ fn run_part(
     Ok(tally)
 }
 
-/// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
-/// as text.
-fn print_report(out: &mut impl Write, scenario: &LoadedScenario, tally: &SimTally, json: bool) {
-    let SimTally {
-        battles,
-        seed0,
-        ref wins,
-        draws,
-        capped,
-        failures,
-        rounds_total,
-        rounds_min,
-        rounds_max,
-        log_entries,
-        ref histogram,
-        secs,
-        rss_start,
-        rss_mid,
-        rss_end,
-        threads,
-        ..
-    } = *tally;
-    let decisions: u64 = histogram.iter().sum();
-    let pct = |p: f64| -> f64 {
-        let want = (decisions as f64 * p).ceil().max(1.0) as u64;
-        let mut seen = 0;
-        for (us, n) in histogram.iter().enumerate() {
-            seen += n;
-            if seen >= want {
-                return us as f64 / 1000.0;
+/// Decision times of a histogram: p50 and p99 in milliseconds, and how
+/// many decisions.
+#[derive(Clone, Copy, Default)]
+struct Latency {
+    p50: f64,
+    p99: f64,
+    decisions: u64,
+}
+
+impl Latency {
+    fn of<'a>(histograms: impl IntoIterator<Item = &'a Vec<u64>>) -> Self {
+        let mut all = vec![0u64; HISTOGRAM_US + 1];
+        for h in histograms {
+            for (a, n) in all.iter_mut().zip(h) {
+                *a += n;
             }
         }
-        0.0
-    };
-    let (ai_p50, ai_p99) = (pct(0.5), pct(0.99));
-    let per_sec = f64::from(battles) / secs.max(1e-9);
-    let finished = battles - failures;
-    let mean_rounds = if finished > 0 {
-        rounds_total as f64 / f64::from(finished)
-    } else {
-        0.0
-    };
-    let names: Vec<String> = scenario
+        let decisions: u64 = all.iter().sum();
+        let pct = |p: f64| -> f64 {
+            let want = (decisions as f64 * p).ceil().max(1.0) as u64;
+            let mut seen = 0;
+            for (us, n) in all.iter().enumerate() {
+                seen += n;
+                if seen >= want {
+                    return us as f64 / 1000.0;
+                }
+            }
+            0.0
+        };
+        Self {
+            p50: pct(0.5),
+            p99: pct(0.99),
+            decisions,
+        }
+    }
+
+    fn json(self) -> serde_json::Value {
+        serde_json::json!({ "p50": self.p50, "p99": self.p99, "decisions": self.decisions })
+    }
+}
+
+/// One side of the batch as the report names it: its name and its AI.
+struct Seat {
+    name: String,
+    ai: &'static str,
+    wins: u32,
+    latency: Latency,
+}
+
+/// The sides of the batch, each with its AI, wins and decision times.
+fn seats(batch: &Batch, tally: &SimTally) -> Vec<Seat> {
+    batch
+        .scenario
         .scenario
         .sides
         .iter()
-        .map(|s| s.name.clone())
-        .collect();
+        .enumerate()
+        .map(|(i, s)| Seat {
+            name: s.name.clone(),
+            ai: batch.levels.get(i).copied().unwrap_or_default().name(),
+            wins: tally.wins[i],
+            latency: Latency::of([&tally.histograms[i]]),
+        })
+        .collect()
+}
+
+/// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
+/// as text.
+fn print_report(out: &mut impl Write, batch: &Batch, tally: &SimTally, json: bool) {
     if json {
-        let report = serde_json::json!({
-            "scenario": scenario.scenario.name,
-            "ruleset": scenario.scenario.ruleset,
-            "battles": battles,
-            "first_seed": seed0,
-            "wins": names.iter().zip(wins).map(|(n, w)| (n.clone(), *w)).collect::<std::collections::BTreeMap<_, _>>(),
-            "mutual_destruction": draws,
-            "round_cap": capped,
-            "failed": failures,
-            "rounds": { "mean": mean_rounds, "min": if finished > 0 { rounds_min } else { 0 }, "max": rounds_max },
-            "log_entries_per_battle": log_entries as f64 / f64::from(battles),
-            "seconds": secs,
-            "battles_per_second": per_sec,
-            "threads": threads,
-            "ai_decision_ms": { "p50": ai_p50, "p99": ai_p99, "decisions": decisions },
-            "resident_kib": { "start": rss_start, "middle": rss_mid, "end": rss_end },
-        });
-        let _ = writeln!(out, "{report}");
+        print_json(out, batch, tally);
     } else {
+        print_text(out, batch, tally);
+    }
+}
+
+/// The mean, least and most rounds of the battles that finished.
+fn rounds(tally: &SimTally) -> (f64, u32, u32) {
+    let finished = tally.battles - tally.failures;
+    if finished == 0 {
+        return (0.0, 0, tally.rounds_max);
+    }
+    (
+        tally.rounds_total as f64 / f64::from(finished),
+        tally.rounds_min,
+        tally.rounds_max,
+    )
+}
+
+fn print_json(out: &mut impl Write, batch: &Batch, tally: &SimTally) {
+    let seats = seats(batch, tally);
+    let (mean, min, max) = rounds(tally);
+    let scenario = &batch.scenario.scenario;
+    let report = serde_json::json!({
+        "scenario": scenario.name,
+        "ruleset": scenario.ruleset,
+        "battles": tally.battles,
+        "first_seed": tally.seed0,
+        "wins": seats.iter().map(|s| (s.name.clone(), s.wins)).collect::<std::collections::BTreeMap<_, _>>(),
+        "seats": seats.iter().map(|s| serde_json::json!({
+            "side": s.name, "ai": s.ai, "wins": s.wins, "ai_decision_ms": s.latency.json(),
+        })).collect::<Vec<_>>(),
+        "mutual_destruction": tally.draws,
+        "round_cap": tally.capped,
+        "failed": tally.failures,
+        "rounds": { "mean": mean, "min": min, "max": max },
+        "log_entries_per_battle": tally.log_entries as f64 / f64::from(tally.battles),
+        "seconds": tally.secs,
+        "battles_per_second": f64::from(tally.battles) / tally.secs.max(1e-9),
+        "threads": tally.threads,
+        "ai_decision_ms": Latency::of(&tally.histograms).json(),
+        "resident_kib": { "start": tally.rss_start, "middle": tally.rss_mid, "end": tally.rss_end },
+    });
+    let _ = writeln!(out, "{report}");
+}
+
+fn print_text(out: &mut impl Write, batch: &Batch, tally: &SimTally) {
+    let battles = tally.battles;
+    let scenario = &batch.scenario.scenario;
+    let _ = writeln!(
+        out,
+        "{} ({}), {battles} battles from seed {}",
+        scenario.name, scenario.ruleset, tally.seed0
+    );
+    for s in seats(batch, tally) {
+        let who = format!("{} ({})", s.name, s.ai);
         let _ = writeln!(
             out,
-            "{} ({}), {battles} battles from seed {seed0}",
-            scenario.scenario.name, scenario.scenario.ruleset
+            "  {who:<28} wins {:>7}  ({:5.1}%)  decisions p50 {:.3} ms, p99 {:.3} ms",
+            s.wins,
+            100.0 * f64::from(s.wins) / f64::from(battles),
+            s.latency.p50,
+            s.latency.p99
         );
-        for (n, w) in names.iter().zip(wins) {
-            let _ = writeln!(
-                out,
-                "  {n:<20} wins {w:>7}  ({:5.1}%)",
-                100.0 * f64::from(*w) / f64::from(battles)
-            );
-        }
-        let _ = writeln!(out, "  nobody standing      {draws:>7}");
-        let _ = writeln!(out, "  round cap            {capped:>7}");
-        if failures > 0 {
-            let _ = writeln!(out, "  failed               {failures:>7}");
-        }
+    }
+    let _ = writeln!(out, "  nobody standing              {:>7}", tally.draws);
+    let _ = writeln!(out, "  round cap                    {:>7}", tally.capped);
+    if tally.failures > 0 {
+        let _ = writeln!(out, "  failed                       {:>7}", tally.failures);
+    }
+    let (mean, min, max) = rounds(tally);
+    let _ = writeln!(out, "  rounds: mean {mean:.2}, min {min}, max {max}");
+    let _ = writeln!(
+        out,
+        "  log entries per battle: {:.1}",
+        tally.log_entries as f64 / f64::from(battles)
+    );
+    let threads = match tally.threads {
+        1 => "one thread".to_string(),
+        n => format!("{n} threads"),
+    };
+    let (secs, per_sec) = (tally.secs, f64::from(battles) / tally.secs.max(1e-9));
+    let _ = writeln!(
+        out,
+        "  time: {secs:.3} s, {per_sec:.0} battles per second ({threads})"
+    );
+    let all = Latency::of(&tally.histograms);
+    let _ = writeln!(
+        out,
+        "  AI decisions: {} taken, p50 {:.3} ms, p99 {:.3} ms",
+        all.decisions, all.p50, all.p99
+    );
+    if let (Some(a), Some(m), Some(b)) = (tally.rss_start, tally.rss_mid, tally.rss_end) {
         let _ = writeln!(
             out,
-            "  rounds: mean {mean_rounds:.2}, min {}, max {rounds_max}",
-            if finished > 0 { rounds_min } else { 0 }
+            "  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end"
         );
-        let _ = writeln!(
-            out,
-            "  log entries per battle: {:.1}",
-            log_entries as f64 / f64::from(battles)
-        );
-        let threads = match threads {
-            1 => "one thread".to_string(),
-            n => format!("{n} threads"),
-        };
-        let _ = writeln!(
-            out,
-            "  time: {secs:.3} s, {per_sec:.0} battles per second ({threads})"
-        );
-        let _ = writeln!(
-            out,
-            "  AI decisions: {decisions} taken, p50 {ai_p50:.3} ms, p99 {ai_p99:.3} ms"
-        );
-        if let (Some(a), Some(m), Some(b)) = (rss_start, rss_mid, rss_end) {
-            let _ = writeln!(
-                out,
-                "  resident memory: {a} KiB at start, {m} KiB halfway, {b} KiB at the end"
-            );
-        }
     }
 }

@@ -644,6 +644,9 @@ fn a_batch_shared_over_threads_ends_as_on_one_thread() {
         ] {
             fields.remove(timing);
         }
+        for seat in fields["seats"].as_array_mut().unwrap() {
+            seat.as_object_mut().unwrap().remove("ai_decision_ms");
+        }
         report
     };
     let one = tally("1");
@@ -652,4 +655,95 @@ fn a_batch_shared_over_threads_ends_as_on_one_thread() {
     let o = fray(&["sim", "assets/scenarios/duel.ron", "--threads", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--threads"), "{}", stderr(&o));
+}
+
+#[test]
+fn each_side_gets_the_ai_level_asked_for_and_the_sim_report_names_it() {
+    let duel = "assets/scenarios/duel.ron";
+    let o = fray(&[
+        "sim",
+        duel,
+        "--battles",
+        "3",
+        "--json",
+        "--threads",
+        "1",
+        "--ai",
+        "Wardens=search",
+        "--ai",
+        "Raiders=random",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let seats = report["seats"].as_array().unwrap();
+    assert_eq!(seats[0]["side"], "Wardens");
+    assert_eq!(seats[0]["ai"], "search");
+    assert_eq!(seats[1]["ai"], "random");
+    assert!(seats[0]["ai_decision_ms"]["decisions"].as_u64().unwrap() > 0);
+    // `--ai LEVEL` seats every side; the text report names each seat's AI.
+    let o = fray(&[
+        "sim",
+        duel,
+        "--battles",
+        "1",
+        "--threads",
+        "1",
+        "--ai",
+        "random",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Wardens (random)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Raiders (random)"), "{}", stdout(&o));
+    // A side or a level that does not exist is bad input.
+    let o = fray(&["sim", duel, "--ai", "Nobody=search"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o)
+            .contains("--ai Nobody=search: the scenario's sides are \"Wardens\", \"Raiders\""),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["run", duel, "--ai", "Wardens=clever"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("no AI level \"clever\""),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_battle_against_the_search_ai_plays_the_same_twice_and_is_saved_with_its_level() {
+    let dir = std::env::temp_dir().join(format!("fray-search-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("duel.battle");
+    let run = |level: &str, save: bool| {
+        let ai = format!("Raiders={level}");
+        let mut args = vec![
+            "run",
+            "assets/scenarios/ds_duel.ron",
+            "--seed",
+            "5",
+            "--ai",
+            &ai,
+        ];
+        if save {
+            args.extend(["--save", file.to_str().unwrap()]);
+        }
+        let o = fray(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let searched = run("search", true);
+    assert_eq!(run("search", false), searched);
+    assert_ne!(run("random", false), searched);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    let levels = saved.split_whitespace().collect::<String>();
+    assert!(levels.contains("ai:[Basic,Search,]"), "{saved}");
+    // The saved battle replays as it was played (its heading aside).
+    let o = fray(&["replay", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&stdout(&o)), body(&searched));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

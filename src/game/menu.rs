@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use fray_ai::AiLevel;
 use fray_core::model::{BattleResult, Seat};
 use fray_core::scenario::LoadedScenario;
 
@@ -34,6 +35,8 @@ pub struct MenuState {
     problems: Vec<String>,
     selected: usize,
     seats: Vec<Seat>,
+    /// The AI's level on each side it plays.
+    ai: Vec<AiLevel>,
     seed: u64,
     pub error: Option<String>,
 }
@@ -127,6 +130,7 @@ fn scan() -> MenuState {
     state.selected = preferred.unwrap_or(0);
     if let Some(e) = state.entries.get(state.selected) {
         state.seats = proposed_seats(&e.seats);
+        state.ai = vec![AiLevel::default(); e.seats.len()];
         state.seed = e.seed;
     }
     state
@@ -140,6 +144,7 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
             path: file.clone(),
             seed: 0,
             seats: Vec::new(),
+            ai: Vec::new(),
             load: Some(file),
         }));
         return;
@@ -176,6 +181,7 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
         path,
         seed: launch.seed.unwrap_or(scenario.scenario.seed),
         seats,
+        ai: crate::ai_levels(&scenario, &launch.ai).unwrap_or_default(),
         load: None,
     }));
 }
@@ -208,11 +214,52 @@ fn start_battle(world: &mut World) {
     }
 }
 
-fn seat_name(seat: Seat) -> &'static str {
-    match seat {
-        Seat::Human => "Human",
-        Seat::Ai => "AI",
-        Seat::Script => "Script",
+/// What the menu offers for a seat: who plays, at which AI level (none:
+/// the level is kept, for the AI after a script).
+const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 5] = [
+    (Seat::Human, None, "Human", "A person at this screen."),
+    (
+        Seat::Ai,
+        Some(AiLevel::Search),
+        "AI — search",
+        "Plays out a few rounds ahead for its best few orders, about 20 ms a decision.",
+    ),
+    (
+        Seat::Ai,
+        Some(AiLevel::Basic),
+        "AI — basic",
+        "Takes the order the ruleset appraises best, at once.",
+    ),
+    (
+        Seat::Ai,
+        Some(AiLevel::Random),
+        "AI — random",
+        "Random legal orders.",
+    ),
+    (
+        Seat::Script,
+        None,
+        "Script",
+        "The scenario's written orders, then the AI.",
+    ),
+];
+
+/// The seat choices of side `i`, in one row.
+fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
+    if state.ai.len() <= i {
+        state.ai.resize(i + 1, AiLevel::default());
+    }
+    let Some(&current) = state.seats.get(i) else {
+        return;
+    };
+    for (seat, level, label, tip) in SEAT_CHOICES {
+        let on = current == seat && level.is_none_or(|l| state.ai[i] == l);
+        if ui.selectable_label(on, label).on_hover_text(tip).clicked() {
+            state.seats[i] = seat;
+            if let Some(l) = level {
+                state.ai[i] = l;
+            }
+        }
     }
 }
 
@@ -251,6 +298,7 @@ fn menu_ui(
                 let e = &state.entries[i];
                 let seats = proposed_seats(&e.seats);
                 let seed = e.seed;
+                state.ai = vec![AiLevel::default(); seats.len()];
                 state.seats = seats;
                 state.seed = seed;
             }
@@ -267,12 +315,7 @@ fn menu_ui(
                 for (i, side) in sides.iter().enumerate() {
                     ui.horizontal(|ui| {
                         ui.label(format!("{side}:"));
-                        // A scripted side plays the scenario's orders, then the AI.
-                        for seat in [Seat::Human, Seat::Ai, Seat::Script] {
-                            if let Some(s) = state.seats.get_mut(i) {
-                                ui.selectable_value(s, seat, seat_name(seat));
-                            }
-                        }
+                        seat_row(ui, &mut state, i);
                     });
                 }
                 ui.horizontal(|ui| {
@@ -286,6 +329,7 @@ fn menu_ui(
                             path: path.clone(),
                             seed: state.seed,
                             seats: state.seats.clone(),
+                            ai: state.ai.clone(),
                             load: None,
                         }));
                     }
@@ -294,6 +338,7 @@ fn menu_ui(
                             path: path.clone(),
                             seed: state.seed,
                             seats: vec![Seat::Ai; sides.len()],
+                            ai: state.ai.clone(),
                             load: None,
                         }));
                     }
@@ -336,6 +381,7 @@ fn saved_battles(ui: &mut egui::Ui, state: &MenuState, commands: &mut Commands) 
                                     path: saved.path.clone(),
                                     seed: 0,
                                     seats: Vec::new(),
+                                    ai: Vec::new(),
                                     load: Some(saved.path.clone()),
                                 }));
                             }

@@ -40,6 +40,8 @@ pub struct Launch {
     pub seed: Option<u64>,
     /// Every side played by the AI (watch mode).
     pub all_ai: bool,
+    /// How well the AI plays each side (`--ai`).
+    pub ai: Vec<crate::AiArg>,
     /// Sides seated with people, by name.
     pub humans: Vec<String>,
     /// Play this many log events, then stop.

@@ -462,6 +462,64 @@ fn tracker_panel(ui: &mut egui::Ui, s: &Session) {
             ui.label("Click a token to see its sheet.");
         }
     }
+    thinking(ui, s);
+}
+
+/// On request, what each searching AI weighed for its last decision: the
+/// orders it played out, each with the share of the battle its side held at
+/// the end of them (the order given first).
+fn thinking(ui: &mut egui::Ui, s: &Session) {
+    let sides = &s.scenario.scenario.sides;
+    let searching: Vec<usize> = (0..sides.len())
+        .filter(|&i| s.setup.ai.get(i) == Some(&fray_ai::AiLevel::Search))
+        .collect();
+    if searching.is_empty() {
+        return;
+    }
+    ui.separator();
+    let id = ui.id().with("show_thinking");
+    let mut on = ui.data_mut(|d| *d.get_persisted_mut_or_default::<bool>(id));
+    ui.checkbox(&mut on, "Show the AI's thinking")
+        .on_hover_text("The orders the searching AI played out for its last decision, each with the share of the battle its side held after them.");
+    ui.data_mut(|d| d.insert_persisted(id, on));
+    if !on {
+        return;
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("thinking")
+        .max_height(150.0)
+        .show(ui, |ui| {
+            for i in searching {
+                let thoughts = s.battle.thoughts(i);
+                ui.label(egui::RichText::new(format!("{} (search)", sides[i].name)).strong());
+                if thoughts.is_empty() {
+                    ui.label("    nothing weighed yet");
+                }
+                for (n, (order, value)) in thoughts.iter().enumerate() {
+                    let mark = if n == 0 { "chose" } else { "     " };
+                    ui.label(format!(
+                        "{mark} {:>3.0}%  {}",
+                        value * 100.0,
+                        order_words(order)
+                    ));
+                }
+            }
+        });
+}
+
+/// An order in a few words: "Grusk: attack Brienne with warhammer".
+fn order_words(o: &fray_core::decision::Order) -> String {
+    let mut words = format!("{}: {}", o.actor, o.action.replace('_', " "));
+    if let Some(t) = &o.target {
+        words.push_str(&format!(" {t}"));
+    }
+    if let Some(w) = &o.with {
+        words.push_str(&format!(" with {}", w.replace('_', " ")));
+    }
+    if let Some(c) = o.cell {
+        words.push_str(&format!(" to ({}, {})", c.x, c.y));
+    }
+    words
 }
 
 /// The combat log, one row per entry, and the picked entry's breakdown.

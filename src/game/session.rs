@@ -27,6 +27,8 @@ pub struct Setup {
     pub path: PathBuf,
     pub seed: u64,
     pub seats: Vec<Seat>,
+    /// How well the AI plays each side (missing: the default level).
+    pub ai: Vec<fray_ai::AiLevel>,
     /// A saved battle to go on with, in place of a new one.
     pub load: Option<PathBuf>,
 }
@@ -90,10 +92,15 @@ pub fn saves_dir() -> PathBuf {
 }
 
 /// The controller a window's seat gets: a person, or the AI or script.
-fn seat_controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn Controller> {
+fn seat_controller(
+    seat: Seat,
+    scenario: &LoadedScenario,
+    side: usize,
+    options: &BattleOptions,
+) -> Box<dyn Controller> {
     match seat {
         Seat::Human => Box::new(HumanSeat),
-        _ => fray_ai::controller(seat, scenario, side),
+        _ => fray_ai::controller(seat, scenario, side, options.ai(side)),
     }
 }
 
@@ -109,6 +116,7 @@ impl Session {
             dice: Vec::new(),
             keep_log: true,
             all_ai: false,
+            ai: setup.ai.clone(),
         };
         let mut seated = scenario.clone();
         for (side, seat) in seated.scenario.sides.iter_mut().zip(&setup.seats) {
@@ -116,7 +124,7 @@ impl Session {
         }
         let mut battle = build_battle(&seated, &data, &options).map_err(|e| e.to_string())?;
         for (i, seat) in setup.seats.iter().enumerate() {
-            battle.set_controller(i, seat_controller(*seat, &seated, i));
+            battle.set_controller(i, seat_controller(*seat, &seated, i, &options));
         }
         Self::new(battle, setup, seated, data, data_hash, options)
     }
@@ -134,6 +142,7 @@ impl Session {
             path: PathBuf::from(&file.scenario_file),
             seed: file.seed,
             seats: file.seats.clone(),
+            ai: file.ai.clone(),
             load: None,
         };
         let battle = replayed(&file, &scenario, &data, &options)?;
@@ -400,7 +409,7 @@ fn replayed(
     let mut battle = build_battle(scenario, data, options).map_err(|e| e.to_string())?;
     let seats = file.seats.clone();
     file.seat_replay(&mut battle, |side| {
-        seat_controller(seats[side], scenario, side)
+        seat_controller(seats[side], scenario, side, options)
     });
     Ok(battle)
 }

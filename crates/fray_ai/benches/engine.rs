@@ -23,6 +23,7 @@ fn options(seed: u64, keep_log: bool) -> BattleOptions {
         dice: Vec::new(),
         keep_log,
         all_ai: true,
+        ai: Vec::new(),
     }
 }
 

@@ -13,17 +13,107 @@ pub struct BasicAi;
 
 impl Controller for BasicAi {
     fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
-        let hooks = *world.get_resource::<AiHooks>()?;
-        let mut options: Vec<(f32, usize, Order)> = (hooks.appraise)(world, decision.actor)
-            .into_iter()
-            .enumerate()
-            .map(|(i, a)| (a.score(), i, a.order))
-            .collect();
-        // Best first; equal scores keep the ruleset's order.
-        options.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        options
-            .into_iter()
-            .map(|(_, _, order)| order)
-            .find(|order| (hooks.legal)(world, decision.actor, order))
+        ranked(world, decision.actor, 1).pop()
     }
+}
+
+/// The `most` best legal orders for `actor`, best first, as the basic AI
+/// ranks them; equal scores keep the ruleset's order. Empty without hooks.
+pub fn ranked(world: &World, actor: Entity, most: usize) -> Vec<Order> {
+    let mut best: Vec<Order> = Vec::new();
+    for order in by_score(world, actor) {
+        if best.len() >= most {
+            break;
+        }
+        if !best.contains(&order) && legal(world, actor, &order) {
+            best.push(order);
+        }
+    }
+    best
+}
+
+/// Up to `most` legal orders for `actor` of as many kinds as there are:
+/// the basic AI's choice first, then the best of each other action, then
+/// the next best of any; so an order the appraisal undervalues is still
+/// weighed by whoever looks further.
+pub fn varied(world: &World, actor: Entity, most: usize) -> Vec<Order> {
+    let all: Vec<Order> = by_score(world, actor)
+        .into_iter()
+        .filter(|o| legal(world, actor, o))
+        .collect();
+    let mut chosen: Vec<Order> = Vec::new();
+    for order in &all {
+        if chosen.len() < most && !chosen.iter().any(|c| c.action == order.action) {
+            chosen.push(order.clone());
+        }
+    }
+    for order in &all {
+        if chosen.len() < most && !chosen.contains(order) {
+            chosen.push(order.clone());
+        }
+    }
+    chosen
+}
+
+/// The orders the ruleset appraises for `actor`, best first (equal scores
+/// in the ruleset's order).
+pub(crate) fn by_score(world: &World, actor: Entity) -> Vec<Order> {
+    let Some(hooks) = world.get_resource::<AiHooks>().copied() else {
+        return Vec::new();
+    };
+    let mut options: Vec<(f32, usize, Order)> = (hooks.appraise)(world, actor)
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| (a.score(), i, a.order))
+        .collect();
+    options.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    options.into_iter().map(|(_, _, o)| o).collect()
+}
+
+/// Whether the rules would take `order` for `actor`.
+pub(crate) fn legal(world: &World, actor: Entity, order: &Order) -> bool {
+    world
+        .get_resource::<AiHooks>()
+        .is_some_and(|h| (h.legal)(world, actor, order))
+}
+
+/// Every legal order the ruleset appraises for `actor`, in its order.
+pub fn every_legal(world: &World, actor: Entity) -> Vec<Order> {
+    let Some(hooks) = world.get_resource::<AiHooks>().copied() else {
+        return Vec::new();
+    };
+    let mut legal: Vec<Order> = Vec::new();
+    for a in (hooks.appraise)(world, actor) {
+        if !legal.contains(&a.order) && (hooks.legal)(world, actor, &a.order) {
+            legal.push(a.order);
+        }
+    }
+    legal
+}
+
+/// A random legal order for each decision: a baseline to measure the other
+/// levels against. Each choice is drawn from the seed and the decision
+/// alone, so a battle replays the same however it was stopped and loaded.
+pub struct RandomAi {
+    pub seed: u64,
+}
+
+impl Controller for RandomAi {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let mut legal = every_legal(world, decision.actor);
+        if legal.is_empty() {
+            return None;
+        }
+        let mut dice = fray_core::dice::Dice::seeded(mix(self.seed, decision.id, 0));
+        let face = dice.die(legal.len() as u32, "random order").total;
+        Some(legal.swap_remove(face as usize - 1))
+    }
+}
+
+/// One seed from three numbers (SplitMix64's finaliser over their mix).
+pub fn mix(a: u64, b: u64, c: u64) -> u64 {
+    let mut z = a ^ b.rotate_left(21) ^ c.rotate_left(42) ^ 0x9e37_79b9_7f4a_7c15;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }

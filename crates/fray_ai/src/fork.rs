@@ -45,19 +45,21 @@ pub(crate) fn set_origin(world: &mut World, scenario: &LoadedScenario, rules: &L
 /// Fork the battle in `world`: the same battle built afresh, with the state
 /// of `world` copied in, the AI on every side and its own controllers; its
 /// log kept (a copy) or only counted. Its dice go on from the same point:
-/// reseed them for a future of its own. Fork between steps: while a
-/// controller decides, the open decisions are lent to it
-/// (`Decisions::lend_open`) and a fork would have none.
+/// reseed them for a future of its own. A fork taken while a controller
+/// decides lacks the decision lent to it (`Decisions::lend`): give it back
+/// in the fork (`Decisions::give_back`).
 pub fn fork(world: &World, keep_log: bool) -> Result<Battle, String> {
     let origin = world
         .get_resource::<Origin>()
         .ok_or("cannot fork the battle: it does not say what it was built from")?
         .clone();
+    // Its futures are played by the basic AI on every side.
+    let sides = origin.scenario.scenario.sides.len();
     let options = BattleOptions {
-        seed: 0,
-        dice: Vec::new(),
         keep_log,
         all_ai: true,
+        ai: vec![crate::AiLevel::Basic; sides],
+        ..BattleOptions::default()
     };
     let mut battle =
         build_battle(&origin.scenario, &origin.rules, &options).map_err(|e| e.to_string())?;

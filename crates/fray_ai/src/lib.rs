@@ -15,6 +15,7 @@ pub use fray_rules::LoadedRules;
 pub mod basic;
 pub mod fork;
 pub mod save;
+pub mod search;
 
 /// Load a scenario and its ruleset's data: `../rulesets/ID.ron` beside the
 /// scenario's folder when that file exists (so an edited copy is used), else
@@ -56,8 +57,64 @@ pub fn load_scenario_and_hash(
     Ok((scenario, data, hash))
 }
 
+/// How well the computer plays a side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum AiLevel {
+    /// Random legal orders: a baseline.
+    Random,
+    /// The ruleset's appraisal of each order, best taken: quick.
+    #[default]
+    Basic,
+    /// Futures played out for the basic AI's best few orders.
+    Search,
+}
+
+impl AiLevel {
+    pub const ALL: [AiLevel; 3] = [AiLevel::Random, AiLevel::Basic, AiLevel::Search];
+
+    /// Its name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AiLevel::Random => "random",
+            AiLevel::Basic => "basic",
+            AiLevel::Search => "search",
+        }
+    }
+}
+
+impl std::str::FromStr for AiLevel {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        AiLevel::ALL
+            .into_iter()
+            .find(|l| l.name() == text)
+            .ok_or_else(|| format!("no AI level {text:?} (levels: random, basic, search)"))
+    }
+}
+
+/// The AI of one side: its level, and the seed its own choices are drawn from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ai {
+    pub level: AiLevel,
+    pub seed: u64,
+}
+
+impl Ai {
+    /// The controller this AI is.
+    pub fn controller(self) -> Box<dyn Controller> {
+        match self.level {
+            AiLevel::Random => Box::new(basic::RandomAi { seed: self.seed }),
+            AiLevel::Basic => Box::new(basic::BasicAi),
+            AiLevel::Search => {
+                Box::new(search::SearchAi::new(self.seed, search::Budget::default()))
+            }
+        }
+    }
+}
+
 /// How a battle is to be set up.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BattleOptions {
     pub seed: u64,
     /// Forced faces, used before the scenario's own.
@@ -66,12 +123,29 @@ pub struct BattleOptions {
     pub keep_log: bool,
     /// Seat every side with the AI, whatever the scenario says.
     pub all_ai: bool,
+    /// Each side's AI level, by side (missing: the default level).
+    pub ai: Vec<AiLevel>,
 }
 
-/// The controller for a seat: the basic AI (through the ruleset's appraisal),
-/// the scenario's scripted orders with the AI behind them, or a person.
-pub fn controller(seat: Seat, scenario: &LoadedScenario, side: usize) -> Box<dyn Controller> {
-    let ai: Box<dyn Controller> = Box::new(basic::BasicAi);
+impl BattleOptions {
+    /// The AI of `side`: its level, and a seed of its own from the battle's.
+    pub fn ai(&self, side: usize) -> Ai {
+        Ai {
+            level: self.ai.get(side).copied().unwrap_or_default(),
+            seed: basic::mix(self.seed, side as u64, 0xa1),
+        }
+    }
+}
+
+/// The controller for a seat: the AI, the scenario's scripted orders with
+/// the AI behind them, or a person.
+pub fn controller(
+    seat: Seat,
+    scenario: &LoadedScenario,
+    side: usize,
+    ai: Ai,
+) -> Box<dyn Controller> {
+    let ai = ai.controller();
     match seat {
         Seat::Human => Box::new(HumanSeat),
         Seat::Ai => ai,
@@ -142,7 +216,7 @@ pub fn reset_battle(
     data.clone().populate(world, scenario)?;
     for (i, side) in scenario.scenario.sides.iter().enumerate() {
         let seat = if options.all_ai { Seat::Ai } else { side.seat };
-        battle.set_controller(i, controller(seat, scenario, i));
+        battle.set_controller(i, controller(seat, scenario, i, options.ai(i)));
     }
     Ok(())
 }
@@ -155,9 +229,8 @@ pub fn battle_from_text(text: &str, seed: u64) -> Result<Battle, String> {
     let data = fray_rules::load(&scenario.scenario.ruleset, None)?;
     let options = BattleOptions {
         seed,
-        dice: Vec::new(),
         keep_log: true,
-        all_ai: false,
+        ..BattleOptions::default()
     };
     build_battle(&scenario, &data, &options).map_err(|e| e.to_string())
 }
@@ -187,7 +260,7 @@ pub fn build_battle(
         .enumerate()
         .map(|(i, side)| {
             let seat = if options.all_ai { Seat::Ai } else { side.seat };
-            controller(seat, scenario, i)
+            controller(seat, scenario, i, options.ai(i))
         })
         .collect();
     Ok(Battle::new(app, controllers))

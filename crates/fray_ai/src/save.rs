@@ -48,6 +48,9 @@ pub struct BattleFile {
     pub dice: Vec<u32>,
     /// Who played each side, in the scenario's order.
     pub seats: Vec<Seat>,
+    /// How well the AI played each side (none: the default level).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ai: Vec<crate::AiLevel>,
     /// Where the scenario was read from, for people.
     pub scenario_file: String,
     /// The scenario's text.
@@ -106,6 +109,7 @@ impl BattleFile {
             seed: options.seed,
             dice: options.dice.clone(),
             seats,
+            ai: options.ai.clone(),
             scenario_file: scenario.source.path.display().to_string(),
             scenario: scenario.source.text.clone(),
             orders: battle.world().resource::<Decisions>().given().to_vec(),
@@ -192,6 +196,7 @@ impl BattleFile {
             dice: self.dice.clone(),
             keep_log: true,
             all_ai: false,
+            ai: self.ai.clone(),
         }
     }
 
@@ -306,6 +311,10 @@ impl Controller for Replay {
         }
         self.last.insert(decision.id, (n, given.refused));
         Some(given.order)
+    }
+
+    fn thoughts(&self) -> Vec<(Order, f32)> {
+        self.live.thoughts()
     }
 
     fn refused(&mut self, refusal: &Refusal) {

@@ -33,6 +33,7 @@ fn same_battles(file: &str, ruleset: &str) {
         dice: Vec::new(),
         keep_log: true,
         all_ai: true,
+        ai: Vec::new(),
     };
     let mut reused = build_battle(&scenario, &data, &options(100)).unwrap();
     assert!(matches!(reused.run(), Progress::Over(_)));

@@ -36,8 +36,11 @@ fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
     std::fs::write(&saved, text).unwrap();
     let file = BattleFile::read(&saved).unwrap();
     let (scenario, data) = file.scenario(path).unwrap();
-    let mut battle = build_battle(&scenario, &data, &options(file.seed)).unwrap();
-    file.seat_replay(&mut battle, |side| controller(Seat::Ai, &scenario, side));
+    let options = options(file.seed);
+    let mut battle = build_battle(&scenario, &data, &options).unwrap();
+    file.seat_replay(&mut battle, |side| {
+        controller(Seat::Ai, &scenario, side, options.ai(side))
+    });
     assert!(matches!(play_out(&mut battle), Progress::Over(_)));
     log_of(&battle)
 }

@@ -41,8 +41,9 @@ pub struct Battle {
     refused_in_a_row: u32,
     /// The last order the rules refused, for the window to show.
     pub last_refusal: Option<crate::decision::Refusal>,
-    /// When set, how long each controller's decision took (microseconds).
-    pub decision_times: Option<Vec<u32>>,
+    /// When set, how long each controller's decision took: the side, and
+    /// microseconds.
+    pub decision_times: Option<Vec<(usize, u32)>>,
 }
 
 /// An app with what every ruleset needs: the step schedule (single-threaded,
@@ -107,6 +108,15 @@ impl Battle {
         world.clear_trackers();
     }
 
+    /// What the controller of `side` weighed for its last decision, when it
+    /// looks ahead (see [`Controller::thoughts`]).
+    pub fn thoughts(&self, side: usize) -> Vec<(crate::decision::Order, f32)> {
+        self.controllers
+            .get(side)
+            .map(|c| c.thoughts())
+            .unwrap_or_default()
+    }
+
     /// The result, once the battle is over.
     pub fn outcome(&self) -> Option<&BattleResult> {
         self.app.world().resource::<Outcome>().0.as_ref()
@@ -162,32 +172,42 @@ impl Battle {
             world.resource::<Decisions>().generation,
             world.resource::<BattleLog>().count(),
         );
-        // Controllers read the world while deciding; the open decisions are
-        // lent to them for the while, then put back.
-        let open = world.resource_mut::<Decisions>().lend_open();
+        // Controllers read the world while deciding; the decision asked is
+        // lent to its controller for the while, then put back.
+        let ids: Vec<u64> = world
+            .resource::<Decisions>()
+            .open()
+            .iter()
+            .map(|d| d.id)
+            .collect();
         let mut waiting = Vec::new();
         let mut asked = 0;
         let mut failure = None;
-        for decision in &open {
-            if world.resource::<Decisions>().is_answered(decision.id) {
+        for id in ids {
+            if world.resource::<Decisions>().is_answered(id) {
                 continue;
             }
+            let Some(decision) = world.resource_mut::<Decisions>().lend(id) else {
+                continue;
+            };
             asked += 1;
             let Some(controller) = self.controllers.get_mut(decision.side) else {
                 failure = Some(format!("no controller for side {}", decision.side));
+                world.resource_mut::<Decisions>().give_back(decision);
                 break;
             };
             let started = self.decision_times.is_some().then(std::time::Instant::now);
-            let order = controller.decide(world, decision);
+            let order = controller.decide(world, &decision);
             if let (Some(t), Some(times)) = (started, self.decision_times.as_mut()) {
-                times.push(t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+                let us = t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
+                times.push((decision.side, us));
             }
+            world.resource_mut::<Decisions>().give_back(decision);
             match order {
-                Some(order) => world.resource_mut::<Decisions>().answer(decision.id, order),
-                None => waiting.push(decision.id),
+                Some(order) => world.resource_mut::<Decisions>().answer(id, order),
+                None => waiting.push(id),
             }
         }
-        world.resource_mut::<Decisions>().restore_open(open);
         if let Some(why) = failure {
             return Some(Progress::Failed(why));
         }

@@ -120,6 +120,9 @@ pub struct Decision {
     pub any_cell: bool,
     /// The order that moves toward a clicked cell, with `cell` left to fill in.
     pub move_order: Option<Order>,
+    /// Everything the rules would offer a person here, for whoever wants the
+    /// whole list (`choices` is filled for people only).
+    pub offer: Option<fn(&World, Entity) -> Vec<Choice>>,
 }
 
 /// An order that the rules would not take, for the controller to hear about.
@@ -157,6 +160,8 @@ pub struct Decisions {
     /// How many times the rules have run.
     steps: u64,
     next_id: u64,
+    /// Where the decision lent to a controller stood among the open ones.
+    lent_at: Option<usize>,
     /// Bumped on every change, so a driver can tell whether anything moved.
     pub generation: u64,
 }
@@ -181,6 +186,11 @@ impl Decisions {
         self.steps += 1;
     }
 
+    /// How many decisions have been published.
+    pub fn published(&self) -> u64 {
+        self.next_id
+    }
+
     /// How many times the rules have run.
     pub fn steps(&self) -> u64 {
         self.steps
@@ -191,15 +201,34 @@ impl Decisions {
         self.given.as_deref().unwrap_or(&[])
     }
 
-    /// Take the open decisions out while controllers read the world.
-    pub fn lend_open(&mut self) -> Vec<Decision> {
-        std::mem::take(&mut self.open)
+    /// Take decision `id` out while its controller reads the world; the
+    /// others stay open, as the rules left them.
+    pub fn lend(&mut self, id: u64) -> Option<Decision> {
+        let i = self.open.iter().position(|d| d.id == id)?;
+        self.lent_at = Some(i);
+        Some(self.open.remove(i))
     }
 
-    /// Put lent decisions back, ahead of any published meanwhile.
-    pub fn restore_open(&mut self, mut open: Vec<Decision>) {
-        open.append(&mut self.open);
-        self.open = open;
+    /// Put a lent decision back where it was.
+    pub fn give_back(&mut self, decision: Decision) {
+        let i = self.lent_at.take().unwrap_or(0).min(self.open.len());
+        self.open.insert(i, decision);
+    }
+
+    /// Forget the answers waiting for the open secret decisions of sides
+    /// other than `side`: what that side could not know yet.
+    pub fn forget_secret_answers(&mut self, side: usize) {
+        let open = &self.open;
+        self.answered.retain(|(id, _)| {
+            !open
+                .iter()
+                .any(|d| d.id == *id && d.secret && d.side != side)
+        });
+    }
+
+    /// Stop keeping the orders given (a fork that is not saved).
+    pub fn forget_given(&mut self) {
+        self.given = None;
     }
 
     pub fn open(&self) -> &[Decision] {
@@ -320,6 +349,7 @@ pub fn ask(world: &mut World, ask: Question) -> u64 {
         secret: ask.secret,
         any_cell: ask.move_order.is_some(),
         move_order: ask.move_order,
+        offer: Some(ask.choices),
     })
 }
 
@@ -365,11 +395,18 @@ pub fn take_answers<P>(
 /// A controller reads the world (it must not change rules state: every change
 /// goes through an order) and returns an order, or `None` when a person has
 /// to decide.
-pub trait Controller: Send {
+pub trait Controller {
     fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order>;
 
     /// The rules refused an order this controller gave.
     fn refused(&mut self, _refusal: &Refusal) {}
+
+    /// What it weighed for its last decision, when it looks ahead: each
+    /// order with the share of the battle it expects its side to hold after
+    /// it (0 to 1), the order given first.
+    fn thoughts(&self) -> Vec<(Order, f32)> {
+        Vec::new()
+    }
 }
 
 /// A person decides: the driver stops and waits.
@@ -440,5 +477,9 @@ impl Controller for Scripted {
 
     fn refused(&mut self, refusal: &Refusal) {
         self.fallback.refused(refusal);
+    }
+
+    fn thoughts(&self) -> Vec<(Order, f32)> {
+        self.fallback.thoughts()
     }
 }

@@ -35,6 +35,7 @@ pub fn options(seed: u64) -> BattleOptions {
         dice: Vec::new(),
         keep_log: true,
         all_ai: true,
+        ai: Vec::new(),
     }
 }
 

@@ -1,0 +1,329 @@
+//! The searching AI, for every ruleset: it takes the basic AI's best few
+//! orders as candidates and plays each out on a fork of the battle, a few
+//! rounds ahead, with the basic AI deciding for everyone after it. Each
+//! candidate is played with the same dice as the others in each rollout
+//! (paired rollouts), so the comparison is between orders, not luck. The
+//! order whose futures leave its side best off is given.
+//!
+//! What its side could not know stays unknown: a rollout's dice are its own,
+//! never the battle's, and the other sides' secret orders waiting to be
+//! revealed are forgotten in every fork, to be decided afresh there by the
+//! basic AI from what it sees. (The rules publish a secret batch at once and
+//! the driver asks every controller before the next step, so what the other
+//! sides wrote down is only ever among the orders waiting to be taken.)
+//!
+//! The budget is counted in rules steps, so the same seed gives the same
+//! battle; a wall-clock cap only stops a search that runs far over.
+
+use std::time::{Duration, Instant};
+
+use bevy_ecs::prelude::*;
+use fray_core::battle::Battle;
+use fray_core::decision::{Controller, Decision, Decisions, Order};
+use fray_core::dice::Dice;
+use fray_core::model::{BattleResult, Outcome, set_resource};
+use fray_core::view::{RulesView, TokenView};
+
+use crate::basic::{mix, varied};
+
+/// How much a searching AI may think about one decision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Budget {
+    /// The basic AI's best orders it compares.
+    pub candidates: usize,
+    /// Rollouts of each candidate, at most.
+    pub rollouts: u32,
+    /// Rounds played ahead in a rollout, after the one under way, in a
+    /// field of up to 8 combatants; one fewer up to 16; none beyond.
+    pub rounds: u32,
+    /// The largest field it searches: beyond, a rollout takes longer than
+    /// a decision may, and it plays as the basic AI.
+    pub largest: u64,
+    /// Work over all rollouts, in rules steps times combatants in the
+    /// field: no new round of rollouts starts past it.
+    pub work: u64,
+    /// Wall-clock cap: no new round of rollouts starts past it.
+    pub cap: Duration,
+    /// How sure another order must be of beating the basic AI's choice
+    /// (its edge, in standard errors) to be taken instead.
+    pub sureness: f32,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        // About 20 ms a decision on a 2-core laptop in the shipped
+        // scenarios (`fray sim` reports it).
+        Self {
+            candidates: 6,
+            rollouts: 32,
+            rounds: 2,
+            largest: 24,
+            work: 1_200,
+            cap: Duration::from_millis(60),
+            sureness: 2.5,
+        }
+    }
+}
+
+/// What a fork costs, in rules steps.
+const FORK_STEPS: u64 = 4;
+
+/// A candidate order and what its rollouts promised: the mean share of the
+/// battle its side held at their end (1: won, 0: lost).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    pub order: Order,
+    pub value: f32,
+    pub rollouts: u32,
+    /// How sure it is better than the basic AI's choice: the mean of the
+    /// paired differences over their standard error.
+    pub edge: f32,
+}
+
+/// The paired differences of `v` over `base`, rollout by rollout: their
+/// mean over its standard error (0 when they never differ).
+fn edge(v: &[f32], base: &[f32]) -> f32 {
+    let d: Vec<f32> = v.iter().zip(base).map(|(a, b)| a - b).collect();
+    let n = d.len() as f32;
+    if n < 2.0 {
+        return 0.0;
+    }
+    let mean = d.iter().sum::<f32>() / n;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f32>() / (n - 1.0);
+    let se = (var / n).sqrt();
+    if se > 0.0 {
+        mean / se
+    } else if mean > 0.0 {
+        f32::INFINITY
+    } else {
+        0.0
+    }
+}
+
+/// The searching AI of a side.
+pub struct SearchAi {
+    pub budget: Budget,
+    seed: u64,
+    /// A fork kept between decisions, to copy each future into.
+    playground: Option<Battle>,
+    /// The candidates of the last decision searched: the order given, then
+    /// the others, best first.
+    pub last: Vec<Estimate>,
+    /// The work and the time the last search took.
+    pub spent: (u64, Duration),
+}
+
+impl SearchAi {
+    pub fn new(seed: u64, budget: Budget) -> Self {
+        Self {
+            budget,
+            seed,
+            playground: None,
+            last: Vec::new(),
+            spent: (0, Duration::ZERO),
+        }
+    }
+
+    /// Play every candidate out, in rounds of rollouts, each round's dice
+    /// shared by all; the estimates, in the candidates' order.
+    fn search(
+        &mut self,
+        world: &World,
+        decision: &Decision,
+        candidates: &[Order],
+        combatants: u64,
+    ) -> Result<Vec<Estimate>, String> {
+        let started = Instant::now();
+        // Each candidate's value in each rollout, rollout by rollout.
+        let mut values: Vec<Vec<f32>> = vec![Vec::new(); candidates.len()];
+        let rounds = match combatants {
+            0..=8 => self.budget.rounds,
+            9..=16 => self.budget.rounds.saturating_sub(1),
+            _ => 0,
+        };
+        let mut work = 0;
+        for r in 0..self.budget.rollouts {
+            let seed = mix(self.seed, decision.id, u64::from(r));
+            for (i, order) in candidates.iter().enumerate() {
+                let ground = self.ground(world)?;
+                let steps = play_out(world, ground, decision, order, seed, rounds)?;
+                work += combatants * (steps + FORK_STEPS);
+                values[i].push(value(ground.world(), decision.side));
+            }
+            if work >= self.budget.work || started.elapsed() >= self.budget.cap {
+                break;
+            }
+        }
+        self.spent = (work, started.elapsed());
+        Ok(candidates
+            .iter()
+            .zip(&values)
+            .map(|(order, v)| Estimate {
+                order: order.clone(),
+                value: v.iter().sum::<f32>() / v.len().max(1) as f32,
+                rollouts: v.len() as u32,
+                edge: edge(v, &values[0]),
+            })
+            .collect())
+    }
+
+    /// The fork futures are played on: kept from decision to decision,
+    /// built on the first.
+    fn ground(&mut self, world: &World) -> Result<&mut Battle, String> {
+        if self.playground.is_none() {
+            self.playground = Some(crate::fork::fork(world, false)?);
+        }
+        Ok(self.playground.as_mut().expect("set just above"))
+    }
+}
+
+impl Controller for SearchAi {
+    fn thoughts(&self) -> Vec<(Order, f32)> {
+        self.last
+            .iter()
+            .map(|e| (e.order.clone(), e.value))
+            .collect()
+    }
+
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let candidates = candidates(world, decision, self.budget.candidates);
+        let combatants = world
+            .query::<&fray_core::model::Combatant>()
+            .iter(world)
+            .count() as u64;
+        if candidates.len() < 2 || combatants > self.budget.largest {
+            self.last.clear();
+            return candidates.into_iter().next();
+        }
+        let Ok(mut estimates) = self.search(world, decision, &candidates, combatants) else {
+            // A battle that cannot be forked is played as the basic AI would.
+            self.last.clear();
+            return candidates.into_iter().next();
+        };
+        // The basic AI's choice stands unless another beats it surely
+        // enough; the surest of those is taken.
+        let sure = self.budget.sureness;
+        let best = estimates
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.edge > sure)
+            .max_by(|a, b| a.1.edge.total_cmp(&b.1.edge).then(b.0.cmp(&a.0)))
+            .map_or(0, |(i, _)| i);
+        // The order given first, then the others by their estimates.
+        let chosen = estimates.remove(best);
+        estimates.sort_by(|a, b| b.value.total_cmp(&a.value));
+        estimates.insert(0, chosen);
+        self.last = estimates;
+        let best = self.last[0].order.clone();
+        Some(best)
+    }
+}
+
+/// The orders worth playing out for `decision`, at most `most`: the basic
+/// AI's choice, the best appraised order of each other action, then one of
+/// each action the rules offer that the appraisal does not weigh (full
+/// defense, intimidation…), then the next best appraised.
+fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
+    let mut chosen = varied(world, decision.actor, most);
+    let Some(offer) = decision.offer else {
+        return chosen;
+    };
+    let kinds = chosen.iter().map(|o| o.action.clone()).collect::<Vec<_>>();
+    let mut others: Vec<Order> = Vec::new();
+    for choice in offer(world, decision.actor) {
+        let new = !kinds.contains(&choice.order.action)
+            && !others.iter().any(|o| o.action == choice.order.action);
+        if choice.refused.is_none() && new {
+            others.push(choice.order);
+        }
+    }
+    // The new kinds take the places of the appraisal's seconds.
+    let firsts = chosen.len().min(
+        kinds
+            .iter()
+            .enumerate()
+            .filter(|(i, k)| !kinds[..*i].contains(k))
+            .count(),
+    );
+    chosen.truncate(firsts.max(most.saturating_sub(others.len())));
+    chosen.extend(others);
+    chosen.truncate(most);
+    chosen
+}
+
+/// Play `order` for `decision` on `ground`, a fork of `world` with its own
+/// dice from `seed`, until `rounds` rounds after this one have ended or the
+/// battle has; how many rules steps it took.
+fn play_out(
+    world: &World,
+    ground: &mut Battle,
+    decision: &Decision,
+    order: &Order,
+    seed: u64,
+    rounds: u32,
+) -> Result<u64, String> {
+    crate::fork::fork_into(world, ground, false)?;
+    let w = ground.world_mut();
+    {
+        let mut decisions = w.resource_mut::<Decisions>();
+        decisions.give_back(decision.clone());
+        decisions.forget_secret_answers(decision.side);
+        decisions.forget_given();
+        decisions.answer(decision.id, order.clone());
+    }
+    set_resource(w, Dice::seeded(seed));
+    let round = w.resource::<RulesView>().round;
+    let end = round(w) + rounds + 1;
+    let mut steps = 0;
+    while steps < 5_000 {
+        steps += 1;
+        if ground.advance().is_some() || round(ground.world()) >= end {
+            break;
+        }
+    }
+    Ok(steps)
+}
+
+/// How well `side` stands in `world`, from 0 (lost) to 1 (won): over a
+/// battle not yet decided, its share of the strength still in the field,
+/// each combatant up counting half for being up and half for what its bars
+/// have left.
+pub fn value(world: &World, side: usize) -> f32 {
+    if let Some(result) = &world.resource::<Outcome>().0 {
+        return match result {
+            BattleResult::Victory { side: s, .. } if *s == side => 1.0,
+            BattleResult::Victory { .. } => 0.0,
+            _ => 0.5,
+        };
+    }
+    let tokens = (world.resource::<RulesView>().tokens)(world);
+    let (mut mine, mut all) = (0.0, 0.0);
+    for t in &tokens {
+        let s = strength(t);
+        all += s;
+        if t.side == side {
+            mine += s;
+        }
+    }
+    if all > 0.0 { mine / all } else { 0.5 }
+}
+
+/// What a combatant still brings: nothing once out, else half for being up
+/// and half for the mean of its bars.
+fn strength(t: &TokenView) -> f32 {
+    if t.out || t.gone {
+        return 0.0;
+    }
+    let bars: Vec<f32> = t
+        .bars
+        .iter()
+        .filter(|b| b.max > 0)
+        .map(|b| b.current.clamp(0, b.max) as f32 / b.max as f32)
+        .collect();
+    let left = if bars.is_empty() {
+        1.0
+    } else {
+        bars.iter().sum::<f32>() / bars.len() as f32
+    };
+    0.5 + 0.5 * left
+}
