@@ -497,7 +497,8 @@ fn describe_result(result: &BattleResult, sides: &Sides) -> String {
             if *rounds == 1 { "" } else { "s" }
         ),
         BattleResult::MutualDestruction { rounds } => {
-            format!("nobody is left standing after {rounds} rounds")
+            let rounds = fray_core::model::count_of(*rounds, "round");
+            format!("nobody is left standing after {rounds}")
         }
         BattleResult::RoundCap { rounds } => {
             format!("no winner: the round cap of {rounds} was reached")

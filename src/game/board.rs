@@ -5,6 +5,7 @@
 
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
+use bevy::text::{LineBreak, TextBounds};
 use bevy_egui::input::EguiWantsInput;
 use fray_core::grid::{Cell, Grid, GridKind};
 use fray_core::threat::{self, Threatener};
@@ -125,6 +126,16 @@ struct TokenDisc;
 
 #[derive(Component)]
 struct TokenLabel;
+
+/// A token's states one under another, so that neighbours' do not run
+/// into each other: the first two, and how many more (the unit sheet gives
+/// them all).
+fn state_lines(states: &[String]) -> String {
+    match states {
+        [] | [_] | [_, _] => states.join("\n"),
+        [a, rest @ ..] => format!("{a}\n+{} more", rest.len()),
+    }
+}
 
 /// The ruleset's short states under a token ("alert", "blows 2/1", "dying").
 #[derive(Component)]
@@ -293,7 +304,10 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
             ));
             p.spawn((
                 TokenStates,
-                Text2d::new(t.states.join(", ")),
+                Text2d::new(state_lines(&t.states)),
+                // Wrapped within the token's cell, centred under it.
+                TextLayout::new(Justify::Center, LineBreak::WordBoundary),
+                TextBounds::new_horizontal(R * 2.1),
                 TextFont::from_font_size(9.0),
                 TextColor(Color::srgb(0.85, 0.85, 0.8)),
                 Anchor::TOP_CENTER,
@@ -396,7 +410,7 @@ fn sync_tokens(
                 m.0 = set[v.side % set.len()].clone();
             }
             if let Ok(mut text) = state_texts.get_mut(child) {
-                let words = v.states.join(", ");
+                let words = state_lines(&v.states);
                 if text.0 != words {
                     text.0 = words;
                 }

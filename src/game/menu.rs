@@ -407,6 +407,7 @@ fn result_ui(
         .min_width(420.0)
         .show(ctx, |ui| {
             let sides = s.sides();
+            let rounds_words = |n: u32| fray_core::model::count_of(n, s.view.round_unit);
             let text = match s.result() {
                 Some(BattleResult::Victory { side, rounds }) => {
                     format!(
@@ -419,7 +420,8 @@ fn result_ui(
                     format!("Nobody is left standing after {}.", rounds_words(*rounds))
                 }
                 Some(BattleResult::RoundCap { rounds }) => {
-                    format!("No winner: the round cap of {rounds} was reached.")
+                    let unit = s.view.round_unit;
+                    format!("No winner: the {unit} cap of {rounds} was reached.")
                 }
                 None => "The battle stopped.".into(),
             };
@@ -489,13 +491,4 @@ pub(super) fn plugin(app: &mut App) {
             EguiPrimaryContextPass,
             result_ui.run_if(in_state(Screen::Result)),
         );
-}
-
-/// "1 round" or "n rounds".
-fn rounds_words(n: u32) -> String {
-    if n == 1 {
-        "1 round".into()
-    } else {
-        format!("{n} rounds")
-    }
 }

@@ -336,8 +336,8 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
     ui.horizontal(|ui| {
         ui.label(egui::RichText::new(&s.scenario.scenario.name).strong());
         ui.label(format!(
-            "· {} · seed {} · round {round}",
-            s.scenario.scenario.ruleset, s.setup.seed
+            "· {} · seed {} · {} {round}",
+            s.scenario.scenario.ruleset, s.setup.seed, s.view.round_unit
         ));
         ui.separator();
         if ui
@@ -361,7 +361,11 @@ fn controls(ui: &mut egui::Ui, s: &Session, round: u32, speed: &mut usize, asked
         {
             asked.step = true;
         }
-        if ui.button("Next round").on_hover_text("N").clicked() {
+        if ui
+            .button(format!("Next {}", s.view.round_unit))
+            .on_hover_text("N")
+            .clicked()
+        {
             asked.skip = true;
         }
         egui::ComboBox::from_id_salt("speed")
@@ -456,6 +460,13 @@ fn tracker_panel(ui: &mut egui::Ui, s: &Session) {
                         ui.label(v);
                         ui.end_row();
                     }
+                    // Every state, where the board shows the first two.
+                    let token = (s.view.tokens)(world).into_iter().find(|t| t.entity == e);
+                    if let Some(t) = token.filter(|t| !t.states.is_empty()) {
+                        ui.label("States");
+                        ui.label(t.states.join(", "));
+                        ui.end_row();
+                    }
                 });
         }
         None => {
@@ -505,6 +516,14 @@ fn thinking(ui: &mut egui::Ui, s: &Session) {
                 }
             }
         });
+}
+
+/// `word` with a capital first letter.
+fn capitalised(word: &str) -> String {
+    let mut chars = word.chars();
+    chars
+        .next()
+        .map_or(String::new(), |c| c.to_uppercase().chain(chars).collect())
 }
 
 /// An order in a few words: "Grusk: attack Brienne with warhammer".
@@ -596,7 +615,8 @@ fn timeline(ui: &mut egui::Ui, s: &Session, round: u32, picked: &mut Option<usiz
         }
     }
     ui.horizontal(|ui| {
-        ui.label(egui::RichText::new(format!("Round {round}")).strong());
+        let unit = capitalised(s.view.round_unit);
+        ui.label(egui::RichText::new(format!("{unit} {round}")).strong());
         egui::ScrollArea::horizontal()
             .id_salt("timeline")
             .stick_to_right(true)

@@ -68,6 +68,9 @@ impl Default for Budget {
 /// What a fork costs, in rules steps.
 const FORK_STEPS: u64 = 4;
 
+/// Rollouts of every candidate before any is given up.
+const ELIMINATE_AFTER: u32 = 8;
+
 /// A candidate order and what its rollouts promised: the mean share of the
 /// battle its side held at their end (1: won, 0: lost).
 #[derive(Clone, Debug, PartialEq)]
@@ -142,13 +145,25 @@ impl SearchAi {
             _ => 0,
         };
         let mut work = 0;
+        // Candidates still played: one plainly worse than the basic AI's
+        // choice after a few rollouts leaves its share to the others.
+        let mut alive = vec![true; candidates.len()];
         for r in 0..self.budget.rollouts {
             let seed = mix(self.seed, decision.id, u64::from(r));
             for (i, order) in candidates.iter().enumerate() {
+                if !alive[i] {
+                    continue;
+                }
                 let ground = self.ground(world)?;
                 let steps = play_out(world, ground, decision, order, seed, rounds)?;
                 work += combatants * (steps + FORK_STEPS);
                 values[i].push(value(ground.world(), decision.side));
+            }
+            if r + 1 >= ELIMINATE_AFTER {
+                for i in 1..candidates.len() {
+                    alive[i] =
+                        alive[i] && edge(&values[i], &values[0]) > -self.budget.sureness / 2.0;
+                }
             }
             if work >= self.budget.work || started.elapsed() >= self.budget.cap {
                 break;

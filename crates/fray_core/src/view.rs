@@ -140,6 +140,8 @@ pub struct RulesView {
     pub sheet: fn(&World, Entity) -> Vec<(String, String)>,
     /// The round number, for "skip to the next round".
     pub round: fn(&World) -> u32,
+    /// What the text calls a round ("round", "turn").
+    pub round_unit: &'static str,
     /// What `actor` attacking `target` looks like: chance to hit, damage
     /// range; one line a weapon, each beginning `weapon: `.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,

@@ -117,6 +117,7 @@ macro_rules! ruleset {
             tracker: view::tracker,
             sheet: view::sheet,
             round,
+            round_unit: stringify!($round),
             preview: view::preview,
             clock: view::CLOCK,
             legend: view::LEGEND,

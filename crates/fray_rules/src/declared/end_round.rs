@@ -274,9 +274,5 @@ pub fn check_end(world: &mut World) -> bool {
 
 /// "1 round", "3 rounds".
 fn rounds(n: u32) -> String {
-    if n == 1 {
-        "1 round".into()
-    } else {
-        format!("{n} rounds")
-    }
+    fray_core::model::count_of(n, "round")
 }

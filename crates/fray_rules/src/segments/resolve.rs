@@ -740,10 +740,12 @@ pub fn check_end(world: &mut World) -> bool {
             rule: "001 §Combat",
             words: |side, rounds| match side {
                 Some(s) => {
-                    format!("The battle is over: the {s} are left standing after {rounds} rounds.")
+                    let rounds = fray_core::model::count_of(rounds, "round");
+                    format!("The battle is over: the {s} are left standing after {rounds}.")
                 }
                 None => {
-                    format!("The battle is over: nobody is left standing after {rounds} rounds.")
+                    let rounds = fray_core::model::count_of(rounds, "round");
+                    format!("The battle is over: nobody is left standing after {rounds}.")
                 }
             },
         },
