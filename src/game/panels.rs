@@ -13,7 +13,7 @@ use leafwing_input_manager::prelude::*;
 use super::Screen;
 use super::board::{Hover, side_colour};
 use super::input::GameAction;
-use super::session::{SPEEDS, Session};
+use super::session::{SPEEDS, Session, Written};
 
 /// Screen rectangles the panels took last frame, so the board ignores the
 /// pointer over them.
@@ -124,6 +124,7 @@ fn hand_off(session: Option<NonSendMut<Session>>) {
         .any(|d| d.secret);
     if !secret_open {
         s.shown_side = None;
+        s.written.clear();
     }
     if s.people() < 2 || s.handoff.is_some() {
         return;
@@ -443,8 +444,26 @@ fn tracker_panel(ui: &mut egui::Ui, s: &Session) {
                     );
                 }
             }
-            for w in &tracker.waiting {
-                ui.colored_label(egui::Color32::from_rgb(200, 170, 255), w);
+            // One's own secret orders, to oneself alone (in hotseat, once
+            // the side has taken the screen), in place of "hidden".
+            let mine: Vec<&Written> = s
+                .written
+                .iter()
+                .filter(|w| s.people() < 2 || s.shown_side == Some(w.side))
+                .collect();
+            for line in &tracker.waiting {
+                if !mine
+                    .iter()
+                    .any(|w| line.starts_with(&format!("{}:", w.actor)))
+                {
+                    ui.colored_label(egui::Color32::from_rgb(200, 170, 255), line);
+                }
+            }
+            for w in mine {
+                ui.colored_label(
+                    egui::Color32::from_rgb(160, 220, 160),
+                    format!("{}: you wrote down {}", w.actor, w.words),
+                );
             }
         });
     ui.separator();

@@ -36,6 +36,13 @@ pub struct Setup {
 /// Playback speeds: rules steps per second; `None` runs until someone must decide.
 pub const SPEEDS: [Option<f32>; 5] = [Some(1.0), Some(3.0), Some(10.0), Some(30.0), None];
 
+/// An order a person wrote down in secret, shown to their side alone.
+pub struct Written {
+    pub side: usize,
+    pub actor: String,
+    pub words: String,
+}
+
 /// The battle in progress. Not `Send`: it owns the rules' app.
 pub struct Session {
     pub battle: Battle,
@@ -54,6 +61,9 @@ pub struct Session {
     pub handoff: Option<usize>,
     /// The side whose secret decision was last shown.
     pub shown_side: Option<usize>,
+    /// What people wrote down in secret, by side, for their own eyes until
+    /// it is revealed.
+    pub written: Vec<Written>,
     /// Skip until the round number grows past this.
     pub skip_to_round: Option<u32>,
     /// Log entries the window has picked up (animations and floating numbers).
@@ -184,6 +194,7 @@ impl Session {
             progress: None,
             handoff: None,
             shown_side: None,
+            written: Vec::new(),
             skip_to_round: None,
             seen: 0,
             selected: None,
@@ -280,6 +291,7 @@ impl Session {
         self.picked_entry = None;
         self.handoff = None;
         self.shown_side = None;
+        self.written.clear();
         self.paused = true;
         self.reviewing = false;
         Ok(())
@@ -350,6 +362,21 @@ impl Session {
 
     /// Give a person's order; the rules take it at once.
     pub fn answer(&mut self, id: u64, order: Order) {
+        let decisions = self.battle.world().resource::<Decisions>();
+        if let Some(d) = decisions.get(id).filter(|d| d.secret) {
+            let label = d.choices.iter().find(|c| c.order == order);
+            let words = label.map_or_else(|| order.action.replace('_', " "), |c| c.label.clone());
+            // In the middle of a sentence.
+            let mut chars = words.chars();
+            let words = chars
+                .next()
+                .map_or(String::new(), |c| c.to_lowercase().chain(chars).collect());
+            self.written.push(Written {
+                side: d.side,
+                actor: d.actor_name.clone(),
+                words,
+            });
+        }
         self.battle.answer(id, order);
         self.progress = None;
         for _ in 0..8 {
