@@ -1395,7 +1395,10 @@ fn attack(world: &mut World, work: Work) -> Next {
             world,
             target,
             Asking::Abort { attacker },
-            format!("{a} attacks {t}: abort to a defensive action?"),
+            format!(
+                "{a} attacks {t} ({manoeuvre}: {}): abort to a defensive action?",
+                abort_odds(world, attacker, target, &manoeuvre, &weapon)
+            ),
             "002 §Abort",
         );
         return Next::Asked(Work::Attack {
@@ -1524,6 +1527,33 @@ pub fn dcv(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
         ));
     }
     (mods.iter().map(|m| m.value).sum(), mods)
+}
+
+/// 002 §Abort: what each answer to "abort?" makes of the attack coming: its
+/// chance to hit as things stand, with Dodge's DCV, and after a Block
+/// (ruling `block`, melee only) — the odds a player weighs.
+fn abort_odds(
+    world: &World,
+    attacker: Entity,
+    target: Entity,
+    manoeuvre: &str,
+    weapon: &str,
+) -> String {
+    let data = &world.resource::<Data>().0;
+    let base = data.numbers.attack_base;
+    let (o, _) = ocv(world, attacker, manoeuvre);
+    let (d, _) = dcv(world, target);
+    let pct = |p: f32| format!("{:.0}%", p * 100.0);
+    let hits = super::view::chance_3d6_at_least(base + d - o);
+    let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
+    let dodged = super::view::chance_3d6_at_least(base + d + dodge - o);
+    let mut odds = format!("hits {}; with Dodge {}", pct(hits), pct(dodged));
+    if data.weapons.get(weapon).is_none_or(|w| w.melee()) {
+        let (b, _) = ocv(world, target, "block");
+        let blocked = super::view::chance_3d6_at_least(base + o - b);
+        odds.push_str(&format!("; a Block stops it {}", pct(blocked)));
+    }
+    odds
 }
 
 /// 002 §Attack Roll: 3d6 + OCV against 10 + DCV (ruling `attack_ties`), after
