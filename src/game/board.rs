@@ -743,6 +743,11 @@ fn highlights(
             gizmos.linestrip_2d(layout.outline(c, 6.0), Color::srgba(1.0, 0.3, 0.25, 0.6));
         }
     }
+    // A question that moves no one (abort? parry?) shows no way to walk.
+    if s.human_decision().is_some_and(|d| !d.any_cell) {
+        gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));
+        return;
+    }
     // Reachable cells this round.
     let reach = grid.reachable(me.cell, me.speed, |c| blocked.contains(&c));
     for c in reach.keys() {

@@ -831,7 +831,8 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         return;
     };
     let side = s.sides().name(fray_core::model::Side(d.side)).to_string();
-    ui.horizontal(|ui| {
+    // Wrapped, so a long prompt does not widen the panel past the board.
+    ui.horizontal_wrapped(|ui| {
         ui.colored_label(colour32(side_colour(d.side)), format!("[{side}]"));
         ui.label(egui::RichText::new(&d.prompt).strong());
         ui.label(egui::RichText::new(format!("({})", d.rule)).small());
