@@ -181,6 +181,8 @@ pub struct Hover {
     pub over_ui: bool,
     /// The path to the hovered cell in words: length, cost, threats entered.
     pub path_info: Option<String>,
+    /// The cell a hovered choice names ("1-hex step to (2, 3)").
+    pub choice_cell: Option<Cell>,
 }
 
 #[derive(Resource)]
@@ -754,6 +756,11 @@ fn highlights(
         gizmos.linestrip_2d(layout.outline(*c, 3.0), Color::srgba(0.4, 0.9, 0.5, 0.55));
     }
     gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));
+    if let Some(c) = hover.choice_cell {
+        let cyan = Color::srgb(0.3, 0.9, 1.0);
+        gizmos.linestrip_2d(layout.outline(c, 2.0), cyan);
+        gizmos.line_2d(layout.centre(me.cell), layout.centre(c), cyan);
+    }
     let Some(c) = hover.cell else { return };
     gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
     let goal_taken = blocked.contains(&c);

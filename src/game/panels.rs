@@ -204,7 +204,7 @@ fn choice_button(
     label: &str,
     refused: Option<&str>,
     preview: Option<&str>,
-) -> bool {
+) -> egui::Response {
     let text = match index {
         Some(i) if i < 9 => format!("{}. {label}", i + 1),
         _ => label.to_string(),
@@ -216,7 +216,7 @@ fn choice_button(
     if let Some(p) = preview {
         r = r.on_hover_text(p);
     }
-    r.clicked()
+    r
 }
 
 /// What the player asked of the panels this frame, applied once all are drawn.
@@ -232,6 +232,8 @@ struct Asked {
     menu: bool,
     help: bool,
     answer: Option<(u64, Order)>,
+    /// The cell of the choice under the pointer, to show on the board.
+    choice_cell: Option<fray_core::grid::Cell>,
 }
 
 /// The battle screen: controls on top, the tracker and unit sheet on the
@@ -244,7 +246,7 @@ fn battle_ui(
     mut area: ResMut<BoardArea>,
     mut menu: ResMut<BattleMenu>,
     mut help: ResMut<super::help::HelpOpen>,
-    hover: Option<Res<Hover>>,
+    mut hover: Option<ResMut<Hover>>,
     mut next: ResMut<NextState<Screen>>,
     mut exit: MessageWriter<AppExit>,
 ) -> Result {
@@ -281,14 +283,14 @@ fn battle_ui(
                 log_panel(ui, s.log().entries(), &mut picked, &mut asked)
             });
         rects.0.push(to_rect(right.response.rect));
-        let hover = hover.as_deref();
+        let seen = hover.as_deref();
         let bottom = egui::Panel::bottom("decision")
             .exact_size(210.0)
             .resizable(false)
             .show(&mut root, |ui| {
                 timeline(ui, s, round, &mut picked);
                 ui.separator();
-                decision_panel(ui, s, hover, &mut asked);
+                decision_panel(ui, s, seen, &mut asked);
             });
         rects.0.push(to_rect(bottom.response.rect));
         area.0 = Some(to_rect(root.available_rect_before_wrap()));
@@ -326,6 +328,9 @@ fn battle_ui(
         rewound(&mut s, Session::take_over);
     }
     s.speed = speed;
+    if let Some(h) = hover.as_mut() {
+        h.choice_cell = asked.choice_cell;
+    }
     if let Some((id, order)) = asked.answer {
         s.answer(id, order);
     }
@@ -902,14 +907,19 @@ fn choices(ui: &mut egui::Ui, s: &Session, d: &Decision, asked: &mut Asked) {
                         let odds = (s.view.preview)(world, d.actor, target)?;
                         odds_with(&odds, c.order.with.as_deref())
                     });
-                    if choice_button(
+                    let r = choice_button(
                         ui,
                         index,
                         &c.label,
                         c.refused.as_deref(),
                         preview.as_deref(),
-                    ) {
+                    );
+                    if r.clicked() {
                         asked.answer = Some((d.id, c.order.clone()));
+                    }
+                    // Where a choice goes, outlined on the board while hovered.
+                    if r.hovered() && c.order.cell.is_some() {
+                        asked.choice_cell = c.order.cell;
                     }
                 }
             });
