@@ -7,32 +7,37 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use leafwing_input_manager::prelude::*;
 
 use super::Screen;
-use super::input::GameAction;
+use super::input::{GameAction, KeyNames};
 use super::session::Session;
 
 /// Whether the help is open.
 #[derive(Resource, Default)]
 pub struct HelpOpen(pub bool);
 
-/// The controls, as the built-in bindings give them.
-const CONTROLS: &[(&str, &str)] = &[
-    ("P", "play or pause"),
-    (".", "one rules step"),
-    (",", "back one step"),
-    ("N", "on to the next round"),
-    ("[ and ]", "slower and faster"),
-    ("1 to 9", "the numbered choices"),
-    ("click a choice", "give that order"),
-    ("click an enemy, a cell", "attack it, move there"),
-    ("click a token", "its sheet"),
-    ("click a log entry", "its dice and its rule"),
-    ("Space or Enter", "confirm a hotseat hand-off"),
-    ("WASD, arrows, right drag", "pan"),
-    ("wheel, + and −", "zoom"),
-    ("F or Home", "fit the board to the window"),
-    ("Ctrl+S", "save the battle"),
-    ("Escape", "the menu"),
-    ("F1", "this help"),
+/// The controls: the actions whose keys the bindings give (their names in
+/// `assets/settings/input.ron`), or the mouse's, and what they do.
+const CONTROLS: &[(&[&str], &str, &str)] = &[
+    (&["Pause"], "", "play or pause"),
+    (&["Step"], "", "one rules step"),
+    (&["Back"], "", "back one step"),
+    (&["NextRound"], "", "on to the next ROUND"),
+    (&["Slower", "Faster"], "", "slower and faster"),
+    (&["Choose1", "Choose9"], "", "the numbered choices"),
+    (&[], "click a choice", "give that order"),
+    (&[], "click an enemy, a cell", "attack it, move there"),
+    (&[], "click a token", "its sheet"),
+    (&[], "click a log entry", "its dice and its rule"),
+    (&["Confirm"], "", "confirm a hotseat hand-off"),
+    (
+        &["PanUp", "PanLeft", "PanDown", "PanRight"],
+        "",
+        "pan (or drag with the right button)",
+    ),
+    (&["ZoomIn", "ZoomOut"], "", "zoom (or the wheel)"),
+    (&["Fit"], "", "fit the board to the window"),
+    (&["Save"], "", "save the battle"),
+    (&["Menu"], "", "the menu"),
+    (&["Help"], "", "this help"),
 ];
 
 /// What the board shows, whatever the ruleset.
@@ -66,6 +71,10 @@ const BOARD: &[(&str, &str)] = &[
         "an action one aimed at the other, just made",
     ),
     ("white outline", "the cell under the pointer"),
+    (
+        "cyan outline and line",
+        "the cell a hovered choice names, and who it is for",
+    ),
 ];
 
 fn toggle(actions: Single<&ActionState<GameAction>>, mut open: ResMut<HelpOpen>) {
@@ -74,14 +83,40 @@ fn toggle(actions: Single<&ActionState<GameAction>>, mut open: ResMut<HelpOpen>)
     }
 }
 
-fn rows(ui: &mut egui::Ui, id: &str, rows: &[(&str, &str)]) {
+/// The controls with the keys the bindings give them, a round called what
+/// the ruleset calls it (`unit`).
+fn controls(keys: &KeyNames, unit: &str) -> Vec<(String, String)> {
+    CONTROLS
+        .iter()
+        .map(|(actions, mouse, means)| {
+            // The numbered choices read as a range: "1 to 9".
+            let keyed = match actions {
+                [first, last] if first.starts_with("Choose") => keys
+                    .of(&[first])
+                    .zip(keys.of(&[last]))
+                    .map(|(a, b)| format!("{a} to {b}")),
+                _ => keys.of(actions),
+            };
+            let how = keyed.unwrap_or_else(|| {
+                if mouse.is_empty() {
+                    "unbound".into()
+                } else {
+                    (*mouse).into()
+                }
+            });
+            (how, means.replace("ROUND", unit))
+        })
+        .collect()
+}
+
+fn rows<A: AsRef<str>, B: AsRef<str>>(ui: &mut egui::Ui, id: &str, rows: &[(A, B)]) {
     egui::Grid::new(id)
         .num_columns(2)
         .spacing([12.0, 4.0])
         .show(ui, |ui| {
             for (what, means) in rows {
-                ui.label(egui::RichText::new(*what).strong());
-                ui.add(egui::Label::new(*means).wrap());
+                ui.label(egui::RichText::new(what.as_ref()).strong());
+                ui.add(egui::Label::new(means.as_ref()).wrap());
                 ui.end_row();
             }
         });
@@ -91,12 +126,14 @@ fn help_window(
     mut contexts: EguiContexts,
     session: Option<NonSend<Session>>,
     mut open: ResMut<HelpOpen>,
+    keys: Option<Res<KeyNames>>,
 ) -> Result {
     if !open.0 {
         return Ok(());
     }
     let ctx = contexts.ctx_mut()?;
-    let legend = session.map_or(&[][..], |s| s.view.legend);
+    let legend = session.as_ref().map_or(&[][..], |s| s.view.legend);
+    let unit = session.as_ref().map_or("round", |s| s.view.round_unit);
     egui::Window::new("Help")
         .open(&mut open.0)
         .order(egui::Order::Foreground)
@@ -107,7 +144,8 @@ fn help_window(
         .show(ctx, |ui| {
             ui.columns(2, |cols| {
                 cols[0].heading("Controls");
-                rows(&mut cols[0], "help_controls", CONTROLS);
+                let keys = keys.as_deref().cloned().unwrap_or_default();
+                rows(&mut cols[0], "help_controls", &controls(&keys, unit));
                 cols[0].label(
                     egui::RichText::new("Bindings are in assets/settings/input.ron.").small(),
                 );

@@ -114,13 +114,69 @@ struct Bindings {
 /// The built-in bindings, used when no settings file is found.
 const DEFAULT_BINDINGS: &str = include_str!("../../assets/settings/input.ron");
 
-/// Read the bindings file at `path` (or the built-in one) into an input map.
-pub fn load_bindings(path: Option<&Path>) -> Result<InputMap<GameAction>, LoadError> {
+/// The keys bound to each action, as the help shows them ("P", "Ctrl+S"),
+/// by the action's name in the settings file.
+#[derive(Resource, Clone, Debug, Default)]
+pub struct KeyNames(pub BTreeMap<String, Vec<String>>);
+
+impl KeyNames {
+    /// The keys of `actions`, joined ("Space or Enter"); `None` if unbound.
+    pub fn of(&self, actions: &[&str]) -> Option<String> {
+        let keys: Vec<&str> = actions
+            .iter()
+            .filter_map(|a| self.0.get(*a))
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        match keys.as_slice() {
+            [] => None,
+            [one] => Some((*one).to_string()),
+            [most @ .., last] => Some(format!("{} or {last}", most.join(", "))),
+        }
+    }
+}
+
+/// A key as a player reads it: `KeyP` is "P", `Period` is ".".
+fn key_name(key: &KeyCode) -> String {
+    let debug = format!("{key:?}");
+    let short = match debug.as_str() {
+        "Period" => ".",
+        "Comma" => ",",
+        "BracketLeft" => "[",
+        "BracketRight" => "]",
+        "Equal" => "=",
+        "Minus" => "−",
+        "NumpadAdd" => "numpad +",
+        "NumpadSubtract" => "numpad −",
+        "ArrowUp" => "Up",
+        "ArrowDown" => "Down",
+        "ArrowLeft" => "Left",
+        "ArrowRight" => "Right",
+        other => other
+            .strip_prefix("Key")
+            .or_else(|| other.strip_prefix("Digit"))
+            .unwrap_or(other),
+    };
+    short.to_string()
+}
+
+/// Read the bindings file at `path` (or the built-in one) into an input map,
+/// with the names of the keys bound, for the help.
+pub fn load_bindings(path: Option<&Path>) -> Result<(InputMap<GameAction>, KeyNames), LoadError> {
     let source = match path {
         Some(p) if p.is_file() => Source::read(p)?,
         _ => Source::inline("assets/settings/input.ron", DEFAULT_BINDINGS),
     };
     let bindings: Bindings = source.parse()?;
+    let mut names = KeyNames::default();
+    for (name, keys) in &bindings.keys {
+        let words = names.0.entry(name.clone()).or_default();
+        words.extend(keys.iter().map(key_name));
+    }
+    for (name, keys) in &bindings.control {
+        let words = names.0.entry(name.clone()).or_default();
+        words.extend(keys.iter().map(|k| format!("Ctrl+{}", key_name(k))));
+    }
     let mut map = InputMap::default();
     for (name, keys) in &bindings.keys {
         let action = GameAction::named(name)
@@ -148,7 +204,7 @@ pub fn load_bindings(path: Option<&Path>) -> Result<InputMap<GameAction>, LoadEr
     }
     map.insert_axis(GameAction::Zoom, MouseScrollAxis::Y);
     map.insert_dual_axis(GameAction::PointerMotion, MouseMove::default());
-    Ok(map)
+    Ok((map, names))
 }
 
 pub(super) fn plugin(app: &mut App) {
@@ -161,8 +217,11 @@ mod tests {
 
     #[test]
     fn the_shipped_bindings_load() {
-        let map = load_bindings(None).unwrap();
+        let (map, names) = load_bindings(None).unwrap();
         assert!(!map.get(&GameAction::Confirm).unwrap().is_empty());
+        assert_eq!(names.of(&["Confirm"]).unwrap(), "Space or Enter");
+        assert_eq!(names.of(&["Save"]).unwrap(), "Ctrl+S");
+        assert_eq!(names.of(&["Slower", "Faster"]).unwrap(), "[ or ]");
     }
 
     #[test]

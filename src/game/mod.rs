@@ -73,8 +73,9 @@ pub fn assets_dir() -> PathBuf {
 
 /// Open the window and play until it is closed.
 pub fn run(launch: Launch) -> Result<(), String> {
-    let bindings = input::load_bindings(Some(&assets_dir().join("settings/input.ron")))
-        .map_err(|e| e.to_string())?;
+    let (bindings, key_names) =
+        input::load_bindings(Some(&assets_dir().join("settings/input.ron")))
+            .map_err(|e| e.to_string())?;
     let mut app = App::new();
     let mut plugins = DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
@@ -102,6 +103,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
         .add_plugins(EguiPlugin::default())
         .init_state::<Screen>()
         .insert_resource(launch)
+        .insert_resource(key_names)
         .add_systems(Startup, move |mut commands: Commands| {
             // One camera for the whole game: egui attaches to the first camera.
             commands.spawn((Camera2d, bindings.clone()));
