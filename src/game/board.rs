@@ -808,13 +808,19 @@ fn highlights(
 /// toward it (when the decision allows a cell).
 fn click(
     actions: Single<&ActionState<GameAction>>,
+    mouse: Res<ButtonInput<MouseButton>>,
+    keys: Option<Res<super::input::KeyNames>>,
     session: Option<NonSendMut<Session>>,
     hover: Option<Res<Hover>>,
 ) {
     let (Some(mut s), Some(hover)) = (session, hover) else {
         return;
     };
-    if hover.over_ui || !actions.just_pressed(&GameAction::Select) || s.handoff.is_some() {
+    // A tap (down and up within one frame) leaves no held button for the
+    // actions to see: it is read from the mouse itself.
+    let tapped = keys.is_some_and(|k| k.1.tapped(&mouse));
+    let select = actions.just_pressed(&GameAction::Select) || tapped;
+    if hover.over_ui || !select || s.handoff.is_some() {
         return;
     }
     let decision = s.human_decision().cloned();

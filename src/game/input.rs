@@ -117,7 +117,21 @@ const DEFAULT_BINDINGS: &str = include_str!("../../assets/settings/input.ron");
 /// The keys bound to each action, as the help shows them ("P", "Ctrl+S"),
 /// by the action's name in the settings file.
 #[derive(Resource, Clone, Debug, Default)]
-pub struct KeyNames(pub BTreeMap<String, Vec<String>>);
+pub struct KeyNames(pub BTreeMap<String, Vec<String>>, pub Taps);
+
+/// The mouse buttons bound to Select: a press and release within one frame
+/// (a touchpad tap) on one of them selects too.
+#[derive(Clone, Debug, Default)]
+pub struct Taps(pub Vec<MouseButton>);
+
+impl Taps {
+    /// Whether one of the buttons went down and up since the last frame.
+    pub fn tapped(&self, mouse: &ButtonInput<MouseButton>) -> bool {
+        self.0
+            .iter()
+            .any(|b| mouse.just_pressed(*b) && !mouse.pressed(*b))
+    }
+}
 
 impl KeyNames {
     /// The keys of `actions`, joined ("Space or Enter"); `None` if unbound.
@@ -177,6 +191,7 @@ pub fn load_bindings(path: Option<&Path>) -> Result<(InputMap<GameAction>, KeyNa
         let words = names.0.entry(name.clone()).or_default();
         words.extend(keys.iter().map(|k| format!("Ctrl+{}", key_name(k))));
     }
+    names.1 = Taps(bindings.mouse.get("Select").cloned().unwrap_or_default());
     let mut map = InputMap::default();
     for (name, keys) in &bindings.keys {
         let action = GameAction::named(name)
@@ -222,6 +237,17 @@ mod tests {
         assert_eq!(names.of(&["Confirm"]).unwrap(), "Space or Enter");
         assert_eq!(names.of(&["Save"]).unwrap(), "Ctrl+S");
         assert_eq!(names.of(&["Slower", "Faster"]).unwrap(), "[ or ]");
+        // A tap: the left button down and up between two frames.
+        let mut mouse = ButtonInput::<MouseButton>::default();
+        assert!(!names.1.tapped(&mouse));
+        mouse.press(MouseButton::Left);
+        assert!(!names.1.tapped(&mouse), "held, not tapped");
+        mouse.clear();
+        mouse.release(MouseButton::Left);
+        mouse.clear();
+        mouse.press(MouseButton::Left);
+        mouse.release(MouseButton::Left);
+        assert!(names.1.tapped(&mouse));
     }
 
     #[test]
