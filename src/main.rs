@@ -53,7 +53,7 @@ enum Command {
     Play {
         scenario: Option<PathBuf>,
         /// Open a saved battle where it was saved.
-        #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "human", "all_ai"])]
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["seed", "human", "all_ai", "ai"])]
         load: Option<PathBuf>,
         /// With --load: rewind the battle to the step that wrote this log entry.
         #[arg(long, value_name = "SEQ", requires = "load")]
