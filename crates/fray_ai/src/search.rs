@@ -283,7 +283,6 @@ fn play_out(
         let mut decisions = w.resource_mut::<Decisions>();
         decisions.give_back(decision.clone());
         decisions.forget_secret_answers(decision.side);
-        decisions.forget_given();
         decisions.answer(decision.id, order.clone());
     }
     set_resource(w, Dice::seeded(seed));

@@ -226,9 +226,19 @@ impl Decisions {
         });
     }
 
-    /// Stop keeping the orders given (a fork that is not saved).
-    pub fn forget_given(&mut self) {
-        self.given = None;
+    /// A copy for a fork: the orders given so far kept only with its log
+    /// (`keep`), as a fork played out and thrown away needs none of them.
+    pub fn forked(&self, keep: bool) -> Self {
+        Self {
+            open: self.open.clone(),
+            answered: self.answered.clone(),
+            refusals: self.refusals.clone(),
+            given: if keep { self.given.clone() } else { None },
+            steps: self.steps,
+            next_id: self.next_id,
+            lent_at: self.lent_at,
+            generation: self.generation,
+        }
     }
 
     pub fn open(&self) -> &[Decision] {

@@ -116,11 +116,12 @@ pub fn plugin(app: &mut App) {
             crate::casting::Memorised,
             crate::casting::Disrupted,
         ],
-        resources: [crate::dice::Dice, crate::decision::Decisions, crate::model::Outcome],
+        resources: [crate::dice::Dice, crate::model::Outcome],
         set_up: [
             ForkRegistry,
-            // Copied on its own: kept or only counted, as the fork asks.
+            // Copied on their own: kept or only counted, as the fork asks.
             crate::log::BattleLog,
+            crate::decision::Decisions,
             crate::grid::Grid,
             crate::model::Sides,
             crate::model::RoundCap,
@@ -197,6 +198,10 @@ pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), Fo
         }
     }
     to.insert_resource(from.resource::<crate::log::BattleLog>().forked(keep_log));
+    to.insert_resource(
+        from.resource::<crate::decision::Decisions>()
+            .forked(keep_log),
+    );
     Ok(())
 }
 
