@@ -5,6 +5,7 @@
 
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
+use fray_ai::LoadedRules;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::log::{LogEntry, Tone};
 use fray_core::view::{Clock, RowState};
@@ -149,53 +150,55 @@ fn entry_colour(e: &LogEntry) -> egui::Color32 {
     }
 }
 
-fn breakdown(ui: &mut egui::Ui, e: &LogEntry) {
+fn breakdown(ui: &mut egui::Ui, e: &LogEntry, rules: &LoadedRules) {
     ui.label(egui::RichText::new(&e.text).strong());
-    egui::Grid::new("breakdown")
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            ui.label("When");
-            ui.label(format!("round {}, {}", e.round, e.time));
-            ui.end_row();
-            ui.label("Rule");
-            ui.label(egui::RichText::new(&e.rule).color(egui::Color32::from_rgb(160, 200, 255)));
-            ui.end_row();
-            for r in &e.rolls {
-                ui.label("Roll");
-                let faces: Vec<String> = r.faces.iter().map(u32::to_string).collect();
-                ui.label(format!(
-                    "{} for {}: faces [{}]{} = {}{}",
-                    r.notation,
-                    r.purpose,
-                    faces.join(", "),
-                    if r.modifier != 0 {
-                        format!(" {:+}", r.modifier)
-                    } else {
-                        String::new()
-                    },
-                    r.total,
-                    if r.forced { " (forced)" } else { "" }
-                ));
-                ui.end_row();
-            }
-            if let Some(c) = &e.check {
-                for m in &c.modifiers {
-                    ui.label("Modifier");
-                    ui.label(format!("{} {:+}", m.name, m.value));
-                    ui.end_row();
-                }
-                ui.label("Total");
-                ui.label(format!(
-                    "{} against {} {}: {}",
-                    c.total,
-                    c.against,
-                    c.target,
-                    if c.success { "success" } else { "failure" }
-                ));
-                ui.end_row();
-            }
-        });
+    // Each line wraps within the panel: a roll of many dice is long.
+    let line = |ui: &mut egui::Ui, what: &str, text: String| {
+        ui.add(egui::Label::new(format!("{what}: {text}")).wrap());
+    };
+    line(ui, "When", format!("round {}, {}", e.round, e.time));
+    ui.add(
+        egui::Label::new(
+            egui::RichText::new(format!("Rule: {}", e.rule))
+                .color(egui::Color32::from_rgb(160, 200, 255)),
+        )
+        .wrap(),
+    );
+    for r in &e.rolls {
+        let faces: Vec<String> = r.faces.iter().map(u32::to_string).collect();
+        let modifier = if r.modifier != 0 {
+            format!(" {:+}", r.modifier)
+        } else {
+            String::new()
+        };
+        let forced = if r.forced { " (forced)" } else { "" };
+        let text = format!(
+            "{} for {}: faces [{}]{modifier} = {}{forced}",
+            r.notation,
+            r.purpose,
+            faces.join(", "),
+            r.total,
+        );
+        line(ui, "Roll", text);
+    }
+    if let Some(c) = &e.check {
+        for m in &c.modifiers {
+            line(ui, "Modifier", format!("{} {:+}", m.name, m.value));
+        }
+        let result = if c.success { "success" } else { "failure" };
+        let text = format!("{} against {} {}: {result}", c.total, c.against, c.target);
+        line(ui, "Total", text);
+    }
+    ui.separator();
+    // What the rule cited says, and what Fray made of it.
+    for (heading, words) in rules.explain(&e.rule) {
+        ui.label(
+            egui::RichText::new(heading)
+                .strong()
+                .color(egui::Color32::from_rgb(160, 200, 255)),
+        );
+        ui.add(egui::Label::new(egui::RichText::new(words).small()).wrap());
+    }
 }
 
 fn choice_button(
@@ -280,7 +283,7 @@ fn battle_ui(
             .exact_size(380.0)
             .resizable(false)
             .show(&mut root, |ui| {
-                log_panel(ui, s.log().entries(), &mut picked, &mut asked)
+                log_panel(ui, s.log().entries(), &s.rules, &mut picked, &mut asked)
             });
         rects.0.push(to_rect(right.response.rect));
         let seen = hover.as_deref();
@@ -569,6 +572,7 @@ fn order_words(o: &fray_core::decision::Order) -> String {
 fn log_panel(
     ui: &mut egui::Ui,
     entries: &[LogEntry],
+    rules: &LoadedRules,
     picked: &mut Option<usize>,
     asked: &mut Asked,
 ) {
@@ -616,7 +620,9 @@ fn log_panel(
             {
                 asked.rewind_to = Some(e.seq);
             }
-            breakdown(ui, e);
+            egui::ScrollArea::vertical()
+                .id_salt("breakdown")
+                .show(ui, |ui| breakdown(ui, e, rules));
         }
         None => {
             ui.label("No entry picked.");

@@ -275,6 +275,30 @@ fn sequence(out: &mut String, title: &str, sequence: &[PhaseDoc]) {
     }
 }
 
+/// What a rule reference cites, part by part (`004 §Defense · ruling
+/// attack_roll`): each paragraph as it begins and where Fray implements it;
+/// each ruling's gap in the text and what Fray does. Parts the data does not
+/// map are left out.
+pub fn explain<W, S, T>(book: &Book<'_, W, S, T>, cited: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for part in cited.split(" · ").map(str::trim) {
+        if let Some(id) = part.strip_prefix("ruling ") {
+            if let Some(r) = book.rulings.iter().find(|r| r.id == id) {
+                out.push((
+                    format!("ruling {id} ({})", r.rule),
+                    format!("The text leaves open: {} Fray: {}", r.gap, r.ruling),
+                ));
+            }
+        } else if let Some(p) = book.paragraphs.iter().find(|p| p.rule == part) {
+            out.push((
+                part.to_string(),
+                format!("\"{}…\" — {}", p.begins, p.implemented),
+            ));
+        }
+    }
+    out
+}
+
 /// The map from the text's paragraphs to where Fray implements them.
 fn paragraphs(out: &mut String, paragraphs: &[Paragraph]) {
     let _ = writeln!(

@@ -39,6 +39,11 @@ pub trait Rules: Send + Sync + 'static {
     /// The page `fray rules ID` prints: phases, paragraph map, rulings, tables.
     fn page(&self) -> String;
 
+    /// What a log entry's rule reference cites, part by part
+    /// (`004 §Defense · ruling attack_roll`): a heading and the words of each
+    /// paragraph or ruling its data maps.
+    fn explain(&self, cited: &str) -> Vec<(String, String)>;
+
     /// The most faces of any die the ruleset rolls: a forced face above it
     /// fits no die.
     fn largest_die(&self) -> u32;
@@ -156,6 +161,10 @@ macro_rules! ruleset {
 
             fn page(&self) -> String {
                 $crate::book::page(&self.book(), self)
+            }
+
+            fn explain(&self, cited: &str) -> Vec<(String, String)> {
+                $crate::book::explain(&self.book(), cited)
             }
 
             fn largest_die(&self) -> u32 {

@@ -46,3 +46,31 @@ fn pointers_are_read_from_the_sentences() {
         ]
     );
 }
+
+#[test]
+fn a_rule_reference_is_explained_part_by_part() {
+    // What the window shows under a picked log entry: each paragraph cited
+    // as it begins, each ruling's gap and what Fray does; unmapped parts and
+    // unknown names give nothing.
+    let rules = fray_rules::load("declared", None).unwrap();
+    let parts = rules.explain("004 §Critical Hits · ruling natural_rolls · 004 §Nowhere");
+    let headings: Vec<&str> = parts.iter().map(|(h, _)| h.as_str()).collect();
+    assert_eq!(headings.len(), 2, "{parts:?}");
+    assert_eq!(headings[0], "004 §Critical Hits");
+    assert!(
+        headings[1].starts_with("ruling natural_rolls ("),
+        "{}",
+        headings[1]
+    );
+    assert!(
+        parts[0].1.starts_with("\"Critical Hits are severe strikes"),
+        "{}",
+        parts[0].1
+    );
+    assert!(
+        parts[1].1.starts_with("The text leaves open: "),
+        "{}",
+        parts[1].1
+    );
+    assert!(rules.explain("ruling no_such_ruling").is_empty());
+}
