@@ -1113,3 +1113,40 @@ fn a_scenario_may_start_a_character_fallen_or_unconscious() {
         "{err}"
     );
 }
+
+#[test]
+fn the_parry_question_gives_the_odds_with_and_without_the_parry() {
+    // 000 §1.2.5.1.3, ruling parry: Ash's spear (16 to exceed) on Bo, AC 6
+    // less 1 for the shield: 2D10 + 5 hits on 11 or more, 55 of 100 throws;
+    // one parry (-2) makes it 13 or more, 36 of 100.
+    let text = common::field(
+        "detailed_sequence",
+        (24, 12),
+        1,
+        "",
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+    );
+    let mut b = common::battle(&text, &[5, 5], |side| {
+        if side == 0 {
+            Box::new(Script {
+                orders: vec![(Q::Option, Order::new("Ash", "attack").target("Bo"), false)],
+                asked,
+                fits: |a, b| a == b,
+                otherwise: |_, d| Order::new(&d.actor_name, "pass"),
+            })
+        } else {
+            Box::new(fray_core::decision::HumanSeat)
+        }
+    });
+    // Ash has the initiative and attacks; Bo, the target, is asked to parry.
+    let _ = b.run();
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let asked: Vec<&str> = decisions.open().iter().map(|d| d.prompt.as_str()).collect();
+    assert_eq!(
+        asked,
+        ["Ash attacks Bo (hits 55%; parried, 36%): parry (a blow)?"]
+    );
+}

@@ -1041,18 +1041,37 @@ pub(super) fn ask_parrier(world: &mut World) -> bool {
             continue;
         }
         let (who, a, t) = (name(world, x), name(world, attacker), name(world, target));
+        let odds = parry_odds(world, attacker, target);
         ask(
             world,
             x,
             Ask::Parry { attacker, target },
             if x == target {
-                format!("{a} attacks {who}: parry (a blow)?")
+                format!("{a} attacks {who}{odds}: parry (a blow)?")
             } else {
-                format!("{a} attacks {t}; {who} is alert and in range: parry (a blow)?")
+                format!("{a} attacks {t}{odds}; {who} is alert and in range: parry (a blow)?")
             },
             "000 §1.2.5",
         );
         return true;
+    }
+}
+
+/// 000 §1.2.5.1.3 · ruling `parry`: the pending attack's chance to hit as
+/// it stands and with one more parry, for whoever is asked to parry.
+fn parry_odds(world: &World, attacker: Entity, target: Entity) -> String {
+    let parried = world
+        .resource::<Flow>()
+        .attack
+        .as_ref()
+        .map_or(0, |a| a.parries.len() as i32);
+    let now = super::view::chance(world, attacker, target, parried);
+    let then = super::view::chance(world, attacker, target, parried + 1);
+    match now.zip(then) {
+        Some(((now, _), (then, _))) => {
+            format!(" (hits {:.0}%; parried, {:.0}%)", now * 100.0, then * 100.0)
+        }
+        None => String::new(),
     }
 }
 
