@@ -8,7 +8,8 @@ use bevy::sprite::Anchor;
 use bevy::text::{LineBreak, TextBounds};
 use bevy_egui::input::EguiWantsInput;
 use fray_core::grid::{Cell, Grid, GridKind};
-use fray_core::threat::{self, Threatener};
+use fray_core::movement::{self, Provokes};
+use fray_core::threat::Threatener;
 use fray_core::view::TokenView;
 use leafwing_input_manager::prelude::*;
 
@@ -773,19 +774,13 @@ fn highlights(
     let mut pts = vec![layout.centre(me.cell)];
     pts.extend(path.iter().map(|p| layout.centre(*p)));
     gizmos.linestrip_2d(pts, Color::srgb(1.0, 0.95, 0.5));
-    // Whose threat the path enters: each may react as it passes.
-    let mut entered: Vec<&str> = Vec::new();
-    let mut prev = me.cell;
-    for step in &path {
-        for t in threat::entered(grid, prev, *step, &threats) {
-            if let Some(v) = views.iter().find(|v| v.entity == t.entity)
-                && !entered.contains(&v.name.as_str())
-            {
-                entered.push(&v.name);
-            }
-        }
-        prev = *step;
-    }
+    // Whom the move provokes, as the ruleset's moves do: each may react.
+    let provoked = movement::provoked_along(grid, s.view.provokes, me.cell, &path, &threats);
+    let entered: Vec<&str> = provoked
+        .iter()
+        .filter_map(|e| views.iter().find(|v| v.entity == *e))
+        .map(|v| v.name.as_str())
+        .collect();
     let mut info = format!(
         "Path to {c}: {} cells, movement cost {cost} of {} this round",
         path.len(),
@@ -795,10 +790,12 @@ fn highlights(
         info.push_str(" (too far for one round)");
     }
     if !entered.is_empty() {
-        info.push_str(&format!(
-            "; enters the threat range of {} (may provoke a reaction)",
-            entered.join(", ")
-        ));
+        let how = match s.view.provokes {
+            Provokes::Entering => "enters the reach of",
+            Provokes::Leaving => "leaves the reach of",
+            _ => "moves on within the reach of",
+        };
+        info.push_str(&format!("; {how} {}: it provokes them", entered.join(", ")));
     }
     hover.path_info = Some(info);
 }

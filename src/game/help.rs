@@ -60,7 +60,7 @@ const BOARD: &[(&str, &str)] = &[
     ("green outlines", "the cells it can reach this round"),
     (
         "red outlines",
-        "cells an enemy threatens: moving there provokes its reaction",
+        "cells an enemy threatens: moving into, out of or within them may provoke it, as the ruleset says; the path's words name whom",
     ),
     (
         "yellow line from a token",

@@ -60,6 +60,40 @@ pub enum Halt {
     Taken(Cell),
 }
 
+/// Whether the step `from` → `to` stays within someone's threat.
+fn stays_within(grid: &Grid, from: Cell, to: Cell, threateners: &[Threatener]) -> bool {
+    threateners
+        .iter()
+        .any(|t| t.covers(grid, from) && t.covers(grid, to))
+}
+
+/// Everyone a walk along `path` from `start` would provoke under
+/// `provokes`, each once, in the order met: what a player is warned of
+/// before ordering the move.
+pub fn provoked_along(
+    grid: &Grid,
+    provokes: Provokes,
+    start: Cell,
+    path: &[Cell],
+    threateners: &[Threatener],
+) -> Vec<Entity> {
+    let mut walk = Walk::new(Entity::PLACEHOLDER, path.to_vec(), u32::MAX, provokes);
+    let mut met = Vec::new();
+    let mut from = start;
+    for &to in path {
+        for e in walk.provoked(grid, from, to, threateners) {
+            if !met.contains(&e) {
+                met.push(e);
+            }
+        }
+        if stays_within(grid, from, to, threateners) {
+            walk.within += 1;
+        }
+        from = to;
+    }
+    met
+}
+
 /// The next step of a walk: where from and to, and who it provokes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {
@@ -156,10 +190,7 @@ impl Walk {
     /// Take `step`: the mover stands in its cell.
     pub fn take(&mut self, world: &mut World, step: &Step, threateners: &[Threatener]) {
         let grid = world.resource::<Grid>();
-        if threateners
-            .iter()
-            .any(|t| t.covers(grid, step.from) && t.covers(grid, step.to))
-        {
+        if stays_within(grid, step.from, step.to, threateners) {
             self.within += 1;
         }
         self.at += 1;
@@ -224,6 +255,26 @@ mod tests {
         );
         assert_eq!(count(Provokes::Within { free: 0 }, (3, 4), (3, 3)), 1);
         assert_eq!(count(Provokes::Never, (3, 4), (3, 3)), 0);
+    }
+
+    #[test]
+    fn a_path_warns_of_whom_it_provokes_as_its_walk_would() {
+        // Along (2,4) → (3,4) → (3,3) → (3,2) past a foe at (4,4), reach 1:
+        // entering provokes on the first step; leaving on the second (out of
+        // a threatened cell); within, with one step free, on none (the
+        // second step is the one free step within, the third leaves).
+        let g = Grid::new(GridKind::Square, 9, 9);
+        let t = [Threatener {
+            entity: Entity::from_raw_u32(7).unwrap(),
+            ..foe(4, 4)
+        }];
+        let along =
+            |p| provoked_along(&g, p, Cell::new(2, 4), &path(&[(3, 4), (3, 3), (3, 2)]), &t);
+        assert_eq!(along(Provokes::Entering), vec![t[0].entity]);
+        assert_eq!(along(Provokes::Leaving), vec![t[0].entity]);
+        assert!(along(Provokes::Within { free: 1 }).is_empty());
+        assert_eq!(along(Provokes::Within { free: 0 }), vec![t[0].entity]);
+        assert!(along(Provokes::Never).is_empty());
     }
 
     #[test]

@@ -142,6 +142,9 @@ pub struct RulesView {
     pub round: fn(&World) -> u32,
     /// What the text calls a round ("round", "turn").
     pub round_unit: &'static str,
+    /// What a move provokes from those whose reach it passes, for the
+    /// board's warning before a move is ordered.
+    pub provokes: crate::movement::Provokes,
     /// What `actor` attacking `target` looks like: chance to hit, damage
     /// range; one line a weapon, each beginning `weapon: `.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,

@@ -123,6 +123,7 @@ macro_rules! ruleset {
             sheet: view::sheet,
             round,
             round_unit: stringify!($round),
+            provokes: view::PROVOKES,
             preview: view::preview,
             clock: view::CLOCK,
             legend: view::LEGEND,

@@ -175,6 +175,11 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     out
 }
 
+/// What a move provokes, for the board's warning: 003 §III F: moving on within
+/// melee range, past the first 5', gives the foe a free attack.
+pub(super) const PROVOKES: fray_core::movement::Provokes =
+    fray_core::movement::Provokes::Within { free: 1 };
+
 /// 003 §II A: sides act on their d12 results, lowest first.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

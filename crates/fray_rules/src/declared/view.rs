@@ -299,6 +299,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     sheet.0
 }
 
+/// What a move provokes, for the board's warning: ruling `riposte`: a move into
+/// a foe's reach provokes its riposte (004 §Step 3).
+pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Entering;
+
 /// Initiative counts vary from round to round: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

@@ -246,6 +246,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     out
 }
 
+/// What a move provokes, for the board's warning: 000 §3.2.2: no reach is
+/// provoked; those who stop may strike a mover along its trace.
+pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Never;
+
 /// The initiative passes blow by blow: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

@@ -309,6 +309,11 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     out
 }
 
+/// What a move provokes, for the board's warning: 002 §Moving Out: a move out
+/// of a threatened hex provokes an attack of opportunity (a 1-hex step never
+/// does).
+pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Leaving;
+
 /// Phases are marked by who acts: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

@@ -241,6 +241,10 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     sheet.0
 }
 
+/// What a move provokes, for the board's warning: 001: a move provokes no free
+/// attack; closing and fleeing are their own actions.
+pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Never;
+
 /// 001 §3: a round is ten segments.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[
