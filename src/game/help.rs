@@ -23,6 +23,7 @@ const CONTROLS: &[(&[&str], &str, &str)] = &[
     (&["NextRound"], "", "on to the next ROUND"),
     (&["Slower", "Faster"], "", "slower and faster"),
     (&["Choose1", "Choose9"], "", "the numbered choices"),
+    (&["Choose10"], "", "the tenth choice"),
     (&[], "click a choice", "give that order"),
     (&[], "click an enemy, a cell", "attack it, move there"),
     (&[], "click a token", "its sheet"),

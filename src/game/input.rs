@@ -47,6 +47,7 @@ pub enum GameAction {
     Choose7,
     Choose8,
     Choose9,
+    Choose10,
 }
 
 impl GameAction {
@@ -82,12 +83,13 @@ impl GameAction {
             "Choose7" => Choose7,
             "Choose8" => Choose8,
             "Choose9" => Choose9,
+            "Choose10" => Choose10,
             _ => return None,
         })
     }
 
     /// The choose-the-nth-choice actions, in order.
-    pub const CHOOSE: [GameAction; 9] = [
+    pub const CHOOSE: [GameAction; 10] = [
         GameAction::Choose1,
         GameAction::Choose2,
         GameAction::Choose3,
@@ -97,6 +99,7 @@ impl GameAction {
         GameAction::Choose7,
         GameAction::Choose8,
         GameAction::Choose9,
+        GameAction::Choose10,
     ];
 }
 

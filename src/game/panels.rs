@@ -208,8 +208,10 @@ fn choice_button(
     refused: Option<&str>,
     preview: Option<&str>,
 ) -> egui::Response {
+    // The tenth choice's key is 0, after 9 on the keyboard.
     let text = match index {
         Some(i) if i < 9 => format!("{}. {label}", i + 1),
+        Some(9) => format!("0. {label}"),
         _ => label.to_string(),
     };
     let mut r = ui.add_enabled(refused.is_none(), egui::Button::new(text));
