@@ -815,7 +815,7 @@ fn click(
     };
     // A tap (down and up within one frame) leaves no held button for the
     // actions to see: it is read from the mouse itself.
-    let tapped = keys.is_some_and(|k| k.1.tapped(&mouse));
+    let tapped = keys.is_some_and(|k| k.taps.tapped(&mouse));
     let select = actions.just_pressed(&GameAction::Select) || tapped;
     if hover.over_ui || !select || s.handoff.is_some() {
         return;

@@ -120,7 +120,11 @@ const DEFAULT_BINDINGS: &str = include_str!("../../assets/settings/input.ron");
 /// The keys bound to each action, as the help shows them ("P", "Ctrl+S"),
 /// by the action's name in the settings file.
 #[derive(Resource, Clone, Debug, Default)]
-pub struct KeyNames(pub BTreeMap<String, Vec<String>>, pub Taps);
+pub struct KeyNames {
+    pub keys: BTreeMap<String, Vec<String>>,
+    /// The mouse buttons that select, for taps.
+    pub taps: Taps,
+}
 
 /// The mouse buttons bound to Select: a press and release within one frame
 /// (a touchpad tap) on one of them selects too.
@@ -141,7 +145,7 @@ impl KeyNames {
     pub fn of(&self, actions: &[&str]) -> Option<String> {
         let keys: Vec<&str> = actions
             .iter()
-            .filter_map(|a| self.0.get(*a))
+            .filter_map(|a| self.keys.get(*a))
             .flatten()
             .map(String::as_str)
             .collect();
@@ -187,14 +191,14 @@ pub fn load_bindings(path: Option<&Path>) -> Result<(InputMap<GameAction>, KeyNa
     let bindings: Bindings = source.parse()?;
     let mut names = KeyNames::default();
     for (name, keys) in &bindings.keys {
-        let words = names.0.entry(name.clone()).or_default();
+        let words = names.keys.entry(name.clone()).or_default();
         words.extend(keys.iter().map(key_name));
     }
     for (name, keys) in &bindings.control {
-        let words = names.0.entry(name.clone()).or_default();
+        let words = names.keys.entry(name.clone()).or_default();
         words.extend(keys.iter().map(|k| format!("Ctrl+{}", key_name(k))));
     }
-    names.1 = Taps(bindings.mouse.get("Select").cloned().unwrap_or_default());
+    names.taps = Taps(bindings.mouse.get("Select").cloned().unwrap_or_default());
     let mut map = InputMap::default();
     for (name, keys) in &bindings.keys {
         let action = GameAction::named(name)
@@ -242,15 +246,15 @@ mod tests {
         assert_eq!(names.of(&["Slower", "Faster"]).unwrap(), "[ or ]");
         // A tap: the left button down and up between two frames.
         let mut mouse = ButtonInput::<MouseButton>::default();
-        assert!(!names.1.tapped(&mouse));
+        assert!(!names.taps.tapped(&mouse));
         mouse.press(MouseButton::Left);
-        assert!(!names.1.tapped(&mouse), "held, not tapped");
+        assert!(!names.taps.tapped(&mouse), "held, not tapped");
         mouse.clear();
         mouse.release(MouseButton::Left);
         mouse.clear();
         mouse.press(MouseButton::Left);
         mouse.release(MouseButton::Left);
-        assert!(names.1.tapped(&mouse));
+        assert!(names.taps.tapped(&mouse));
     }
 
     #[test]

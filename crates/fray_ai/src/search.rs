@@ -243,7 +243,12 @@ fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
     let Some(offer) = decision.offer else {
         return chosen;
     };
-    let kinds = chosen.iter().map(|o| o.action.clone()).collect::<Vec<_>>();
+    let mut kinds: Vec<String> = Vec::new();
+    for o in &chosen {
+        if !kinds.contains(&o.action) {
+            kinds.push(o.action.clone());
+        }
+    }
     let mut others: Vec<Order> = Vec::new();
     for choice in offer(world, decision.actor) {
         let new = !kinds.contains(&choice.order.action)
@@ -252,15 +257,9 @@ fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
             others.push(choice.order);
         }
     }
-    // The new kinds take the places of the appraisal's seconds.
-    let firsts = chosen.len().min(
-        kinds
-            .iter()
-            .enumerate()
-            .filter(|(i, k)| !kinds[..*i].contains(k))
-            .count(),
-    );
-    chosen.truncate(firsts.max(most.saturating_sub(others.len())));
+    // The new kinds take the places of the appraisal's seconds; the best of
+    // each appraised action (first in `chosen`) keeps its place.
+    chosen.truncate(kinds.len().max(most.saturating_sub(others.len())));
     chosen.extend(others);
     chosen.truncate(most);
     chosen
