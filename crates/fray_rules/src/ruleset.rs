@@ -499,7 +499,7 @@ pub fn check_starts(
     known: &[&str],
 ) -> Result<(), LoadError> {
     for c in &scenario.scenario.combatants {
-        if let Some(s) = c.starts.iter().find(|s| !known.contains(&s.as_str())) {
+        if let Some(s) = c.starts.iter().find(|s| !known.iter().any(|k| fits(s, k))) {
             let has = if known.is_empty() {
                 "none".to_string()
             } else {
@@ -516,6 +516,17 @@ pub fn check_starts(
         }
     }
     Ok(())
+}
+
+/// Whether `state` is the known state `known`: the same words, or, where
+/// `known` names what follows (`casting <spell> …`), its first word and more.
+fn fits(state: &str, known: &str) -> bool {
+    match known.split_once(" <") {
+        Some((word, _)) => state
+            .strip_prefix(word)
+            .is_some_and(|rest| rest.starts_with(' ')),
+        None => state == known,
+    }
 }
 
 /// A scenario's forced dice each fit some die the ruleset rolls.

@@ -571,6 +571,44 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
 }
 
 #[test]
+fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
+    // Introduction: "EL+4 for characters with an AD6+2 per EL". The archer's
+    // D6 becomes a D6+2 (`en_die: 2`): at EL 1, 5 EN a phase; its six
+    // preparations cost 5 EN (the first is free), where a D6 allows three.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "archer", at: (1, 3), set: {"active": 6, "el": 1, "en_die": 2}),
+        (name: "Bo", side: "B", template: "swordsman", at: (22, 3), set: {"active": 0, "reactive": 0}),
+    "#,
+        &[],
+        (0..6).map(|_| o(Q::Option, "Ash", "prepare")).collect(),
+        1,
+    );
+    run(&mut b);
+    line(&b, "Ash prepares a great blow with the bow (6 so far");
+    let ash = entity(&b, "Ash");
+    assert_eq!(b.world().get::<En>(ash).unwrap().current, 13);
+    assert_eq!(b.world().get::<Blows>(ash).unwrap().en_round, 5);
+    // A bonus no EN die has is refused where it is written.
+    let text = common::field(
+        "detailed_sequence",
+        (24, 12),
+        1,
+        "",
+        r#"(name: "Ash", side: "A", template: "archer", at: (1, 3), set: {"en_die": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (22, 3)),"#,
+    );
+    let scenario =
+        fray_core::scenario::LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let rules = fray_rules::load("detailed_sequence", None).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(
+        err.contains("t.ron:") && err.contains("0 (AD6), 2 (AD6+2) or 4 (AD6+4), not 3"),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert) chases:
     // 7 cells to her start, then her trace: 13 cells after the chase's 2, on
@@ -1020,6 +1058,77 @@ fn one_with_no_movement_still_strikes_a_mover_and_a_stopper_may_become_alert() {
         &b,
         "Bo's order \"chase\" is refused: one who took a noncombat option cannot react to others' movement (000 §3).",
     );
+}
+
+#[test]
+fn any_option_may_be_preceded_by_dropping_what_is_in_hand() {
+    // 000 §1.2 and ruling drop_and_speech: Ash drops his broadsword and
+    // shield, then draws his dagger: nothing goes back to a sheath, and what
+    // he dropped lies in his cell for anyone to grab.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "spearman", at: (20, 10)),
+    "#,
+        &[],
+        vec![(Q::Option, Order::new("Ash", "drop+draw").with("dagger"))],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash drops the broadsword and the shield before its option: no blow.",
+    );
+    line(&b, "Ash draws the dagger (a blow, 0 EN).");
+    let ash = entity(&b, "Ash");
+    let hands = b.world().get::<Hands>(ash).unwrap();
+    assert_eq!(hands.wielded, vec!["dagger".to_string()]);
+    assert!(hands.sheathed.is_empty());
+    let cell = Cell::new(3, 3);
+    assert_eq!(
+        b.world().resource::<Flow>().ground,
+        vec![
+            (cell, "broadsword".to_string()),
+            (cell, "shield".to_string())
+        ]
+    );
+    // A great blow keeps the weapon it prepares: only the shield falls.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "spearman", at: (20, 10)),
+    "#,
+        &[],
+        vec![(
+            Q::Option,
+            Order::new("Ash", "drop+prepare").with("broadsword"),
+        )],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Ash drops the shield before its option: no blow.");
+    let ash = entity(&b, "Ash");
+    assert_eq!(
+        b.world().get::<Hands>(ash).unwrap().wielded,
+        vec!["broadsword".to_string()]
+    );
+    // Nothing else in hand: nothing to drop, and the order is refused; a
+    // pass drops with its own words.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "spearman", at: (20, 10)),
+    "#,
+        &[],
+        vec![
+            (Q::Option, Order::new("Bo", "drop+prepare").with("spear")),
+            (Q::Option, Order::new("Ash", "drop+pass")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "nothing in hand to drop before the option");
+    line(&b, "drop+ goes before another option");
 }
 
 #[test]

@@ -220,6 +220,64 @@ fn a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
     assert!(line(&b, "goes off") < line(&b, "Round 1 begins."));
 }
 
+#[test]
+fn a_scenario_may_start_a_caster_with_its_spell_in_progress() {
+    // Scenario `starts`: Hal began his fire_bolt before the battle opened
+    // and has one segment of it left: in round 1 he declares nothing, goes
+    // on casting, and the bolt goes off as segment 1 ends. Initiative 3 and
+    // 4; 2d6 = 2 + 3.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 1), starts: ["casting fire_bolt 1 at Bors"]),
+        (name: "Bors", side: "B", template: "orc", at: (6, 1)),"#;
+    let mut b = battle(ALERTED, c, &[3, 4, 2, 3], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Hal goes on casting fire_bolt: it goes off in segment 2.",
+    );
+    assert_has(
+        &b,
+        "Hal's fire_bolt, begun before the battle, goes off: it strikes Bors for 5.",
+    );
+    assert_lacks(&b, "Hal declares");
+}
+
+fn start_hal(state: &str) -> Result<(), String> {
+    let text = field(
+        "segments",
+        (10, 8),
+        1,
+        "",
+        &format!(
+            r#"(name: "Hal", side: "A", template: "magic_user", at: (1, 1), starts: [{state:?}]),
+            (name: "Bors", side: "B", template: "orc", at: (6, 1)),"#
+        ),
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+    let rules = fray_rules::load("segments", None).unwrap();
+    rules.check_scenario(&scenario).map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_spell_in_progress_is_one_the_caster_knows_with_time_left() {
+    assert_eq!(start_hal("casting fire_bolt"), Ok(()));
+    assert_eq!(start_hal("casting fire_bolt 2 at Bors"), Ok(()));
+    let err = start_hal("casting fireball").unwrap_err();
+    assert!(
+        err.contains("t.ron:") && err.contains("\"Hal\" knows no spell \"fireball\""),
+        "{err}"
+    );
+    let err = start_hal("casting fire_bolt 3").unwrap_err();
+    assert!(
+        err.contains("casting time is 2, so 1 to 2 are left"),
+        "{err}"
+    );
+    let err = start_hal("casting fire_bolt at Nobody").unwrap_err();
+    assert!(err.contains("\"Nobody\" is not in the scenario"), "{err}");
+    let err = start_hal("fallen").unwrap_err();
+    assert!(err.contains("it knows: casting <spell>"), "{err}");
+}
+
 // --- 001 §2: declarations ---
 
 #[test]

@@ -414,7 +414,7 @@ fn reveal(world: &mut World) {
     let mut busy = Vec::new();
     let mut words = Vec::new();
     for (e, plan) in &hidden {
-        if let Plan::Attack { weapon, .. } | Plan::Prepare { weapon } = plan {
+        if let Plan::Attack { weapon, .. } | Plan::Prepare { weapon } = plan.option() {
             busy.push((*e, weapon.clone()));
         }
         words.push(format!("{}: {}", name(world, *e), describe(world, plan)));
@@ -451,6 +451,7 @@ fn recheck(world: &World, e: Entity, plan: &Plan) -> Result<(), String> {
     let heavy = |w: &str| weapon(world, w).is_some_and(|d| d.heft == Heft::Heavy);
     match plan {
         Plan::Pass { .. } => Ok(()),
+        Plan::Dropping { then, .. } => recheck(world, e, then),
         Plan::Draw { weapon: w } => can_spend(
             world,
             e,
@@ -534,12 +535,21 @@ pub fn describe(world: &World, plan: &Plan) -> String {
         Plan::Chase { target, .. } => format!("chase {}", name(world, *target)),
         Plan::Stay { watch: None, .. } => "stay".into(),
         Plan::Stay { watch: Some(x), .. } => format!("stay for {}", name(world, *x)),
+        Plan::Dropping { items, then } => format!(
+            "drop the {}, then {}",
+            items.join(" and the "),
+            describe(world, then)
+        ),
         Plan::Nothing => "nothing".into(),
     }
 }
 
 /// 000 §1.2: carry out an option.
 pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
+    if let Plan::Dropping { items, then } = plan {
+        drop_first(world, e, &items);
+        return execute(world, e, *then);
+    }
     if world.resource::<Flow>().chain.contains(&e)
         && !matches!(plan, Plan::Prepare { .. } | Plan::Attack { .. })
     {
@@ -573,16 +583,8 @@ fn pass(world: &mut World, e: Entity, drop: bool, fall: bool, wake: bool) {
     world.entity_mut(e).insert(Passed);
     let mut extra = Vec::new();
     if drop {
-        let here = world.get::<Cell>(e).copied();
-        let dropped = world
-            .get_mut::<Hands>(e)
-            .map(|mut h| std::mem::take(&mut h.wielded))
-            .unwrap_or_default();
-        if let Some(c) = here {
-            for w in &dropped {
-                world.resource_mut::<Flow>().ground.push((c, w.clone()));
-            }
-        }
+        let held = world.get::<Hands>(e).map(|h| h.wielded.clone());
+        let dropped = drop_items(world, e, &held.unwrap_or_default());
         if !dropped.is_empty() {
             extra.push(format!("drops the {}", dropped.join(" and the ")));
         }
@@ -601,6 +603,43 @@ fn pass(world: &mut World, e: Entity, drop: bool, fall: bool, wake: bool) {
             EventKind::Pass,
             "000 §1.2.1",
             format!("{who} passes{more}: no blow; it is not eligible for the initiative until someone takes another option."),
+        )
+        .actor(&who)
+    });
+}
+
+/// Let `items` fall from `e`'s hands to its cell, where anyone may grab
+/// them (000 §1.2.3); returns those it held.
+fn drop_items(world: &mut World, e: Entity, items: &[String]) -> Vec<String> {
+    let here = world.get::<Cell>(e).copied();
+    let mut dropped = Vec::new();
+    if let Some(mut h) = world.get_mut::<Hands>(e) {
+        for w in items {
+            if let Some(i) = h.wielded.iter().position(|x| x == w) {
+                dropped.push(h.wielded.remove(i));
+            }
+        }
+    }
+    if let Some(c) = here {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.ground.extend(dropped.iter().map(|w| (c, w.clone())));
+    }
+    dropped
+}
+
+/// 000 §1.2: "Any option may be preceded by dropping items held in hands"
+/// (ruling `drop_and_speech`): they fall before the option is carried out.
+fn drop_first(world: &mut World, e: Entity, items: &[String]) {
+    let who = name(world, e);
+    let dropped = drop_items(world, e, items);
+    log(world, || {
+        Event::new(
+            EventKind::Drop,
+            "000 §1.2 · ruling drop_and_speech",
+            format!(
+                "{who} drops the {} before its option: no blow.",
+                dropped.join(" and the ")
+            ),
         )
         .actor(&who)
     });

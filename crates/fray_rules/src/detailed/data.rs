@@ -99,6 +99,16 @@ pub enum EnDie {
 }
 
 impl EnDie {
+    /// The die by its bonus per EL, as a scenario `set`s it: 0, 2 or 4.
+    pub fn from_bonus(bonus: i32) -> Option<Self> {
+        match bonus {
+            0 => Some(Self::D6),
+            2 => Some(Self::D6Plus2),
+            4 => Some(Self::D6Plus4),
+            _ => None,
+        }
+    }
+
     pub fn cap(self, el: i32) -> i32 {
         el + match self {
             Self::D6 => 2,

@@ -301,11 +301,21 @@ fn stat_block(
         spec,
         src,
         "detailed_sequence",
-        &["armour_on"],
+        &["armour_on", "en_die"],
     )?;
+    let mut en_die = t.en_die;
+    for (key, value) in rest.iter().filter(|(k, _)| k == "en_die") {
+        en_die = EnDie::from_bonus(*value).ok_or_else(|| {
+            src.error_at(
+                key,
+                Some(&spec.name),
+                format!("\"en_die\" is the EN die's bonus per EL: 0 (AD6), 2 (AD6+2) or 4 (AD6+4), not {value}"),
+            )
+        })?;
+    }
     let stats = Stats {
         el: t.el,
-        en_die: t.en_die,
+        en_die,
         st: t.st,
         dx: t.dx,
         active: t.active,
@@ -316,7 +326,7 @@ fn stat_block(
         spells: t.spells.clone(),
     };
     let (en, bd) = (t.en, t.bd);
-    let armour_on = rest.iter().all(|(_, on)| *on != 0);
+    let armour_on = rest.iter().all(|(k, on)| k != "armour_on" || *on != 0);
     let wielded = spec.weapons.clone().unwrap_or_else(|| t.wielded.clone());
     let carried: Vec<String> = wielded.iter().chain(&t.sheathed).cloned().collect();
     crate::ruleset::check_weapons(src, ("", &spec.name), &carried, &data.weapons)?;

@@ -22,6 +22,15 @@ pub const ACTIONS: &[&str] = &[
     "step_open",
     "change_range",
     "attack",
+    "drop+draw",
+    "drop+grab",
+    "drop+prepare",
+    "drop+close",
+    "drop+open",
+    "drop+step_close",
+    "drop+step_open",
+    "drop+change_range",
+    "drop+attack",
     "parry",
     "rest",
     "cast",
@@ -92,8 +101,24 @@ pub enum Plan {
         /// passes (ruling `stop_options`).
         watch: Option<Entity>,
     },
+    /// 000 §1.2: "Any option may be preceded by dropping items held in
+    /// hands" — these items, then the option.
+    Dropping {
+        items: Vec<String>,
+        then: Box<Plan>,
+    },
     /// Let a parry, a noncombat option or a strike go.
     Nothing,
+}
+
+impl Plan {
+    /// The option itself, after any items dropped before it.
+    pub fn option(&self) -> &Plan {
+        match self {
+            Plan::Dropping { then, .. } => then,
+            plan => plan,
+        }
+    }
 }
 
 /// Blows an option needs: active ones, and more of either kind.
@@ -377,6 +402,9 @@ fn pass_plan(with: Option<&str>) -> Result<Plan, String> {
 
 /// 000 §1.2: the option of the character with the initiative.
 fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    if let Some(option) = order.action.strip_prefix("drop+") {
+        return drop_first(world, me, order, option);
+    }
     let flow = world.resource::<Flow>();
     let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
     // 000 §1.2.4: a thrusting weapon's or bow's preparation chains.
@@ -406,6 +434,47 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
             "in the combat phase the options are pass, draw, grab, prepare, close, open, step_close, step_open, change_range and attack; not {other:?}"
         )),
     }
+}
+
+/// 000 §1.2: "Any option may be preceded by dropping items held in hands",
+/// written `drop+OPTION`: the character drops everything in hand except the
+/// weapon its option strikes or prepares with (ruling `drop_and_speech`).
+fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<Plan, String> {
+    if option == "pass" || option.starts_with("drop+") {
+        return Err(
+            "a pass drops with its own words (with: \"drop\"); drop+ goes before another option"
+                .into(),
+        );
+    }
+    let then = validate_option(
+        world,
+        me,
+        &Order {
+            action: option.to_string(),
+            ..order.clone()
+        },
+    )?;
+    let keep = match &then {
+        Plan::Attack { weapon, .. } | Plan::Prepare { weapon } => Some(weapon.as_str()),
+        _ => None,
+    };
+    let items: Vec<String> = world
+        .get::<Hands>(me)
+        .map(|h| {
+            h.wielded
+                .iter()
+                .filter(|w| Some(w.as_str()) != keep)
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    if items.is_empty() {
+        return Err("nothing in hand to drop before the option".into());
+    }
+    Ok(Plan::Dropping {
+        items,
+        then: Box::new(then),
+    })
 }
 
 /// 000 §1.2.2 Draw weapon: a sheathed weapon, for a blow, which must be
@@ -744,9 +813,17 @@ fn option_choices(
             offer(Order::new(name, action).target(n), format!("{words} {n}"));
         }
     }
+    let held = world.get::<Hands>(me).map(|h| h.wielded.join(" and the "));
+    let held = held.filter(|h| !h.is_empty());
     if let Some(h) = world.get::<Hands>(me) {
         for w in &h.sheathed {
             offer(Order::new(name, "draw").with(w), format!("Draw the {w}"));
+            if let Some(held) = &held {
+                offer(
+                    Order::new(name, "drop+draw").with(w),
+                    format!("Drop the {held}, then draw the {w}"),
+                );
+            }
         }
     }
     for (c, w) in &flow.ground {
@@ -754,6 +831,12 @@ fn option_choices(
             Order::new(name, "grab").with(w).cell(*c),
             format!("Grab the {w} at {c}"),
         );
+        if let Some(held) = &held {
+            offer(
+                Order::new(name, "drop+grab").with(w).cell(*c),
+                format!("Drop the {held}, then grab the {w} at {c}"),
+            );
+        }
     }
     offer(Order::new(name, "pass"), "Pass".into());
     offer(

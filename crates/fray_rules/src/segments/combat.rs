@@ -376,7 +376,7 @@ fn go_off(world: &mut World, e: Entity) {
         .resource_mut::<Dice>()
         .roll(dice, format!("{who}'s {}", casting.spell));
     let amount = roll.total.max(1);
-    let began = world.resource::<Flow>().segment_words(casting.began);
+    let began = world.resource::<Flow>().begun(casting.began);
     let effect = if harm {
         format!("it strikes {them} for {amount}")
     } else {
@@ -386,10 +386,7 @@ fn go_off(world: &mut World, e: Entity) {
         Event::new(
             EventKind::Cast,
             "001 §Note about spells",
-            format!(
-                "{who}'s {}, begun in {began}, goes off: {effect}.",
-                casting.spell
-            ),
+            format!("{who}'s {}, {began}, goes off: {effect}.", casting.spell),
         )
         .actor(&who)
         .target(&them)

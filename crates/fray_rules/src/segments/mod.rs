@@ -54,6 +54,7 @@ crate::ruleset::ruleset!(SegmentsData {
     data: "segments.ron",
     round: round,
     largest_die: 20,
+    starts: ["casting <spell> [<segments left>] [at <target>]"],
 });
 
 /// A combatant's numbers, in the classic form (rulings `attack_roll`,
@@ -249,6 +250,15 @@ impl Flow {
         }
     }
 
+    /// When a spell in progress began: in a segment, or before the battle
+    /// (a scenario's starting state).
+    pub fn begun(&self, clock: u32) -> String {
+        match clock {
+            0 => "begun before the battle".into(),
+            c => format!("begun in {}", self.segment_words(c)),
+        }
+    }
+
     /// A point on the clock in the words of the period it falls in.
     pub fn segment_words(&self, clock: u32) -> String {
         if clock <= self.surprise_segments {
@@ -356,8 +366,10 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
             "the segments ruleset plays two sides, the party and its enemies (ruling two_sides)",
         ));
     }
+    let names: Vec<&str> = s.combatants.iter().map(|c| c.name.as_str()).collect();
     for spec in &s.combatants {
-        stat_block(data, spec, src)?;
+        let (_, _, kit) = stat_block(data, spec, src)?;
+        spell_in_progress(data, spec, &kit, src, &names)?;
     }
     if let Some(alerted) = s.options.get("alerted") {
         for name in alerted.split(',').map(str::trim) {
@@ -391,12 +403,24 @@ pub fn populate(
 ) -> Result<(), LoadError> {
     let s = &scenario.scenario;
     let mut starting = vec![0; s.sides.len()];
+    let names: Vec<&str> = s.combatants.iter().map(|c| c.name.as_str()).collect();
+    let mut aims = Vec::new();
     let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         let (stats, hp, kit) = stat_block(&data, spec, &scenario.source)?;
+        let casting = spell_in_progress(&data, spec, &kit, &scenario.source, &names)?;
         e.insert((HitPoints::full(hp), stats, kit, SurpriseSegments(0)));
+        if let Some((casting, target)) = casting {
+            e.insert(casting);
+            aims.extend(target.map(|t| (e.id(), t)));
+        }
         starting[scenario.side_index(&spec.side).unwrap_or(0)] += 1;
         Ok(())
     })?;
+    for (caster, target) in aims {
+        if let Some(t) = roster.entity(&target) {
+            world.entity_mut(caster).insert(SpellTarget(t));
+        }
+    }
     let alerted: Vec<bool> = s
         .sides
         .iter()
@@ -438,6 +462,63 @@ pub fn populate(
         },
     );
     Ok(())
+}
+
+/// A scenario's starting state `casting SPELL [N] [at TARGET]`: a spell in
+/// progress (001 §Note about spells), begun before the battle opened, that
+/// goes off after N more segments — its whole casting time if no N is given —
+/// on TARGET, or as a spell with no target does (ruling `spell_effects`).
+/// Returned with the target's name, or where the state is wrong.
+fn spell_in_progress(
+    data: &SegmentsData,
+    spec: &CombatantSpec,
+    kit: &Kit,
+    src: &Source,
+    names: &[&str],
+) -> Result<Option<(fray_core::casting::Casting, Option<String>)>, LoadError> {
+    let Some(state) = spec.starts.iter().find(|s| s.starts_with("casting ")) else {
+        return Ok(None);
+    };
+    let wrong = |why: String| src.error_at(state, Some(&spec.name), why);
+    let (words, target) = match state.split_once(" at ") {
+        Some((words, target)) => (words, Some(target.trim().to_string())),
+        None => (state.as_str(), None),
+    };
+    let mut words = words.split_whitespace().skip(1);
+    let spell = words.next().unwrap_or_default();
+    let s = data
+        .spells
+        .get(spell)
+        .filter(|_| kit.spells.iter().any(|k| k == spell))
+        .ok_or_else(|| wrong(format!("{:?} knows no spell {spell:?}", spec.name)))?;
+    let left = match words.next() {
+        None => s.casting_time,
+        Some(n) => n
+            .parse::<u32>()
+            .ok()
+            .filter(|n| (1..=s.casting_time).contains(n))
+            .ok_or_else(|| {
+                wrong(format!(
+                    "{n:?} segments left: the {spell}'s casting time is {}, so 1 to {} are left",
+                    s.casting_time, s.casting_time
+                ))
+            })?,
+    };
+    if let Some(extra) = words.next() {
+        return Err(wrong(format!(
+            "{extra:?}: write casting SPELL, then the segments left, then at TARGET"
+        )));
+    }
+    if let Some(t) = target.as_deref().filter(|t| !names.contains(t)) {
+        return Err(wrong(format!("{t:?} is not in the scenario")));
+    }
+    // Going off as the last of its segments ends: at the start of the next.
+    let casting = fray_core::casting::Casting {
+        spell: spell.to_string(),
+        began: 0,
+        completes: left + 1,
+    };
+    Ok(Some((casting, target)))
 }
 
 /// Ruling `alerted`: the sides that make no surprise roll.

@@ -198,9 +198,9 @@ fn waiting(world: &World, flow: &Flow) -> Vec<String> {
         }
         if let Some(c) = world.get::<Casting>(e) {
             out.push(format!(
-                "{who}: casting {}, begun in {}, goes off in {}",
+                "{who}: casting {}, {}, goes off in {}",
                 c.spell,
-                flow.segment_words(c.began),
+                flow.begun(c.began),
                 flow.segment_words(c.completes)
             ));
         }
