@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Check a screenshot of the game window: the right size, not blank, and
-showing the board and both sides' tokens. Standard library only."""
+showing the board and both sides' tokens; on the battle screen, the
+timeline's lanes (named in the sides' colours) with marks on them.
+Standard library only."""
 import struct
 import sys
 import zlib
@@ -47,6 +49,23 @@ def read_png(path):
     return width, height, channels, rows
 
 
+def timeline(rows, ch):
+    """Pixels of lane names (in a side's colour) in the timeline's gutter at
+    the bottom left of the board's column, and bright marks along the lanes."""
+    names = marks = 0
+    for y in range(512, 600):
+        row = rows[y]
+        for x in range(275, 365):
+            r, g, b = row[x * ch], row[x * ch + 1], row[x * ch + 2]
+            if (b > 180 and r < 110 and 90 < g < 180) or (r > 180 and g < 110 and b < 100):
+                names += 1
+        for x in range(365, 890):
+            r, g, b = row[x * ch], row[x * ch + 1], row[x * ch + 2]
+            if r + g + b > 420:
+                marks += 1
+    return names, marks
+
+
 def main():
     path, want_w, want_h = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     # "both": tokens of both sides must show; "any": a result screen, where one side may be all fallen.
@@ -74,6 +93,10 @@ def main():
         problems.append(f"too little board visible ({board} sampled pixels)")
     if (sides == "both" and (blue < 40 or red < 40)) or blue + red < 40:
         problems.append(f"tokens not visible (blue {blue}, red {red} sampled pixels)")
+    if sides == "both":
+        names, marks = timeline(rows, ch)
+        if names < 40 or marks < 40:
+            problems.append(f"the timeline shows no lanes ({names} name pixels, {marks} mark pixels)")
     if problems:
         raise SystemExit(f"{path}: " + "; ".join(problems))
     print(f"{path}: {w}x{h}, {len(colours)} colours, board {board}, tokens blue {blue} red {red}: ok")

@@ -24,6 +24,7 @@ const CONTROLS: &[(&[&str], &str, &str)] = &[
     (&["Slower", "Faster"], "", "slower and faster"),
     (&["Choose1", "Choose9"], "", "the numbered choices"),
     (&["Choose10"], "", "the tenth choice"),
+    (&["Choose11", "Choose20"], "", "choices 11 to 20"),
     (&[], "click a choice", "give that order"),
     (&[], "click an enemy, a cell", "attack it, move there"),
     (&[], "click a token", "its sheet"),

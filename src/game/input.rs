@@ -48,6 +48,16 @@ pub enum GameAction {
     Choose8,
     Choose9,
     Choose10,
+    Choose11,
+    Choose12,
+    Choose13,
+    Choose14,
+    Choose15,
+    Choose16,
+    Choose17,
+    Choose18,
+    Choose19,
+    Choose20,
 }
 
 impl GameAction {
@@ -84,12 +94,22 @@ impl GameAction {
             "Choose8" => Choose8,
             "Choose9" => Choose9,
             "Choose10" => Choose10,
+            "Choose11" => Choose11,
+            "Choose12" => Choose12,
+            "Choose13" => Choose13,
+            "Choose14" => Choose14,
+            "Choose15" => Choose15,
+            "Choose16" => Choose16,
+            "Choose17" => Choose17,
+            "Choose18" => Choose18,
+            "Choose19" => Choose19,
+            "Choose20" => Choose20,
             _ => return None,
         })
     }
 
     /// The choose-the-nth-choice actions, in order.
-    pub const CHOOSE: [GameAction; 10] = [
+    pub const CHOOSE: [GameAction; 20] = [
         GameAction::Choose1,
         GameAction::Choose2,
         GameAction::Choose3,
@@ -100,6 +120,16 @@ impl GameAction {
         GameAction::Choose8,
         GameAction::Choose9,
         GameAction::Choose10,
+        GameAction::Choose11,
+        GameAction::Choose12,
+        GameAction::Choose13,
+        GameAction::Choose14,
+        GameAction::Choose15,
+        GameAction::Choose16,
+        GameAction::Choose17,
+        GameAction::Choose18,
+        GameAction::Choose19,
+        GameAction::Choose20,
     ];
 }
 
@@ -110,6 +140,9 @@ struct Bindings {
     /// Keys pressed with Control.
     #[serde(default)]
     control: BTreeMap<String, Vec<KeyCode>>,
+    /// Keys pressed with Shift.
+    #[serde(default)]
+    shift: BTreeMap<String, Vec<KeyCode>>,
     #[serde(default)]
     mouse: BTreeMap<String, Vec<MouseButton>>,
 }
@@ -198,6 +231,10 @@ pub fn load_bindings(path: Option<&Path>) -> Result<(InputMap<GameAction>, KeyNa
         let words = names.keys.entry(name.clone()).or_default();
         words.extend(keys.iter().map(|k| format!("Ctrl+{}", key_name(k))));
     }
+    for (name, keys) in &bindings.shift {
+        let words = names.keys.entry(name.clone()).or_default();
+        words.extend(keys.iter().map(|k| format!("Shift+{}", key_name(k))));
+    }
     names.taps = Taps(bindings.mouse.get("Select").cloned().unwrap_or_default());
     let mut map = InputMap::default();
     for (name, keys) in &bindings.keys {
@@ -215,6 +252,13 @@ pub fn load_bindings(path: Option<&Path>) -> Result<(InputMap<GameAction>, KeyNa
                 action,
                 ButtonlikeChord::modified(ModifierKey::Control, *key),
             );
+        }
+    }
+    for (name, keys) in &bindings.shift {
+        let action = GameAction::named(name)
+            .ok_or_else(|| source.error_at(name, None, format!("no action named {name:?}")))?;
+        for key in keys {
+            map.insert(action, ButtonlikeChord::modified(ModifierKey::Shift, *key));
         }
     }
     for (name, buttons) in &bindings.mouse {
@@ -243,6 +287,10 @@ mod tests {
         assert!(!map.get(&GameAction::Confirm).unwrap().is_empty());
         assert_eq!(names.of(&["Confirm"]).unwrap(), "Space or Enter");
         assert_eq!(names.of(&["Save"]).unwrap(), "Ctrl+S");
+        // Choices 11 to 20: the digits with Shift.
+        assert_eq!(names.of(&["Choose11"]).unwrap(), "Shift+1");
+        assert_eq!(names.of(&["Choose20"]).unwrap(), "Shift+0");
+        assert!(!map.get(&GameAction::Choose20).unwrap().is_empty());
         assert_eq!(names.of(&["Slower", "Faster"]).unwrap(), "[ or ]");
         // A tap: the left button down and up between two frames.
         let mut mouse = ButtonInput::<MouseButton>::default();

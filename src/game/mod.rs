@@ -18,6 +18,7 @@ pub mod input;
 pub mod menu;
 mod panels;
 pub mod session;
+mod timeline;
 
 /// The screens.
 #[derive(States, Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -8,7 +8,7 @@ use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use fray_ai::LoadedRules;
 use fray_core::decision::{Decision, Decisions, Order};
 use fray_core::log::{LogEntry, Tone};
-use fray_core::view::{Clock, RowState};
+use fray_core::view::RowState;
 use leafwing_input_manager::prelude::*;
 
 use super::Screen;
@@ -30,7 +30,7 @@ pub struct BoardArea(pub Option<Rect>);
 #[derive(Resource, Default)]
 struct BattleMenu(bool);
 
-fn colour32(c: Color) -> egui::Color32 {
+pub(super) fn colour32(c: Color) -> egui::Color32 {
     let s = c.to_srgba();
     egui::Color32::from_rgb(
         (s.red * 255.0) as u8,
@@ -139,7 +139,7 @@ fn hand_off(session: Option<NonSendMut<Session>>) {
     }
 }
 
-fn entry_colour(e: &LogEntry) -> egui::Color32 {
+pub(super) fn entry_colour(e: &LogEntry) -> egui::Color32 {
     match e.event.tone() {
         Tone::Harm => egui::Color32::from_rgb(240, 140, 120),
         Tone::Blow => egui::Color32::from_rgb(235, 225, 170),
@@ -208,10 +208,13 @@ fn choice_button(
     refused: Option<&str>,
     preview: Option<&str>,
 ) -> egui::Response {
-    // The tenth choice's key is 0, after 9 on the keyboard.
+    // The tenth choice's key is 0, after 9 on the keyboard; the next ten
+    // are the same keys with Shift.
     let text = match index {
-        Some(i) if i < 9 => format!("{}. {label}", i + 1),
-        Some(9) => format!("0. {label}"),
+        Some(i) if i < 20 => {
+            let shift = if i >= 10 { "Shift+" } else { "" };
+            format!("{shift}{}. {label}", (i + 1) % 10)
+        }
         _ => label.to_string(),
     };
     let mut r = ui.add_enabled(refused.is_none(), egui::Button::new(text));
@@ -290,10 +293,10 @@ fn battle_ui(
         rects.0.push(to_rect(right.response.rect));
         let seen = hover.as_deref();
         let bottom = egui::Panel::bottom("decision")
-            .exact_size(210.0)
+            .exact_size(250.0)
             .resizable(false)
             .show(&mut root, |ui| {
-                timeline(ui, s, round, &mut picked);
+                super::timeline::timeline(ui, s, round, &mut picked);
                 ui.separator();
                 decision_panel(ui, s, seen, &mut asked);
             });
@@ -548,7 +551,7 @@ fn thinking(ui: &mut egui::Ui, s: &Session) {
 }
 
 /// `word` with a capital first letter.
-fn capitalised(word: &str) -> String {
+pub(super) fn capitalised(word: &str) -> String {
     let mut chars = word.chars();
     chars
         .next()
@@ -630,190 +633,6 @@ fn log_panel(
             ui.label("No entry picked.");
         }
     }
-}
-
-/// The round's timeline: one chip per time mark, naming what happened there
-/// in the ruleset's labels.
-/// The round drawn as time: one tick per step of the ruleset's clock
-/// (segment, initiative count, phase) from the first mark to the last,
-/// quiet ticks faint, and what happened at each mark on it.
-fn timeline(ui: &mut egui::Ui, s: &Session, round: u32, picked: &mut Option<usize>) {
-    let entries = s.log().entries();
-    let mut marks: Vec<(String, Vec<&LogEntry>)> = Vec::new();
-    for e in entries.iter().filter(|e| e.round == round && e.round > 0) {
-        match marks.last_mut() {
-            Some((t, list)) if *t == e.time => list.push(e),
-            _ => marks.push((e.time.clone(), vec![e])),
-        }
-    }
-    ui.horizontal(|ui| {
-        let unit = capitalised(s.view.round_unit);
-        ui.label(egui::RichText::new(format!("{unit} {round}")).strong());
-        egui::ScrollArea::horizontal()
-            .id_salt("timeline")
-            .stick_to_right(true)
-            .show(ui, |ui| {
-                ui.horizontal(|ui| {
-                    for tick in axis(&marks, s.view.clock) {
-                        match tick {
-                            Tick::Quiet(label) => {
-                                ui.label(egui::RichText::new(label).weak());
-                            }
-                            Tick::Mark(i) => {
-                                let (time, list) = &marks[i];
-                                mark_button(ui, s, time, list, entries, picked);
-                            }
-                        }
-                    }
-                });
-            });
-    });
-}
-
-/// One step of the timeline's axis.
-enum Tick {
-    /// A step of the clock when nothing happened.
-    Quiet(String),
-    /// The `i`th time mark of the round.
-    Mark(usize),
-}
-
-/// The axis under `marks`. With the ruleset's `clock`, every step of it,
-/// quiet ones faint, the marks off the clock before and after. Without,
-/// between two marks of the same clock ("initiative 13", "initiative 10")
-/// the steps where nothing happened (at most [`QUIET_TICKS`] of them; a
-/// longer wait is one "…").
-fn axis(marks: &[(String, Vec<&LogEntry>)], clock: Option<Clock>) -> Vec<Tick> {
-    let name = clock.map(|c| c.name);
-    let on_clock: Vec<(usize, i64)> = marks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, (t, _))| {
-            let (p, n) = reading(t)?;
-            (Some(p) == name).then_some((i, n))
-        })
-        .collect();
-    match clock {
-        Some(c) if !on_clock.is_empty() => full_clock(marks.len(), &on_clock, c),
-        _ => between_marks(marks),
-    }
-}
-
-/// Every step of `clock` (widened to the readings seen), each with its
-/// marks; the marks off the clock before the first reading come first, the
-/// rest last.
-fn full_clock(marks: usize, on_clock: &[(usize, i64)], clock: Clock) -> Vec<Tick> {
-    let first_mark = on_clock[0].0;
-    let rising = clock.first <= clock.last;
-    let (lo, hi) = on_clock.iter().fold(
-        (clock.first.min(clock.last), clock.first.max(clock.last)),
-        |(lo, hi), &(_, n)| (lo.min(n), hi.max(n)),
-    );
-    let steps: Vec<i64> = if rising {
-        (lo..=hi).collect()
-    } else {
-        (lo..=hi).rev().collect()
-    };
-    let off = |i: &usize| !on_clock.iter().any(|(j, _)| j == i);
-    let mut ticks: Vec<Tick> = (0..first_mark).filter(off).map(Tick::Mark).collect();
-    for n in steps {
-        let at: Vec<usize> = on_clock
-            .iter()
-            .filter(|(_, m)| *m == n)
-            .map(|(i, _)| *i)
-            .collect();
-        if at.is_empty() {
-            ticks.push(Tick::Quiet(n.to_string()));
-        }
-        ticks.extend(at.into_iter().map(Tick::Mark));
-    }
-    ticks.extend((first_mark..marks).filter(off).map(Tick::Mark));
-    ticks
-}
-
-/// The marks in order, with the quiet steps between two of one clock.
-fn between_marks(marks: &[(String, Vec<&LogEntry>)]) -> Vec<Tick> {
-    let mut ticks = Vec::new();
-    let mut last: Option<(&str, i64)> = None;
-    for (i, (time, _)) in marks.iter().enumerate() {
-        let here = reading(time);
-        if let (Some((p, a)), Some((q, b))) = (last, here)
-            && p == q
-        {
-            let gap = (b - a).unsigned_abs().saturating_sub(1);
-            let step = if b > a { 1 } else { -1 };
-            if gap > QUIET_TICKS {
-                ticks.push(Tick::Quiet("…".into()));
-            } else {
-                for k in 1..=gap as i64 {
-                    ticks.push(Tick::Quiet((a + step * k).to_string()));
-                }
-            }
-        }
-        ticks.push(Tick::Mark(i));
-        last = here.or(last);
-    }
-    ticks
-}
-
-/// The most quiet steps drawn one by one between two marks.
-const QUIET_TICKS: u64 = 9;
-
-/// A time mark read as a clock and its reading: "segment 6" is
-/// ("segment", 6), "initiative -4" is ("initiative", -4).
-fn reading(time: &str) -> Option<(&str, i64)> {
-    let (prefix, n) = time.trim().rsplit_once(' ')?;
-    Some((prefix, n.parse().ok()?))
-}
-
-/// A time mark on the timeline: what happened, and its sentences on hover.
-fn mark_button(
-    ui: &mut egui::Ui,
-    s: &Session,
-    time: &str,
-    list: &[&LogEntry],
-    entries: &[LogEntry],
-    picked: &mut Option<usize>,
-) {
-    let kinds = mark_kinds(s, list);
-    let text = if kinds.is_empty() {
-        time.to_string()
-    } else {
-        format!("{time}: {}", kinds.join(" "))
-    };
-    let r = ui.button(text).on_hover_text(
-        list.iter()
-            .map(|e| e.text.as_str())
-            .collect::<Vec<_>>()
-            .join("\n"),
-    );
-    if r.clicked() {
-        *picked = entries.iter().position(|x| std::ptr::eq(x, list[0]));
-    }
-}
-
-/// The labels of what happened at one time mark, counted ("attack×2").
-fn mark_kinds(s: &Session, list: &[&LogEntry]) -> Vec<String> {
-    let mut kinds: Vec<(&str, usize)> = Vec::new();
-    for e in list {
-        let Some(mark) = s.rules.label(e.event) else {
-            continue;
-        };
-        match kinds.iter_mut().find(|(k, _)| *k == mark) {
-            Some((_, n)) => *n += 1,
-            None => kinds.push((mark, 1)),
-        }
-    }
-    kinds
-        .iter()
-        .map(|(k, n)| {
-            if *n > 1 {
-                format!("{k}×{n}")
-            } else {
-                k.to_string()
-            }
-        })
-        .collect()
 }
 
 /// The decision a person must make now, with its choices; or what the

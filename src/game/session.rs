@@ -508,14 +508,26 @@ fn drive(
             s.clock += time.delta_secs() * per_second;
             while s.clock >= 1.0 {
                 s.clock -= 1.0;
+                let seen = s.log().entries().len();
                 if !s.advance() {
                     s.clock = 0.0;
+                    break;
+                }
+                // An interrupt lingers on screen before the battle goes on.
+                let new = s.log().entries().get(seen..).unwrap_or_default();
+                if new.iter().any(|e| e.event.cuts_in()) {
+                    s.clock = -INTERRUPT_LINGER * per_second;
                     break;
                 }
             }
         }
     }
 }
+
+/// Seconds an interrupt (a riposte, an attack of opportunity, a parry, an
+/// abort, a readied action) stays on screen before the battle goes on, at
+/// the timed speeds.
+const INTERRUPT_LINGER: f32 = 1.5;
 
 /// The system set that steps the battle each frame.
 #[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]

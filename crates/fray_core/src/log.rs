@@ -328,6 +328,25 @@ impl EventKind {
     }
 
     /// How the log panel tints an entry of this kind.
+    /// Whether it cuts into another's action, at the moment of that action:
+    /// a riposte, an attack of opportunity, a parry, an abort, a readied
+    /// action going off.
+    pub fn cuts_in(self) -> bool {
+        matches!(
+            self,
+            Self::Riposte | Self::Opportunity | Self::Parry | Self::Abort | Self::ReadiedAttack
+        )
+    }
+
+    /// Whether its actor now waits to act later: a readied, held, delayed
+    /// or waiting action.
+    pub fn waits(self) -> bool {
+        matches!(
+            self,
+            Self::Ready | Self::Readied | Self::Hold | Self::Delay | Self::Wait
+        )
+    }
+
     pub fn tone(self) -> Tone {
         match self {
             Self::Damage | Self::Health | Self::Injury | Self::Spoiled => Tone::Harm,
