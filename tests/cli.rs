@@ -335,6 +335,14 @@ fn a_closed_pipe_ends_quietly_and_lost_output_is_not_success() {
         ],
         &["rules"],
         &["rules", "declared"],
+        &["sim", "assets/scenarios/duel.ron", "--battles", "3"],
+        &[
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "3",
+            "--json",
+        ],
     ] {
         // The reader is gone before the first line is written.
         let (reader, writer) = std::io::pipe().unwrap();
@@ -348,19 +356,31 @@ fn a_closed_pipe_ends_quietly_and_lost_output_is_not_success() {
         assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
         assert_eq!(stderr(&o), "", "{args:?}");
     }
-    let full = std::fs::File::create("/dev/full").unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_fray"))
-        .args(["run", "assets/scenarios/duel.ron", "--all-ai"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(full)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("fray: cannot write the output: No space left on device"),
-        "{}",
-        stderr(&o)
-    );
+    for args in [
+        &["run", "assets/scenarios/duel.ron", "--all-ai"][..],
+        &["sim", "assets/scenarios/duel.ron", "--battles", "3"],
+        &[
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "3",
+            "--json",
+        ],
+    ] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_fray"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(full)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("fray: cannot write the output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
 }
 
 #[test]
@@ -441,6 +461,18 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
             "order_off_the_grid",
             "11:40: \"Brienne\"'s scripted order names (9, 9), outside the grid",
         ),
+        (
+            "order_with_a_weapon_not_carried",
+            "15:87: \"Brienne\"'s scripted attack is with \"warhammer\", which \"Brienne\" does not carry (it carries: longsword)",
+        ),
+        (
+            "order_with_an_unknown_weapon",
+            "13:85: \"Vance\"'s scripted strike is with \"halberd\", which is no weapon of the phases ruleset (weapons: club, fists, pistol, staff, stretching_punch, sword)",
+        ),
+        (
+            "order_with_a_weapon_nobody_carries",
+            "16:89: \"Aldo\"'s scripted drop+attack is with \"flail\", which nobody in the scenario carries",
+        ),
     ];
     let o = fray(&["check", "tests/broken/weapon_twice.ron"]);
     assert_eq!(o.status.code(), Some(2));
@@ -462,6 +494,213 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
         assert_eq!(o.status.code(), Some(2), "{path}: run refuses it too");
         assert_eq!(stdout(&o), "", "{path}: before any round");
     }
+}
+
+/// A copy of the shipped data file `data` with the number `key: value` on
+/// the first line that holds `line_of` written as each of `spoilt`: both
+/// `fray check` on the file and `fray run` on the shipped `scenario` beside
+/// it refuse it, at the first `at` of that line, with `message`.
+fn spoilt_data_is_refused(
+    data: &str,
+    scenario: &str,
+    (line_of, at): (&str, &str),
+    (key, value): (&str, &str),
+    spoilt: &[&str],
+    message: &str,
+) {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = std::env::temp_dir().join(format!(
+        "fray-spoilt-{}-{}",
+        std::process::id(),
+        data.trim_end_matches(".ron")
+    ));
+    std::fs::create_dir_all(dir.join("rulesets")).unwrap();
+    std::fs::create_dir_all(dir.join("scenarios")).unwrap();
+    let shipped = std::fs::read_to_string(format!("{root}/assets/rulesets/{data}")).unwrap();
+    let number = format!("{key}: {value}");
+    let (n, line) = shipped
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains(line_of) && l.contains(&number))
+        .unwrap_or_else(|| panic!("{data} has no line with {line_of:?} and {number:?}"));
+    let col = line.find(at).unwrap() + 1;
+    let played = dir.join("scenarios").join(scenario);
+    std::fs::copy(format!("{root}/assets/scenarios/{scenario}"), &played).unwrap();
+    let file = dir.join("rulesets").join(data);
+    for bad in spoilt {
+        let bad_line = line.replacen(&number, &format!("{key}: {bad}"), 1);
+        std::fs::write(&file, shipped.replacen(line, &bad_line, 1)).unwrap();
+        let want = format!("{}:{}:{col}: {message}", file.display(), n + 1);
+        let o = fray(&["check", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{key}: {bad}");
+        assert!(stderr(&o).contains(&want), "{key}: {bad}: {}", stderr(&o));
+        let o = fray(&["run", played.to_str().unwrap(), "--all-ai"]);
+        assert_eq!(o.status.code(), Some(2), "{key}: {bad}: run refuses it too");
+        assert_eq!(stdout(&o), "", "{key}: {bad}: before any round");
+        assert!(stderr(&o).contains(&want), "{key}: {bad}: {}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_weapon_multiplier_below_one_is_refused_where_it_is_written() {
+    spoilt_data_is_refused(
+        "declared.ron",
+        "duel.ron",
+        ("\"spear\": (", "\"spear\""),
+        ("critical", "3"),
+        &["0", "-2"],
+        "weapon \"spear\" needs a critical multiplier of 2, 3 or 4",
+    );
+    spoilt_data_is_refused(
+        "segments.ron",
+        "missile_duel.ron",
+        ("set_spear_multiplier:", "set_spear_multiplier:"),
+        ("set_spear_multiplier", "2"),
+        &["0", "-2"],
+        "the multiplier must be at least 1",
+    );
+}
+
+#[test]
+fn a_turn_of_other_than_1_to_12_phases_is_refused_where_it_is_written() {
+    spoilt_data_is_refused(
+        "phases.ron",
+        "phases_duel.ron",
+        ("phases_per_turn:", "phases_per_turn:"),
+        ("phases_per_turn", "4"),
+        &["0", "13", "1000"],
+        "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
+    );
+}
+
+#[test]
+fn a_stat_block_beyond_the_bound_of_a_stat_is_refused_in_the_data_file() {
+    spoilt_data_is_refused(
+        "declared.ron",
+        "duel.ron",
+        ("\"knight\": (", "strength:"),
+        ("strength", "15"),
+        &["10001", "2147483647"],
+        "template \"knight\"'s strength must be within ±10000",
+    );
+    spoilt_data_is_refused(
+        "phases.ron",
+        "phases_duel.ron",
+        ("\"swordsman\": (", "\"acrobatics\""),
+        ("\"acrobatics\"", "12"),
+        &["-10001"],
+        "template \"swordsman\"'s acrobatics must be within ±10000",
+    );
+}
+
+/// `scenario` with `set: {stats}` added to every combatant.
+fn with_stats(scenario: &str, stats: &str) -> String {
+    let mut out = String::new();
+    let mut rest = scenario;
+    while let Some(i) = rest.find(", at: (") {
+        let end = i + rest[i..].find(')').unwrap() + 1;
+        out.push_str(&rest[..end]);
+        out.push_str(&format!(", set: {{{stats}}}"));
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A battle that played to its end, no number it printed near where an
+/// `i32` wraps: within the billion a pool of points stops at.
+fn played_sanely(o: &Output, what: &str) {
+    assert_eq!(o.status.code(), Some(0), "{what}: {}", stderr(o));
+    let text = stdout(o);
+    assert!(
+        text.lines()
+            .next_back()
+            .is_some_and(|l| l.starts_with("Result: ")),
+        "{what}: {text}"
+    );
+    let numbers = text
+        .split(|c: char| !c.is_ascii_digit() && c != '-')
+        .filter_map(|w| w.trim_start_matches('-').parse::<u64>().ok());
+    for n in numbers {
+        assert!(n <= 1_000_000_000, "{what} printed {n}");
+    }
+}
+
+#[test]
+fn stats_at_their_bound_and_blows_past_death_play_without_wrapping() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let dir = std::env::temp_dir().join(format!("fray-bound-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("scenarios")).unwrap();
+    // Every combatant with pools, bonuses and penalties at ±10000, the most
+    // a scenario may set.
+    let cases = [
+        (
+            "duel.ron",
+            r#""stress": 10000, "strength": 10000, "strength_mod": 10000, "attack": 10000, "heal": 10000, "agility_mod": -10000, "defense_bonus": -10000, "armour": -10000"#,
+        ),
+        (
+            "phases_duel.ron",
+            r#""stun": 10000, "body": 10000, "con": 10000, "rec": 10000, "cv": 10000, "lightning_reflexes": 10000, "pd": -10000"#,
+        ),
+        (
+            "ds_duel.ron",
+            r#""en": 10000, "bd": 10000, "st": 10000, "dx": 10000, "el": 10000, "recovery": 10000"#,
+        ),
+        (
+            "missile_duel.ron",
+            r#""hp": 10000, "damage_bonus": 10000, "missile_bonus": 10000, "thac0": -10000, "ac": -10000"#,
+        ),
+        (
+            "crucible_4v4.ron",
+            r#""hp": 10000, "damage_bonus": 10000, "thac0": -10000, "ac": -10000, "dex_initiative": 10000, "strength_allowance": 10000"#,
+        ),
+    ];
+    for (scenario, stats) in cases {
+        let text = std::fs::read_to_string(format!("{root}/assets/scenarios/{scenario}")).unwrap();
+        let file = dir.join("scenarios").join(scenario);
+        std::fs::write(&file, with_stats(&text, stats)).unwrap();
+        let o = fray(&["run", file.to_str().unwrap(), "--all-ai", "--seed", "3"]);
+        played_sanely(&o, scenario);
+    }
+    // 003 §II F: blows struck at the same instant all land, even on one the
+    // first of them felled. Two wolves of ten thousand attacks, with claws
+    // that do a million, strike together: far more than an i32 holds.
+    std::fs::create_dir_all(dir.join("rulesets")).unwrap();
+    let data = std::fs::read_to_string(format!("{root}/assets/rulesets/crucible.ron")).unwrap();
+    let claws = "\"claws\": (damage: \"1d4\"";
+    assert!(data.contains(claws));
+    std::fs::write(
+        dir.join("rulesets").join("crucible.ron"),
+        data.replacen(claws, "\"claws\": (damage: \"1d4+1000000\"", 1),
+    )
+    .unwrap();
+    let wolf = r#"template: "wolf", set: {"attacks": 10000, "thac0": -10000}"#;
+    let file = dir.join("scenarios").join("overkill.ron");
+    std::fs::write(
+        &file,
+        format!(
+            r#"(
+    name: "Overkill", ruleset: "crucible",
+    grid: (kind: Square, width: 6, height: 6),
+    sides: [(name: "Pack"), (name: "Camp")],
+    combatants: [
+        (name: "Fang", side: "Pack", {wolf}, at: (1, 1)),
+        (name: "Grey", side: "Pack", {wolf}, at: (3, 1)),
+        (name: "Bram", side: "Camp", template: "brawler", at: (2, 1)),
+    ],
+)"#
+        ),
+    )
+    .unwrap();
+    let o = fray(&["run", file.to_str().unwrap(), "--all-ai"]);
+    played_sanely(&o, "overkill.ron");
+    assert!(
+        stdout(&o).contains("(-1000000000 of 10 hit points left)"),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -128,15 +128,30 @@ struct TokenDisc;
 #[derive(Component)]
 struct TokenLabel;
 
-/// A token's states one under another, so that neighbours' do not run
-/// into each other: the first two, and how many more (the unit sheet gives
-/// them all).
+/// A token's states as one short line within its cell, so that it never
+/// runs into the neighbour's name below: the first state's name (its words
+/// before any colon, cut at [`STATE_CHARS`]) and how many more (the unit
+/// sheet and the tracker give them all, in full).
 fn state_lines(states: &[String]) -> String {
-    match states {
-        [] | [_] | [_, _] => states.join("\n"),
-        [a, rest @ ..] => format!("{a}\n+{} more", rest.len()),
+    let Some(first) = states.first() else {
+        return String::new();
+    };
+    // The state's name, without its details ("haymaker: -5 DCV").
+    let first = first.split(':').next().unwrap_or_default().trim();
+    let mut line: String = if first.chars().count() > STATE_CHARS {
+        let cut: String = first.chars().take(STATE_CHARS - 1).collect();
+        format!("{}…", cut.trim_end())
+    } else {
+        first.to_string()
+    };
+    if states.len() > 1 {
+        line.push_str(&format!(" +{}", states.len() - 1));
     }
+    line
 }
+
+/// The most characters of a state shown under a token.
+const STATE_CHARS: usize = 12;
 
 /// The ruleset's short states under a token ("alert", "blows 2/1", "dying").
 #[derive(Component)]
@@ -881,6 +896,22 @@ pub(super) fn plugin(app: &mut App) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tokens_states_fit_one_short_line() {
+        let states = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(state_lines(&[]), "");
+        assert_eq!(state_lines(&states(&["dodging"])), "dodging");
+        assert_eq!(
+            state_lines(&states(&["unconscious", "haymaker: -5 DCV"])),
+            "unconscious +1"
+        );
+        assert_eq!(
+            state_lines(&states(&["haymaker: -5 DCV", "dodging"])),
+            "haymaker +1"
+        );
+        assert_eq!(state_lines(&states(&["casting fire_bolt"])), "casting fir…");
+    }
 
     #[test]
     fn every_cell_is_found_under_its_own_centre() {

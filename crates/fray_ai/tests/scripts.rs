@@ -37,3 +37,25 @@ fn a_script_bound_to_its_question_plays_there_and_a_person_takes_over_after() {
     // once.
     assert_eq!(waits_in_round(&duel("004 §Step 4")), 1);
 }
+
+#[test]
+fn once_the_script_runs_out_the_ai_decides_unless_the_side_names_a_person() {
+    // Without `after_script`, the side's AI takes over when its script runs
+    // out: the battle plays on to its end and no person is ever asked.
+    let text = duel("004 §Step 3").replace(", after_script: Person", "");
+    let mut b = battle_from_text(&text, 3).unwrap();
+    let progress = b.run();
+    assert!(
+        matches!(progress, fray_core::battle::Progress::Over(_)),
+        "{progress:?}"
+    );
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    let texts = log.texts();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.contains("Brienne") && t.contains("full defense")),
+        "{texts:#?}"
+    );
+    assert!(log.round >= 2, "the battle went on past the script");
+}

@@ -105,6 +105,67 @@ impl Source {
         self.error_at_offset(offset, message)
     }
 
+    /// An error at `"needle"` inside the item `index` (from 0) of the list
+    /// field `key:`, each of whose items writes the field `item_key:` once
+    /// (`orders: [(round: 1, order: (…)), …]`); or, when the file cannot be
+    /// read that way, as [`Self::error_in_field`] places it.
+    pub fn error_in_item(
+        &self,
+        (key, item_key): (&str, &str),
+        index: usize,
+        needle: &str,
+        message: impl Into<String>,
+    ) -> LoadError {
+        let found = self.text.find(&format!("{key}:")).and_then(|start| {
+            let field = format!("{item_key}:");
+            let item = self.text[start..]
+                .match_indices(&field)
+                .map(|(i, _)| start + i)
+                .filter(|&i| {
+                    !self.text[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+                .nth(index)?;
+            let end = self.text[item + field.len()..]
+                .find(&field)
+                .map_or(self.text.len(), |i| item + field.len() + i);
+            self.text[item..end]
+                .find(&format!("\"{needle}\""))
+                .map(|i| item + i)
+        });
+        match found {
+            Some(offset) => self.error_at_offset(offset, message),
+            None => self.error_in_field(key, needle, message),
+        }
+    }
+
+    /// An error at the field or map key `key` (written `key:` or `"key"`)
+    /// that first follows the quoted name `after`; or, failing that, as
+    /// [`Self::error_at`] places `after`.
+    pub fn error_at_key(&self, after: &str, key: &str, message: impl Into<String>) -> LoadError {
+        let found = self.text.find(&format!("\"{after}\"")).and_then(|start| {
+            let (field, quoted) = (format!("{key}:"), format!("\"{key}\""));
+            let boundary = |i: usize| {
+                !self.text[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            };
+            let as_field = self.text[start..]
+                .match_indices(&field)
+                .map(|(i, _)| start + i)
+                .find(|&i| boundary(i));
+            let as_key = self.text[start..].find(&quoted).map(|i| start + i);
+            as_field.into_iter().chain(as_key).min()
+        });
+        match found {
+            Some(offset) => self.error_at_offset(offset, message),
+            None => self.error_at(after, None, message),
+        }
+    }
+
     /// An error about the field `key:` (its first occurrence), or the top of the file.
     pub fn error_at_field(&self, key: &str, message: impl Into<String>) -> LoadError {
         let offset = self.text.find(&format!("{key}:")).unwrap_or(0);

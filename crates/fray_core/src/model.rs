@@ -89,6 +89,11 @@ impl std::ops::DerefMut for Roster {
     }
 }
 
+/// The furthest a pool of points goes either way: far past any point where
+/// the rules call a creature dead, and far enough from the limits of an
+/// `i32` that the rules may still add to it, or double it, without wrapping.
+pub const POOL_LIMIT: i32 = 1_000_000_000;
+
 /// Declares a pool of points with a maximum, a component (Stress, Wound
 /// Points, STUN, BODY, EN, BD...): `pool!(/** 002 §STUN */ Stun);`.
 #[macro_export]
@@ -105,6 +110,13 @@ macro_rules! pool {
             /// Full: `n` of `n`.
             pub fn full(n: i32) -> Self {
                 Self { current: n, max: n }
+            }
+
+            /// Lose `n` points, never past `fray_core::model::POOL_LIMIT`:
+            /// blows that land together keep landing on one already down.
+            pub fn lose(&mut self, n: i32) {
+                let limit = $crate::model::POOL_LIMIT;
+                self.current = self.current.saturating_sub(n).clamp(-limit, limit);
             }
 
             /// Its bar on a token and in the tracker.

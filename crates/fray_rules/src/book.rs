@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 
 use fray_core::casting::Spell;
 use fray_core::data::{LoadError, Source};
+use fray_core::scenario::MAX_STAT;
 
 use crate::{Paragraph, PhaseDoc, Ruling};
 
@@ -113,6 +114,12 @@ pub trait Checked {
 pub trait Stock: Checked {
     fn carried(&self) -> Vec<String>;
 
+    /// What a scenario's combatant of this block carries: the weapons the
+    /// scenario names for it (`weapons`), else the block's.
+    fn carried_by(&self, spec: &fray_core::scenario::CombatantSpec) -> Vec<String> {
+        spec.weapons.clone().unwrap_or_else(|| self.carried())
+    }
+
     fn known_spells(&self) -> &[String] {
         &[]
     }
@@ -189,9 +196,10 @@ impl Listed for Spell {
 }
 
 /// The checks every data file gets: it is for the ruleset that loads it;
-/// its stat blocks carry weapons and know spells it has; no weapon, spell
-/// or stat block is wrong in itself; its rulings have names of their own.
-pub fn check<W: Checked, S: Checked, T: Stock>(
+/// its stat blocks carry weapons and know spells it has, and their numbers
+/// are within the bound a scenario may `set` them to; no weapon, spell or
+/// stat block is wrong in itself; its rulings have names of their own.
+pub fn check<W: Checked, S: Checked, T: Stock + serde::Serialize>(
     book: &Book<'_, W, S, T>,
     id: &str,
     src: &Source,
@@ -202,11 +210,37 @@ pub fn check<W: Checked, S: Checked, T: Stock>(
         let what = "knows unknown spell";
         crate::ruleset::check_weapons(src, who, &t.carried(), book.weapons)?;
         crate::ruleset::check_known(src, who, t.known_spells(), book.spells, what)?;
+        if let Some(key) = serde_json::to_value(t)
+            .ok()
+            .as_ref()
+            .and_then(|v| too_large(v, ""))
+        {
+            return Err(src.error_at_key(
+                name,
+                &key,
+                format!("template {name:?}'s {key} must be within ±{MAX_STAT}"),
+            ));
+        }
     }
     check_entries(src, "template", book.templates)?;
     check_entries(src, "weapon", book.weapons)?;
     check_entries(src, "spell", book.spells)?;
     crate::ruleset::check_rulings(book.rulings, src)
+}
+
+/// The name of the first number in a stat block (`value`, named `key`) beyond
+/// ±[`MAX_STAT`]: every sum of stats the rules make then stays far from
+/// the limits of the numbers that hold them.
+fn too_large(value: &serde_json::Value, key: &str) -> Option<String> {
+    match value {
+        serde_json::Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|n| n.abs() > f64::from(MAX_STAT))
+            .then(|| key.to_string()),
+        serde_json::Value::Object(fields) => fields.iter().find_map(|(k, v)| too_large(v, k)),
+        serde_json::Value::Array(items) => items.iter().find_map(|v| too_large(v, key)),
+        _ => None,
+    }
 }
 
 /// The first entry of `entries` that is wrong, and where.

@@ -141,7 +141,8 @@ macro_rules! ruleset {
                 $crate::ruleset::check_forced_dice(scenario, LARGEST_DIE)?;
                 $crate::ruleset::check_starts(scenario, $id, STARTS)?;
                 SCENARIOS.check(scenario, $id)?;
-                check_scenario(self, scenario)
+                check_scenario(self, scenario)?;
+                SCENARIOS.check_order_weapons(scenario, $id, &self.book())
             }
 
             fn populate(
@@ -415,6 +416,13 @@ pub struct ScenarioRules {
     pub options: &'static [(&'static str, &'static [&'static str])],
     /// The action names scripted orders use.
     pub actions: &'static [&'static str],
+    /// The actions whose `with` names a weapon (an attack, a shot, a
+    /// parry …); in the others it names a spell, an item or words of the
+    /// ruleset's own, or nothing.
+    pub weapon_actions: &'static [&'static str],
+    /// Whether a weapon may change hands in battle (dropped, then picked up
+    /// by anyone): then an order may name any weapon someone carries.
+    pub weapons_change_hands: bool,
     /// Why the text has no initiative groups (`None`: it has them).
     pub no_groups: Option<&'static str>,
     /// Why the text has no late arrivals (`None`: it has them).
@@ -438,6 +446,71 @@ impl ScenarioRules {
         }
         check_options(scenario, ruleset, self.options)?;
         check_order_actions(scenario, self.actions)
+    }
+
+    /// Every scripted order whose action takes a weapon and names one
+    /// (`with`) names a weapon of the ruleset that its actor carries, or,
+    /// where weapons change hands, that someone in the scenario carries:
+    /// else the order would be refused, or misplayed, in the battle. Run
+    /// once the stat blocks are known to be right.
+    pub fn check_order_weapons<W, S, T: crate::book::Stock>(
+        &self,
+        scenario: &LoadedScenario,
+        ruleset: &str,
+        book: &crate::book::Book<'_, W, S, T>,
+    ) -> Result<(), LoadError> {
+        let s = &scenario.scenario;
+        let everyone: Vec<&CombatantSpec> = s
+            .combatants
+            .iter()
+            .chain(s.arrivals.iter().map(|a| &a.combatant))
+            .collect();
+        let carried = |spec: &CombatantSpec| {
+            book.templates
+                .get(&spec.template)
+                .map(|t| t.carried_by(spec))
+                .unwrap_or_default()
+        };
+        for (i, o) in s.orders.iter().enumerate() {
+            let (actor, action) = (&o.order.actor, &o.order.action);
+            let Some(w) = o
+                .order
+                .with
+                .as_deref()
+                .filter(|_| self.weapon_actions.contains(&action.as_str()))
+            else {
+                continue;
+            };
+            let wrong = if !book.weapons.contains_key(w) {
+                let known: Vec<&str> = book.weapons.keys().map(String::as_str).collect();
+                Some(format!(
+                    "{actor:?}'s scripted {action} is with {w:?}, which is no weapon of the {ruleset} ruleset (weapons: {})",
+                    known.join(", ")
+                ))
+            } else if self.weapons_change_hands {
+                (!everyone.iter().any(|c| carried(c).iter().any(|x| x == w))).then(|| {
+                    format!(
+                        "{actor:?}'s scripted {action} is with {w:?}, which nobody in the scenario carries"
+                    )
+                })
+            } else if let Some(spec) = everyone.iter().find(|c| c.name == *actor) {
+                let has = carried(spec);
+                (!has.iter().any(|x| x == w)).then(|| {
+                    format!(
+                        "{actor:?}'s scripted {action} is with {w:?}, which {actor:?} does not carry (it carries: {})",
+                        if has.is_empty() { "nothing".to_string() } else { has.join(", ") }
+                    )
+                })
+            } else {
+                None
+            };
+            if let Some(message) = wrong {
+                return Err(scenario
+                    .source
+                    .error_in_item(("orders", "order"), i, w, message));
+            }
+        }
+        Ok(())
     }
 }
 

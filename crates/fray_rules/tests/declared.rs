@@ -728,14 +728,16 @@ fn an_obvious_defeat_fails_morale_outright() {
 
 #[test]
 fn an_illegal_order_is_refused_and_changes_nothing() {
-    // Anna has no greataxe; the order is refused with the reason, and she declares again.
+    // Anna's longsword is no thrown weapon; the order is refused with the
+    // reason, and she declares again. (An order naming a weapon she does
+    // not carry is refused when the scenario loads.)
     let orders =
-        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "greataxe"))"#;
+        r#"(round: 1, order: (actor: "Anna", action: "throw", target: "Bors", with: "longsword"))"#;
     let mut b = battle(&duel("", "", "5, 9", orders, 1));
     run(&mut b);
     assert_has(
         &b,
-        "Anna's order \"attack\" is refused: Anna does not carry a greataxe.",
+        "Anna's order \"throw\" is refused: the longsword is not a thrown weapon.",
     );
     assert_has(&b, "Anna declares: wait.");
 }
@@ -964,4 +966,213 @@ fn a_late_arrival_acting_twice_moves_only_its_speed_in_the_round() {
         &b,
         "Ghoul attacks Anna with the claws: 1 + 3 = 4 against Defense 14: a natural 1 misses.",
     );
+}
+
+#[test]
+fn a_stabilised_creature_hurt_again_stays_stabilised_and_does_not_bleed() {
+    // Ruling stabilised_hit_again: "It stays stabilised: the new wound lowers
+    // its Wound Points (and kills it at minus its Strength) but does not
+    // reopen the bleeding." Bors (Strength 6, no Stress) is hit for 7 + 2 − 1
+    // = 8: -2, Dying, and bleeds to -3 at the end of round 1. Cato stabilises
+    // him in round 2 (13 + 5 = 18 against 10 + 8). In round 3 Anna hits him
+    // for 1 + 2 − 1 = 2: -5, still stabilised, no bleed. In round 4 another 2
+    // takes him to -7, past minus his Strength: dead.
+    let attack = |round: u32| {
+        format!(
+            r#"(round: {round}, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#
+        )
+    };
+    let text = field(
+        4,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 6}),
+        (name: "Cato", side: "B", template: "priest", at: (3, 1)),"#,
+        "5, 9, 9, 15, 7, 13, 15, 1, 15, 1",
+        &format!(
+            r#"{}, (round: 2, order: (actor: "Cato", action: "stabilise", target: "Bors")), {}, {}"#,
+            attack(1),
+            attack(3),
+            attack(4)
+        ),
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Cato tends Bors: Heal 13 + 5 = 18 against TN 10 + 8 (worst wound) = 18: Bors is stabilised.",
+    );
+    let round3 = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .filter(|e| e.round == 3 && e.text.starts_with("Bors takes"))
+        .map(|e| e.text.clone())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        round3,
+        [
+            "Bors takes 2 damage, Stress first, the rest to Wound Points: 0 Stress, 2 Wound Points (Stress 0/0, Wound Points -5/6)."
+        ]
+    );
+    // Bleeding only in round 1, before the stabilising; none after round 3's wound.
+    let bleeds: Vec<u32> = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .filter(|e| e.text == "Bors is dying and loses 1 Wound Point.")
+        .map(|e| e.round)
+        .collect();
+    assert_eq!(bleeds, [1]);
+    assert_has(
+        &b,
+        "Bors dies (-7 Wound Points reaches minus its Strength of 6).",
+    );
+}
+
+#[test]
+fn only_the_sides_marked_for_morale_check_it() {
+    // Ruling morale_sides: "The creatures of the sides a scenario marks
+    // `morale: true` are monsters and check morale; the others are player
+    // characters and never do." Bors stands alone against Anna and Dain:
+    // outnumbered 2 to 1 at the end of round 1.
+    let text = |marked: &str| {
+        field(
+            1,
+            r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Dain", side: "A", template: "sellsword", at: (1, 3)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1)),"#,
+            "5, 9, 7, 2, 2, 2",
+            "",
+        )
+        .replace(
+            &format!(r#"(name: "{marked}", seat: Script)"#),
+            &format!(r#"(name: "{marked}", seat: Script, morale: true)"#),
+        )
+    };
+    // Side B marked: Bors is a monster and checks.
+    let mut b = battle(&text("B"));
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Bors checks morale (is outnumbered 2 to 1): 6 + 0 Insight + 2 HD + 0 allies = 8 against 13 (11 + 2 opponents): fails.",
+    );
+    // Only side A marked: Bors is outnumbered just the same but never checks.
+    let mut b = battle(&text("A"));
+    let _ = b.run();
+    common::assert_lacks(&b, "morale");
+    let (anna, bors) = (entity(&mut b, "Anna"), entity(&mut b, "Bors"));
+    assert!(b.world().get::<declared::Monster>(anna).is_some());
+    assert!(b.world().get::<declared::Monster>(bors).is_none());
+    assert!(b.world().get::<declared::Routed>(bors).is_none());
+    assert!(b.world().get::<fray_core::model::Fighting>(bors).is_some());
+}
+
+#[test]
+fn morale_counts_are_taken_before_any_of_the_rounds_routs() {
+    // Ruling morale_counts: "Allies and opponents are counted once, as the
+    // round ends, before any of that round's routs; every check is made
+    // against those counts." Bors and Cato face three: each is outnumbered
+    // 3 to 2. Bors checks first and routs; Cato still counts him as an ally
+    // (3 to 2, 1 ally), not 3 to 1, which would be an obvious defeat.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Dain", side: "A", template: "sellsword", at: (1, 3)),
+        (name: "Edda", side: "A", template: "sellsword", at: (1, 5)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1)),
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (6, 3)),"#,
+        "5, 5, 5, 5, 5, 2, 2, 2, 6, 6, 6",
+        "",
+    )
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true)"#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    let morale: Vec<String> = texts(&b)
+        .into_iter()
+        .filter(|t| t.contains("morale") || t.contains("flees"))
+        .collect();
+    assert_eq!(
+        morale,
+        [
+            "Bors checks morale (is outnumbered 3 to 2): 6 + 0 Insight + 2 HD + 1 allies = 9 against 14 (11 + 3 opponents): fails.",
+            "Bors breaks and flees; it no longer fights.",
+            "Cato checks morale (is outnumbered 3 to 2): 18 + 0 Insight + 2 HD + 1 allies = 21 against 14 (11 + 3 opponents): holds.",
+        ]
+    );
+    let cato = entity(&mut b, "Cato");
+    assert!(b.world().get::<declared::Routed>(cato).is_none());
+}
+
+#[test]
+fn strength_damage_brings_death_nearer_but_leaves_maximum_wound_points() {
+    // Ruling injuries_and_wound_points: "Maximum Wound Points stay as they
+    // were when the battle began; the point of death (minus Strength) uses
+    // Strength less the damage, never below 1." Bors (Strength 10, no
+    // Stress) takes a mace critical, (1 + 1 + 2) × 2 − 1 = 7: 3 of 10 Wound
+    // Points. d% 7: a Combat Injury; d20 7, a Broken Collarbone: 3d4 = 12
+    // Strength damage, so his Strength for death is 10 − 12, raised to 1.
+    // In round 2 a hit for 2 + 1 + 2 − 1 = 4 leaves -1: dead, not Dying, and
+    // his maximum is still 10.
+    let attack = |round: u32| {
+        format!(
+            r#"(round: {round}, order: (actor: "Anna", action: "attack", target: "Bors", with: "mace"))"#
+        )
+    };
+    let mut b = battle(&duel(
+        r#", weapons: ["mace"]"#,
+        r#", set: {"stress": 0, "strength": 10}"#,
+        "5, 9, 20, 1, 7, 7, 4, 4, 4, 15, 2",
+        &format!("{}, {}", attack(1), attack(2)),
+        2,
+    ));
+    let r = run(&mut b);
+    assert_has(
+        &b,
+        "Bors suffers a Combat Injury: Broken Collarbone — 3d4 Strength damage",
+    );
+    assert_has(
+        &b,
+        "Bors takes 12 Strength damage from the Broken Collarbone: damage falls 1 for every 2 points, and it dies sooner.",
+    );
+    assert_has(
+        &b,
+        "Bors takes 4 damage, Stress first, the rest to Wound Points: 0 Stress, 4 Wound Points (Stress 0/0, Wound Points -1/10).",
+    );
+    assert_has(
+        &b,
+        "Bors dies (-1 Wound Points reaches minus its Strength of 1).",
+    );
+    let bors = entity(&mut b, "Bors");
+    assert_eq!(b.world().get::<WoundPoints>(bors).unwrap().max, 10);
+    assert_eq!(r, BattleResult::Victory { side: 0, rounds: 2 });
+}
+
+#[test]
+fn maximum_stress_is_the_stat_blocks_number_not_a_roll_of_its_dice() {
+    // Ruling stress_is_fixed: "A stat block's maximum Stress is its number,
+    // never rolled; where the number and the dice's average differ, as in
+    // the text's own example, the number is used." 004 §Stress's Leonin
+    // 3rd-level Hunter, 5 HD and Strength +3, has "5d8+15 maximum Stress (an
+    // average of 41 Stress)": 41, though 5d8+15 averages 37.5. Anna's 10 + 4
+    // = 14 meets the hunter's Defense 14; 6 + 2 − 1 = 7 damage leaves 34 of 41.
+    let d = data();
+    let hunter = &d.templates["leonin_hunter"];
+    assert_eq!((hunter.hd, hunter.strength_mod, hunter.stress), (5, 3, 41));
+    let text = duel("", "", "5, 11, 10, 6", ANNA_ATTACKS, 1)
+        .replace(r#""hobgoblin_warrior""#, r#""leonin_hunter""#);
+    let mut b = battle(&text);
+    let bors = entity(&mut b, "Bors");
+    let full = *b.world().get::<Stress>(bors).unwrap();
+    assert_eq!((full.current, full.max), (41, 41));
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors takes 7 damage, all of it to Stress: 7 Stress, 0 Wound Points (Stress 34/41, Wound Points 15/15).",
+    );
+    assert_eq!(wounds(&mut b, "Bors"), (34, 15, Health::Fine));
 }

@@ -1132,6 +1132,91 @@ fn any_option_may_be_preceded_by_dropping_what_is_in_hand() {
 }
 
 #[test]
+fn a_character_does_not_spend_its_last_en_point_and_so_is_not_eligible() {
+    // Ruling last_en_point: Ash has 1 EN and two active blows. His first
+    // blow is free; a second would cost his last point, so with a blow left
+    // he is no longer eligible for the initiative (000 §1.1.1).
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"en": 1, "reactive": 0}),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 10), set: {"active": 0, "reactive": 0}),
+    "#,
+        &[],
+        vec![
+            (Q::Option, Order::new("Ash", "prepare").with("broadsword")),
+            (Q::Option, Order::new("Ash", "prepare").with("broadsword")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash prepares a great blow with the broadsword (1 so far",
+    );
+    line(&b, "Nobody is eligible for the initiative");
+    assert_eq!(count(&b, "Ash prepares"), 1);
+    let ash = entity(&b, "Ash");
+    assert_eq!(b.world().get::<En>(ash).unwrap().current, 1);
+    assert_eq!(b.world().get::<Blows>(ash).unwrap().active, 1);
+}
+
+#[test]
+fn a_weapon_free_of_ones_own_simultaneous_option_parries_at_full_effect() {
+    // 000 §1.1.3 and ruling reduced_effectiveness: Ash and Bo tie and attack
+    // each other; each parries the other's blow with its shield, the weapon
+    // its own option does not use, at full effect.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+        &[2, 3, 2, 3],
+        vec![
+            at(Q::Option, "Ash", "attack", "Bo"),
+            at(Q::Option, "Bo", "attack", "Ash"),
+            o(Q::Parry, "Bo", "parry"),
+            o(Q::Parry, "Ash", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo parries Ash's attack on Bo with the shield, a weapon its own option does not use",
+    );
+    line(
+        &b,
+        "Ash parries Bo's attack on Ash with the shield, a weapon its own option does not use",
+    );
+}
+
+#[test]
+fn blows_borrowed_in_the_movement_phase_come_from_the_next_rounds_active_blows_first() {
+    // Ruling borrowed_blows: Bo stays and strikes Mira as she runs past with
+    // his heavy battleaxe, two blows borrowed from the next round. Both come
+    // from his two active blows, so round 2 begins with 0 active and his 2
+    // reactive.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "axeman", at: (4, 4)),
+    "#,
+        &[1, 2, 1, 2],
+        vec![
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(12, 4))),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        2,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo attacks Mira with the battleaxe (an active blow and a second for the heavy weapon borrowed from the next round, 1 EN).",
+    );
+    line(&b, "Bo has the initiative (0 active, 2 reactive");
+}
+
+#[test]
 fn a_scenario_may_start_a_character_with_its_weapon_on_the_ground() {
     // Scenario `starts`: Ash's broadsword and shield lie in his cell, his
     // hands empty; he grabs the broadsword (000 §1.2.3), alert, with a D20

@@ -160,7 +160,7 @@ pub fn apply(world: &mut World, hit: &Hit) {
     let Some(mut hp) = world.get_mut::<HitPoints>(hit.target) else {
         return;
     };
-    hp.current -= hit.amount;
+    hp.lose(hit.amount);
     let (left, max) = (hp.current, hp.max);
     let whom = name(world, hit.target);
     let amount = hit.amount;

@@ -431,6 +431,10 @@ pub fn check_scenario(data: &CrucibleData, scenario: &LoadedScenario) -> Result<
 const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     options: OPTIONS,
     actions: ACTIONS,
+    // A combatant fights with what it carries; a cast's `with` is the spell.
+    weapon_actions: &["attack", "fire", "ready"],
+    // A weapon dropped in flight is not picked up again (ruling drop_on_flight).
+    weapons_change_hands: false,
     no_groups: Some("003 has no initiative groups but the sides: use the option `initiative`"),
     no_arrivals: Some("003 has no late arrivals"),
 };

@@ -50,8 +50,9 @@ pub struct Weapon {
     pub damage: DiceExpr,
     /// Added to initiative when attacking with it (004 §Step 3).
     pub speed: i32,
-    /// Critical multiplier: 2, 3 or 4 (004 §Critical Hits).
-    pub critical: u32,
+    /// Critical multiplier: 2, 3 or 4 (004 §Critical Hits). Signed, so a
+    /// negative one in a data file is refused with the same words as zero.
+    pub critical: i32,
     pub damage_type: DamageType,
     /// Cells it reaches in melee; 0 for a missile-only weapon.
     #[serde(default = "one")]
@@ -132,7 +133,8 @@ pub struct InjuryRow {
 pub struct Template {
     /// Hit dice: used for Stress (as written) and the morale check's HD.
     pub hd: u32,
-    /// Maximum Stress (the average of the HD dice, by ruling `stress_is_fixed`).
+    /// Maximum Stress: this number, even where it is not the average of the
+    /// HD dice (ruling `stress_is_fixed`).
     pub stress: i32,
     /// Strength score: maximum Wound Points and the death threshold.
     pub strength: i32,

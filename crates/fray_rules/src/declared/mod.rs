@@ -352,6 +352,8 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
         &["simultaneous", "round_robin", "agility_descending"],
     )],
     actions: ACTIONS,
+    weapon_actions: &["attack", "defensive_attack", "throw"],
+    weapons_change_hands: false,
     no_groups: None,
     no_arrivals: None,
 };

@@ -1166,11 +1166,7 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
         .resource_mut::<Dice>()
         .roll(dice, format!("{me}'s damage to {them}"));
     let raw = roll.total.max(0);
-    let multiplied = if critical {
-        raw * w.critical as i32
-    } else {
-        raw
-    };
+    let multiplied = if critical { raw * w.critical } else { raw };
     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
     let amount = (multiplied - armour).max(0);
     let mut text = format!(
@@ -1245,7 +1241,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
         (s, hit.amount - s)
     };
     if let Some(mut s) = world.get_mut::<Stress>(hit.target) {
-        s.current -= to_stress;
+        s.lose(to_stress);
     }
     let stress = world.get::<Stress>(hit.target).copied();
     let wp = world.get::<WoundPoints>(hit.target).copied();
@@ -1483,7 +1479,7 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
     let Some(mut wp) = world.get_mut::<WoundPoints>(e) else {
         return;
     };
-    wp.current -= amount;
+    wp.lose(amount);
     let current = wp.current;
     let before = health(world, e);
     let after = if current <= -strength {

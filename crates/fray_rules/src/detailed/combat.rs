@@ -1554,12 +1554,12 @@ fn damage_roll(
         return;
     }
     let en_now = world.get_mut::<En>(target).map_or(0, |mut x| {
-        x.current -= damage;
+        x.lose(damage);
         x.current
     });
     let bd_now = if critical {
         world.get_mut::<Bd>(target).map_or(0, |mut x| {
-            x.current -= damage;
+            x.lose(damage);
             x.current
         })
     } else {
@@ -1648,12 +1648,12 @@ fn land_held(world: &mut World) {
     let mut words = Vec::new();
     for h in &held {
         let en = world.get_mut::<En>(h.target).map_or(0, |mut x| {
-            x.current -= h.damage;
+            x.lose(h.damage);
             x.current
         });
         let bd = world.get_mut::<Bd>(h.target).map_or(0, |mut x| {
             if h.critical {
-                x.current -= h.damage;
+                x.lose(h.damage);
             }
             x.current
         });

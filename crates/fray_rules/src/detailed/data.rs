@@ -286,6 +286,13 @@ impl Stock for Template {
         self.wielded.iter().chain(&self.sheathed).cloned().collect()
     }
 
+    /// The weapons a scenario names for a character are those in its hands;
+    /// it keeps the block's sheathed ones.
+    fn carried_by(&self, spec: &fray_core::scenario::CombatantSpec) -> Vec<String> {
+        let wielded = spec.weapons.as_ref().unwrap_or(&self.wielded);
+        wielded.iter().chain(&self.sheathed).cloned().collect()
+    }
+
     fn known_spells(&self) -> &[String] {
         &self.spells
     }

@@ -328,7 +328,7 @@ fn stat_block(
     let (en, bd) = (t.en, t.bd);
     let armour_on = rest.iter().all(|(k, on)| k != "armour_on" || *on != 0);
     let wielded = spec.weapons.clone().unwrap_or_else(|| t.wielded.clone());
-    let carried: Vec<String> = wielded.iter().chain(&t.sheathed).cloned().collect();
+    let carried = crate::book::Stock::carried_by(&t, spec);
     crate::ruleset::check_weapons(src, ("", &spec.name), &carried, &data.weapons)?;
     Ok((
         stats,
@@ -354,6 +354,9 @@ pub fn check_scenario(data: &DetailedData, scenario: &LoadedScenario) -> Result<
 const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     options: &[],
     actions: orders::ACTIONS,
+    weapon_actions: orders::WEAPON_ACTIONS,
+    // 000 §1.2.3 Grab object: what was dropped, anyone within reach may pick up.
+    weapons_change_hands: true,
     no_groups: Some("the detailed_sequence ruleset has no initiative rolls: blows and EN decide"),
     no_arrivals: Some("the detailed_sequence ruleset has no late arrivals"),
 };

@@ -40,6 +40,21 @@ pub const ACTIONS: &[&str] = &[
     "stay",
 ];
 
+/// The actions whose `with` names a weapon: the one drawn, grabbed,
+/// prepared, struck or parried with. A pass's and a stay's `with` are words
+/// of their own, a cast's a spell.
+pub const WEAPON_ACTIONS: &[&str] = &[
+    "draw",
+    "grab",
+    "prepare",
+    "attack",
+    "parry",
+    "drop+draw",
+    "drop+grab",
+    "drop+prepare",
+    "drop+attack",
+];
+
 /// The manoeuvres of 000 §1.2.3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Manoeuvre {

@@ -412,6 +412,8 @@ pub fn check_scenario(data: &PhasesData, scenario: &LoadedScenario) -> Result<()
 const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     options: &[("darkness", &["true", "false"])],
     actions: data::ACTIONS,
+    weapon_actions: &["strike", "haymaker", "shoot", "reload", "ready"],
+    weapons_change_hands: false,
     no_groups: Some(
         "the phases ruleset has no shared initiative rolls: scores come from Combat Value",
     ),

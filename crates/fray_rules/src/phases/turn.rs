@@ -1720,11 +1720,11 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
     let stun_taken = (stun_rolled - pd).max(0);
     let body_taken = (body_rolled - pd).max(0);
     let stun_now = world.get_mut::<Stun>(target).map_or(0, |mut s| {
-        s.current -= stun_taken;
+        s.lose(stun_taken);
         s.current
     });
     let body_now = world.get_mut::<Body>(target).map_or(0, |mut b| {
-        b.current -= body_taken;
+        b.lose(body_taken);
         b.current
     });
     log(world, || {

@@ -297,7 +297,7 @@ pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
     let Some(mut hp) = world.get_mut::<HitPoints>(hit.target) else {
         return;
     };
-    hp.current -= hit.amount;
+    hp.lose(hit.amount);
     let left = hp.current;
     let (them, by) = (name(world, hit.target), name(world, hit.by));
     record(world, || {

@@ -390,6 +390,9 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
 const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     options: &[("alerted", &[])],
     actions: ACTIONS,
+    // A hold's `with` is the segment it waits for, a cast's the spell.
+    weapon_actions: &["attack", "charge", "set_spear"],
+    weapons_change_hands: false,
     no_groups: Some("001 has one initiative roll per side, so no initiative groups"),
     no_arrivals: Some("001 has no late arrivals"),
 };
