@@ -509,8 +509,9 @@ fn spoilt_data_is_refused(
     message: &str,
 ) {
     let root = env!("CARGO_MANIFEST_DIR");
+    // One folder per file and number spoilt: tests run in parallel.
     let dir = std::env::temp_dir().join(format!(
-        "fray-spoilt-{}-{}",
+        "fray-spoilt-{}-{}-{key}",
         std::process::id(),
         data.trim_end_matches(".ron")
     ));

@@ -211,10 +211,10 @@ fn spans(glyphs: &[Glyph], entries: &[&LogEntry]) -> Vec<Span> {
             .iter()
             .position(|s| s.lane == lane && s.to.is_none() && s.kind == SpanKind::Spell);
         let ends_spell = matches!(e.event, EventKind::Cast | EventKind::Spoiled);
-        if let (Some(k), true) = (open, ends_spell && !begins_spell(e)) {
+        if let (Some(k), true) = (open, ends_spell) {
             out[k].to = Some(i);
             out[k].spoiled = e.event == EventKind::Spoiled;
-        } else if e.event == EventKind::Cast && !begins_spell(e) && e.text.contains(", begun ") {
+        } else if e.event == EventKind::Cast && e.text.contains(", begun ") {
             // A spell begun in an earlier round goes off in this one.
             out.push(Span {
                 lane,
@@ -252,7 +252,7 @@ fn spans(glyphs: &[Glyph], entries: &[&LogEntry]) -> Vec<Span> {
 
 /// A spell begun now, to go off later (rules/001, rules/003).
 fn begins_spell(e: &LogEntry) -> bool {
-    e.event == EventKind::Cast && e.text.contains(" begins casting ")
+    e.event == EventKind::BeginCast
 }
 
 /// A column's label: the clock's reading alone ("6" for "segment 6"), or
@@ -782,7 +782,7 @@ mod tests {
             ),
             entry(
                 "segment 3",
-                EventKind::Cast,
+                EventKind::BeginCast,
                 "Hal",
                 "Gash",
                 "Hal begins casting fire_bolt at Gash.",

@@ -163,11 +163,12 @@ pub fn controller(
                 })
                 .cloned()
                 .collect();
-            let after: Box<dyn Controller> = match scenario.scenario.sides[side].after_script {
-                fray_core::scenario::AfterScript::Ai => ai,
-                fray_core::scenario::AfterScript::Person => Box::new(HumanSeat),
-            };
-            Box::new(Scripted::new(mine, after))
+            let (after, who): (Box<dyn Controller>, _) =
+                match scenario.scenario.sides[side].after_script {
+                    fray_core::scenario::AfterScript::Ai => (ai, "the AI"),
+                    fray_core::scenario::AfterScript::Person => (Box::new(HumanSeat), "a person"),
+                };
+            Box::new(Scripted::new(mine, after).after(who))
         }
     }
 }

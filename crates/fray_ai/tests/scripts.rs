@@ -58,4 +58,13 @@ fn once_the_script_runs_out_the_ai_decides_unless_the_side_names_a_person() {
         "{texts:#?}"
     );
     assert!(log.round >= 2, "the battle went on past the script");
+    // The hand-over is said, once.
+    let said = texts
+        .iter()
+        .filter(|t| t.contains("The script has no order"))
+        .count();
+    assert_eq!(said, 1);
+    assert!(texts.iter().any(|t| t.contains(
+        "The script has no order for Brienne's question (004 §Step 3): the AI decides what it does not cover, from now on."
+    )));
 }

@@ -458,6 +458,9 @@ impl ScriptedOrder {
 pub struct Scripted {
     script: Vec<(ScriptedOrder, bool)>,
     fallback: Box<dyn Controller>,
+    /// Who decides what the script does not cover, in words for the log
+    /// ("the AI", "a person"); said once, the first time it happens.
+    after: Option<&'static str>,
 }
 
 impl Scripted {
@@ -465,7 +468,15 @@ impl Scripted {
         Self {
             script: script.into_iter().map(|s| (s, false)).collect(),
             fallback,
+            after: None,
         }
+    }
+
+    /// Say in the log, the first time the script has no order for a
+    /// question, that `who` decides from then on what it does not cover.
+    pub fn after(mut self, who: &'static str) -> Self {
+        self.after = Some(who);
+        self
     }
 }
 
@@ -481,7 +492,18 @@ impl Controller for Scripted {
                 *used = true;
                 Some(s.order.clone())
             }
-            None => self.fallback.decide(world, decision),
+            None => {
+                if let Some(who) = self.after.take() {
+                    let text = format!(
+                        "The script has no order for {}'s question ({}): {who} decides what it does not cover, from now on.",
+                        decision.actor_name, decision.rule
+                    );
+                    crate::log::record(world, || {
+                        crate::log::Event::new(crate::log::EventKind::Note, "scenario orders", text)
+                    });
+                }
+                self.fallback.decide(world, decision)
+            }
         }
     }
 

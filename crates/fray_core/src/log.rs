@@ -24,6 +24,8 @@ pub enum EventKind {
     Armour,
     Arrive,
     Attack,
+    /// A spell begun, to go off later.
+    BeginCast,
     Bleed,
     Block,
     Blocked,
@@ -116,6 +118,7 @@ impl EventKind {
         Self::Armour,
         Self::Arrive,
         Self::Attack,
+        Self::BeginCast,
         Self::Bleed,
         Self::Block,
         Self::Blocked,
@@ -211,6 +214,7 @@ impl EventKind {
             Self::Block => "block",
             Self::Blocked => "blocked",
             Self::Breakage => "breakage",
+            Self::BeginCast => "begin_cast",
             Self::Cast => "cast",
             Self::Check => "check",
             Self::Combat => "combat",
@@ -313,6 +317,7 @@ impl EventKind {
             Self::Block => "block",
             Self::Dodge => "dodge",
             Self::Attack => "attack",
+            Self::BeginCast => "casting",
             Self::Cast => "spell",
             Self::Move => "move",
             Self::Declare => "declared",
@@ -350,7 +355,7 @@ impl EventKind {
     pub fn tone(self) -> Tone {
         match self {
             Self::Damage | Self::Health | Self::Injury | Self::Spoiled => Tone::Harm,
-            Self::Attack | Self::Riposte | Self::Cast => Tone::Blow,
+            Self::Attack | Self::Riposte | Self::Cast | Self::BeginCast => Tone::Blow,
             Self::Round | Self::RoundEnd | Self::Order => Tone::Time,
             Self::Refused => Tone::Refused,
             Self::End => Tone::End,

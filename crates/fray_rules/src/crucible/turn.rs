@@ -595,7 +595,7 @@ fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Op
         s.casting_time
     );
     record(world, || {
-        Event::new(EventKind::Cast, "003 §II C", text)
+        Event::new(EventKind::BeginCast, "003 §II C", text)
             .actor(&who)
             .target(&whom)
     });

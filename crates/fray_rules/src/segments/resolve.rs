@@ -696,7 +696,7 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
     let segs = if t == 1 { "segment" } else { "segments" };
     record(world, || {
         Event::new(
-            EventKind::Cast,
+            EventKind::BeginCast,
             "001 §Note about spells",
             format!("{who} begins casting {spell} at {them}: casting time {t} {segs}, it goes off in {when}."),
         )
