@@ -76,7 +76,7 @@ enum Command {
         /// Write a PNG of the window once the steps are played (or the driven battle ends), then exit.
         #[arg(long)]
         screenshot: Option<PathBuf>,
-        /// Play every Human seat through the player's input actions to the result screen, then exit.
+        /// Play every Human seat through the player's input actions to the result screen (or, with --steps, that many log events), then exit.
         #[arg(long)]
         drive: bool,
         /// Report the frame update's CPU time (p50, p99) over this many frames, then exit.

@@ -2,10 +2,12 @@
 //!
 //! - `--steps K --screenshot FILE`: play K log events (or until a person
 //!   must decide), write a PNG of the window and exit;
-//! - `--drive`: play every Human seat through the same input actions a player
+//! - `--drive [--steps K]`: play every Human seat through the same input actions a player
 //!   uses (Confirm for the hand-off, Choose1 for the first legal choice) until
-//!   the result screen, saving the battle once (Save, after two choices:
-//!   behind a hand-off in hotseat) to the saves folder;
+//!   the result screen, taking back the first order it may (Undo) and
+//!   saving the battle once (Save, after two choices: behind a hand-off in
+//!   hotseat) to the saves folder; with `--steps`, only until the log
+//!   holds K events;
 //! - `--bench-frames N`: measure the CPU time of each frame's update and
 //!   report the 50th and 99th percentiles.
 
@@ -29,6 +31,7 @@ struct Autoplay {
     samples: Vec<Duration>,
     driven_choices: u32,
     saved: bool,
+    taken_back: bool,
 }
 
 /// Frames to wait after the goal so the last state is drawn.
@@ -38,7 +41,8 @@ const DRIVE_LIMIT: u32 = 20_000;
 
 fn goal_reached(launch: &Launch, session: Option<&Session>, screen: Screen) -> bool {
     if launch.drive {
-        return screen == Screen::Result;
+        let enough = |k| session.is_some_and(|s| s.log().count() >= k);
+        return screen == Screen::Result || launch.steps.is_some_and(enough);
     }
     match (launch.steps, session) {
         // A person must decide: the steps cannot go on without them.
@@ -68,13 +72,21 @@ fn run(
             s.speed = SPEEDS.len() - 1;
         }
         s.stop_at = launch.steps;
-        if launch.drive && *screen.get() == Screen::Battle {
+        let done = goal_reached(&launch, Some(&**s), *screen.get());
+        if launch.drive && !done && *screen.get() == Screen::Battle {
             let asked = s.handoff.is_some() || s.human_decision().is_some();
             if asked && !auto.saved && auto.driven_choices >= 2 {
                 actions.press(&GameAction::Save);
                 auto.saved = true;
             } else if s.handoff.is_some() {
                 actions.press(&GameAction::Confirm);
+            } else if !auto.taken_back
+                && s.human_decision().is_some()
+                && let Some(t) = s.can_take_back()
+            {
+                info!("the driven battle takes back {}", t.label);
+                actions.press(&GameAction::Undo);
+                auto.taken_back = true;
             } else if s.human_decision().is_some() && auto.frames.is_multiple_of(2) {
                 actions.press(&GameAction::Choose1);
                 auto.driven_choices += 1;

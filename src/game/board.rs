@@ -18,7 +18,7 @@ use super::input::GameAction;
 use super::session::{SPEEDS, Session};
 
 /// Circumradius of a hex, half the side of a square, in world units.
-const R: f32 = 30.0;
+pub(super) const R: f32 = 30.0;
 
 /// Side colours, in the scenario's order of sides.
 pub const SIDE_COLOURS: [(f32, f32, f32); 4] = [
@@ -116,7 +116,9 @@ fn clear_board(mut commands: Commands, parts: Query<Entity, With<BoardPart>>) {
 #[derive(Component)]
 pub struct Token {
     pub of: Entity,
-    pos: Vec2,
+    pub(super) pos: Vec2,
+    /// How many bars hang under its disc.
+    pub(super) bars: usize,
     /// The cell it was last seen in, and the cells still to walk through.
     cell: Cell,
     path: std::collections::VecDeque<Cell>,
@@ -126,7 +128,7 @@ pub struct Token {
 struct TokenDisc;
 
 #[derive(Component)]
-struct TokenLabel;
+pub(super) struct TokenLabel;
 
 /// A token's states as one short line within its cell, so that it never
 /// runs into the neighbour's name below: the first state's name (its words
@@ -155,7 +157,7 @@ const STATE_CHARS: usize = 12;
 
 /// The ruleset's short states under a token ("alert", "blows 2/1", "dying").
 #[derive(Component)]
-struct TokenStates;
+pub(super) struct TokenStates;
 
 #[derive(Component)]
 struct BarFill {
@@ -287,6 +289,7 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
             Token {
                 of: t.entity,
                 pos,
+                bars: t.bars.len(),
                 cell: t.cell,
                 path: Default::default(),
             },
@@ -367,6 +370,7 @@ fn sync_tokens(
     mut bars: Query<(&BarFill, &mut Transform), Without<Token>>,
     mut state_texts: Query<&mut Text2d, With<TokenStates>>,
     views: Res<Views>,
+    hover: Option<Res<Hover>>,
 ) {
     let (Some(s), Some(layout), Some(palette)) = (session, layout, palette) else {
         return;
@@ -408,11 +412,10 @@ fn sync_tokens(
                 budget = 0.0;
             }
         }
-        tf.translation = token.pos.extend(if s.selected == Some(token.of) {
-            7.0
-        } else {
-            5.0
-        });
+        // The selected and the hovered token are drawn over their neighbours.
+        let hovered = hover.as_ref().and_then(|h| h.token);
+        let raised = s.selected == Some(token.of) || hovered == Some(token.of);
+        tf.translation = token.pos.extend(if raised { 7.0 } else { 5.0 });
         *vis = if v.gone {
             Visibility::Hidden
         } else {
@@ -720,6 +723,39 @@ fn track_hover(
 
 /// Outline what hovering and selection mean: the selected unit's reachable
 /// cells, the path to the hovered cell, the cells enemies threaten.
+/// The log entry picked in the log or on the timeline, found on the board:
+/// a ring round who did it, another round whom it befell, an arrow between.
+fn picked_on_board(
+    mut gizmos: Gizmos,
+    session: Option<NonSend<Session>>,
+    tokens: Query<&Token>,
+    views: Res<Views>,
+) {
+    let Some(s) = session else { return };
+    let Some(e) = s.picked_entry.and_then(|i| s.log().entries().get(i)) else {
+        return;
+    };
+    let at = |name: &Option<String>| {
+        let v = views.0.iter().find(|v| Some(&v.name) == name.as_ref())?;
+        tokens
+            .iter()
+            .find(|t| t.of == v.entity && !v.gone)
+            .map(|t| t.pos)
+    };
+    let colour = Color::srgb(1.0, 0.45, 0.95);
+    let (from, to) = (at(&e.actor), at(&e.target));
+    for p in [from, to].into_iter().flatten() {
+        gizmos.circle_2d(p, R * 0.86, colour);
+        gizmos.circle_2d(p, R * 0.9, colour);
+    }
+    if let (Some(a), Some(b)) = (from, to)
+        && a != b
+    {
+        let d = (b - a).normalize_or_zero() * R * 0.9;
+        gizmos.arrow_2d(a + d, b - d, colour);
+    }
+}
+
 fn highlights(
     mut gizmos: Gizmos,
     session: Option<NonSend<Session>>,
@@ -862,6 +898,10 @@ fn click(
     s.selected = hover.token.or(s.selected);
 }
 
+/// The systems that bring the board up to date with the battle each frame.
+#[derive(SystemSet, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Sync;
+
 pub(super) fn plugin(app: &mut App) {
     app.init_resource::<Views>()
         .init_resource::<Refit>()
@@ -880,8 +920,10 @@ pub(super) fn plugin(app: &mut App) {
                 float_up,
                 draw_flashes,
                 highlights,
+                picked_on_board,
             )
                 .chain()
+                .in_set(Sync)
                 .after(super::session::Drive)
                 .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
         )

@@ -20,6 +20,7 @@ const CONTROLS: &[(&[&str], &str, &str)] = &[
     (&["Pause"], "", "play or pause"),
     (&["Step"], "", "one rules step"),
     (&["Back"], "", "back one step"),
+    (&["Undo"], "", "take back one's last order"),
     (&["NextRound"], "", "on to the next ROUND"),
     (&["Slower", "Faster"], "", "slower and faster"),
     (&["Choose1", "Choose9"], "", "the numbered choices"),
@@ -28,7 +29,11 @@ const CONTROLS: &[(&[&str], &str, &str)] = &[
     (&[], "click a choice", "give that order"),
     (&[], "click an enemy, a cell", "attack it, move there"),
     (&[], "click a token", "its sheet"),
-    (&[], "click a log entry", "its dice and its rule"),
+    (
+        &[],
+        "click a log entry",
+        "its dice and its rule, and who on the board",
+    ),
     (&["Confirm"], "", "confirm a hotseat hand-off"),
     (
         &["PanUp", "PanLeft", "PanDown", "PanRight"],
@@ -73,6 +78,14 @@ const BOARD: &[(&str, &str)] = &[
         "an action one aimed at the other, just made",
     ),
     ("white outline", "the cell under the pointer"),
+    (
+        "pink rings and arrow",
+        "the log entry picked (in the log or on the timeline): who did it, and to whom",
+    ),
+    (
+        "a name missing over a token",
+        "it would cover a neighbour: point at the token to see its name and states",
+    ),
     (
         "cyan outline and line",
         "the cell a hovered choice names, and who it is for",

@@ -32,6 +32,8 @@ pub enum GameAction {
     Step,
     /// Rewind one step.
     Back,
+    /// Take back the last order one gave.
+    Undo,
     Save,
     NextRound,
     Faster,
@@ -78,6 +80,7 @@ impl GameAction {
             "Pause" => Pause,
             "Step" => Step,
             "Back" => Back,
+            "Undo" => Undo,
             "Save" => Save,
             "NextRound" => NextRound,
             "Faster" => Faster,

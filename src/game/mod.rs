@@ -15,6 +15,7 @@ mod autoplay;
 mod board;
 mod help;
 pub mod input;
+mod labels;
 pub mod menu;
 mod panels;
 pub mod session;
@@ -114,6 +115,7 @@ pub fn run(launch: Launch) -> Result<(), String> {
             session::plugin,
             menu::plugin,
             board::plugin,
+            labels::plugin,
             panels::plugin,
             help::plugin,
             autoplay::plugin,

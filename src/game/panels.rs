@@ -75,6 +75,9 @@ fn keys(
     if actions.just_pressed(&GameAction::Save) {
         saved(&mut s);
     }
+    if actions.just_pressed(&GameAction::Undo) {
+        taken_back(&mut s);
+    }
     if actions.just_pressed(&GameAction::NextRound) {
         s.skip_to_round = Some((s.view.round)(s.battle.world()));
     }
@@ -103,6 +106,13 @@ fn keys(
 fn saved(s: &mut Session) {
     if let Err(why) = s.save() {
         s.notice = Some(format!("Not saved: {why}"));
+    }
+}
+
+/// Take back one's last order, saying why not when it cannot.
+fn taken_back(s: &mut Session) {
+    if let Err(why) = s.take_back() {
+        s.notice = Some(format!("Cannot take back: {why}"));
     }
 }
 
@@ -236,6 +246,7 @@ struct Asked {
     save: bool,
     rewind_to: Option<u64>,
     take_over: bool,
+    take_back: bool,
     skip: bool,
     menu: bool,
     help: bool,
@@ -334,6 +345,9 @@ fn battle_ui(
     }
     if asked.take_over {
         rewound(&mut s, Session::take_over);
+    }
+    if asked.take_back {
+        taken_back(&mut s);
     }
     s.speed = speed;
     if let Some(h) = hover.as_mut() {
@@ -654,6 +668,7 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
             _ => "The rules are running.".to_string(),
         };
         ui.label(text);
+        take_back_row(ui, s, asked);
         if let (Some(t), Some(sel)) = (hovered_target, s.selected)
             && foes(world, sel, t)
             && let Some(p) = (s.view.preview)(world, sel, t)
@@ -677,6 +692,7 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
             format!("Refused: {}", r.reason),
         );
     }
+    take_back_row(ui, s, asked);
     ui.label(
         egui::RichText::new(
             "Click a choice, press its number, click an enemy to attack it, or click a cell to move there.",
@@ -693,6 +709,22 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
     }
     choices(ui, s, d, asked);
+}
+
+/// One's last order, with a button to take it back while nothing has been
+/// rolled or revealed since.
+fn take_back_row(ui: &mut egui::Ui, s: &Session, asked: &mut Asked) {
+    let Some(t) = s.can_take_back() else { return };
+    ui.horizontal_wrapped(|ui| {
+        ui.label(egui::RichText::new(format!("Your last order: {}.", t.label)).small());
+        if ui
+            .small_button("Take back (U)")
+            .on_hover_text("Ask this question again: nothing has been rolled or revealed since (U)")
+            .clicked()
+        {
+            asked.take_back = true;
+        }
+    });
 }
 
 /// Whether `a` and `b` fight on different sides: only a foe gets the odds of

@@ -37,6 +37,7 @@ pub struct Setup {
 pub const SPEEDS: [Option<f32>; 5] = [Some(1.0), Some(3.0), Some(10.0), Some(30.0), None];
 
 /// An order a person wrote down in secret, shown to their side alone.
+#[derive(Clone)]
 pub struct Written {
     pub side: usize,
     pub actor: String,
@@ -86,6 +87,23 @@ pub struct Session {
     /// After a rewind: the battle as it went on from here, whose orders
     /// playing on gives again, until a player takes over.
     pub future: Option<BattleFile>,
+    /// The orders people gave, latest last, which they may take back while
+    /// nothing has been rolled or revealed since.
+    pub given: Vec<TakeBack>,
+}
+
+/// An order a person gave, and where the battle stood just before it.
+#[derive(Clone)]
+pub struct TakeBack {
+    pub side: usize,
+    /// Who was ordered, and what: "Brienne: attack Grusk with the longsword".
+    pub label: String,
+    /// The rules steps run, the orders given and the log's length before it.
+    steps: usize,
+    orders: usize,
+    log: u64,
+    /// How many secret orders were written down before it.
+    written: usize,
 }
 
 /// Where the window saves battles: `$FRAY_SAVES`, else the user's data
@@ -206,6 +224,7 @@ impl Session {
             reviewing: false,
             notice: None,
             future: None,
+            given: Vec::new(),
         })
     }
 
@@ -292,6 +311,7 @@ impl Session {
         self.handoff = None;
         self.shown_side = None;
         self.written.clear();
+        self.given.clear();
         self.paused = true;
         self.reviewing = false;
         Ok(())
@@ -362,20 +382,33 @@ impl Session {
 
     /// Give a person's order; the rules take it at once.
     pub fn answer(&mut self, id: u64, order: Order) {
-        let decisions = self.battle.world().resource::<Decisions>();
-        if let Some(d) = decisions.get(id).filter(|d| d.secret) {
+        let world = self.battle.world();
+        let decisions = world.resource::<Decisions>();
+        if let Some(d) = decisions.get(id) {
             let label = d.choices.iter().find(|c| c.order == order);
             let words = label.map_or_else(|| order.action.replace('_', " "), |c| c.label.clone());
-            // In the middle of a sentence.
-            let mut chars = words.chars();
-            let words = chars
-                .next()
-                .map_or(String::new(), |c| c.to_lowercase().chain(chars).collect());
-            self.written.push(Written {
+            // Another person's order leaves nothing of one's own to take back.
+            self.given.retain(|t| t.side == d.side);
+            self.given.push(TakeBack {
                 side: d.side,
-                actor: d.actor_name.clone(),
-                words,
+                label: format!("{}: {words}", d.actor_name),
+                steps: self.marks.len(),
+                orders: decisions.given().len(),
+                log: self.log().count(),
+                written: self.written.len(),
             });
+            if d.secret {
+                // In the middle of a sentence.
+                let mut chars = words.chars();
+                let words = chars
+                    .next()
+                    .map_or(String::new(), |c| c.to_lowercase().chain(chars).collect());
+                self.written.push(Written {
+                    side: d.side,
+                    actor: d.actor_name.clone(),
+                    words,
+                });
+            }
         }
         self.battle.answer(id, order);
         self.progress = None;
@@ -386,6 +419,49 @@ impl Session {
                 break;
             }
         }
+    }
+
+    /// The last order a person gave, if they may still take it back: nothing
+    /// has been rolled or revealed since, the battle goes on, and no other
+    /// side's person has the screen.
+    pub fn can_take_back(&self) -> Option<&TakeBack> {
+        let t = self.given.last()?;
+        let other = |side: usize| side != t.side;
+        if self.result().is_some()
+            || self.handoff.is_some_and(other)
+            || self.human_decision().is_some_and(|d| other(d.side))
+        {
+            return None;
+        }
+        let since = self.log().entries().iter().filter(|e| e.seq > t.log);
+        let settled = |e: &fray_core::log::LogEntry| {
+            !e.rolls.is_empty() || e.event == fray_core::log::EventKind::Reveal
+        };
+        (!since.clone().any(settled)).then_some(t)
+    }
+
+    /// Take back the last order a person gave: the battle goes back to just
+    /// before it, as a new branch, and the same question is asked again.
+    pub fn take_back(&mut self) -> Result<(), String> {
+        let t = self
+            .can_take_back()
+            .cloned()
+            .ok_or("something has been rolled or revealed since")?;
+        let mut file = self.file();
+        file.orders.truncate(t.orders);
+        let mut written = std::mem::take(&mut self.written);
+        let mut given = std::mem::take(&mut self.given);
+        let paused = self.paused;
+        self.rebuild(&file, t.steps)?;
+        self.future = None;
+        written.truncate(t.written);
+        self.written = written;
+        given.pop();
+        self.given = given;
+        self.shown_side = Some(t.side);
+        self.paused = paused;
+        self.notice = Some(format!("Took back {}", t.label));
+        Ok(())
     }
 
     /// Whether a person has a decision open that the driver has not yet surfaced.

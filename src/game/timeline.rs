@@ -8,20 +8,20 @@
 
 use bevy_egui::egui;
 use fray_core::log::{EventKind, LogEntry, Tone};
-use fray_core::view::Clock;
+use fray_core::view::{Clock, Periods};
 
 use super::session::Session;
 
 /// Width of one event's slot.
 const SLOT: f32 = 13.0;
 /// Height of a lane.
-const LANE: f32 = 12.0;
+const LANE: f32 = 11.0;
 /// Height of the scale over the lanes.
 const SCALE: f32 = 14.0;
 /// Width of the lane names.
 const GUTTER: f32 = 86.0;
 /// Height of the drawn area; more lanes scroll.
-const HEIGHT: f32 = 104.0;
+const HEIGHT: f32 = 116.0;
 /// The most quiet steps drawn one by one between two marks.
 const QUIET_TICKS: u64 = 9;
 
@@ -40,6 +40,9 @@ pub(super) struct Picture {
 #[derive(Debug, PartialEq)]
 pub(super) struct Column {
     pub label: String,
+    /// The period of the round it falls in ("phase 1 · 0–3 s"), when the
+    /// ruleset divides rounds into periods.
+    pub period: Option<String>,
     pub quiet: bool,
     /// Its events' slots, left to right.
     pub slots: usize,
@@ -133,6 +136,7 @@ pub(super) fn picture(
         match tick {
             Tick::Quiet(label) => pic.columns.push(Column {
                 label,
+                period: None,
                 quiet: true,
                 slots: 1,
             }),
@@ -141,6 +145,7 @@ pub(super) fn picture(
                 let column = pic.columns.len();
                 pic.columns.push(Column {
                     label: short(time, clock),
+                    period: None,
                     quiet: false,
                     slots: list.len(),
                 });
@@ -248,6 +253,29 @@ fn spans(glyphs: &[Glyph], entries: &[&LogEntry]) -> Vec<Span> {
         }
     }
     out
+}
+
+/// Gather the columns into the ruleset's periods, drawn over them: a
+/// column whose time mark begins "phase 2" falls in "phase 2 · 3–6 s" and
+/// keeps only the rest of its mark ("7 Dario"); "movement, step 1" falls
+/// in "movement" as "step 1".
+pub(super) fn in_periods(pic: &mut Picture, periods: Option<Periods>) {
+    let Some(periods) = periods else { return };
+    for c in pic.columns.iter_mut().filter(|c| !c.quiet) {
+        let (head, rest) = c.label.split_once(", ").unwrap_or((&c.label, ""));
+        let period = match periods {
+            Periods::Named => head.to_string(),
+            Periods::Timed { name, seconds } => match reading(head) {
+                Some((n, i)) if n == name && i >= 1 => {
+                    let s = i64::from(seconds);
+                    format!("{name} {i} · {}–{} s", (i - 1) * s, i * s)
+                }
+                _ => continue,
+            },
+        };
+        c.label = rest.to_string();
+        c.period = Some(period);
+    }
 }
 
 /// A spell begun now, to go off later (rules/001, rules/003).
@@ -414,7 +442,8 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session, now: u32, picked: &mut Op
         .into_iter()
         .map(|t| (t.name, t.side))
         .collect();
-    let pic = picture(&entries, &listing, s.view.clock);
+    let mut pic = picture(&entries, &listing, s.view.clock);
+    in_periods(&mut pic, s.view.periods);
     egui::ScrollArea::both()
         .id_salt(("timeline", round))
         .max_height(HEIGHT)
@@ -477,24 +506,52 @@ struct Geometry {
     origin: egui::Pos2,
     /// Each column's left edge and width.
     columns: Vec<(f32, f32)>,
+    /// The scale's height: one row of labels, or two with periods.
+    scale: f32,
 }
 
 impl Geometry {
     fn of(ui: &egui::Ui, pic: &Picture, origin: egui::Pos2) -> Self {
         let font = egui::FontId::proportional(10.0);
-        let mut x = GUTTER;
-        let mut columns = Vec::new();
-        for c in &pic.columns {
-            let label = ui
-                .painter()
-                .layout_no_wrap(c.label.clone(), font.clone(), egui::Color32::WHITE)
+        let width = |text: &str| {
+            ui.painter()
+                .layout_no_wrap(text.to_string(), font.clone(), egui::Color32::WHITE)
                 .size()
-                .x;
-            let w = (c.slots as f32 * SLOT).max(label + 6.0).max(SLOT + 4.0);
-            columns.push((x, w));
-            x += w;
+                .x
+        };
+        let mut widths: Vec<f32> = pic
+            .columns
+            .iter()
+            .map(|c| {
+                (c.slots as f32 * SLOT)
+                    .max(width(&c.label) + 6.0)
+                    .max(SLOT + 4.0)
+            })
+            .collect();
+        // A period is at least as wide as its name: its last column widens.
+        for run in periods(pic) {
+            let have: f32 = widths[run.clone()].iter().sum();
+            let need = width(pic.columns[run.start].period.as_deref().unwrap_or("")) + 8.0;
+            widths[run.end - 1] += (need - have).max(0.0);
         }
-        Self { origin, columns }
+        let mut x = GUTTER;
+        let columns = widths
+            .into_iter()
+            .map(|w| {
+                x += w;
+                (x - w, w)
+            })
+            .collect();
+        let scale = if pic.columns.iter().any(|c| c.period.is_some()) {
+            SCALE + 11.0
+        } else {
+            SCALE
+        };
+        Self {
+            origin,
+            columns,
+            scale,
+        }
     }
 
     fn width(&self) -> f32 {
@@ -506,14 +563,14 @@ impl Geometry {
         let slots = pic.columns[g.column].slots as f32;
         let left = x + (w - slots * SLOT) / 2.0;
         let y = match g.lane {
-            Some(l) => SCALE + LANE * (l as f32 + 0.5),
-            None => SCALE - 3.0,
+            Some(l) => self.scale + LANE * (l as f32 + 0.5),
+            None => self.scale - 3.0,
         };
         self.origin + egui::vec2(left + SLOT * (g.slot as f32 + 0.5), y)
     }
 
     fn lane_y(&self, lane: usize) -> f32 {
-        self.origin.y + SCALE + LANE * (lane as f32 + 0.5)
+        self.origin.y + self.scale + LANE * (lane as f32 + 0.5)
     }
 }
 
@@ -521,7 +578,7 @@ impl Geometry {
 fn draw(ui: &mut egui::Ui, s: &Session, pic: &Picture, now: bool, picked: &mut Option<usize>) {
     let origin = ui.cursor().min;
     let geo = Geometry::of(ui, pic, origin);
-    let height = SCALE + LANE * pic.lanes.len().max(1) as f32 + 2.0;
+    let height = geo.scale + LANE * pic.lanes.len().max(1) as f32 + 2.0;
     let (rect, response) =
         ui.allocate_exact_size(egui::vec2(geo.width(), height), egui::Sense::click());
     let painter = ui.painter_at(rect);
@@ -571,6 +628,25 @@ fn draw(ui: &mut egui::Ui, s: &Session, pic: &Picture, now: bool, picked: &mut O
 /// down the lanes; the lanes' own faint lines.
 fn paint_scale(painter: &egui::Painter, pic: &Picture, geo: &Geometry, rect: egui::Rect) {
     let font = egui::FontId::proportional(10.0);
+    let row = geo.scale - SCALE;
+    for run in periods(pic) {
+        let left = geo.origin.x + geo.columns[run.start].0;
+        let (x, w) = geo.columns[run.end - 1];
+        let right = geo.origin.x + x + w;
+        painter.text(
+            egui::pos2((left + right) / 2.0, geo.origin.y + 1.0),
+            egui::Align2::CENTER_TOP,
+            pic.columns[run.start].period.as_deref().unwrap_or(""),
+            font.clone(),
+            egui::Color32::from_rgb(200, 215, 240),
+        );
+        painter.hline(
+            (left + 2.0)..=(right - 2.0),
+            geo.origin.y + row - 1.0,
+            (1.0, egui::Color32::from_gray(90)),
+        );
+        painter.vline(left, rect.y_range(), (1.5, egui::Color32::from_gray(120)));
+    }
     for (c, &(x, w)) in pic.columns.iter().zip(&geo.columns) {
         let left = geo.origin.x + x;
         let colour = if c.quiet {
@@ -579,7 +655,7 @@ fn paint_scale(painter: &egui::Painter, pic: &Picture, geo: &Geometry, rect: egu
             egui::Color32::from_rgb(150, 190, 240)
         };
         painter.text(
-            egui::pos2(left + w / 2.0, geo.origin.y + 1.0),
+            egui::pos2(left + w / 2.0, geo.origin.y + row + 1.0),
             egui::Align2::CENTER_TOP,
             &c.label,
             font.clone(),
@@ -592,6 +668,19 @@ fn paint_scale(painter: &egui::Painter, pic: &Picture, geo: &Geometry, rect: egu
         let y = geo.lane_y(l);
         painter.hline(rect.x_range(), y, (1.0, egui::Color32::from_gray(40)));
     }
+}
+
+/// The runs of columns that fall in one period.
+fn periods(pic: &Picture) -> Vec<std::ops::Range<usize>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, c) in pic.columns.iter().enumerate() {
+        let Some(p) = &c.period else { continue };
+        match runs.last_mut() {
+            Some(r) if r.end == i && pic.columns[r.start].period.as_ref() == Some(p) => r.end += 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    runs
 }
 
 /// A spell as a bar along its lane, a wait as a dashed line.
@@ -712,7 +801,7 @@ fn paint_names(ui: &egui::Ui, painter: &egui::Painter, pic: &Picture, geo: &Geom
         egui::pos2(left, top),
         egui::pos2(
             left + GUTTER - 4.0,
-            top + SCALE + LANE * pic.lanes.len() as f32,
+            top + geo.scale + LANE * pic.lanes.len() as f32,
         ),
     );
     painter.rect_filled(gutter, 0.0, ui.visuals().panel_fill);
@@ -895,5 +984,98 @@ mod tests {
                 spoiled: false
             }]
         );
+    }
+
+    #[test]
+    fn the_phases_of_a_turn_gather_their_actions_under_their_seconds() {
+        // rules/002 §Time: four 3-second phases make a 12-second turn; in
+        // phase 1 Dario acts at 7 and Rocco at 5, then phase 2 begins.
+        let log = [
+            entry("phase 1", EventKind::Phase, "", "", "Phase 1 begins."),
+            entry(
+                "phase 1, 7 Dario",
+                EventKind::Attack,
+                "Dario",
+                "Rocco",
+                "Dario attacks.",
+            ),
+            entry(
+                "phase 1, 5 Rocco",
+                EventKind::Move,
+                "Rocco",
+                "",
+                "Rocco moves.",
+            ),
+            entry("phase 2", EventKind::Phase, "", "", "Phase 2 begins."),
+            entry(
+                "Post-Turn",
+                EventKind::Recovery,
+                "Rocco",
+                "",
+                "Rocco recovers.",
+            ),
+        ];
+        let entries: Vec<(usize, &LogEntry)> = log.iter().enumerate().collect();
+        let mut pic = picture(&entries, &listing(), None);
+        in_periods(
+            &mut pic,
+            Some(Periods::Timed {
+                name: "phase",
+                seconds: 3,
+            }),
+        );
+        let columns: Vec<(&str, Option<&str>)> = pic
+            .columns
+            .iter()
+            .map(|c| (c.label.as_str(), c.period.as_deref()))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("", Some("phase 1 · 0–3 s")),
+                ("7 Dario", Some("phase 1 · 0–3 s")),
+                ("5 Rocco", Some("phase 1 · 0–3 s")),
+                ("", Some("phase 2 · 3–6 s")),
+                ("Post-Turn", None),
+            ]
+        );
+        assert_eq!(periods(&pic), [0..3, 3..4]);
+    }
+
+    #[test]
+    fn the_movement_phase_gathers_its_fractions_under_its_name() {
+        // rules/000 §3: the traces advance fraction by fraction.
+        let log = [
+            entry("combat, Hal", EventKind::Pass, "Hal", "", "Hal passes."),
+            entry("noncombat", EventKind::Note, "", "", "Revealed."),
+            entry("movement", EventKind::Traces, "", "", "Traces revealed."),
+            entry("movement, step 1", EventKind::Stop, "Hal", "", "Hal stops."),
+            entry(
+                "movement, step 2",
+                EventKind::Stop,
+                "Brom",
+                "",
+                "Brom stops.",
+            ),
+        ];
+        let entries: Vec<(usize, &LogEntry)> = log.iter().enumerate().collect();
+        let mut pic = picture(&entries, &listing(), None);
+        in_periods(&mut pic, Some(Periods::Named));
+        let columns: Vec<(&str, Option<&str>)> = pic
+            .columns
+            .iter()
+            .map(|c| (c.label.as_str(), c.period.as_deref()))
+            .collect();
+        assert_eq!(
+            columns,
+            [
+                ("Hal", Some("combat")),
+                ("", Some("noncombat")),
+                ("", Some("movement")),
+                ("step 1", Some("movement")),
+                ("step 2", Some("movement")),
+            ]
+        );
+        assert_eq!(periods(&pic), [0..1, 1..2, 2..5]);
     }
 }

@@ -150,8 +150,21 @@ pub struct RulesView {
     pub preview: fn(&World, Entity, Entity) -> Option<String>,
     /// The clock a round runs on, when it has a fixed one.
     pub clock: Option<Clock>,
+    /// The spans of time the text divides a round into, when it does.
+    pub periods: Option<Periods>,
     /// What its bars and abbreviations mean, for the help's legend.
     pub legend: &'static [(&'static str, &'static str)],
+}
+
+/// The periods of a round, for the timeline's upper scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Periods {
+    /// Time marks that begin "`name` N" fall in period N, which lasts
+    /// `seconds` (the four 3-second phases of a 12-second turn, rules/002).
+    Timed { name: &'static str, seconds: u32 },
+    /// Time marks "`period`, `moment`" fall under their period ("movement,
+    /// step 2": the second fraction of the movement phase, rules/000).
+    Named,
 }
 
 /// A round's clock, for the timeline: its time marks read "`name` N", N

@@ -126,6 +126,7 @@ macro_rules! ruleset {
             provokes: view::PROVOKES,
             preview: view::preview,
             clock: view::CLOCK,
+            periods: view::PERIODS,
             legend: view::LEGEND,
         };
 

@@ -320,4 +320,7 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
+/// The round is not divided into periods of time.
+pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;

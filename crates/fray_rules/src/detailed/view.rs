@@ -271,6 +271,10 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
+/// 000 §1–§3: the combat phase, option by option; the noncombat options;
+/// the movement phase, fraction by fraction of the traces.
+pub(super) const PERIODS: Option<fray_core::view::Periods> = Some(fray_core::view::Periods::Named);
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
 
 #[cfg(test)]

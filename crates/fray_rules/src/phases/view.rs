@@ -335,6 +335,14 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
     ),
 ];
 
+/// 002 §Time: "Each Phase is 3 seconds long. 4 Phases make up 1
+/// Turn of 12 seconds."
+pub(super) const PERIODS: Option<fray_core::view::Periods> =
+    Some(fray_core::view::Periods::Timed {
+        name: "phase",
+        seconds: 3,
+    });
+
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
 
 #[cfg(test)]
