@@ -134,6 +134,10 @@ pub trait GridGeometry {
 /// the hex arithmetic far from overflow and the result to a sane size.
 const LINE_LIMIT: i32 = 1 << 20;
 
+/// How near a target a path must end for [`Grid::path_toward`] to look
+/// first whether any cell there can be entered at all.
+const RINGED_WITHIN: u32 = 3;
+
 /// A rectangle `0 <= x < width`, `0 <= y < height`.
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
@@ -596,6 +600,13 @@ impl Grid {
         let arrived = |c: &Cell| self.distance(*c, target) <= stop_within;
         if arrived(&from) {
             return Some((Vec::new(), 0));
+        }
+        // Every cell a path could end in is entered: when none near a close
+        // target can be (a foe ringed by its friends), there is no path, and
+        // no need to search the whole board to learn so.
+        let open = |c: &Cell| self.enter_cost(*c).is_some() && !blocked(*c);
+        if stop_within <= RINGED_WITHIN && !self.within(target, stop_within).iter().any(open) {
+            return None;
         }
         // Every step costs at least 1 and changes the distance to the target by
         // at most 1, so this heuristic never overestimates.
@@ -1317,6 +1328,11 @@ mod tests {
         // One step further out is fine.
         let (path, cost) = g.path_toward(c(0, 6), target, 2, blocked).expect("path");
         assert_eq!((path.last(), cost), (Some(&c(4, 6)), 4));
+        // One gap in the ring is enough: the path ends in it.
+        let gap = c(5, 6);
+        let gapped = |x: Cell| x != gap && blocked(x);
+        let (path, cost) = g.path_toward(c(0, 6), target, 1, gapped).expect("path");
+        assert_eq!((path.last(), cost), (Some(&gap), 5));
     }
 
     #[test]

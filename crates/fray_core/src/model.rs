@@ -139,19 +139,18 @@ pub struct Fighting;
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Blocking;
 
-/// The one rule for who blocks a cell: the cells of `roster` that are
-/// [`Blocking`], but for `except`'s own.
-pub fn taken_cells(
-    world: &World,
-    roster: impl IntoIterator<Item = Entity>,
-    except: Entity,
-) -> crate::grid::CellSet {
+/// The one rule for who blocks a cell: the cells of every combatant that is
+/// [`Blocking`], but for `except`'s own. One pass over the blocking
+/// combatants' cells, not a lookup of each combatant in turn.
+pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
     let mut taken = crate::grid::CellSet::new(world.resource::<crate::grid::Grid>());
-    for e in roster {
-        if e != except
-            && world.get::<Blocking>(e).is_some()
-            && let Some(c) = world.get::<crate::grid::Cell>(e)
-        {
+    let Some(mut blocking) =
+        world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
+    else {
+        return taken;
+    };
+    for (e, c) in blocking.iter(world) {
+        if e != except {
             taken.insert(*c);
         }
     }

@@ -123,7 +123,7 @@ pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
 
 /// Cells others stand in.
 pub fn occupied(world: &World, e: Entity) -> fray_core::grid::CellSet {
-    fray_core::model::taken_cells(world, roster(world), e)
+    fray_core::model::taken_cells(world, e)
 }
 
 /// Cells where the fallen lie (ruling `fallen_bodies`): passed over, not

@@ -140,18 +140,26 @@ fn striking_distance(m: &Me) -> u32 {
 /// advance on), and how far the nearest of them all is.
 fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let mut fighting = Vec::new();
+    let healer = m.stats.heal >= 3;
     for e in roster(world) {
-        let Some((k, s, &cell)) =
-            fray_core::model::components::<(&Combatant, &Side, &Cell)>(world, e)
-        else {
+        let Ok(er) = world.get_entity(e) else {
+            continue;
+        };
+        let (Some(s), Some(&cell)) = (er.get::<Side>(), er.get::<Cell>()) else {
             continue;
         };
         if *s == m.side {
-            let fallen = matches!(
-                world.get::<Health>(e),
-                Some(Health::Dying | Health::Incapacitated)
-            ) && world.get::<Stabilised>(e).is_none();
-            if fallen && m.stats.heal >= 3 && m.grid.distance(m.here, cell) <= m.stats.speed + 1 {
+            let fallen = || {
+                matches!(
+                    er.get::<Health>(),
+                    Some(Health::Dying | Health::Incapacitated)
+                ) && !er.contains::<Stabilised>()
+            };
+            if healer
+                && m.grid.distance(m.here, cell) <= m.stats.speed + 1
+                && fallen()
+                && let Some(k) = er.get::<Combatant>()
+            {
                 out.push(Appraisal {
                     other: 6.0,
                     ..Appraisal::plain(Order::new(&m.name, "stabilise").target(&k.name))
@@ -159,7 +167,7 @@ fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<F
             }
             continue;
         }
-        if world.get::<Fighting>(e).is_some() {
+        if er.contains::<Fighting>() && er.contains::<Combatant>() {
             fighting.push((e, cell));
         }
     }

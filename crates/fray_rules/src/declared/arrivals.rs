@@ -152,7 +152,7 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
 /// enter, it enters at the nearest free cell (the first in the grid's order
 /// at that distance). `None` when its own cell is free.
 fn free_cell_near(world: &World, e: Entity, at: Cell) -> Option<Cell> {
-    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    let taken = fray_core::model::taken_cells(world, e);
     if !taken.contains(&at) {
         return None;
     }

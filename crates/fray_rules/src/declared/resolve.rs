@@ -817,7 +817,7 @@ fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
 /// the dead are stepped over and the fled are gone: they are not
 /// `Blocking`).
 fn occupied(world: &World, e: Entity) -> fray_core::grid::CellSet {
-    fray_core::model::taken_cells(world, world.resource::<Flow>().roster.entities(), e)
+    fray_core::model::taken_cells(world, e)
 }
 
 /// Move `e` toward `goal` until within `stop_within` cells, spending at most

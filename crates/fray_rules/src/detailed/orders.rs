@@ -701,7 +701,7 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
     if !grid.in_bounds(to) || grid.is_obstacle(to) {
         return None;
     }
-    let taken = fray_core::model::taken_cells(world, super::roster(world), me);
+    let taken = fray_core::model::taken_cells(world, me);
     if taken.contains(&to) {
         return None;
     }

@@ -131,7 +131,7 @@ pub fn step_refusal(world: &World, me: Entity) -> Option<String> {
 
 /// Cells where a character stands: nobody moves through or into them.
 pub fn occupied(world: &World, except: Entity) -> fray_core::grid::CellSet {
-    fray_core::model::taken_cells(world, super::roster(world), except)
+    fray_core::model::taken_cells(world, except)
 }
 
 /// A path for `me` to `to`, with its cost, around obstacles and characters.

@@ -95,7 +95,7 @@ pub(super) fn approach(world: &mut World, e: Entity, goal: Cell, stop_within: u3
     if budget == 0 || grid.distance(from, goal) <= stop_within {
         return;
     }
-    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    let taken = fray_core::model::taken_cells(world, e);
     let Some((steps, _)) = grid.path_toward(from, goal, stop_within, |c| taken.contains(&c)) else {
         let who = name(world, e);
         record(world, || {
@@ -148,7 +148,7 @@ pub(super) fn flee_move(world: &mut World, e: Entity) {
     let from = cell(world, e);
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
     let enemies: Vec<Cell> = foes(world, e).iter().map(|&f| cell(world, f)).collect();
-    let taken = fray_core::model::taken_cells(world, roster(world), e);
+    let taken = fray_core::model::taken_cells(world, e);
     let grid = world.resource::<Grid>();
     let reach = grid.reachable(from, budget, |c| taken.contains(&c));
     let edge = |c: Cell| {
