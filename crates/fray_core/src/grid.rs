@@ -135,8 +135,12 @@ pub trait GridGeometry {
 const LINE_LIMIT: i32 = 1 << 20;
 
 /// How near a target a path must end for [`Grid::path_toward`] to look
-/// first whether any cell there can be entered at all.
-const RINGED_WITHIN: u32 = 3;
+/// first whether the cells there can be reached at all.
+const POCKET_WITHIN: u32 = 3;
+
+/// The most open cells [`Grid::path_toward`] gathers around a target to see
+/// whether they form a pocket the mover cannot get into.
+const POCKET: usize = 256;
 
 /// A rectangle `0 <= x < width`, `0 <= y < height`.
 #[derive(Clone, Copy, Debug)]
@@ -601,11 +605,9 @@ impl Grid {
         if arrived(&from) {
             return Some((Vec::new(), 0));
         }
-        // Every cell a path could end in is entered: when none near a close
-        // target can be (a foe ringed by its friends), there is no path, and
-        // no need to search the whole board to learn so.
-        let open = |c: &Cell| self.enter_cost(*c).is_some() && !blocked(*c);
-        if stop_within <= RINGED_WITHIN && !self.within(target, stop_within).iter().any(open) {
+        // A foe ringed by its friends, or whose free cells lie in a pocket
+        // of the melee: no path, and no need to search the whole board.
+        if self.pocketed(from, target, stop_within, &blocked) {
             return None;
         }
         // Every step costs at least 1 and changes the distance to the target by
@@ -615,6 +617,46 @@ impl Grid {
         // The path starts with `from` itself.
         path.drain(..path.len().min(1));
         Some((path, cost))
+    }
+
+    /// Whether every cell a path from `from` could end in (an open cell
+    /// within `stop_within` of `target`) lies in a pocket of open cells, no
+    /// larger than [`POCKET`], that `from` does not border: then no path
+    /// exists. False when unsure (a large goal or a large pocket).
+    fn pocketed(
+        &self,
+        from: Cell,
+        target: Cell,
+        stop_within: u32,
+        blocked: &impl Fn(Cell) -> bool,
+    ) -> bool {
+        if stop_within > POCKET_WITHIN {
+            return false;
+        }
+        let open = |c: Cell| self.enter_cost(c).is_some() && !blocked(c);
+        let beside: Vec<Cell> = self.neighbour_cells(from).collect();
+        let mut seen = CellSet::new(self);
+        let mut pocket: Vec<Cell> = Vec::new();
+        for c in self.within(target, stop_within) {
+            if open(c) {
+                seen.insert(c);
+                pocket.push(c);
+            }
+        }
+        let mut next = 0;
+        while let Some(&c) = pocket.get(next) {
+            if pocket.len() > POCKET || beside.contains(&c) {
+                return false;
+            }
+            next += 1;
+            for n in self.neighbour_cells(c) {
+                if !seen.contains(&n) && open(n) {
+                    seen.insert(n);
+                    pocket.push(n);
+                }
+            }
+        }
+        true
     }
 
     /// Every cell reachable from `from` with total cost `<= budget` (Dijkstra),
@@ -1333,6 +1375,29 @@ mod tests {
         let gapped = |x: Cell| x != gap && blocked(x);
         let (path, cost) = g.path_toward(c(0, 6), target, 1, gapped).expect("path");
         assert_eq!((path.last(), cost), (Some(&gap), 5));
+    }
+
+    #[test]
+    fn a_free_cell_in_a_closed_pocket_is_out_of_reach() {
+        // The target at (5, 5) and the free cell (6, 5) beside it, walled in
+        // by a ring of others: no way in from outside, a path from inside.
+        let g = square12();
+        let (target, free) = (c(5, 5), c(6, 5));
+        let walled = |x: Cell| {
+            let ring = (4..=7).contains(&x.x) && (4..=6).contains(&x.y);
+            ring && x != free
+        };
+        assert_eq!(g.path_toward(c(0, 0), target, 1, walled), None);
+        // One who stands in the wall borders the pocket and steps in.
+        let inside = |x: Cell| walled(x) && x != c(7, 5);
+        assert_eq!(
+            g.path_toward(c(7, 5), target, 1, inside),
+            Some((vec![free], 1))
+        );
+        // Open the wall and the way around is found.
+        let opened = |x: Cell| walled(x) && x != c(7, 4);
+        let (path, _) = g.path_toward(c(11, 0), target, 1, opened).expect("path");
+        assert_eq!(path.last(), Some(&free));
     }
 
     #[test]
