@@ -699,15 +699,18 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         )
         .small(),
     );
-    if let Some(info) = hover.and_then(|h| h.path_info.clone()) {
-        ui.label(egui::RichText::new(info).color(egui::Color32::from_rgb(250, 240, 150)));
-    }
-    if let Some(t) = hovered_target
-        && foes(world, d.actor, t)
-        && let Some(p) = (s.view.preview)(world, d.actor, t)
-    {
-        ui.label(egui::RichText::new(p).color(egui::Color32::from_rgb(250, 200, 150)));
-    }
+    // What the pointer rests on, on one line kept for it whether or not
+    // there is anything, so the choices never move under the cursor.
+    let odds = hovered_target
+        .filter(|t| foes(world, d.actor, *t))
+        .and_then(|t| (s.view.preview)(world, d.actor, t))
+        .map(|p| p.lines().collect::<Vec<_>>().join(" · "));
+    let (text, colour) = match (odds, hover.and_then(|h| h.path_info.clone())) {
+        (Some(p), _) => (p, egui::Color32::from_rgb(250, 200, 150)),
+        (None, Some(info)) => (info, egui::Color32::from_rgb(250, 240, 150)),
+        (None, None) => (String::new(), egui::Color32::TRANSPARENT),
+    };
+    ui.add(egui::Label::new(egui::RichText::new(format!("{text} ")).color(colour)).truncate());
     choices(ui, s, d, asked);
 }
 
