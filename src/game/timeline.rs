@@ -986,6 +986,26 @@ mod tests {
         );
     }
 
+    /// Gather `log` into periods `by`: each column's label and period, and
+    /// the runs of columns in one period, are as `columns` and `runs` say.
+    fn assert_periods(
+        log: &[LogEntry],
+        by: Periods,
+        columns: &[(&str, Option<&str>)],
+        runs: &[std::ops::Range<usize>],
+    ) {
+        let entries: Vec<(usize, &LogEntry)> = log.iter().enumerate().collect();
+        let mut pic = picture(&entries, &listing(), None);
+        in_periods(&mut pic, Some(by));
+        let got: Vec<(&str, Option<&str>)> = pic
+            .columns
+            .iter()
+            .map(|c| (c.label.as_str(), c.period.as_deref()))
+            .collect();
+        assert_eq!(got, columns);
+        assert_eq!(periods(&pic), runs);
+    }
+
     #[test]
     fn the_phases_of_a_turn_gather_their_actions_under_their_seconds() {
         // rules/002 §Time: four 3-second phases make a 12-second turn; in
@@ -1015,31 +1035,22 @@ mod tests {
                 "Rocco recovers.",
             ),
         ];
-        let entries: Vec<(usize, &LogEntry)> = log.iter().enumerate().collect();
-        let mut pic = picture(&entries, &listing(), None);
-        in_periods(
-            &mut pic,
-            Some(Periods::Timed {
-                name: "phase",
-                seconds: 3,
-            }),
-        );
-        let columns: Vec<(&str, Option<&str>)> = pic
-            .columns
-            .iter()
-            .map(|c| (c.label.as_str(), c.period.as_deref()))
-            .collect();
-        assert_eq!(
-            columns,
-            [
+        let timed = Periods::Timed {
+            name: "phase",
+            seconds: 3,
+        };
+        assert_periods(
+            &log,
+            timed,
+            &[
                 ("", Some("phase 1 · 0–3 s")),
                 ("7 Dario", Some("phase 1 · 0–3 s")),
                 ("5 Rocco", Some("phase 1 · 0–3 s")),
                 ("", Some("phase 2 · 3–6 s")),
                 ("Post-Turn", None),
-            ]
+            ],
+            &[0..3, 3..4],
         );
-        assert_eq!(periods(&pic), [0..3, 3..4]);
     }
 
     #[test]
@@ -1058,24 +1069,17 @@ mod tests {
                 "Brom stops.",
             ),
         ];
-        let entries: Vec<(usize, &LogEntry)> = log.iter().enumerate().collect();
-        let mut pic = picture(&entries, &listing(), None);
-        in_periods(&mut pic, Some(Periods::Named));
-        let columns: Vec<(&str, Option<&str>)> = pic
-            .columns
-            .iter()
-            .map(|c| (c.label.as_str(), c.period.as_deref()))
-            .collect();
-        assert_eq!(
-            columns,
-            [
+        assert_periods(
+            &log,
+            Periods::Named,
+            &[
                 ("Hal", Some("combat")),
                 ("", Some("noncombat")),
                 ("", Some("movement")),
                 ("step 1", Some("movement")),
                 ("step 2", Some("movement")),
-            ]
+            ],
+            &[0..1, 1..2, 2..5],
         );
-        assert_eq!(periods(&pic), [0..1, 1..2, 2..5]);
     }
 }
