@@ -66,10 +66,8 @@ enum Command {
         /// The AI plays every side: watch the battle.
         #[arg(long)]
         all_ai: bool,
-        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
-        /// every side (levels: random, basic, search).
-        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
-        ai: Vec<AiArg>,
+        #[command(flatten)]
+        ai: AiArgs,
         /// Play this many log events, or until a person must decide, then stop (with --screenshot: save and exit).
         #[arg(long)]
         steps: Option<u64>,
@@ -111,10 +109,8 @@ enum Command {
         /// Seat a person at this terminal for the side of this name (repeat for hotseat).
         #[arg(long, value_name = "SIDE")]
         human: Vec<String>,
-        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
-        /// every side (levels: random, basic, search).
-        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
-        ai: Vec<AiArg>,
+        #[command(flatten)]
+        ai: AiArgs,
         /// Print only the result.
         #[arg(long)]
         quiet: bool,
@@ -145,11 +141,8 @@ enum Command {
         /// win counts are the same for any number.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
-        /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for
-        /// every side (levels: random, basic, search), to pit one against
-        /// another.
-        #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
-        ai: Vec<AiArg>,
+        #[command(flatten)]
+        ai: AiArgs,
     },
     /// Check ruleset and scenario files; print what is wrong and where.
     Check {
@@ -166,6 +159,19 @@ struct ForcedDice(Vec<u32>);
 
 fn parse_forced_arg(text: &str) -> Result<ForcedDice, String> {
     parse_forced(text).map(ForcedDice)
+}
+
+/// How well the AI plays, as the command line says.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub(crate) struct AiArgs {
+    /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for every
+    /// side (levels: random, basic, search), to pit one against another.
+    #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
+    pub ai: Vec<AiArg>,
+    /// The work a search AI may spend on each decision, in rules steps:
+    /// 1200 by default, 300 plays quickly, 4800 deeply.
+    #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub search_work: Option<u64>,
 }
 
 /// `--ai SIDE=LEVEL`, or `--ai LEVEL` for every side.
@@ -274,7 +280,7 @@ mod game {
         pub rewind_to: Option<u64>,
         pub seed: Option<u64>,
         pub all_ai: bool,
-        pub ai: Vec<crate::AiArg>,
+        pub ai: crate::AiArgs,
         pub humans: Vec<String>,
         pub steps: Option<u64>,
         pub screenshot: Option<std::path::PathBuf>,
@@ -294,7 +300,7 @@ fn play(launch: game::Launch) -> Result<(), Failure> {
     } else if let Some(scenario) = launch.scenario.as_deref() {
         let (mut loaded, _) = load_scenario(scenario)?;
         seat_people(&mut loaded, &launch.humans)?;
-        ai_levels(&loaded, &launch.ai)?;
+        ai_levels(&loaded, &launch.ai.ai)?;
     } else {
         return game::run(launch).map_err(failed);
     }
@@ -690,6 +696,7 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         keep_log: false,
         all_ai: true,
         ai: Vec::new(),
+        search_work: None,
     };
     build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
     Ok(format!(

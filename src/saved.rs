@@ -45,7 +45,7 @@ impl Game {
 pub struct Seating {
     pub all_ai: bool,
     pub human: Vec<String>,
-    pub ai: Vec<crate::AiArg>,
+    pub ai: crate::AiArgs,
 }
 
 /// Who plays each side: as the scenario says, with `--human` and
@@ -71,7 +71,7 @@ pub fn start_new(
     let (mut scenario, data, data_hash) =
         fray_ai::load_scenario_and_hash(path).map_err(bad_input)?;
     let seats = seats_of(&mut scenario, seating)?;
-    let ai = crate::ai_levels(&scenario, &seating.ai)?;
+    let ai = crate::ai_levels(&scenario, &seating.ai.ai)?;
     let largest = data.largest_die();
     if let Some(face) = dice.iter().find(|&&f| f > largest) {
         return Err(bad_input(format!(
@@ -85,6 +85,7 @@ pub fn start_new(
         keep_log: true,
         all_ai: seating.all_ai,
         ai,
+        search_work: seating.ai.search_work,
     };
     let battle = build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
     Ok(Game {
@@ -125,8 +126,11 @@ pub fn start_loaded(
         side.seat = *seat;
     }
     let mut options = file.options();
-    if !seating.ai.is_empty() {
-        options.ai = crate::ai_levels(&scenario, &seating.ai)?;
+    if !seating.ai.ai.is_empty() {
+        options.ai = crate::ai_levels(&scenario, &seating.ai.ai)?;
+    }
+    if seating.ai.search_work.is_some() {
+        options.search_work = seating.ai.search_work;
     }
     replayed(&file, path, &scenario, &data, &options)?;
     let mut battle =

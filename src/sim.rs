@@ -28,13 +28,13 @@ pub fn sim(
     seed: Option<u64>,
     json: bool,
     threads: Option<u32>,
-    ai: &[crate::AiArg],
+    ai: &crate::AiArgs,
 ) -> Result<(), Failure> {
     if battles == 0 {
         return Err(bad_input("--battles must be at least 1"));
     }
     let (scenario, data) = load_scenario(path)?;
-    let levels = crate::ai_levels(&scenario, ai)?;
+    let levels = crate::ai_levels(&scenario, &ai.ai)?;
     let seed0 = seed.unwrap_or(scenario.scenario.seed);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
     let threads = threads.unwrap_or(cores).min(battles);
@@ -43,6 +43,7 @@ pub fn sim(
         scenario: &scenario,
         data: &data,
         levels: &levels,
+        search_work: ai.search_work,
     };
     let tally = run_batch(&batch, battles, seed0, threads, show_progress)?;
     let mut out = Out::new();
@@ -175,6 +176,8 @@ struct Batch<'a> {
     scenario: &'a LoadedScenario,
     data: &'a LoadedRules,
     levels: &'a [AiLevel],
+    /// The work a search AI may spend on a decision (None: the default).
+    search_work: Option<u64>,
 }
 
 /// Run `battles` battles of the batch, seeds `seed0`, `seed0 + 1`, …,
@@ -282,6 +285,7 @@ fn run_part(
             keep_log: false,
             all_ai: true,
             ai: batch.levels.to_vec(),
+            search_work: batch.search_work,
         };
         let battle = match &mut reused {
             Some(b) => {

@@ -987,3 +987,67 @@ fn a_battle_against_the_search_ai_plays_the_same_twice_and_is_saved_with_its_lev
     assert_eq!(body(&stdout(&o)), body(&searched));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
+    let dir = std::env::temp_dir().join(format!("fray-search-work-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("duel.battle");
+    let run = |work: &str, save: bool| {
+        let mut args = vec![
+            "run",
+            "assets/scenarios/duel.ron",
+            "--seed",
+            "3",
+            "--ai",
+            "Raiders=search",
+            "--search-work",
+            work,
+        ];
+        if save {
+            args.extend(["--save", file.to_str().unwrap()]);
+        }
+        let o = fray(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let quick = run("300", true);
+    assert_eq!(run("300", false), quick);
+    let saved = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        saved
+            .split_whitespace()
+            .collect::<String>()
+            .contains("search_work:300,"),
+        "{saved}"
+    );
+    // The standard budget writes nothing of it.
+    let o = fray(&[
+        "run",
+        "assets/scenarios/duel.ron",
+        "--quiet",
+        "--ai",
+        "search",
+        "--save",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        !std::fs::read_to_string(&file)
+            .unwrap()
+            .contains("search_work")
+    );
+    for bad in ["0", "2000000", "lots"] {
+        let o = fray(&[
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "2",
+            "--search-work",
+            bad,
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(stderr(&o).contains("--search-work"), "{}", stderr(&o));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -37,6 +37,8 @@ pub struct MenuState {
     seats: Vec<Seat>,
     /// The AI's level on each side it plays.
     ai: Vec<AiLevel>,
+    /// The work a search AI may spend on a decision (None: the default).
+    search_work: Option<u64>,
     seed: u64,
     pub error: Option<String>,
 }
@@ -145,6 +147,7 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
             seed: 0,
             seats: Vec::new(),
             ai: Vec::new(),
+            search_work: None,
             load: Some(file),
         }));
         return;
@@ -181,7 +184,8 @@ fn launch(launch: Res<Launch>, mut commands: Commands) {
         path,
         seed: launch.seed.unwrap_or(scenario.scenario.seed),
         seats,
-        ai: crate::ai_levels(&scenario, &launch.ai).unwrap_or_default(),
+        ai: crate::ai_levels(&scenario, &launch.ai.ai).unwrap_or_default(),
+        search_work: launch.ai.search_work,
         load: None,
     }));
 }
@@ -263,6 +267,46 @@ fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
     }
 }
 
+/// How much work a search AI may spend on each decision, in rules steps.
+const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
+    (
+        Some(300),
+        "quick",
+        "300 rules steps a decision: a quarter of the standard's rollouts, quicker and shallower.",
+    ),
+    (
+        None,
+        "standard",
+        "1,200 rules steps a decision: about 20 ms at most on a 2-core laptop.",
+    ),
+    (
+        Some(4_800),
+        "deep",
+        "4,800 rules steps a decision: four times the standard's rollouts, up to about 80 ms.",
+    ),
+];
+
+/// The search AI's budget, to be chosen when a side is seated with it.
+fn search_budget(ui: &mut egui::Ui, state: &mut MenuState) {
+    let searching = state
+        .seats
+        .iter()
+        .zip(&state.ai)
+        .any(|(s, l)| *s != Seat::Human && *l == AiLevel::Search);
+    // Always there, so the menu does not move as seats change.
+    ui.add_enabled_ui(searching, |ui| {
+        ui.horizontal(|ui| {
+            ui.label("Search budget:");
+            for (work, label, tip) in SEARCH_BUDGETS {
+                let on = state.search_work == work;
+                if ui.selectable_label(on, label).on_hover_text(tip).clicked() {
+                    state.search_work = work;
+                }
+            }
+        });
+    });
+}
+
 fn menu_ui(
     mut contexts: EguiContexts,
     mut state: ResMut<MenuState>,
@@ -318,6 +362,7 @@ fn menu_ui(
                         seat_row(ui, &mut state, i);
                     });
                 }
+                search_budget(ui, &mut state);
                 ui.horizontal(|ui| {
                     ui.label("Seed:");
                     ui.add(egui::DragValue::new(&mut state.seed));
@@ -330,6 +375,7 @@ fn menu_ui(
                             seed: state.seed,
                             seats: state.seats.clone(),
                             ai: state.ai.clone(),
+                            search_work: state.search_work,
                             load: None,
                         }));
                     }
@@ -339,6 +385,7 @@ fn menu_ui(
                             seed: state.seed,
                             seats: vec![Seat::Ai; sides.len()],
                             ai: state.ai.clone(),
+                            search_work: state.search_work,
                             load: None,
                         }));
                     }
@@ -382,6 +429,7 @@ fn saved_battles(ui: &mut egui::Ui, state: &MenuState, commands: &mut Commands) 
                                     seed: 0,
                                     seats: Vec::new(),
                                     ai: Vec::new(),
+                                    search_work: None,
                                     load: Some(saved.path.clone()),
                                 }));
                             }

@@ -43,7 +43,7 @@ pub struct Launch {
     /// Every side played by the AI (watch mode).
     pub all_ai: bool,
     /// How well the AI plays each side (`--ai`).
-    pub ai: Vec<crate::AiArg>,
+    pub ai: crate::AiArgs,
     /// Sides seated with people, by name.
     pub humans: Vec<String>,
     /// Play this many log events, then stop.

@@ -29,6 +29,8 @@ pub struct Setup {
     pub seats: Vec<Seat>,
     /// How well the AI plays each side (missing: the default level).
     pub ai: Vec<fray_ai::AiLevel>,
+    /// The work a search AI may spend on a decision (None: the default).
+    pub search_work: Option<u64>,
     /// A saved battle to go on with, in place of a new one.
     pub load: Option<PathBuf>,
 }
@@ -145,6 +147,7 @@ impl Session {
             keep_log: true,
             all_ai: false,
             ai: setup.ai.clone(),
+            search_work: setup.search_work,
         };
         let mut seated = scenario.clone();
         for (side, seat) in seated.scenario.sides.iter_mut().zip(&setup.seats) {
@@ -171,6 +174,7 @@ impl Session {
             seed: file.seed,
             seats: file.seats.clone(),
             ai: file.ai.clone(),
+            search_work: file.search_work,
             load: None,
         };
         let battle = replayed(&file, &scenario, &data, &options)?;

@@ -24,6 +24,7 @@ fn options(seed: u64, keep_log: bool) -> BattleOptions {
         keep_log,
         all_ai: true,
         ai: Vec::new(),
+        search_work: None,
     }
 }
 

@@ -98,6 +98,8 @@ impl std::str::FromStr for AiLevel {
 pub struct Ai {
     pub level: AiLevel,
     pub seed: u64,
+    /// The work a search may spend on a decision (None: the default).
+    pub search_work: Option<u64>,
 }
 
 impl Ai {
@@ -107,7 +109,17 @@ impl Ai {
             AiLevel::Random => Box::new(basic::RandomAi { seed: self.seed }),
             AiLevel::Basic => Box::new(basic::BasicAi),
             AiLevel::Search => {
-                Box::new(search::SearchAi::new(self.seed, search::Budget::default()))
+                let default = search::Budget::default();
+                let work = self.search_work.unwrap_or(default.work);
+                // The wall-clock cap stops only a search far over its
+                // budget: it grows with the work allowed.
+                let times = u32::try_from(work.div_ceil(default.work)).unwrap_or(u32::MAX);
+                let budget = search::Budget {
+                    work,
+                    cap: default.cap * times.max(1),
+                    ..default
+                };
+                Box::new(search::SearchAi::new(self.seed, budget))
             }
         }
     }
@@ -125,6 +137,9 @@ pub struct BattleOptions {
     pub all_ai: bool,
     /// Each side's AI level, by side (missing: the default level).
     pub ai: Vec<AiLevel>,
+    /// The work a search AI may spend on each decision, in rules steps
+    /// (None: [`search::Budget`]'s default, 1,200).
+    pub search_work: Option<u64>,
 }
 
 impl BattleOptions {
@@ -133,6 +148,7 @@ impl BattleOptions {
         Ai {
             level: self.ai.get(side).copied().unwrap_or_default(),
             seed: basic::mix(self.seed, side as u64, 0xa1),
+            search_work: self.search_work,
         }
     }
 }

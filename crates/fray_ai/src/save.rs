@@ -51,6 +51,9 @@ pub struct BattleFile {
     /// How well the AI played each side (none: the default level).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ai: Vec<crate::AiLevel>,
+    /// The work a search AI spent on a decision, when not the default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_work: Option<u64>,
     /// Where the scenario was read from, for people.
     pub scenario_file: String,
     /// The scenario's text.
@@ -110,6 +113,7 @@ impl BattleFile {
             dice: options.dice.clone(),
             seats,
             ai: options.ai.clone(),
+            search_work: options.search_work,
             scenario_file: scenario.source.path.display().to_string(),
             scenario: scenario.source.text.clone(),
             orders: battle.world().resource::<Decisions>().given().to_vec(),
@@ -197,6 +201,7 @@ impl BattleFile {
             keep_log: true,
             all_ai: false,
             ai: self.ai.clone(),
+            search_work: self.search_work,
         }
     }
 

@@ -34,6 +34,7 @@ fn same_battles(file: &str, ruleset: &str) {
         keep_log: true,
         all_ai: true,
         ai: Vec::new(),
+        search_work: None,
     };
     let mut reused = build_battle(&scenario, &data, &options(100)).unwrap();
     assert!(matches!(reused.run(), Progress::Over(_)));

@@ -36,6 +36,7 @@ pub fn options(seed: u64) -> BattleOptions {
         keep_log: true,
         all_ai: true,
         ai: Vec::new(),
+        search_work: None,
     }
 }
 
