@@ -258,17 +258,19 @@ fn spans(glyphs: &[Glyph], entries: &[&LogEntry]) -> Vec<Span> {
 /// Gather the columns into the ruleset's periods, drawn over them: a
 /// column whose time mark begins "phase 2" falls in "phase 2 · 3–6 s" and
 /// keeps only the rest of its mark ("7 Dario"); "movement, step 1" falls
-/// in "movement" as "step 1".
+/// in "movement" as "step 1". The timed periods still to come this round
+/// follow, empty, so the picture shows how much of the round is left.
 pub(super) fn in_periods(pic: &mut Picture, periods: Option<Periods>) {
     let Some(periods) = periods else { return };
+    let mut last = None;
     for c in pic.columns.iter_mut().filter(|c| !c.quiet) {
         let (head, rest) = c.label.split_once(", ").unwrap_or((&c.label, ""));
         let period = match periods {
             Periods::Named => head.to_string(),
-            Periods::Timed { name, seconds } => match reading(head) {
+            Periods::Timed { name, seconds, .. } => match reading(head) {
                 Some((n, i)) if n == name && i >= 1 => {
-                    let s = i64::from(seconds);
-                    format!("{name} {i} · {}–{} s", (i - 1) * s, i * s)
+                    last = Some(i);
+                    timed_period(name, seconds, i)
                 }
                 _ => continue,
             },
@@ -276,6 +278,32 @@ pub(super) fn in_periods(pic: &mut Picture, periods: Option<Periods>) {
         c.label = rest.to_string();
         c.period = Some(period);
     }
+    let ends_in_one = pic.columns.last().is_some_and(|c| c.period.is_some());
+    if let (
+        Periods::Timed {
+            name,
+            seconds,
+            count,
+        },
+        Some(i),
+        true,
+    ) = (periods, last, ends_in_one)
+    {
+        for next in i + 1..=i64::from(count) {
+            pic.columns.push(Column {
+                label: String::new(),
+                period: Some(timed_period(name, seconds, next)),
+                quiet: true,
+                slots: 1,
+            });
+        }
+    }
+}
+
+/// Period `i` of `seconds` each, with its span: "phase 2 · 3–6 s".
+fn timed_period(name: &str, seconds: u32, i: i64) -> String {
+    let s = i64::from(seconds);
+    format!("{name} {i} · {}–{} s", (i - 1) * s, i * s)
 }
 
 /// A spell begun now, to go off later (rules/001, rules/003).
@@ -1038,6 +1066,7 @@ mod tests {
         let timed = Periods::Timed {
             name: "phase",
             seconds: 3,
+            count: 4,
         };
         assert_periods(
             &log,
@@ -1050,6 +1079,20 @@ mod tests {
                 ("Post-Turn", None),
             ],
             &[0..3, 3..4],
+        );
+        // In phase 2, phases 3 and 4 are still to come: drawn empty.
+        assert_periods(
+            &log[..4],
+            timed,
+            &[
+                ("", Some("phase 1 · 0–3 s")),
+                ("7 Dario", Some("phase 1 · 0–3 s")),
+                ("5 Rocco", Some("phase 1 · 0–3 s")),
+                ("", Some("phase 2 · 3–6 s")),
+                ("", Some("phase 3 · 6–9 s")),
+                ("", Some("phase 4 · 9–12 s")),
+            ],
+            &[0..3, 3..4, 4..5, 5..6],
         );
     }
 

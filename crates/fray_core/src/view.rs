@@ -160,8 +160,13 @@ pub struct RulesView {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Periods {
     /// Time marks that begin "`name` N" fall in period N, which lasts
-    /// `seconds` (the four 3-second phases of a 12-second turn, rules/002).
-    Timed { name: &'static str, seconds: u32 },
+    /// `seconds`; a round has `count` of them (the four 3-second phases of
+    /// a 12-second turn, rules/002).
+    Timed {
+        name: &'static str,
+        seconds: u32,
+        count: u32,
+    },
     /// Time marks "`period`, `moment`" fall under their period ("movement,
     /// step 2": the second fraction of the movement phase, rules/000).
     Named,

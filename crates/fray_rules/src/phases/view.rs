@@ -341,6 +341,7 @@ pub(super) const PERIODS: Option<fray_core::view::Periods> =
     Some(fray_core::view::Periods::Timed {
         name: "phase",
         seconds: 3,
+        count: 4,
     });
 
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
