@@ -356,9 +356,19 @@ impl Latency {
 /// One side of the batch as the report names it: its name and its AI.
 struct Seat {
     name: String,
-    ai: &'static str,
+    /// Its AI level, and a search's budget when not the default.
+    ai: String,
     wins: u32,
     latency: Latency,
+}
+
+/// An AI level as the report names it: "search 300" for a search with a
+/// budget of its own.
+fn ai_name(level: AiLevel, search_work: Option<u64>) -> String {
+    match (level, search_work) {
+        (AiLevel::Search, Some(work)) => format!("search {work}"),
+        _ => level.name().to_string(),
+    }
 }
 
 /// The sides of the batch, each with its AI, wins and decision times.
@@ -371,7 +381,10 @@ fn seats(batch: &Batch, tally: &SimTally) -> Vec<Seat> {
         .enumerate()
         .map(|(i, s)| Seat {
             name: s.name.clone(),
-            ai: batch.levels.get(i).copied().unwrap_or_default().name(),
+            ai: ai_name(
+                batch.levels.get(i).copied().unwrap_or_default(),
+                batch.search_work,
+            ),
             wins: tally.wins[i],
             latency: Latency::of([&tally.histograms[i]]),
         })

@@ -1037,6 +1037,23 @@ fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
             .unwrap()
             .contains("search_work")
     );
+    // `sim` names the budget with the level.
+    let o = fray(&[
+        "sim",
+        "assets/scenarios/duel.ron",
+        "--battles",
+        "2",
+        "--ai",
+        "Raiders=search",
+        "--search-work",
+        "300",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Raiders (search 300)"),
+        "{}",
+        stdout(&o)
+    );
     for bad in ["0", "2000000", "lots"] {
         let o = fray(&[
             "sim",
