@@ -18,6 +18,19 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
+/// `fray ARGS`, with `--save FILE` when `save` names one; it must succeed.
+/// Its output.
+fn ran(args: &[&str], save: Option<&std::path::Path>) -> String {
+    let mut args = args.to_vec();
+    let file = save.map(|f| f.to_str().expect("a temporary path is text"));
+    if let Some(f) = file {
+        args.extend(["--save", f]);
+    }
+    let o = fray(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    stdout(&o)
+}
+
 const SKIRMISH: &str = "assets/scenarios/skirmish_4v4.ron";
 const PHASES: &str = "assets/scenarios/phases_reach.ron";
 const DETAILED: &str = "assets/scenarios/ds_melee.ron";
@@ -959,7 +972,7 @@ fn a_battle_against_the_search_ai_plays_the_same_twice_and_is_saved_with_its_lev
     let file = dir.join("duel.battle");
     let run = |level: &str, save: bool| {
         let ai = format!("Raiders={level}");
-        let mut args = vec![
+        let args = [
             "run",
             "assets/scenarios/ds_duel.ron",
             "--seed",
@@ -967,12 +980,7 @@ fn a_battle_against_the_search_ai_plays_the_same_twice_and_is_saved_with_its_lev
             "--ai",
             &ai,
         ];
-        if save {
-            args.extend(["--save", file.to_str().unwrap()]);
-        }
-        let o = fray(&args);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        stdout(&o)
+        ran(&args, save.then_some(file.as_path()))
     };
     let searched = run("search", true);
     assert_eq!(run("search", false), searched);
@@ -994,7 +1002,7 @@ fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("duel.battle");
     let run = |work: &str, save: bool| {
-        let mut args = vec![
+        let args = [
             "run",
             "assets/scenarios/duel.ron",
             "--seed",
@@ -1004,12 +1012,7 @@ fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
             "--search-work",
             work,
         ];
-        if save {
-            args.extend(["--save", file.to_str().unwrap()]);
-        }
-        let o = fray(&args);
-        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-        stdout(&o)
+        ran(&args, save.then_some(file.as_path()))
     };
     let quick = run("300", true);
     assert_eq!(run("300", false), quick);
@@ -1022,38 +1025,34 @@ fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
         "{saved}"
     );
     // The standard budget writes nothing of it.
-    let o = fray(&[
+    let args = [
         "run",
         "assets/scenarios/duel.ron",
         "--quiet",
         "--ai",
         "search",
-        "--save",
-        file.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    ];
+    ran(&args, Some(&file));
     assert!(
         !std::fs::read_to_string(&file)
             .unwrap()
             .contains("search_work")
     );
     // `sim` names the budget with the level.
-    let o = fray(&[
-        "sim",
-        "assets/scenarios/duel.ron",
-        "--battles",
-        "2",
-        "--ai",
-        "Raiders=search",
-        "--search-work",
-        "300",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(
-        stdout(&o).contains("Raiders (search 300)"),
-        "{}",
-        stdout(&o)
+    let report = ran(
+        &[
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "2",
+            "--ai",
+            "Raiders=search",
+            "--search-work",
+            "300",
+        ],
+        None,
     );
+    assert!(report.contains("Raiders (search 300)"), "{report}");
     for bad in ["0", "2000000", "lots"] {
         let o = fray(&[
             "sim",
