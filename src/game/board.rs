@@ -20,6 +20,17 @@ use super::session::{SPEEDS, Session};
 /// Circumradius of a hex, half the side of a square, in world units.
 pub(super) const R: f32 = 30.0;
 
+/// A token's ring, as a fraction of [`R`].
+pub(super) const RING: f32 = 0.72;
+/// Where a token's name hangs over its centre.
+pub(super) const NAME_AT: f32 = R * 0.74;
+
+/// How far under a token's centre its `bars` bars end: its states hang
+/// there.
+pub(super) fn under_bars(bars: usize) -> f32 {
+    R * 0.78 + bars as f32 * 5.0 + 1.0
+}
+
 /// Side colours, in the scenario's order of sides.
 pub const SIDE_COLOURS: [(f32, f32, f32); 4] = [
     (0.25, 0.55, 0.95),
@@ -255,7 +266,7 @@ fn spawn_board(
     let sides = s.sides().0.len().max(1);
     let palette = Palette {
         disc: meshes.add(Circle::new(R * 0.62)),
-        ring: meshes.add(Circle::new(R * 0.72)),
+        ring: meshes.add(Circle::new(R * RING)),
         sides: (0..sides).map(|i| materials.add(side_colour(i))).collect(),
         faded: (0..sides)
             .map(|i| materials.add(side_colour(i).with_alpha(0.35)))
@@ -321,7 +332,7 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
                 TextFont::from_font_size(11.0),
                 TextColor(Color::srgb(0.95, 0.95, 0.9)),
                 Anchor::BOTTOM_CENTER,
-                Transform::from_xyz(0.0, R * 0.74, 0.4),
+                Transform::from_xyz(0.0, NAME_AT, 0.4),
             ));
             p.spawn((
                 TokenStates,
@@ -332,7 +343,7 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
                 TextFont::from_font_size(9.0),
                 TextColor(Color::srgb(0.85, 0.85, 0.8)),
                 Anchor::TOP_CENTER,
-                Transform::from_xyz(0.0, -R * 0.78 - t.bars.len() as f32 * 5.0 - 1.0, 0.4),
+                Transform::from_xyz(0.0, -under_bars(t.bars.len()), 0.4),
             ));
             for (i, _) in t.bars.iter().enumerate() {
                 let y = -R * 0.78 - i as f32 * 5.0;

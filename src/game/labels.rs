@@ -15,7 +15,7 @@ use bevy::sprite::Anchor;
 use bevy::text::{FontSize, TextFont, TextLayoutInfo};
 
 use super::Screen;
-use super::board::{Hover, R, Token, TokenLabel, TokenStates};
+use super::board::{Hover, NAME_AT, R, RING, Token, TokenLabel, TokenStates, under_bars};
 use super::session::Session;
 
 /// The smallest a name is drawn on screen, in pixels.
@@ -35,8 +35,8 @@ type LabelParts<'a> = (
 
 /// The part of the board a token covers: its ring and the bars under it.
 fn body(t: &Token) -> Rect {
-    let top = R * 0.72;
-    let bottom = R * 0.78 + t.bars as f32 * 5.0 + 2.0;
+    let top = R * RING;
+    let bottom = under_bars(t.bars) + 1.0;
     Rect::new(
         t.pos.x - top,
         t.pos.y - bottom,
@@ -56,7 +56,7 @@ struct Spot {
 /// Where a token's label may go, best first: a name over the disc, else
 /// under the bars; the states under the bars, below the name if it is there.
 fn spots(t: &Token, is_states: bool, name_under: Option<f32>) -> Vec<Spot> {
-    let under = -(R * 0.78 + t.bars as f32 * 5.0 + 1.0);
+    let under = -under_bars(t.bars);
     let below = |drop: f32| Spot {
         at: Vec2::new(0.0, under - drop),
         anchor: Anchor::TOP_CENTER,
@@ -65,7 +65,7 @@ fn spots(t: &Token, is_states: bool, name_under: Option<f32>) -> Vec<Spot> {
         return vec![below(name_under.unwrap_or(0.0))];
     }
     let over = Spot {
-        at: Vec2::new(0.0, R * 0.74),
+        at: Vec2::new(0.0, NAME_AT),
         anchor: Anchor::BOTTOM_CENTER,
     };
     vec![over, below(0.0)]

@@ -39,7 +39,6 @@ pub struct Setup {
 pub const SPEEDS: [Option<f32>; 5] = [Some(1.0), Some(3.0), Some(10.0), Some(30.0), None];
 
 /// An order a person wrote down in secret, shown to their side alone.
-#[derive(Clone)]
 pub struct Written {
     pub side: usize,
     pub actor: String,
@@ -437,20 +436,21 @@ impl Session {
         {
             return None;
         }
-        let since = self.log().entries().iter().filter(|e| e.seq > t.log);
         let settled = |e: &fray_core::log::LogEntry| {
-            !e.rolls.is_empty() || e.event == fray_core::log::EventKind::Reveal
+            e.seq > t.log && (!e.rolls.is_empty() || e.event == fray_core::log::EventKind::Reveal)
         };
-        (!since.clone().any(settled)).then_some(t)
+        (!self.log().entries().iter().any(settled)).then_some(t)
     }
 
     /// Take back the last order a person gave: the battle goes back to just
     /// before it, as a new branch, and the same question is asked again.
     pub fn take_back(&mut self) -> Result<(), String> {
-        let t = self
-            .can_take_back()
-            .cloned()
-            .ok_or("something has been rolled or revealed since")?;
+        if self.given.is_empty() {
+            return Err("no order has been given since the battle began or was rewound".into());
+        }
+        let t = self.can_take_back().cloned().ok_or(
+            "something has been rolled or revealed since, or another player has had the screen",
+        )?;
         let mut file = self.file();
         file.orders.truncate(t.orders);
         let mut written = std::mem::take(&mut self.written);
