@@ -59,7 +59,8 @@ pub fn rules_app(dice: Dice) -> App {
     app.insert_resource(dice)
         .init_resource::<BattleLog>()
         .init_resource::<Decisions>()
-        .init_resource::<Outcome>();
+        .init_resource::<Outcome>()
+        .init_resource::<crate::model::BlockingQuery>();
     app
 }
 

@@ -130,6 +130,7 @@ pub fn plugin(app: &mut App) {
             crate::view::RulesView,
             crate::ai::AiHooks,
             crate::casting::Spoiling,
+            crate::model::BlockingQuery,
         ],
     );
 }

@@ -139,20 +139,38 @@ pub struct Fighting;
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Blocking;
 
+/// Who blocks, as a query kept with the world: each look brings it up to
+/// date with the kinds of entity made since, rather than building it afresh.
+#[derive(Resource)]
+pub struct BlockingQuery(
+    std::sync::Mutex<QueryState<(Entity, &'static crate::grid::Cell), With<Blocking>>>,
+);
+
+impl FromWorld for BlockingQuery {
+    fn from_world(world: &mut World) -> Self {
+        Self(std::sync::Mutex::new(QueryState::new(world)))
+    }
+}
+
 /// The one rule for who blocks a cell: the cells of every combatant that is
 /// [`Blocking`], but for `except`'s own. One pass over the blocking
 /// combatants' cells, not a lookup of each combatant in turn.
 pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
     let mut taken = crate::grid::CellSet::new(world.resource::<crate::grid::Grid>());
-    let Some(mut blocking) =
-        world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
-    else {
-        return taken;
-    };
-    for (e, c) in blocking.iter(world) {
+    let mut add = |(e, c): (Entity, &crate::grid::Cell)| {
         if e != except {
             taken.insert(*c);
         }
+    };
+    if let Some(kept) = world.get_resource::<BlockingQuery>()
+        && let Ok(mut blocking) = kept.0.lock()
+    {
+        blocking.update_archetypes(world);
+        blocking.iter_manual(world).for_each(&mut add);
+    } else if let Some(mut blocking) =
+        world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
+    {
+        blocking.iter(world).for_each(&mut add);
     }
     taken
 }
