@@ -168,8 +168,9 @@ pub(crate) struct AiArgs {
     /// side (levels: random, basic, search), to pit one against another.
     #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
     pub ai: Vec<AiArg>,
-    /// The work a search AI may spend on each decision, in rules steps:
-    /// 1200 by default, 300 plays quickly, 4800 deeply.
+    /// The work a search AI may spend on each decision, in rules steps
+    /// weighed by the ruleset: 6000 by default, 1500 plays quickly, 24000
+    /// deeply.
     #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub search_work: Option<u64>,
 }

@@ -270,19 +270,19 @@ fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
 /// How much work a search AI may spend on each decision, in rules steps.
 const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
     (
-        Some(300),
+        Some(1_500),
         "quick",
-        "300 rules steps a decision: a quarter of the standard's rollouts, quicker and shallower.",
+        "1,500 work a decision: a quarter of the standard's rollouts, a few milliseconds.",
     ),
     (
         None,
         "standard",
-        "1,200 rules steps a decision: about 20 ms at most on a 2-core laptop.",
+        "6,000 work a decision: about 20 ms at most on a 2-core laptop.",
     ),
     (
-        Some(4_800),
+        Some(24_000),
         "deep",
-        "4,800 rules steps a decision: four times the standard's rollouts, up to about 80 ms.",
+        "24,000 work a decision: four times the standard's rollouts, up to about 80 ms.",
     ),
 ];
 

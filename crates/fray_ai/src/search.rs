@@ -33,14 +33,15 @@ pub struct Budget {
     pub candidates: usize,
     /// Rollouts of each candidate, at most.
     pub rollouts: u32,
-    /// Rounds played ahead in a rollout, after the one under way, in a
-    /// field of up to 8 combatants; one fewer up to 16; none beyond.
+    /// Rounds played ahead in a rollout after the one under way, in a field
+    /// of up to 8 combatants; one fewer up to 16; none beyond.
     pub rounds: u32,
     /// The largest field it searches: beyond, a rollout takes longer than
     /// a decision may, and it plays as the basic AI.
     pub largest: u64,
     /// Work over all rollouts, in rules steps times combatants in the
-    /// field: no new round of rollouts starts past it.
+    /// field, each step weighed by the ruleset (`AiHooks::step_work`): no
+    /// new round of rollouts starts past it.
     pub work: u64,
     /// Wall-clock cap: no new round of rollouts starts past it.
     pub cap: Duration,
@@ -51,16 +52,18 @@ pub struct Budget {
 
 impl Default for Budget {
     fn default() -> Self {
-        // About 20 ms a decision on a 2-core laptop in the shipped
-        // scenarios (`fray sim` reports it).
+        // A decision takes at most about 20 ms on a 2-core laptop in the
+        // shipped scenarios (`fray sim` reports it). Played to the end of
+        // the round under way, a rollout is short enough to be played often:
+        // more rollouts of one round judged better than fewer of three.
         Self {
             candidates: 6,
-            rollouts: 32,
-            rounds: 2,
+            rollouts: 200,
+            rounds: 0,
             largest: 24,
-            work: 1_200,
+            work: 6_000,
             cap: Duration::from_millis(60),
-            sureness: 2.5,
+            sureness: 1.0,
         }
     }
 }
@@ -145,6 +148,9 @@ impl SearchAi {
             _ => 0,
         };
         let mut work = 0;
+        let step_work = world
+            .get_resource::<fray_core::ai::AiHooks>()
+            .map_or(1, |h| h.step_work.max(1));
         // Candidates still played: one plainly worse than the basic AI's
         // choice after a few rollouts leaves its share to the others.
         let mut alive = vec![true; candidates.len()];
@@ -156,7 +162,7 @@ impl SearchAi {
                 }
                 let ground = self.ground(world)?;
                 let steps = play_out(world, ground, decision, order, seed, rounds)?;
-                work += combatants * (steps + FORK_STEPS);
+                work += combatants * step_work * (steps + FORK_STEPS);
                 values[i].push(value(ground.world(), decision.side));
             }
             if r + 1 >= ELIMINATE_AFTER {

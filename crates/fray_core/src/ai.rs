@@ -58,6 +58,11 @@ impl Appraisal {
 pub struct AiHooks {
     pub appraise: fn(&World, Entity) -> Vec<Appraisal>,
     pub legal: fn(&World, Entity, &Order) -> bool,
+    /// What a searching AI counts for each rules step it plays ahead, per
+    /// combatant: how heavy the ruleset's steps and appraisals are next to
+    /// `declared`'s (1), so that a search budget takes about the same time
+    /// under every ruleset.
+    pub step_work: u64,
 }
 
 #[cfg(test)]

@@ -18,7 +18,11 @@ use fray_core::model::{Combatant, Fighting, Side};
 use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, roster, validate};
 
-pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+pub const HOOKS: AiHooks = AiHooks {
+    appraise,
+    legal,
+    step_work: 1,
+};
 
 /// The same check the rules make when they take the order.
 fn legal(world: &World, me: Entity, order: &Order) -> bool {

@@ -21,7 +21,11 @@ use super::orders::{
 use super::view::chance;
 use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
 
-pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+pub const HOOKS: AiHooks = AiHooks {
+    appraise,
+    legal,
+    step_work: 1,
+};
 
 /// The same check the rules make when they take the order.
 fn legal(world: &World, me: Entity, order: &Order) -> bool {

@@ -20,7 +20,11 @@ use super::{
     roster,
 };
 
-pub const HOOKS: AiHooks = AiHooks { appraise, legal };
+pub const HOOKS: AiHooks = AiHooks {
+    appraise,
+    legal,
+    step_work: 1,
+};
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
     match world.resource::<Flow>().stage {
