@@ -1,6 +1,7 @@
 //! The basic AI through the `declared` ruleset's appraisal: it closes in
-//! without provoking ripostes, attacks plainly once in reach, and goes for
-//! the target it can finish.
+//! without provoking ripostes, attacks plainly once in reach, goes for the
+//! target it can finish, and takes full defense when the blows coming could
+//! take it out.
 
 mod common;
 
@@ -89,4 +90,43 @@ fn the_ai_strikes_the_foe_in_reach_before_one_far_away() {
             .target("Cato")
             .with("longsword")
     );
+}
+
+#[test]
+fn the_ai_counts_the_riposte_of_a_foe_it_would_walk_past() {
+    // Bors's shortsword does not reach as far as Anna's spear, but Cato's
+    // longsword covers the way to him: a plain attack would provoke Cato.
+    let o = first_order(
+        r#"(name: "Anna", side: "A", template: "sellsword", at: (1, 1)),
+           (name: "Bors", side: "B", template: "goblin", at: (6, 1)),
+           (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (3, 2))"#,
+        "Anna",
+    );
+    assert_eq!(
+        o,
+        Order::new("Anna", "defensive_attack")
+            .target("Bors")
+            .with("spear")
+    );
+}
+
+#[test]
+fn the_ai_takes_full_defense_when_the_blow_coming_could_take_it_out() {
+    // A goblin with 3 Wound Points left, no Stress, next to a bugbear whose
+    // warhammer would drop it: +4 Defense and a riposte are worth more
+    // than its own small blow.
+    let hurt = first_order(
+        r#"(name: "Gik", side: "A", template: "goblin", at: (1, 1), set: {"stress": 0, "strength": 3}),
+           (name: "Grusk", side: "B", template: "bugbear_scoundrel", at: (2, 1))"#,
+        "Gik",
+    );
+    assert_eq!(hurt, Order::new("Gik", "full_defense"));
+    // A knight, fresh and armoured, strikes: the bugbear's blows are far
+    // from taking it out.
+    let fresh = first_order(
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Grusk", side: "B", template: "bugbear_scoundrel", at: (2, 1))"#,
+        "Anna",
+    );
+    assert_eq!(fresh.action, "attack", "{fresh:?}");
 }

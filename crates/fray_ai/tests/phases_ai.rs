@@ -1,6 +1,7 @@
 //! The basic AI through the `phases` ruleset's appraisal: it takes the
-//! 1-hex step rather than provoke, attacks whoever provokes it, and a
-//! long-reach fighter readies for whoever comes within reach.
+//! 1-hex step rather than provoke, attacks whoever provokes it, waits beyond
+//! the reach of a foe who acts after it, and a long-reach fighter readies
+//! only for a foe who could come within its reach this phase.
 
 mod common;
 
@@ -86,7 +87,22 @@ fn the_ai_takes_the_attack_of_opportunity_a_mover_gives() {
 }
 
 #[test]
-fn a_long_reach_readies_for_whoever_comes_within_it() {
+fn a_long_reach_readies_only_for_a_foe_who_could_walk_up_and_strike() {
+    // Ann cannot walk (move 0); Bo is five hexes off, and walking half his
+    // move of 8 brings him within his reach of her: she readies for him.
+    let mut b = battle(
+        r#"(name: "Ann", side: "A", template: "stretcher", at: (2, 3), set: {"cv": 8, "move": 0}),
+           (name: "Bo", side: "B", template: "bravo", at: (7, 3), set: {"move": 8})"#,
+        ("Ai", "Ai"),
+    );
+    assert!(matches!(b.run(), Progress::Over(_)));
+    let log = texts(&b);
+    let readies = |t: &String| {
+        t.starts_with("Ann readies a strike at the first opponent to come within its reach")
+    };
+    assert!(log.iter().any(readies), "{}", log.join("\n"));
+    // Seven hexes off, Bo cannot strike her this phase and may hold back:
+    // rather than wait for him, she walks up and strikes first.
     let mut b = battle(
         r#"(name: "Ann", side: "A", template: "stretcher", at: (2, 3), set: {"cv": 8}),
            (name: "Bo", side: "B", template: "bravo", at: (9, 3))"#,
@@ -94,10 +110,27 @@ fn a_long_reach_readies_for_whoever_comes_within_it() {
     );
     assert!(matches!(b.run(), Progress::Over(_)));
     let log = texts(&b);
-    assert!(
-        log.iter().any(|t| t
-            .starts_with("Ann readies a strike at the first opponent to come within its reach")),
-        "{}",
-        log.join("\n")
-    );
+    assert!(!log.iter().any(readies), "{}", log.join("\n"));
+    let first_blow = log
+        .iter()
+        .find(|t| t.contains(" strikes at ") || t.contains(" throws a haymaker at "))
+        .expect("somebody strikes");
+    assert!(first_blow.starts_with("Ann "), "{}", log.join("\n"));
+}
+
+#[test]
+fn the_ai_waits_beyond_the_step_and_strike_of_a_foe_who_acts_after_it() {
+    // Vance (Initiative 7) acts before Bruno (5) in every phase. Walking up
+    // to a hex one out of Bruno's reach would let Bruno, still to act, step
+    // in and strike first; Vance stops beyond a half move and a strike of
+    // Bruno, lets him come, and strikes first.
+    let text = std::fs::read_to_string(common::scenario("phases_duel.ron")).unwrap();
+    let mut b = battle_from_text(&text, 2).unwrap();
+    assert!(matches!(b.run(), Progress::Over(_)));
+    let log = texts(&b);
+    let first_blow = log
+        .iter()
+        .find(|t| t.contains(" strikes at ") || t.contains(" throws a haymaker at "))
+        .expect("somebody strikes");
+    assert!(first_blow.starts_with("Vance "), "{}", log.join("\n"));
 }

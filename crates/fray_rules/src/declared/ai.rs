@@ -4,10 +4,13 @@
 //! Attacks are worth their chance to hit (d20 + attack against Defense, ruling
 //! `attack_roll`) times the mean damage past Armour, for every target the
 //! creature can reach this round. Walking into an enemy's threat range with a
-//! plain attack risks its riposte (ruling `riposte`); the Defensive Attack
-//! avoids that for +1 initiative. A badly hurt creature values a draught; a
-//! healer values stabilising a fallen ally; a creature that is down values
-//! nothing strenuous (each such action costs it a Wound Point).
+//! plain attack risks its riposte (ruling `riposte`), the target's and that
+//! of every foe whose range lies across the way; the Defensive Attack avoids
+//! them for +1 initiative. Full defense is worth what its +4 Defense spares
+//! against the foes likely to strike, the more the nearer those blows come
+//! to taking the creature out, and a riposte. A badly hurt creature values a
+//! draught; a healer values stabilising a fallen ally; a creature that is
+//! down values nothing strenuous (each such action costs it a Wound Point).
 
 use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
@@ -44,6 +47,12 @@ struct Foe {
     /// Reach of its melee weapon (0: none) and the riposte it threatens.
     reach: u32,
     riposte: f32,
+    /// Its attack bonus, Speed, and the mean damage of its melee hit on me.
+    attack: i32,
+    speed: u32,
+    hit_on_me: f32,
+    /// Nobody of my side is nearer it: I am likely the one it attacks.
+    mine: bool,
 }
 
 /// The creature deciding, as every appraisal of its orders reads it.
@@ -55,6 +64,9 @@ struct Me<'a> {
     kit: &'a Kit,
     data: &'a DeclaredData,
     grid: &'a Grid,
+    /// Its Defense, and the Stress and Wound Points it has left.
+    defense: i32,
+    left: f32,
 }
 
 /// The orders worth considering for `me`, each appraised.
@@ -79,6 +91,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         kit,
         data: &world.resource::<Data>().0,
         grid: world.resource::<Grid>(),
+        defense: super::resolve::defense(world, me),
+        left: (stress.current.max(0) + wp.current.max(0)) as f32,
     };
     let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
@@ -88,12 +102,13 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         // Down: anything strenuous costs a Wound Point (004 §Wound Points).
         return out;
     }
-    let (foes, nearest) = survey(world, me, &m, &mut out);
+    let (foes, nearest) = survey(world, &m, &mut out);
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
-        weapon_attacks(&m, foe, dist, nearest, &mut out);
+        weapon_attacks(&m, foe, &foes, dist, nearest, &mut out);
         spell_attacks(&m, foe, dist, &mut out);
     }
+    full_defense(&m, &foes, &mut out);
     advance(&m, &foes, &mut out);
     out
 }
@@ -142,8 +157,10 @@ fn striking_distance(m: &Me) -> u32 {
 /// offering a healer. Returned: the enemies still fighting that matter, in
 /// roster order (those within striking distance, and the nearest, to
 /// advance on), and how far the nearest of them all is.
-fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
+fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let mut fighting = Vec::new();
+    // The cells of my side still fighting, mine among them.
+    let mut ours = Vec::new();
     let healer = m.stats.heal >= 3;
     for e in roster(world) {
         let Ok(er) = world.get_entity(e) else {
@@ -169,6 +186,9 @@ fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<F
                     ..Appraisal::plain(Order::new(&m.name, "stabilise").target(&k.name))
                 });
             }
+            if er.contains::<Fighting>() {
+                ours.push(cell);
+            }
             continue;
         }
         if er.contains::<Fighting>() && er.contains::<Combatant>() {
@@ -187,17 +207,22 @@ fn survey(world: &World, me: Entity, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<F
         .min_by_key(|&&(_, c)| (m.grid.distance(here, c), straightness(c)))
         .map(|&(e, _)| e);
     let striking = striking_distance(m);
-    let my_defense = super::resolve::defense(world, me);
     let foes = fighting
         .into_iter()
         .filter(|&(e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking)
-        .filter_map(|(e, _)| foe(world, m, e, my_defense))
+        .filter_map(|(e, c)| {
+            // Nobody of my side is nearer it than me: I am the one it goes for.
+            let mine = ours
+                .iter()
+                .all(|&o| m.grid.distance(o, c) >= m.grid.distance(here, c));
+            foe(world, m, e, mine)
+        })
         .collect();
     (foes, nearest.unwrap_or(0))
 }
 
-/// What `m`, of Defense `my_defense`, weighs of foe `e`.
-fn foe(world: &World, m: &Me, e: Entity, my_defense: i32) -> Option<Foe> {
+/// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
+fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
     let (k, &cell, st, sr, w, kt) =
         fray_core::model::components::<(&Combatant, &Cell, &Stats, &Stress, &WoundPoints, &Kit)>(
             world, e,
@@ -208,10 +233,10 @@ fn foe(world: &World, m: &Me, e: Entity, my_defense: i32) -> Option<Foe> {
         .filter_map(|w| m.data.weapons.get(w))
         .filter(|w| w.reach > 0)
         .max_by_key(|w| w.reach);
-    let riposte = melee.map_or(0.0, |w| {
-        hit_chance(st.attack, my_defense)
-            * (w.damage.mean() + st.strength_mod as f32 - m.stats.armour as f32).max(0.0)
+    let hit_on_me = melee.map_or(0.0, |w| {
+        (w.damage.mean() + st.strength_mod as f32 - m.stats.armour as f32).max(0.0)
     });
+    let riposte = hit_chance(st.attack, m.defense) * hit_on_me;
     Some(Foe {
         name: k.name.clone(),
         cell,
@@ -220,13 +245,50 @@ fn foe(world: &World, m: &Me, e: Entity, my_defense: i32) -> Option<Foe> {
         left: (sr.current.max(0) + w.current.max(0)) as f32,
         reach: melee.map_or(0, |w| w.reach),
         riposte,
+        attack: st.attack,
+        speed: st.speed,
+        hit_on_me,
+        mine,
     })
+}
+
+/// Ruling `riposte`: the ripostes a plain walk from `m` to within `reach` of
+/// `target`, `dist` away, would provoke. The target's, when its threat
+/// range reaches as far as `reach`; and every other foe's whose threat range
+/// lies across the way: near the straight line to the target, within reach
+/// of the walk, and not reaching `m` already.
+fn crossing_risk(m: &Me, target: &Foe, foes: &[Foe], dist: u32, reach: u32) -> f32 {
+    if dist <= reach {
+        return 0.0;
+    }
+    let walk = (dist - reach).min(m.stats.speed);
+    let grid = m.grid;
+    foes.iter()
+        .filter(|g| g.reach > 0)
+        .filter(|g| {
+            if g.name == target.name {
+                return g.reach >= reach;
+            }
+            let to_g = grid.distance(m.here, g.cell);
+            to_g > g.reach
+                && to_g <= walk + g.reach
+                && to_g + grid.distance(g.cell, target.cell) <= dist + 2 * g.reach
+        })
+        .map(|g| g.riposte)
+        .sum()
 }
 
 /// Ruling `attack_roll` · ruling `riposte`: attacking `foe` with each weapon
 /// that reaches it this round — plainly, or defensively when closing in
-/// would provoke its riposte — and throwing what can be thrown.
-fn weapon_attacks(m: &Me, foe: &Foe, dist: u32, nearest: u32, out: &mut Vec<Appraisal>) {
+/// would provoke ripostes — and throwing what can be thrown.
+fn weapon_attacks(
+    m: &Me,
+    foe: &Foe,
+    foes: &[Foe],
+    dist: u32,
+    nearest: u32,
+    out: &mut Vec<Appraisal>,
+) {
     let stats = m.stats;
     for w in &m.kit.weapons {
         let Some(wd) = m.data.weapons.get(w) else {
@@ -247,12 +309,12 @@ fn weapon_attacks(m: &Me, foe: &Foe, dist: u32, nearest: u32, out: &mut Vec<Appr
             closing,
             ..Appraisal::plain(Order::new(&m.name, "attack").target(&foe.name).with(w))
         };
-        // Entering the target's threat range provokes its riposte; attacking
+        // Entering threat ranges on the way provokes ripostes; attacking
         // defensively does not, for +1 initiative.
-        let provokes = dist > reach && foe.reach >= reach && !shot;
-        if provokes {
+        let risk = crossing_risk(m, foe, foes, dist, reach);
+        if risk > 0.0 {
             out.push(Appraisal {
-                risk: foe.riposte,
+                risk,
                 ..attack.clone()
             });
             out.push(Appraisal {
@@ -270,6 +332,7 @@ fn weapon_attacks(m: &Me, foe: &Foe, dist: u32, nearest: u32, out: &mut Vec<Appr
             out.push(Appraisal {
                 damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
                 target_left: foe.left,
+                risk: crossing_risk(m, foe, foes, dist, wd.range),
                 ..Appraisal::plain(Order::new(&m.name, "throw").target(&foe.name).with(w))
             });
         }
@@ -294,6 +357,53 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
             });
         }
     }
+}
+
+/// 004 §Step 3 Full-Defense: +4 Defense against the foes likely to strike
+/// `m` this round (those that can, with nobody of its side nearer them),
+/// and a riposte on the first who does. Worth what the Defense spares, the
+/// more the closer those blows come to taking `m` out, and half a strike
+/// back on a foe already within reach (who may not attack after all). A
+/// fighter in no danger strikes rather than wait to be struck, so two of
+/// them do not stand in full defense facing each other.
+fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
+    let bonus = m.data.numbers.full_defense_bonus;
+    let coming: Vec<&Foe> = foes
+        .iter()
+        .filter(|g| g.mine && g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach + g.speed)
+        .collect();
+    let incoming: f32 = coming.iter().map(|g| g.riposte).sum();
+    if incoming <= 0.0 {
+        return;
+    }
+    let spared: f32 = coming
+        .iter()
+        .map(|g| {
+            let fewer = hit_chance(g.attack, m.defense) - hit_chance(g.attack, m.defense + bonus);
+            fewer * g.hit_on_me
+        })
+        .sum();
+    let danger = (incoming / m.left.max(1.0)).min(1.0);
+    let melee = m
+        .kit
+        .weapons
+        .iter()
+        .filter_map(|w| m.data.weapons.get(w))
+        .find(|w| w.reach > 0);
+    let back = melee.map_or(0.0, |w| {
+        coming
+            .iter()
+            .filter(|g| m.grid.distance(m.here, g.cell) <= w.reach)
+            .map(|g| {
+                let mean = w.damage.mean() + m.stats.strength_mod as f32 - g.armour as f32;
+                hit_chance(m.stats.attack, g.defense) * mean.max(0.0)
+            })
+            .fold(0.0, f32::max)
+    });
+    out.push(Appraisal {
+        other: spared * 2.0 * danger + 0.5 * back,
+        ..Appraisal::plain(Order::new(&m.name, "full_defense"))
+    });
 }
 
 /// 004 §Step 3: nobody in reach — advance on the nearest foe with a

@@ -5,7 +5,9 @@
 //! STUN past PD. Moving out of a threatened hex risks the attacks of
 //! opportunity it gives (002 §Moving Out), less what an Acrobatics roll
 //! saves; the 1-hex step risks nothing, so the AI steps to reach a foe or to
-//! get out of its reach whenever it can. Attacks of opportunity are always
+//! get out of its reach whenever it can. Moving without striking, it stops
+//! beyond the half move and strike of every foe still to act this phase,
+//! so that the first blow is its own. Attacks of opportunity are always
 //! worth taking. A long-reach fighter readies a strike for whoever comes
 //! within reach. Aborting to Dodge is worth it only when the blow could
 //! knock the character out.
@@ -376,6 +378,9 @@ struct FoeInfo {
     left: f32,
     /// Its strike on me (0 while it is Stunned).
     theirs: f32,
+    /// How far it can strike still this phase: its reach, and a half move
+    /// more while its place in the order is yet to come (002 §Normal Phase).
+    lunge: u32,
 }
 
 /// 002 §Threat: each foe's place, reach and strikes, for `me`.
@@ -385,6 +390,7 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
         .iter()
         .filter_map(|&f| {
             let s = world.get::<Stats>(f)?;
+            let later = !t.flow.done.contains(&f);
             Some(FoeInfo {
                 cell: *world.get::<Cell>(f)?,
                 reach: s.reach,
@@ -395,6 +401,7 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
                 } else {
                     strike_value(world, f, me, "strike")
                 },
+                lunge: s.reach + if later { orders::half_move(s) } else { 0 },
             })
         })
         .collect()
@@ -404,6 +411,16 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
 fn exposure_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
     info.iter()
         .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.reach)
+        .map(|f| f.theirs)
+        .sum()
+}
+
+/// 002 §Normal Phase: expected STUN from the foes who can still strike
+/// `cell` this phase, moving half their move first: the first blow, taken
+/// by whoever stops there without striking.
+fn first_blow_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
+    info.iter()
+        .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.lunge)
         .map(|f| f.theirs)
         .sum()
 }
@@ -464,13 +481,15 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
                 strikes.push((a.score(), a));
             }
             _ => {
+                // Stopping where a foe still to act this phase can step or
+                // walk up and strike invites the first blow: better to wait
+                // beyond and strike first when it comes.
+                let first_blow = first_blow_among(&info, grid, cell);
                 if step && here_exposure > 0.0 {
                     // Stepping out of reach is worth what it spares.
-                    a.other = (here_exposure - exposure_there) * 0.5;
+                    a.other = (here_exposure - first_blow) * 0.5;
                 } else {
-                    // Walking into reach without striking invites the first
-                    // blow: better to wait one hex out and step in to strike.
-                    a.other = -exposure_there * 0.5;
+                    a.other = -first_blow * 0.5;
                 }
                 if waiting {
                     a.closing = 0.0;
@@ -503,7 +522,10 @@ fn best(t: &Turn, mut list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
         .max_by(|a, b| a.score().total_cmp(&b.score()))
 }
 
-/// 002 §Ready: a long reach readies a strike for whoever comes within it.
+/// 002 §Ready: a long reach readies a strike for whoever comes within it:
+/// a foe of shorter reach close enough to walk half its move and strike,
+/// which it can only do through the long reach. A foe farther off may well
+/// hold back, and the readied strike would lapse unused.
 fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     let (world, me, here, stats) = (t.world, t.me, t.here, t.stats);
     let ready = Order::new(t.name, "ready");
@@ -517,7 +539,7 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
                     .zip(world.get::<Cell>(f))
                     .is_some_and(|(s, &fc)| {
                         s.reach < stats.reach
-                            && t.grid.distance(fc, here) <= s.movement + stats.reach
+                            && t.grid.distance(fc, here) <= orders::half_move(s) + s.reach
                     })
             })
             .map(|&f| strike_value(world, me, f, "strike"))
