@@ -5,12 +5,20 @@
 
 mod common;
 
+use bevy_ecs::prelude::*;
 use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
 use fray_core::decision::{Controller, Order};
+use fray_core::model::Combatant;
+use fray_rules::declared::Stress;
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
+    first_order_after(combatants, who, |_| {})
+}
+
+/// The same, once `prepare` has changed the battle as it opens.
+fn first_order_after(combatants: &str, who: &str, prepare: impl FnOnce(&mut World)) -> Order {
     let text = format!(
         r#"(
     name: "t", ruleset: "declared",
@@ -22,6 +30,7 @@ fn first_order(combatants: &str, who: &str) -> Order {
 )"#
     );
     let mut battle = battle_from_text(&text, 1).unwrap();
+    prepare(battle.world_mut());
     loop {
         let decision = common::awaited(&mut battle)
             .unwrap_or_else(|_| panic!("the battle ended before {who} decided"));
@@ -129,4 +138,24 @@ fn the_ai_takes_full_defense_when_the_blow_coming_could_take_it_out() {
         "Anna",
     );
     assert_eq!(fresh.action, "attack", "{fresh:?}");
+}
+
+#[test]
+fn a_caster_mends_an_ally_who_has_lost_stress() {
+    // Bors is far off; Anna, beside Agna, has lost 14 of her 24 Stress.
+    let o = first_order_after(
+        r#"(name: "Agna", side: "A", template: "priest", at: (1, 1)),
+           (name: "Anna", side: "A", template: "knight", at: (2, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (9, 9))"#,
+        "Agna",
+        |world| {
+            let mut q = world.query::<(&Combatant, &mut Stress)>();
+            for (c, mut stress) in q.iter_mut(world) {
+                if c.name == "Anna" {
+                    stress.current = 10;
+                }
+            }
+        },
+    );
+    assert_eq!(o, Order::new("Agna", "cast").target("Anna").with("mend"));
 }

@@ -9,8 +9,9 @@
 //! them for +1 initiative. Full defense is worth what its +4 Defense spares
 //! against the foes likely to strike, the more the nearer those blows come
 //! to taking the creature out, and a riposte. A badly hurt creature values a
-//! draught; a healer values stabilising a fallen ally; a creature that is
-//! down values nothing strenuous (each such action costs it a Wound Point).
+//! draught; a healer values stabilising a fallen ally; a caster values
+//! mending an ally's Stress; a creature that is down values nothing
+//! strenuous (each such action costs it a Wound Point).
 
 use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
@@ -47,9 +48,8 @@ struct Foe {
     /// Reach of its melee weapon (0: none) and the riposte it threatens.
     reach: u32,
     riposte: f32,
-    /// Its attack bonus, Speed, and the mean damage of its melee hit on me.
+    /// Its attack bonus, and the mean damage of its melee hit on me.
     attack: i32,
-    speed: u32,
     hit_on_me: f32,
     /// Nobody of my side is nearer it: I am likely the one it attacks.
     mine: bool,
@@ -188,6 +188,9 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
             }
             if er.contains::<Fighting>() {
                 ours.push(cell);
+                if let (Some(k), Some(stress)) = (er.get::<Combatant>(), er.get::<Stress>()) {
+                    mend(m, &k.name, cell, stress, out);
+                }
             }
             continue;
         }
@@ -246,7 +249,6 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
         reach: melee.map_or(0, |w| w.reach),
         riposte,
         attack: st.attack,
-        speed: st.speed,
         hit_on_me,
         mine,
     })
@@ -359,21 +361,51 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
     }
 }
 
+/// Ruling `spell_casting`: a spell that restores Stress, cast on an ally
+/// still fighting (or on itself) it can reach this round, worth its chance
+/// to go off times the Stress it would give back: harm undone, as much as
+/// harm dealt.
+fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>) {
+    let missing = (stress.max - stress.current.max(0)).max(0) as f32;
+    if missing <= 0.0 {
+        return;
+    }
+    for s in &m.kit.spells {
+        let Some(spell) = m.data.spells.get(s) else {
+            continue;
+        };
+        if let SpellEffect::RestoreStress(dice) = spell.effect
+            && m.grid.distance(m.here, at) <= spell.range + m.stats.speed
+        {
+            let p = hit_chance(m.stats.casting, spell.tn);
+            out.push(Appraisal {
+                other: p * dice.mean().min(missing),
+                ..Appraisal::plain(Order::new(&m.name, "cast").target(ally).with(s))
+            });
+        }
+    }
+}
+
+/// The share of what `m` has left that the blows likely to come this round
+/// must threaten before full defense is weighed: below it, a fighter strikes
+/// rather than wait to be struck, so that two of them never stand in full
+/// defense facing each other, nor one before a foe who does not attack.
+const FULL_DEFENSE_DANGER: f32 = 0.4;
+
 /// 004 §Step 3 Full-Defense: +4 Defense against the foes likely to strike
-/// `m` this round (those that can, with nobody of its side nearer them),
-/// and a riposte on the first who does. Worth what the Defense spares, the
-/// more the closer those blows come to taking `m` out, and half a strike
-/// back on a foe already within reach (who may not attack after all). A
-/// fighter in no danger strikes rather than wait to be struck, so two of
-/// them do not stand in full defense facing each other.
+/// `m` this round (those that already reach it, with nobody of its side
+/// nearer them), and a riposte on the first who does. Worth what the
+/// Defense spares, the more the closer those blows come to taking `m` out,
+/// and half a strike back (the foe may not attack after all).
 fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let bonus = m.data.numbers.full_defense_bonus;
     let coming: Vec<&Foe> = foes
         .iter()
-        .filter(|g| g.mine && g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach + g.speed)
+        .filter(|g| g.mine && g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach)
         .collect();
     let incoming: f32 = coming.iter().map(|g| g.riposte).sum();
-    if incoming <= 0.0 {
+    let danger = (incoming / m.left.max(1.0)).min(1.0);
+    if danger < FULL_DEFENSE_DANGER {
         return;
     }
     let spared: f32 = coming
@@ -383,7 +415,6 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
             fewer * g.hit_on_me
         })
         .sum();
-    let danger = (incoming / m.left.max(1.0)).min(1.0);
     let melee = m
         .kit
         .weapons
