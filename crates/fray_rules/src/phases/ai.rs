@@ -284,12 +284,7 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
     let here_exposure = exposure(world, me, here, &t.foes);
     attacks(&t, &mut out);
     reload(&t, &mut out);
-    let ranged = world.get::<Kit>(me).is_some_and(|k| {
-        k.weapons
-            .iter()
-            .zip(&k.shots)
-            .any(|(w, s)| data.weapons.get(w).is_some_and(|d| !d.melee() && *s > 0))
-    });
+    let ranged = shooter(world, data, me);
     moves(&t, here_exposure, ranged, &mut out);
     let in_reach_now = t.foes.iter().any(|&f| in_reach(world, me, f));
     ready(&t, in_reach_now, &mut out);
@@ -303,6 +298,16 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
         });
     }
     out
+}
+
+/// Whether `e` holds a ranged weapon with a shot left.
+fn shooter(world: &World, data: &PhasesData, e: Entity) -> bool {
+    world.get::<Kit>(e).is_some_and(|k| {
+        k.weapons
+            .iter()
+            .zip(&k.shots)
+            .any(|(w, s)| data.weapons.get(w).is_some_and(|d| !d.melee() && *s > 0))
+    })
 }
 
 /// 002 §Attack Roll: strikes and haymakers on foes within reach, and shots,
@@ -379,7 +384,8 @@ struct FoeInfo {
     /// Its strike on me (0 while it is Stunned).
     theirs: f32,
     /// How far it can strike still this phase: its reach, and a half move
-    /// more while its place in the order is yet to come (002 §Normal Phase).
+    /// more while its place in the order is yet to come (002 §Normal Phase)
+    /// and it has no shot to fire.
     lunge: u32,
 }
 
@@ -390,7 +396,8 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
         .iter()
         .filter_map(|&f| {
             let s = world.get::<Stats>(f)?;
-            let later = !t.flow.done.contains(&f);
+            // Holding back from a foe who can shoot spares nothing.
+            let later = !t.flow.done.contains(&f) && !shooter(world, t.data, f);
             Some(FoeInfo {
                 cell: *world.get::<Cell>(f)?,
                 reach: s.reach,
