@@ -159,9 +159,12 @@ fn striking_distance(m: &Me) -> u32 {
 /// advance on), and how far the nearest of them all is.
 fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let mut fighting = Vec::new();
-    // The cells of my side still fighting, mine among them.
+    let striking = striking_distance(m);
+    // The cells of my side still fighting, mine among them, near enough to
+    // be nearer than me to a foe within my striking distance.
     let mut ours = Vec::new();
     let healer = m.stats.heal >= 3;
+    let caster = !m.kit.spells.is_empty();
     for e in roster(world) {
         let Ok(er) = world.get_entity(e) else {
             continue;
@@ -187,8 +190,12 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
                 });
             }
             if er.contains::<Fighting>() {
-                ours.push(cell);
-                if let (Some(k), Some(stress)) = (er.get::<Combatant>(), er.get::<Stress>()) {
+                if m.grid.distance(m.here, cell) <= 2 * striking {
+                    ours.push(cell);
+                }
+                if caster
+                    && let (Some(k), Some(stress)) = (er.get::<Combatant>(), er.get::<Stress>())
+                {
                     mend(m, &k.name, cell, stress, out);
                 }
             }
@@ -209,7 +216,6 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
         .iter()
         .min_by_key(|&&(_, c)| (m.grid.distance(here, c), straightness(c)))
         .map(|&(e, _)| e);
-    let striking = striking_distance(m);
     let foes = fighting
         .into_iter()
         .filter(|&(e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking)
@@ -268,7 +274,8 @@ fn crossing_risk(m: &Me, target: &Foe, foes: &[Foe], dist: u32, reach: u32) -> f
     foes.iter()
         .filter(|g| g.reach > 0)
         .filter(|g| {
-            if g.name == target.name {
+            // Two creatures fighting never share a cell.
+            if g.cell == target.cell {
                 return g.reach >= reach;
             }
             let to_g = grid.distance(m.here, g.cell);
