@@ -1,9 +1,10 @@
 //! The searching AI, for every ruleset: it takes the basic AI's best few
-//! orders as candidates and plays each out on a fork of the battle, a few
-//! rounds ahead, with the basic AI deciding for everyone after it. Each
-//! candidate is played with the same dice as the others in each rollout
-//! (paired rollouts), so the comparison is between orders, not luck. The
-//! order whose futures leave its side best off is given.
+//! orders as candidates and plays each out on a fork of the battle, to the
+//! end of the round under way, with the basic AI deciding for everyone after
+//! it. Each candidate is played with the same dice as the others in each
+//! rollout (paired rollouts), so the comparison is between orders, not luck.
+//! The basic AI's choice is given unless the futures of another leave its
+//! side surely better off.
 //!
 //! What its side could not know stays unknown: a rollout's dice are its own,
 //! never the battle's, and the other sides' secret orders waiting to be
@@ -12,8 +13,9 @@
 //! the driver asks every controller before the next step, so what the other
 //! sides wrote down is only ever among the orders waiting to be taken.)
 //!
-//! The budget is counted in rules steps, so the same seed gives the same
-//! battle; a wall-clock cap only stops a search that runs far over.
+//! The budget is counted in rules steps, each weighed by its ruleset, so the
+//! same seed gives the same battle; a wall-clock cap only stops a search
+//! that runs far over.
 
 use std::time::{Duration, Instant};
 
