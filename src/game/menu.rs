@@ -272,17 +272,17 @@ const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
     (
         Some(1_500),
         "quick",
-        "1,500 work a decision: a quarter of the standard's rollouts, a few milliseconds.",
+        "A quarter of the standard's futures played out, a few milliseconds a decision (1,500 work).",
     ),
     (
         None,
         "standard",
-        "6,000 work a decision: about 20 ms at most on a 2-core laptop.",
+        "About 20 ms a decision at most on a 2-core laptop (6,000 work: rules steps played ahead, weighed by the ruleset).",
     ),
     (
         Some(24_000),
         "deep",
-        "24,000 work a decision: four times the standard's rollouts, up to about 80 ms.",
+        "Four times the standard's futures played out, up to about 80 ms a decision (24,000 work).",
     ),
 ];
 
