@@ -17,6 +17,7 @@ use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 
 use bevy_app::App;
+use bevy_ecs::component::Mutable;
 use bevy_ecs::prelude::*;
 
 /// Copy one component of entity `e` from one world to the other.
@@ -45,9 +46,21 @@ impl std::fmt::Display for ForkError {
     }
 }
 
-fn copy_component<T: Component + Clone>(from: &World, e: Entity, to: &mut World) {
-    if let Some(value) = from.get::<T>(e) {
-        to.entity_mut(e).insert(value.clone());
+/// A component the fork already has is overwritten in place: no insertion,
+/// and what its value holds is reused where it can be.
+fn copy_component<T: Component<Mutability = Mutable> + Clone>(
+    from: &World,
+    e: Entity,
+    to: &mut World,
+) {
+    let Some(value) = from.get::<T>(e) else {
+        return;
+    };
+    match to.get_mut::<T>(e) {
+        Some(mut there) => there.bypass_change_detection().clone_from(value),
+        None => {
+            to.entity_mut(e).insert(value.clone());
+        }
     }
 }
 
@@ -63,7 +76,7 @@ fn copy_resource<R: Resource + Clone>(from: &World, to: &mut World) {
 
 impl ForkRegistry {
     /// Copy `T`, a component whose value changes during a battle.
-    pub fn component<T: Component + Clone>(&mut self) -> &mut Self {
+    pub fn component<T: Component<Mutability = Mutable> + Clone>(&mut self) -> &mut Self {
         self.components.insert(
             TypeId::of::<T>(),
             (copy_component::<T>, remove_component::<T>),

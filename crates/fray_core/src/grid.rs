@@ -142,6 +142,11 @@ const POCKET_WITHIN: u32 = 3;
 /// whether they form a pocket the mover cannot get into.
 const POCKET: usize = 256;
 
+/// The smallest board on which [`Grid::path_toward`] looks for a pocket:
+/// on a smaller one, a search that finds no path costs no more than the
+/// look would, and the look is paid for every path.
+const POCKET_BOARD: u32 = 2 * POCKET as u32;
+
 /// A rectangle `0 <= x < width`, `0 <= y < height`.
 #[derive(Clone, Copy, Debug)]
 struct Bounds {
@@ -630,7 +635,7 @@ impl Grid {
         stop_within: u32,
         blocked: &impl Fn(Cell) -> bool,
     ) -> bool {
-        if stop_within > POCKET_WITHIN {
+        if stop_within > POCKET_WITHIN || self.width * self.height < POCKET_BOARD {
             return false;
         }
         let open = |c: Cell| self.enter_cost(c).is_some() && !blocked(c);
@@ -1381,7 +1386,8 @@ mod tests {
     fn a_free_cell_in_a_closed_pocket_is_out_of_reach() {
         // The target at (5, 5) and the free cell (6, 5) beside it, walled in
         // by a ring of others: no way in from outside, a path from inside.
-        let g = square12();
+        // The board is large enough for the pocket to be looked for.
+        let g = Grid::new(GridKind::Square, 30, 30);
         let (target, free) = (c(5, 5), c(6, 5));
         let walled = |x: Cell| {
             let ring = (4..=7).contains(&x.x) && (4..=6).contains(&x.y);

@@ -39,8 +39,8 @@ pub fn hit_chance(attack: i32, defense: i32) -> f32 {
     (21 - need) as f32 / 20.0
 }
 
-struct Foe {
-    name: String,
+struct Foe<'w> {
+    name: &'w str,
     cell: Cell,
     defense: i32,
     armour: i32,
@@ -157,7 +157,7 @@ fn striking_distance(m: &Me) -> u32 {
 /// offering a healer. Returned: the enemies still fighting that matter, in
 /// roster order (those within striking distance, and the nearest, to
 /// advance on), and how far the nearest of them all is.
-fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
+fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w>>, u32) {
     let mut fighting = Vec::new();
     let striking = striking_distance(m);
     // The cells of my side still fighting, mine among them, near enough to
@@ -231,7 +231,7 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
 }
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
-fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
+fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {
     let (k, &cell, st, sr, w, kt) =
         fray_core::model::components::<(&Combatant, &Cell, &Stats, &Stress, &WoundPoints, &Kit)>(
             world, e,
@@ -247,7 +247,7 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
     });
     let riposte = hit_chance(st.attack, m.defense) * hit_on_me;
     Some(Foe {
-        name: k.name.clone(),
+        name: &k.name,
         cell,
         defense: super::resolve::defense(world, e),
         armour: st.armour,
@@ -316,7 +316,7 @@ fn weapon_attacks(
             damage,
             target_left: foe.left,
             closing,
-            ..Appraisal::plain(Order::new(&m.name, "attack").target(&foe.name).with(w))
+            ..Appraisal::plain(Order::new(&m.name, "attack").target(foe.name).with(w))
         };
         // Entering threat ranges on the way provokes ripostes; attacking
         // defensively does not, for +1 initiative.
@@ -329,7 +329,7 @@ fn weapon_attacks(
             out.push(Appraisal {
                 other: -0.1,
                 order: Order::new(&m.name, "defensive_attack")
-                    .target(&foe.name)
+                    .target(foe.name)
                     .with(w),
                 ..attack
             });
@@ -342,7 +342,7 @@ fn weapon_attacks(
                 damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
                 target_left: foe.left,
                 risk: crossing_risk(m, foe, foes, dist, wd.range),
-                ..Appraisal::plain(Order::new(&m.name, "throw").target(&foe.name).with(w))
+                ..Appraisal::plain(Order::new(&m.name, "throw").target(foe.name).with(w))
             });
         }
     }
@@ -362,7 +362,7 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
             out.push(Appraisal {
                 damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
-                ..Appraisal::plain(Order::new(&m.name, "cast").target(&foe.name).with(s))
+                ..Appraisal::plain(Order::new(&m.name, "cast").target(foe.name).with(s))
             });
         }
     }
@@ -470,7 +470,7 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
             closing,
             ..Appraisal::plain(
                 Order::new(&m.name, "defensive_attack")
-                    .target(&foe.name)
+                    .target(foe.name)
                     .with(w),
             )
         });

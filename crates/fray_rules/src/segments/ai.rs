@@ -41,17 +41,17 @@ pub fn hit_chance(need: i32, bonus: i32) -> f32 {
 }
 
 /// Someone on the field, as an appraisal reads it.
-struct Other {
+struct Other<'w> {
     e: Entity,
-    name: String,
+    name: &'w str,
     cell: Cell,
-    stats: Stats,
+    stats: &'w Stats,
     hp: HitPoints,
-    kit: Kit,
+    kit: &'w Kit,
     enemy: bool,
 }
 
-fn survey(world: &World, me: Entity) -> Vec<Other> {
+fn survey(world: &World, me: Entity) -> Vec<Other<'_>> {
     roster(world)
         .into_iter()
         .filter(|&e| e != me && able(world, e))
@@ -62,11 +62,11 @@ fn survey(world: &World, me: Entity) -> Vec<Other> {
                 )?;
             Some(Other {
                 e,
-                name: c.name.clone(),
+                name: &c.name,
                 cell: *cell,
-                stats: stats.clone(),
+                stats,
                 hp: *hp,
-                kit: kit.clone(),
+                kit,
                 enemy: fray_core::model::enemies(world, me, e),
             })
         })
@@ -133,7 +133,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 target_left: o.hp.current as f32,
                 other: if reaches { edge } else { 0.0 },
                 closing: if reaches { closing } else { 0.0 },
-                ..Appraisal::plain(Order::new(&name, "attack").target(&o.name).with(w))
+                ..Appraisal::plain(Order::new(&name, "attack").target(o.name).with(w))
             });
             let charge = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
             if !wd.missile() && dist > wd.reach + stats.move_cells && dist <= wd.reach + charge {
@@ -147,12 +147,12 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                     damage: routine_damage(data, stats, w, o.stats.ac, bonus),
                     target_left: o.hp.current as f32,
                     risk: if spear {
-                        0.5 * routine_damage(data, &o.stats, &o.kit.weapons[0], stats.ac, 0) * 2.0
+                        0.5 * routine_damage(data, o.stats, &o.kit.weapons[0], stats.ac, 0) * 2.0
                     } else {
                         0.0
                     },
                     closing: charge.min(dist) as f32,
-                    ..Appraisal::plain(Order::new(&name, "charge").target(&o.name).with(w))
+                    ..Appraisal::plain(Order::new(&name, "charge").target(o.name).with(w))
                 });
             }
         }
@@ -221,7 +221,7 @@ fn spell(
     Some(Appraisal {
         damage: value,
         target_left: target.hp.current as f32,
-        ..Appraisal::plain(Order::new(name, "cast").target(&target.name).with(s))
+        ..Appraisal::plain(Order::new(name, "cast").target(target.name).with(s))
     })
 }
 
