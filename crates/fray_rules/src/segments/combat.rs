@@ -223,21 +223,6 @@ pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>
         let nat = roll.total;
         let total = nat + mods.iter().map(|m| m.value).sum::<i32>();
         let hits = nat == 20 || (nat != 1 && total >= need);
-        let check = Check {
-            against: format!("THAC0 {} − AC {ac}", stats.thac0),
-            target: need,
-            modifiers: mods.clone(),
-            total,
-            success: hits,
-        };
-        let terms: String = mods
-            .iter()
-            .map(|m| format!(" {:+} {}", m.value, m.name))
-            .collect();
-        let mut text = format!(
-            "{who} attacks {them} with the {}: {nat}{terms} = {total} against {need} (THAC0 {} − AC {ac}): ",
-            r.weapon, stats.thac0
-        );
         let mut rolls = vec![roll];
         let amount = if hits {
             let dmg = world
@@ -245,23 +230,43 @@ pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>
                 .roll(w.damage, format!("{who}'s damage"));
             let bonus = if w.missile() { 0 } else { stats.damage_bonus };
             let amount = ((dmg.total + bonus) * r.multiplier).max(1);
-            text.push_str(&format!("hits for {amount}"));
-            if r.multiplier > 1 {
-                text.push_str(&format!(" (×{})", r.multiplier));
-            }
-            text.push('.');
             rolls.push(dmg);
             Some(amount)
         } else {
-            text.push_str("misses.");
             None
         };
-        let kind = if hits {
-            EventKind::Attack
-        } else {
-            EventKind::Miss
-        };
+        // The sentence is built only when a log is kept.
         record(world, || {
+            let terms: String = mods
+                .iter()
+                .map(|m| format!(" {:+} {}", m.value, m.name))
+                .collect();
+            let mut text = format!(
+                "{who} attacks {them} with the {}: {nat}{terms} = {total} against {need} (THAC0 {} − AC {ac}): ",
+                r.weapon, stats.thac0
+            );
+            match amount {
+                Some(amount) => {
+                    text.push_str(&format!("hits for {amount}"));
+                    if r.multiplier > 1 {
+                        text.push_str(&format!(" (×{})", r.multiplier));
+                    }
+                    text.push('.');
+                }
+                None => text.push_str("misses."),
+            }
+            let check = Check {
+                against: format!("THAC0 {} − AC {ac}", stats.thac0),
+                target: need,
+                modifiers: mods.clone(),
+                total,
+                success: hits,
+            };
+            let kind = if hits {
+                EventKind::Attack
+            } else {
+                EventKind::Miss
+            };
             Event::new(kind, r.rule, text)
                 .actor(&who)
                 .target(&them)
