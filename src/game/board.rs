@@ -889,7 +889,7 @@ fn click(
                 .battle
                 .world()
                 .get::<fray_core::model::Combatant>(t)
-                .map(|c| c.name.clone());
+                .map(|c| c.name.as_str().into());
             if let Some(choice) = d
                 .choices
                 .iter()

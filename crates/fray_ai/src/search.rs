@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
 use fray_core::battle::Battle;
-use fray_core::decision::{Controller, Decision, Decisions, Order};
+use fray_core::decision::{Controller, Decision, Decisions, Order, SmolStr};
 use fray_core::dice::Dice;
 use fray_core::model::{BattleResult, Outcome, set_resource};
 use fray_core::view::{RulesView, TokenView};
@@ -251,7 +251,7 @@ fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
     let Some(offer) = decision.offer else {
         return chosen;
     };
-    let mut kinds: Vec<String> = Vec::new();
+    let mut kinds: Vec<SmolStr> = Vec::new();
     for o in &chosen {
         if !kinds.contains(&o.action) {
             kinds.push(o.action.clone());

@@ -10,6 +10,8 @@
 
 use bevy_ecs::prelude::*;
 use serde::{Deserialize, Serialize};
+/// A short name as an order carries it: copied, not allocated, when short.
+pub use smol_str::SmolStr;
 
 use crate::grid::Cell;
 
@@ -19,22 +21,22 @@ use crate::grid::Cell;
 #[serde(deny_unknown_fields)]
 pub struct Order {
     /// The combatant the order is for, by name.
-    pub actor: String,
+    pub actor: SmolStr,
     /// The action, as the ruleset names it (`attack`, `full_defense` …).
-    pub action: String,
+    pub action: SmolStr,
     /// The combatant the action is aimed at, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    pub target: Option<SmolStr>,
     /// A cell to move toward.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<Cell>,
     /// The weapon, spell or item used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub with: Option<String>,
+    pub with: Option<SmolStr>,
 }
 
 impl Order {
-    pub fn new(actor: impl Into<String>, action: impl Into<String>) -> Self {
+    pub fn new(actor: impl Into<SmolStr>, action: impl Into<SmolStr>) -> Self {
         Self {
             actor: actor.into(),
             action: action.into(),
@@ -42,12 +44,12 @@ impl Order {
         }
     }
 
-    pub fn target(mut self, target: impl Into<String>) -> Self {
+    pub fn target(mut self, target: impl Into<SmolStr>) -> Self {
         self.target = Some(target.into());
         self
     }
 
-    pub fn with(mut self, with: impl Into<String>) -> Self {
+    pub fn with(mut self, with: impl Into<SmolStr>) -> Self {
         self.with = Some(with.into());
         self
     }
@@ -62,10 +64,10 @@ impl Order {
     pub fn with_one_of(&self, what: &str, has: &[String]) -> Result<String, String> {
         let name = self
             .with
-            .clone()
+            .as_deref()
             .ok_or_else(|| format!("{} needs a {what} (with: \"...\")", self.action))?;
-        if has.contains(&name) {
-            Ok(name)
+        if has.iter().any(|h| h == name) {
+            Ok(name.to_string())
         } else {
             Err(format!("{} has no {what} {name:?}", self.actor))
         }
@@ -391,7 +393,7 @@ pub fn take_answers<P>(
                         rule,
                         format!("{who}'s order {what:?} is refused: {why}."),
                     )
-                    .actor(&who)
+                    .actor(who.as_str())
                 });
                 world.resource_mut::<Decisions>().refuse(id, order, why);
             }

@@ -57,7 +57,7 @@ struct Foe<'w> {
 
 /// The creature deciding, as every appraisal of its orders reads it.
 struct Me<'a> {
-    name: String,
+    name: &'a str,
     here: Cell,
     side: Side,
     stats: &'a Stats,
@@ -71,7 +71,8 @@ struct Me<'a> {
 
 /// The orders worth considering for `me`, each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
-    let mut out = Vec::new();
+    // Room for what a creature facing a handful of foes is offered.
+    let mut out = Vec::with_capacity(24);
     let Some((c, stats, kit, wp, stress, &here, &side)) = fray_core::model::components::<(
         &Combatant,
         &Stats,
@@ -84,7 +85,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     };
     let m = Me {
-        name: c.name.clone(),
+        name: &c.name,
         here,
         side,
         stats,
@@ -96,7 +97,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     };
     let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
-    out.push(Appraisal::plain(Order::new(&m.name, "wait")));
+    out.push(Appraisal::plain(Order::new(m.name, "wait")));
     consumables(&m, health, wp, stress, &mut out);
     if health != Health::Fine {
         // Down: anything strenuous costs a Wound Point (004 §Wound Points).
@@ -135,7 +136,7 @@ fn consumables(
         };
         out.push(Appraisal {
             other: hurt * it.heals.mean(),
-            ..Appraisal::plain(Order::new(&m.name, "consumable").with(item))
+            ..Appraisal::plain(Order::new(m.name, "consumable").with(item))
         });
     }
 }
@@ -186,7 +187,7 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
             {
                 out.push(Appraisal {
                     other: 6.0,
-                    ..Appraisal::plain(Order::new(&m.name, "stabilise").target(&k.name))
+                    ..Appraisal::plain(Order::new(m.name, "stabilise").target(&k.name))
                 });
             }
             if er.contains::<Fighting>() {
@@ -316,7 +317,7 @@ fn weapon_attacks(
             damage,
             target_left: foe.left,
             closing,
-            ..Appraisal::plain(Order::new(&m.name, "attack").target(foe.name).with(w))
+            ..Appraisal::plain(Order::new(m.name, "attack").target(foe.name).with(w))
         };
         // Entering threat ranges on the way provokes ripostes; attacking
         // defensively does not, for +1 initiative.
@@ -328,7 +329,7 @@ fn weapon_attacks(
             });
             out.push(Appraisal {
                 other: -0.1,
-                order: Order::new(&m.name, "defensive_attack")
+                order: Order::new(m.name, "defensive_attack")
                     .target(foe.name)
                     .with(w),
                 ..attack
@@ -342,7 +343,7 @@ fn weapon_attacks(
                 damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
                 target_left: foe.left,
                 risk: crossing_risk(m, foe, foes, dist, wd.range),
-                ..Appraisal::plain(Order::new(&m.name, "throw").target(foe.name).with(w))
+                ..Appraisal::plain(Order::new(m.name, "throw").target(foe.name).with(w))
             });
         }
     }
@@ -362,7 +363,7 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
             out.push(Appraisal {
                 damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
-                ..Appraisal::plain(Order::new(&m.name, "cast").target(foe.name).with(s))
+                ..Appraisal::plain(Order::new(m.name, "cast").target(foe.name).with(s))
             });
         }
     }
@@ -387,7 +388,7 @@ fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>)
             let p = hit_chance(m.stats.casting, spell.tn);
             out.push(Appraisal {
                 other: p * dice.mean().min(missing),
-                ..Appraisal::plain(Order::new(&m.name, "cast").target(ally).with(s))
+                ..Appraisal::plain(Order::new(m.name, "cast").target(ally).with(s))
             });
         }
     }
@@ -440,7 +441,7 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     });
     out.push(Appraisal {
         other: spared * 2.0 * danger + 0.5 * back,
-        ..Appraisal::plain(Order::new(&m.name, "full_defense"))
+        ..Appraisal::plain(Order::new(m.name, "full_defense"))
     });
 }
 
@@ -469,7 +470,7 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         out.push(Appraisal {
             closing,
             ..Appraisal::plain(
-                Order::new(&m.name, "defensive_attack")
+                Order::new(m.name, "defensive_attack")
                     .target(foe.name)
                     .with(w),
             )
@@ -477,6 +478,6 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     }
     out.push(Appraisal {
         closing,
-        ..Appraisal::plain(Order::new(&m.name, "defensive_attack").cell(foe.cell))
+        ..Appraisal::plain(Order::new(m.name, "defensive_attack").cell(foe.cell))
     });
 }

@@ -133,7 +133,7 @@ impl OrderContext<'_> {
     fn weapon(&self, want_thrown: bool) -> Result<String, String> {
         let (data, kit) = (self.data, self.kit);
         let w = match &self.order.with {
-            Some(w) => w.clone(),
+            Some(w) => w.to_string(),
             None => kit
                 .weapons
                 .iter()

@@ -356,11 +356,11 @@ fn attack_plan(
         Some(w) => {
             let held = world
                 .get::<Hands>(me)
-                .is_some_and(|h| h.wielded.contains(w));
+                .is_some_and(|h| h.wielded.iter().any(|x| x == w));
             if !held {
                 return Err(format!("{w} is not in hand"));
             }
-            w.clone()
+            w.to_string()
         }
         None => attack_weapon(world, me).ok_or("no weapon in hand to attack with")?,
     };
@@ -465,7 +465,7 @@ fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<
         world,
         me,
         &Order {
-            action: option.to_string(),
+            action: option.into(),
             ..order.clone()
         },
     )?;
@@ -495,7 +495,11 @@ fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<
 /// 000 §1.2.2 Draw weapon: a sheathed weapon, for a blow, which must be
 /// active if the weapon is heavy.
 fn draw_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<Plan, String> {
-    let w = order.with.clone().ok_or("draw needs a weapon (with)")?;
+    let w = order
+        .with
+        .as_ref()
+        .map(ToString::to_string)
+        .ok_or("draw needs a weapon (with)")?;
     if !hands.sheathed.contains(&w) {
         return Err(format!("no {w} is sheathed"));
     }
@@ -536,7 +540,7 @@ fn grab_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
 fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<Plan, String> {
     let flow = world.resource::<Flow>();
     let w = match &order.with {
-        Some(w) => w.clone(),
+        Some(w) => w.to_string(),
         None => attack_weapon(world, me).ok_or("no weapon in hand")?,
     };
     if !hands.wielded.contains(&w) {
@@ -634,7 +638,11 @@ fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, 
             if alert(world, me) {
                 return Err("an alert character cannot cast a spell (000 §2.1.2)".into());
             }
-            let spell = order.with.clone().ok_or("cast needs a spell (with)")?;
+            let spell = order
+                .with
+                .as_ref()
+                .map(ToString::to_string)
+                .ok_or("cast needs a spell (with)")?;
             let known = world
                 .get::<Stats>(me)
                 .is_some_and(|s| s.spells.contains(&spell));

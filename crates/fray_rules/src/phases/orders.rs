@@ -207,7 +207,7 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 }
                 let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
                 Ok(Plan::Opportunity {
-                    manoeuvre: order.action.clone(),
+                    manoeuvre: order.action.to_string(),
                     weapon,
                 })
             }
@@ -396,7 +396,7 @@ fn validate_strike(turn: &TurnOrder) -> Result<Plan, String> {
     }
     Ok(Plan::Attack {
         target,
-        manoeuvre: order.action.clone(),
+        manoeuvre: order.action.to_string(),
         weapon,
     })
 }
@@ -605,7 +605,11 @@ fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
 fn validate_ready_shot(turn: &TurnOrder) -> Result<Plan, String> {
     let (world, me, order) = (turn.world, turn.me, turn.order);
     let data = &world.resource::<Data>().0;
-    let weapon = order.with.clone().unwrap_or_default();
+    let weapon = order
+        .with
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
     let kit = world.get::<Kit>(me).ok_or("no weapons")?;
     let i = kit
         .weapons

@@ -77,7 +77,7 @@ impl Context<'_> {
     fn weapon(&self, fits: impl Fn(&super::Weapon) -> bool, what: &str) -> Result<String, String> {
         let data = &self.world.resource::<Data>().0;
         let w = match &self.order.with {
-            Some(w) => w.clone(),
+            Some(w) => w.to_string(),
             None => self
                 .kit
                 .weapons
