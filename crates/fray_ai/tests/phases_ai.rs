@@ -1,7 +1,8 @@
 //! The basic AI through the `phases` ruleset's appraisal: it takes the
 //! 1-hex step rather than provoke, attacks whoever provokes it, waits beyond
-//! the reach of a foe who acts after it, and a long-reach fighter readies
-//! only for a foe who could come within its reach this phase.
+//! the reach of a foe who acts after it, a long-reach fighter readies only
+//! for a foe who could come within its reach this phase, and a character
+//! the blows in reach could knock out blocks.
 
 mod common;
 
@@ -133,4 +134,40 @@ fn the_ai_waits_beyond_the_step_and_strike_of_a_foe_who_acts_after_it() {
         .find(|t| t.contains(" strikes at ") || t.contains(" throws a haymaker at "))
         .expect("somebody strikes");
     assert!(first_blow.starts_with("Vance "), "{}", log.join("\n"));
+}
+
+#[test]
+fn a_character_the_blows_in_reach_could_knock_out_blocks_rather_than_strike() {
+    // Bo (8 STUN left) acts first, next to Ash, whose haymaker could knock
+    // him out and whose PD of 20 his sword cannot pass: he blocks (ruling
+    // `block`), and his Block roll, 3d6 9 + OCV 6 = 15 against 10 + Ash's
+    // OCV 5, stops the haymaker.
+    let text = r#"(
+    name: "t", ruleset: "phases", round_cap: 1,
+    grid: (kind: Square, width: 12, height: 12),
+    sides: [(name: "A", seat: Ai), (name: "B", seat: Ai)],
+    dice: [3, 3, 3],
+    combatants: [
+        (name: "Ash", side: "A", template: "brute", at: (3, 3), set: {"pd": 20}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6, "stun": 8}),
+    ],
+)"#;
+    let mut b = battle_from_text(text, 1).unwrap();
+    assert!(matches!(b.run(), Progress::Over(_)));
+    let log = texts(&b);
+    let phase_one: Vec<&String> = log
+        .iter()
+        .skip_while(|t| !t.contains("phase 1 begins"))
+        .take_while(|t| !t.contains("phase 2 begins"))
+        .collect();
+    assert_eq!(
+        phase_one[1..4],
+        [
+            "Bo blocks: the first melee attack on it before its next action meets a Block roll.",
+            "Bo ends its turn.",
+            "Bo blocks Ash's haymaker: 15 against 15.",
+        ],
+        "{}",
+        log.join("\n")
+    );
 }

@@ -9,8 +9,10 @@
 //! beyond the half move and strike of every foe still to act this phase,
 //! so that the first blow is its own. Attacks of opportunity are always
 //! worth taking. A long-reach fighter readies a strike for whoever comes
-//! within reach. Aborting to Dodge is worth it only when the blow could
-//! knock the character out.
+//! within reach. Aborting is worth it only when the blow coming could knock
+//! the character out; it then takes Dodge or Block, whichever spares more.
+//! When the blows of the foes in reach could knock it out, blocking on its
+//! action is weighed against striking.
 
 use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
@@ -22,7 +24,7 @@ use super::data::PhasesData;
 use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};
 use super::turn::{dcv, ocv};
 use super::view::chance_3d6_at_least;
-use super::{Asking, Data, Flow, Guard, Kit, Stats, Stun, Stunned, Use, enemies, up};
+use super::{Asking, Data, Flow, Guard, Kit, Stats, Stun, Stunned, Use, Work, enemies, up};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -182,44 +184,86 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 Appraisal::plain(Order::new(&name, "pass")),
             ]
         }
-        Asking::Abort { attacker } => {
-            let pass = Appraisal::plain(Order::new(&name, "pass"));
-            let Some((_, w)) = melee_weapon(world, attacker).or_else(|| {
-                world
-                    .get::<Kit>(attacker)
-                    .and_then(|k| k.weapons.first().cloned().map(|w| (0, w)))
-            }) else {
-                return vec![pass];
-            };
-            let data = &world.resource::<Data>().0;
-            let (p, mean) = expected(world, attacker, me, "strike", &w);
-            let (o, _) = ocv(world, attacker, "strike");
-            let (d, _) = dcv(world, me);
-            let dodged = chance_3d6_at_least(
-                data.numbers.attack_base + d + data.manoeuvre("dodge").map_or(0, |m| m.dcv) - o,
-            );
-            let saved = (p - dodged) * mean;
-            // Worth it only when the blow could knock the character out, and
-            // only with this phase's action: giving up the next phase's, phase
-            // after phase, would leave it never fighting back.
-            let knockout = mean >= stun_left(world, me) * 0.8;
-            let this_phase = !flow.done.contains(&me);
-            let cost = strike_value(world, me, attacker, "strike");
-            let worth = if knockout && this_phase {
-                saved * 2.0 - cost
-            } else {
-                -1.0
-            };
-            vec![
-                pass,
-                Appraisal {
-                    other: worth,
-                    ..Appraisal::plain(Order::new(&name, "dodge"))
-                },
-            ]
-        }
+        Asking::Abort { attacker } => abort_options(world, me, attacker, &name),
         Asking::Turn => turn_options(world, me, &name),
     }
+}
+
+/// The attack `attacker` is making on `me`, as the rules hold it: its
+/// manoeuvre and weapon (else a strike with its first weapon).
+fn attack_coming(world: &World, attacker: Entity, me: Entity) -> Option<(String, String)> {
+    let flow = world.resource::<Flow>();
+    let held = flow.stack.iter().rev().find_map(|w| match w {
+        Work::Attack {
+            attacker: a,
+            target,
+            manoeuvre,
+            weapon,
+            ..
+        } if *a == attacker && *target == me => Some((manoeuvre.clone(), weapon.clone())),
+        _ => None,
+    });
+    held.or_else(|| first_strike(world, attacker))
+}
+
+/// A strike with `attacker`'s melee weapon, else its first.
+fn first_strike(world: &World, attacker: Entity) -> Option<(String, String)> {
+    let w = melee_weapon(world, attacker)
+        .map(|(_, w)| w)
+        .or_else(|| world.get::<Kit>(attacker)?.weapons.first().cloned())?;
+    Some(("strike".to_string(), w))
+}
+
+/// 002 §Abort · rulings `abort_options`, `dodge`, `block`: whether to
+/// abort is judged by what Dodge (+3 DCV) spares of the attack coming:
+/// worth it only when the blow could knock `me` out, twice what it spares
+/// outweighs the strike given up, and with this phase's action — giving up
+/// the next phase's, phase after phase, would leave it never fighting back.
+/// Then Block is taken instead if its roll spares more: it stops the first
+/// melee blow outright, where Dodge stands until `me` acts again, against
+/// the attacker's blow of the next phase too when it acts first there.
+fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec<Appraisal> {
+    let mut out = vec![Appraisal::plain(Order::new(name, "pass"))];
+    let Some((manoeuvre, w)) = attack_coming(world, attacker, me) else {
+        return out;
+    };
+    let (data, flow) = (&world.resource::<Data>().0, world.resource::<Flow>());
+    let base = data.numbers.attack_base;
+    let (p, mean) = expected(world, attacker, me, &manoeuvre, &w);
+    let (o, _) = ocv(world, attacker, &manoeuvre);
+    let (d, _) = dcv(world, me);
+    let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
+    let dodged = (p - chance_3d6_at_least(base + d + dodge - o)) * mean;
+    let cost = strike_value(world, me, attacker, "strike");
+    let worth = dodged * 2.0 - cost;
+    let knockout = mean >= stun_left(world, me) * 0.8;
+    if !(knockout && !flow.done.contains(&me) && worth > 0.0) {
+        out.push(Appraisal {
+            other: -1.0,
+            ..Appraisal::plain(Order::new(name, "dodge"))
+        });
+        return out;
+    }
+    let first = |e: Entity| flow.order.iter().position(|&x| x == e);
+    let blows = if first(attacker) < first(me) {
+        2.0
+    } else {
+        1.0
+    };
+    out.push(Appraisal {
+        other: worth + dodged * 2.0 * (blows - 1.0),
+        ..Appraisal::plain(Order::new(name, "dodge"))
+    });
+    let melee = data.weapons.get(&w).is_none_or(|x| x.melee());
+    if melee && melee_weapon(world, me).is_some() {
+        let (b, _) = ocv(world, me, "block");
+        let blocked = p * chance_3d6_at_least(base + o - b) * mean;
+        out.push(Appraisal {
+            other: blocked * 2.0 - cost,
+            ..Appraisal::plain(Order::new(name, "block"))
+        });
+    }
+    out
 }
 
 /// The character whose action it is, and the foes still up.
@@ -289,6 +333,10 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
     let in_reach_now = t.foes.iter().any(|&f| in_reach(world, me, f));
     ready(&t, in_reach_now, &mut out);
     recover(&t, &mut out);
+    let danger = (here_exposure / stun_left(world, me).max(1.0)).min(1.0);
+    if danger >= GUARD_DANGER {
+        block(&t, danger, &mut out);
+    }
     // Dodge when threatened and unable to strike.
     let dodge = Order::new(name, "dodge");
     if here_exposure > 0.0 && !in_reach_now && !ranged && can(&t, &dodge).is_some() {
@@ -558,6 +606,38 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
             });
         }
     }
+}
+
+/// How near the blows of the foes who reach a character must come to
+/// knocking it out (their expected STUN over its STUN left, at most 1)
+/// before blocking is worth weighing against striking.
+const GUARD_DANGER: f32 = 0.5;
+
+/// Ruling `block`: blocking on its action, a character meets the first
+/// melee blow before its next action with a Block roll. Worth twice what
+/// the roll spares of the hardest blow of a foe who reaches it, the more the
+/// nearer those blows come to knocking it out (`danger`).
+fn block(t: &Turn, danger: f32, out: &mut Vec<Appraisal>) {
+    let (world, me) = (t.world, t.me);
+    let order = Order::new(t.name, "block");
+    if can(t, &order).is_none() {
+        return;
+    }
+    let base = t.data.numbers.attack_base;
+    let (b, _) = ocv(world, me, "block");
+    let spared = t
+        .foes
+        .iter()
+        .filter(|&&f| in_reach(world, f, me) && world.get::<Stunned>(f).is_none())
+        .map(|&f| {
+            let (o, _) = ocv(world, f, "strike");
+            chance_3d6_at_least(base + o - b) * strike_value(world, f, me, "strike")
+        })
+        .fold(0.0, f32::max);
+    out.push(Appraisal {
+        other: spared * 2.0 * danger,
+        ..Appraisal::plain(order)
+    });
 }
 
 /// Ruling `recovery`: recover when nobody can reach this phase.
