@@ -90,7 +90,7 @@ pub(crate) fn bring_in_arrival(world: &mut World, index: usize) {
 /// this round's order if its count is still to come, or carry the action to
 /// next round at −12.
 pub(crate) fn place_arrival(world: &mut World, e: Entity) {
-    let Some(declared) = world.get::<Declared>(e).cloned() else {
+    let Some(declared) = super::declared(world, e).cloned() else {
         return;
     };
     let data = world.resource::<Data>().0.clone();
@@ -113,7 +113,7 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
             action: declared.action,
             initiative: late,
         });
-        world.entity_mut(e).remove::<Declared>();
+        super::declare(world, e, None);
     } else {
         let listing = world.get::<Combatant>(e).map_or(u32::MAX, |c| c.listing);
         let slot = Slot {

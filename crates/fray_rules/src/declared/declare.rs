@@ -469,7 +469,7 @@ pub fn take_declarations(world: &mut World) {
         return;
     }
     if let Stage::Arriving(e) = stage {
-        if world.get::<Declared>(e).is_none() {
+        if super::declared(world, e).is_none() {
             publish_declaration(world, e, false);
             return;
         }
@@ -516,7 +516,7 @@ fn auto_declare_routed(world: &mut World) {
         .filter(|&e| {
             world.get::<Routed>(e).is_some()
                 && world.get::<Fled>(e).is_none()
-                && world.get::<Declared>(e).is_none()
+                && super::declared(world, e).is_none()
                 && world.get::<Health>(e) == Some(&Health::Fine)
         })
         .collect();
@@ -550,9 +550,7 @@ fn accept_declaration(world: &mut World, actor: Entity, action: Action) {
     {
         rs.full_defense = true;
     }
-    world
-        .entity_mut(actor)
-        .insert(Declared { action, initiative });
+    super::declare(world, actor, Some(Declared { action, initiative }));
 }
 
 /// Build the round's queue: every declaration, and late arrivals' −12
@@ -564,7 +562,7 @@ fn order_the_round(world: &mut World) {
         let Some(c) = world.get::<Combatant>(e) else {
             continue;
         };
-        let (declared, late) = (world.get::<Declared>(e), world.get::<LateAction>(e));
+        let (declared, late) = (super::declared(world, e), world.get::<LateAction>(e));
         if let Some(d) = declared {
             slots.push((
                 c.listing,

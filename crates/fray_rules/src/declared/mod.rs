@@ -205,10 +205,30 @@ pub enum Action {
 }
 
 /// A declared action and the Round Initiative it resolves at.
-#[derive(Component, Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Declared {
     pub action: Action,
     pub initiative: i32,
+}
+
+/// What a creature has declared this round, if anything: every creature
+/// keeps one, emptied as each round begins (004 §Step 2).
+#[derive(Component, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Declaration(pub Option<Declared>);
+
+/// The action `e` has declared this round.
+pub fn declared(world: &World, e: Entity) -> Option<&Declared> {
+    world.get::<Declaration>(e)?.0.as_ref()
+}
+
+/// Set what `e` has declared this round (`None`: nothing).
+pub(crate) fn declare(world: &mut World, e: Entity, declared: Option<Declared>) {
+    match world.get_mut::<Declaration>(e) {
+        Some(mut d) => d.0 = declared,
+        None => {
+            world.entity_mut(e).insert(Declaration(declared));
+        }
+    }
 }
 
 /// 004 §Step 2: a late arrival whose count had passed acts next round at
@@ -282,7 +302,7 @@ fn declaring(flow: Res<Flow>) -> bool {
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
-        components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, Injuries, Hurts, RoundState, Declared, LateAction, InitiativeGroup, Stress, WoundPoints],
+        components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, Injuries, Hurts, RoundState, Declaration, LateAction, InitiativeGroup, Stress, WoundPoints],
         resources: [Flow],
         set_up: [Data, ScenarioSource],
     );
@@ -390,6 +410,7 @@ fn equip(
         Injuries::default(),
         Hurts::default(),
         RoundState::default(),
+        Declaration::default(),
     ));
     if spec.surprised {
         e.insert(Surprised);

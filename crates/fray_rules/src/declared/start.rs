@@ -119,8 +119,8 @@ pub fn begin_round(
         Has<Surprised>,
         Has<Routed>,
         Has<Fled>,
+        &mut Declaration,
     )>,
-    mut commands: Commands,
 ) {
     flow.round += 1;
     log.round = flow.round;
@@ -136,7 +136,19 @@ pub fn begin_round(
     // In listing order, so the log reads the same however the world stores them.
     let roster: Vec<Entity> = flow.roster.iter().map(|(e, _)| *e).collect();
     for e in roster {
-        let Ok((e, c, stats, side, health, hurts, mut rs, surprised, routed, fled)) = q.get_mut(e)
+        let Ok((
+            e,
+            c,
+            stats,
+            side,
+            health,
+            hurts,
+            mut rs,
+            surprised,
+            routed,
+            fled,
+            mut declaration,
+        )) = q.get_mut(e)
         else {
             continue;
         };
@@ -145,7 +157,7 @@ pub fn begin_round(
             acted_last_round: acted_last,
             ..RoundState::default()
         };
-        commands.entity(e).remove::<Declared>();
+        declaration.0 = None;
         if fled || *health == Health::Dead || hurts.paralysed {
             continue;
         }

@@ -8,8 +8,8 @@ use fray_core::view::Sheet;
 use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
-    BaseInitiative, Data, Declared, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed,
-    Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, describe, resolve, roster,
+    BaseInitiative, Data, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed, Stabilised,
+    Stage, Stats, Stress, Surprised, WoundPoints, describe, resolve, roster,
 };
 
 /// Chance to hit and damage range of `actor`'s best weapon against `target`
@@ -60,8 +60,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
             if world.get::<Routed>(e).is_some() {
                 states.push("routed".into());
             }
-            if world
-                .get::<Declared>(e)
+            if super::declared(world, e)
                 .is_some_and(|d| matches!(d.action, super::Action::FullDefense { .. }))
             {
                 states.push("full defense".into());
@@ -130,7 +129,7 @@ fn resolved(world: &World, flow: &Flow) -> Vec<Entry> {
     let count = flow.count;
     let mut entries = Vec::new();
     for e in roster(world) {
-        if let Some(d) = world.get::<Declared>(e) {
+        if let Some(d) = super::declared(world, e) {
             let queued = flow
                 .queue
                 .iter()
@@ -254,7 +253,7 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     if let Some(b) = world.get::<BaseInitiative>(e) {
         line("Base initiative", b.0.to_string());
     }
-    if let Some(d) = world.get::<Declared>(e) {
+    if let Some(d) = super::declared(world, e) {
         line(
             "Declared",
             format!("{} at {}", describe(world, &d.action), d.initiative),
