@@ -59,6 +59,11 @@ impl Order {
         self
     }
 
+    /// The weapon, spell or item the order names, as the rules keep it.
+    pub fn with_name(&self) -> Option<String> {
+        self.with.as_ref().map(ToString::to_string)
+    }
+
     /// The spell or item the order names `with`, which must be one of `has`
     /// (what the actor knows or carries, `what` it is); else why not.
     pub fn with_one_of(&self, what: &str, has: &[String]) -> Result<String, String> {

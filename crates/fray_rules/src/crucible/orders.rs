@@ -243,11 +243,7 @@ fn not_pursuing(world: &World, e: Entity) -> Result<(), String> {
 
 /// The spell an order names, known and castable now.
 fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a Spell), String> {
-    let s = order
-        .with
-        .as_ref()
-        .map(ToString::to_string)
-        .ok_or("cast needs a spell (with)")?;
+    let s = order.with_name().ok_or("cast needs a spell (with)")?;
     if !world.get::<Memorised>(e).is_some_and(|m| m.knows(&s)) {
         return Err(format!("{s} is not memorised"));
     }

@@ -495,11 +495,7 @@ fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<
 /// 000 §1.2.2 Draw weapon: a sheathed weapon, for a blow, which must be
 /// active if the weapon is heavy.
 fn draw_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<Plan, String> {
-    let w = order
-        .with
-        .as_ref()
-        .map(ToString::to_string)
-        .ok_or("draw needs a weapon (with)")?;
+    let w = order.with_name().ok_or("draw needs a weapon (with)")?;
     if !hands.sheathed.contains(&w) {
         return Err(format!("no {w} is sheathed"));
     }
@@ -638,11 +634,7 @@ fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, 
             if alert(world, me) {
                 return Err("an alert character cannot cast a spell (000 §2.1.2)".into());
             }
-            let spell = order
-                .with
-                .as_ref()
-                .map(ToString::to_string)
-                .ok_or("cast needs a spell (with)")?;
+            let spell = order.with_name().ok_or("cast needs a spell (with)")?;
             let known = world
                 .get::<Stats>(me)
                 .is_some_and(|s| s.spells.contains(&spell));

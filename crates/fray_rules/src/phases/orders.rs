@@ -605,11 +605,7 @@ fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
 fn validate_ready_shot(turn: &TurnOrder) -> Result<Plan, String> {
     let (world, me, order) = (turn.world, turn.me, turn.order);
     let data = &world.resource::<Data>().0;
-    let weapon = order
-        .with
-        .as_ref()
-        .map(ToString::to_string)
-        .unwrap_or_default();
+    let weapon = order.with_name().unwrap_or_default();
     let kit = world.get::<Kit>(me).ok_or("no weapons")?;
     let i = kit
         .weapons
