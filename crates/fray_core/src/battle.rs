@@ -60,7 +60,8 @@ pub fn rules_app(dice: Dice) -> App {
         .init_resource::<BattleLog>()
         .init_resource::<Decisions>()
         .init_resource::<Outcome>()
-        .init_resource::<crate::model::BlockingQuery>();
+        .init_resource::<crate::model::BlockingQuery>()
+        .init_resource::<crate::model::PlacedQuery>();
     app
 }
 

@@ -210,16 +210,22 @@ impl Decisions {
 
     /// Take decision `id` out while its controller reads the world; the
     /// others stay open, as the rules left them.
+    ///
+    /// The last open decision stands in its place meanwhile, so that
+    /// lending one of many moves one, not all those after it.
     pub fn lend(&mut self, id: u64) -> Option<Decision> {
         let i = self.open.iter().position(|d| d.id == id)?;
         self.lent_at = Some(i);
-        Some(self.open.remove(i))
+        Some(self.open.swap_remove(i))
     }
 
-    /// Put a lent decision back where it was.
+    /// Put a lent decision back where it was, and the one that stood in
+    /// for it back at the end.
     pub fn give_back(&mut self, decision: Decision) {
-        let i = self.lent_at.take().unwrap_or(0).min(self.open.len());
-        self.open.insert(i, decision);
+        self.open.push(decision);
+        let last = self.open.len() - 1;
+        let i = self.lent_at.take().unwrap_or(last).min(last);
+        self.open.swap(i, last);
     }
 
     /// Forget the answers waiting for the open secret decisions of sides
@@ -520,5 +526,50 @@ impl Controller for Scripted {
 
     fn thoughts(&self) -> Vec<(Order, f32)> {
         self.fallback.thoughts()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open_ids(d: &Decisions) -> Vec<u64> {
+        d.open().iter().map(|x| x.id).collect()
+    }
+
+    fn five() -> Decisions {
+        let mut d = Decisions::default();
+        for n in 0..5 {
+            d.publish(Decision {
+                id: 0,
+                side: 0,
+                actor: Entity::from_raw_u32(n + 1).expect("a valid index"),
+                actor_name: format!("c{n}"),
+                prompt: String::new(),
+                rule: String::new(),
+                choices: Vec::new(),
+                secret: false,
+                any_cell: false,
+                move_order: None,
+                offer: None,
+            });
+        }
+        d
+    }
+
+    /// A decision lent from the middle, the start or the end of the open
+    /// ones comes back to its place, and the others keep theirs.
+    #[test]
+    fn a_lent_decision_comes_back_where_it_stood() {
+        for id in [3, 1, 5] {
+            let mut d = five();
+            let lent = d.lend(id).expect("open");
+            assert_eq!(lent.id, id);
+            assert_eq!(d.open().len(), 4);
+            assert!(!open_ids(&d).contains(&id));
+            d.give_back(lent);
+            assert_eq!(open_ids(&d), vec![1, 2, 3, 4, 5]);
+        }
+        assert!(five().lend(9).is_none());
     }
 }

@@ -44,6 +44,8 @@ use std::fmt;
 use hexx::{Hex, HexOrientation, OffsetHexMode};
 use pathfinding::prelude::{astar, dijkstra_reach};
 
+mod search;
+
 /// A cell on the battlefield: column `x`, row `y`.
 ///
 /// On hex grids these are offset coordinates (pointy-top hexes, odd rows
@@ -618,7 +620,21 @@ impl Grid {
         // Every step costs at least 1 and changes the distance to the target by
         // at most 1, so this heuristic never overestimates.
         let heuristic = |c: &Cell| self.distance(*c, target).saturating_sub(stop_within);
-        let (mut path, cost) = astar(&from, |&c| self.steps_from(c, &blocked), heuristic, arrived)?;
+        let board = search::Board {
+            slots: self.width as usize * self.height as usize,
+            slot: |c| self.index(c),
+            successors: |c| self.steps_from(c, &blocked),
+            heuristic: |c| heuristic(&c),
+            success: |c| arrived(&c),
+        };
+        let found = if self.in_bounds(from) {
+            search::astar(from, board)
+        } else {
+            // From off the grid (never where a combatant stands): the
+            // library's own search, which needs no slots.
+            astar(&from, |&c| self.steps_from(c, &blocked), heuristic, arrived)
+        };
+        let (mut path, cost) = found?;
         // The path starts with `from` itself.
         path.drain(..path.len().min(1));
         Some((path, cost))

@@ -139,18 +139,58 @@ pub struct Fighting;
 #[derive(Component, Clone, Copy, Debug, Default)]
 pub struct Blocking;
 
-/// Who blocks, as a query kept with the world: each look brings it up to
-/// date with the kinds of entity made since, rather than building it afresh.
+/// A query kept with the world, for rules that read many combatants from
+/// `&World` over and over: each look brings it up to date with the kinds of
+/// entity made since, rather than building it afresh, and finds an entity's
+/// components by where it is stored rather than by their types. Each kind
+/// kept is set up with `init_resource` by the plugin that reads it.
 #[derive(Resource)]
-pub struct BlockingQuery(
-    std::sync::Mutex<QueryState<(Entity, &'static crate::grid::Cell), With<Blocking>>>,
-);
+pub struct KeptQuery<D, F = ()>(std::sync::Mutex<QueryState<D, F>>)
+where
+    D: bevy_ecs::query::ReadOnlyQueryData + 'static,
+    F: bevy_ecs::query::QueryFilter + 'static;
 
-impl FromWorld for BlockingQuery {
+impl<D, F> FromWorld for KeptQuery<D, F>
+where
+    D: bevy_ecs::query::ReadOnlyQueryData + 'static,
+    F: bevy_ecs::query::QueryFilter + 'static,
+{
     fn from_world(world: &mut World) -> Self {
         Self(std::sync::Mutex::new(QueryState::new(world)))
     }
 }
+
+impl<D, F> KeptQuery<D, F>
+where
+    D: bevy_ecs::query::ReadOnlyQueryData + 'static,
+    F: bevy_ecs::query::QueryFilter + 'static,
+{
+    /// Look through the query kept in `world`, brought up to date first;
+    /// `None` if the world keeps none of this kind.
+    pub fn look<R>(world: &World, f: impl FnOnce(&QueryState<D, F>) -> R) -> Option<R> {
+        let kept = world.get_resource::<Self>()?;
+        let mut query = kept
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        query.update_archetypes(world);
+        Some(f(&query))
+    }
+}
+
+/// Who blocks: each combatant [`Blocking`], and its cell.
+pub type BlockingQuery = KeptQuery<(Entity, &'static crate::grid::Cell), With<Blocking>>;
+
+/// Where a combatant stands and for whom: its side, its cell, whether it
+/// still fights and whether it is a combatant at all. What a rule that
+/// looks over everyone reads first, before the little more it wants of
+/// the few that matter.
+pub type PlacedQuery = KeptQuery<(
+    &'static Side,
+    &'static crate::grid::Cell,
+    Has<Fighting>,
+    Has<Combatant>,
+)>;
 
 /// The one rule for who blocks a cell: the cells of every combatant that is
 /// [`Blocking`], but for `except`'s own. One pass over the blocking
@@ -162,13 +202,12 @@ pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
             taken.insert(*c);
         }
     };
-    if let Some(kept) = world.get_resource::<BlockingQuery>()
-        && let Ok(mut blocking) = kept.0.lock()
-    {
-        blocking.update_archetypes(world);
+    let kept = BlockingQuery::look(world, |blocking| {
         blocking.iter_manual(world).for_each(&mut add);
-    } else if let Some(mut blocking) =
-        world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
+    });
+    if kept.is_none()
+        && let Some(mut blocking) =
+            world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
     {
         blocking.iter(world).for_each(&mut add);
     }

@@ -17,10 +17,10 @@ use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::{Combatant, Fighting, Side};
+use fray_core::model::{Combatant, PlacedQuery, Side};
 
 use super::data::{DeclaredData, SpellEffect};
-use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, roster, validate};
+use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -166,45 +166,30 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     let mut ours = Vec::new();
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
-    for e in roster(world) {
-        let Ok(er) = world.get_entity(e) else {
-            continue;
-        };
-        let (Some(s), Some(&cell)) = (er.get::<Side>(), er.get::<Cell>()) else {
-            continue;
-        };
-        if *s == m.side {
-            let fallen = || {
-                matches!(
-                    er.get::<Health>(),
-                    Some(Health::Dying | Health::Incapacitated)
-                ) && !er.contains::<Stabilised>()
+    let all = &world.resource::<super::Flow>().roster.0;
+    let looked = PlacedQuery::look(world, |placed| {
+        for &(e, _) in all {
+            let got = placed.get_manual(world, e);
+            let Ok((s, &cell, is_fighting, combatant)) = got else {
+                continue;
             };
-            if healer
-                && m.grid.distance(m.here, cell) <= m.stats.speed + 1
-                && fallen()
-                && let Some(k) = er.get::<Combatant>()
-            {
-                out.push(Appraisal {
-                    other: 6.0,
-                    ..Appraisal::plain(Order::new(m.name, "stabilise").target(&k.name))
-                });
-            }
-            if er.contains::<Fighting>() {
-                if m.grid.distance(m.here, cell) <= 2 * striking {
-                    ours.push(cell);
+            if *s != m.side {
+                if is_fighting && combatant {
+                    fighting.push((e, cell));
                 }
-                if caster
-                    && let (Some(k), Some(stress)) = (er.get::<Combatant>(), er.get::<Stress>())
-                {
-                    mend(m, &k.name, cell, stress, out);
-                }
+                continue;
             }
-            continue;
+            if is_fighting && m.grid.distance(m.here, cell) <= 2 * striking {
+                ours.push(cell);
+            }
+            let tend = healer && m.grid.distance(m.here, cell) <= m.stats.speed + 1;
+            if tend || (caster && is_fighting) {
+                ally(world, m, e, cell, (tend, caster && is_fighting), out);
+            }
         }
-        if er.contains::<Fighting>() && er.contains::<Combatant>() {
-            fighting.push((e, cell));
-        }
+    });
+    if looked.is_none() {
+        return (Vec::new(), 0);
     }
     let here = m.here;
     let nearest = fighting
@@ -229,6 +214,40 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
         })
         .collect();
     (foes, nearest.unwrap_or(0))
+}
+
+/// 004 §Wound Points, §Spells: what `m` can do for ally `e` at `cell`:
+/// stabilise it if it is fallen (`tend`: `m` is a healer near enough),
+/// mend its Stress (`mend`: `m` is a caster and `e` still fights).
+fn ally(
+    world: &World,
+    m: &Me,
+    e: Entity,
+    cell: Cell,
+    (tend, mend_it): (bool, bool),
+    out: &mut Vec<Appraisal>,
+) {
+    let Ok(er) = world.get_entity(e) else {
+        return;
+    };
+    let Some(k) = er.get::<Combatant>() else {
+        return;
+    };
+    let (health, stabilised, stress) = (
+        er.get::<Health>(),
+        er.contains::<Stabilised>(),
+        er.get::<Stress>(),
+    );
+    let fallen = matches!(health, Some(Health::Dying | Health::Incapacitated)) && !stabilised;
+    if tend && fallen {
+        out.push(Appraisal {
+            other: 6.0,
+            ..Appraisal::plain(Order::new(m.name, "stabilise").target(&k.name))
+        });
+    }
+    if mend_it && let Some(stress) = stress {
+        mend(m, &k.name, cell, stress, out);
+    }
 }
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.

@@ -11,8 +11,8 @@ use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
-use fray_core::model::Rostered;
 use fray_core::model::{Fighting, Side};
+use fray_core::model::{PlacedQuery, Rostered};
 use fray_core::movement::{Halt, Provokes, Walk, cells};
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::Threatener;
@@ -840,10 +840,12 @@ fn approach(
     if budget == 0 {
         return true;
     }
-    let blocked = occupied(world, e);
+    // Nobody else moves while `e` walks: the cells taken now are taken
+    // all the way.
+    let taken = occupied(world, e);
     let path = world
         .resource::<Grid>()
-        .path_toward(from, goal, stop_within, |c| blocked.contains(&c));
+        .path_toward(from, goal, stop_within, |c| taken.contains(&c));
     let me = name(world, e);
     let Some((steps, _)) = path else {
         log(world, || {
@@ -863,9 +865,7 @@ fn approach(
     };
     let mut walk = Walk::new(e, steps, budget, provokes);
     let (mut start, mut moved) = (from, 0);
-    // Nobody else moves while `e` walks, and only a riposte changes who can
-    // still make one.
-    let taken = occupied(world, e);
+    // Only a riposte changes who can still make one.
     let mut able = able_to_riposte(world, e, from, budget);
     let short = loop {
         let step = match walk.next(world.resource::<Grid>(), cell(world, e), &taken, &able) {
@@ -941,34 +941,48 @@ fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Thr
     let data = &world.resource::<Data>().0;
     let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
     let grid = world.resource::<Grid>();
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(x, _)| *x)
-        .filter(|&x| {
-            world
-                .get::<Cell>(x)
-                .is_some_and(|&c| grid.distance(from, c) <= budget.saturating_add(longest))
-                && world.get::<Side>(x).copied() != side
-                && health(world, x) == Health::Fine
-                && world
-                    .get::<RoundState>(x)
-                    .is_some_and(|rs| !rs.reaction_used)
-                && world.get::<Routed>(x).is_none()
-                && world.get::<Surprised>(x).is_none()
-                && world.get::<Fled>(x).is_none()
-        })
-        .filter_map(|x| {
-            let reach = world.get::<Kit>(x).and_then(|k| melee_weapon(data, k))?.1;
-            Some(Threatener {
-                entity: x,
-                cell: cell(world, x),
-                reach,
+    let mut near: Vec<(Entity, Cell)> = Vec::new();
+    PlacedQuery::look(world, |placed| {
+        for &(x, _) in world.resource::<Flow>().roster.iter() {
+            if let Ok((s, &c, _, _)) = placed.get_manual(world, x)
+                && Some(*s) != side
+                && grid.distance(from, c) <= budget.saturating_add(longest)
+            {
+                near.push((x, c));
+            }
+        }
+    });
+    RiposteQuery::look(world, |looks| {
+        near.into_iter()
+            .filter_map(|(x, c)| {
+                let (h, rs, routed, surprised, fled, kit) = looks.get_manual(world, x).ok()?;
+                let able = h.copied().unwrap_or(Health::Dead) == Health::Fine
+                    && rs.is_some_and(|rs| !rs.reaction_used)
+                    && !(routed || surprised || fled);
+                let reach = able.then(|| melee_weapon(data, kit?))??.1;
+                Some(Threatener {
+                    entity: x,
+                    cell: c,
+                    reach,
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
+    .unwrap_or_default()
 }
+
+/// What [`able_to_riposte`] reads of a combatant: all of it in one lookup.
+type Riposting = (
+    Option<&'static Health>,
+    Option<&'static RoundState>,
+    Has<Routed>,
+    Has<Surprised>,
+    Has<Fled>,
+    Option<&'static Kit>,
+);
+
+/// The query [`able_to_riposte`] keeps with the world.
+pub type RiposteQuery = fray_core::model::KeptQuery<Riposting>;
 
 /// The first melee weapon a kit holds, and its reach.
 fn melee_weapon(data: &super::DeclaredData, kit: &Kit) -> Option<(String, u32)> {

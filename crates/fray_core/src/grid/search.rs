@@ -1,0 +1,287 @@
+//! A* over the cells of one bounded grid, keeping what it has seen in flat
+//! arrays indexed by cell instead of a hashed map.
+//!
+//! It is `pathfinding`'s [`astar`](pathfinding::prelude::astar), step for
+//! step: the same open list (a binary heap ordered by estimated cost, then
+//! by the larger cost so far), the same successors in the same order, the
+//! same rule for a better way into a cell already seen. So it returns the
+//! very path the library does, ties included (a test compares the two on
+//! many boards). What differs is only where it keeps each cell's parent and
+//! cost: the library hashes every cell it reaches into a map built anew for
+//! each search; here a cell's place in the grid is its slot, and the slots
+//! are kept between searches, each marked with the search that wrote it. A
+//! battle of a thousand combatants walks a thousand paths a round around
+//! the ranks of its own side, and that hashing was most of the time it took.
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::Cell;
+
+/// One cell waiting in the open list: the library's `SmallestCostHolder`,
+/// with the cell beside its slot.
+struct Open {
+    estimated_cost: u32,
+    cost: u32,
+    slot: usize,
+    cell: Cell,
+}
+
+impl PartialEq for Open {
+    fn eq(&self, other: &Self) -> bool {
+        self.estimated_cost == other.estimated_cost && self.cost == other.cost
+    }
+}
+
+impl Eq for Open {}
+
+impl PartialOrd for Open {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Open {
+    /// The smallest estimate first; among equal estimates, the one furthest
+    /// along.
+    fn cmp(&self, other: &Self) -> Ordering {
+        match other.estimated_cost.cmp(&self.estimated_cost) {
+            Ordering::Equal => self.cost.cmp(&other.cost),
+            s => s,
+        }
+    }
+}
+
+/// What one search knows of a cell: written in search `stamp`.
+#[derive(Clone, Copy)]
+struct Seen {
+    stamp: u32,
+    cost: u32,
+    parent: usize,
+    cell: Cell,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Self {
+            stamp: 0,
+            cost: 0,
+            parent: usize::MAX,
+            cell: Cell::new(0, 0),
+        }
+    }
+}
+
+/// The arrays a search works in, kept for the next one on this thread.
+#[derive(Default)]
+struct Scratch {
+    stamp: u32,
+    seen: Vec<Seen>,
+    open: BinaryHeap<Open>,
+}
+
+impl Scratch {
+    /// Ready for a search over `slots` cells: everything seen before is
+    /// forgotten by moving to a new stamp.
+    fn begin(&mut self, slots: usize) {
+        if self.seen.len() < slots {
+            self.seen.resize(slots, Seen::default());
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.seen.fill(Seen::default());
+            self.stamp = 1;
+        }
+        self.open.clear();
+    }
+
+    /// The cost so far of the cell in `slot`, if this search has seen it.
+    fn cost(&self, slot: usize) -> Option<u32> {
+        self.seen
+            .get(slot)
+            .filter(|s| s.stamp == self.stamp)
+            .map(|s| s.cost)
+    }
+
+    fn set(&mut self, slot: usize, seen: Seen) {
+        if let Some(s) = self.seen.get_mut(slot) {
+            *s = Seen {
+                stamp: self.stamp,
+                ..seen
+            };
+        }
+    }
+
+    /// The cells from the start to the one in slot `end`, the start first.
+    fn path_to(&self, end: usize) -> Vec<Cell> {
+        let mut path = Vec::new();
+        let mut at = end;
+        while let Some(s) = self.seen.get(at).filter(|s| s.stamp == self.stamp) {
+            path.push(s.cell);
+            at = s.parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// What a search asks of the grid: how many slots its cells take and which
+/// slot a cell has, the steps out of a cell with their costs, a lower bound
+/// of the cost left, and whether a cell is a goal.
+pub(super) struct Board<FSlot, FN, FH, FS> {
+    pub slots: usize,
+    pub slot: FSlot,
+    pub successors: FN,
+    pub heuristic: FH,
+    pub success: FS,
+}
+
+/// The cheapest path from `start` to a goal, as `pathfinding`'s `astar`
+/// finds it: the cells from `start` to the goal, and its cost. `None` also
+/// when `start` has no slot.
+pub(super) fn astar<FSlot, FN, IN, FH, FS>(
+    start: Cell,
+    board: Board<FSlot, FN, FH, FS>,
+) -> Option<(Vec<Cell>, u32)>
+where
+    FSlot: Fn(Cell) -> Option<usize>,
+    FN: FnMut(Cell) -> IN,
+    IN: IntoIterator<Item = (Cell, u32)>,
+    FH: FnMut(Cell) -> u32,
+    FS: FnMut(Cell) -> bool,
+{
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => search(&mut scratch, start, board),
+        // A search asked for from inside another on this thread.
+        Err(_) => search(&mut Scratch::default(), start, board),
+    })
+}
+
+fn search<FSlot, FN, IN, FH, FS>(
+    scratch: &mut Scratch,
+    start: Cell,
+    mut board: Board<FSlot, FN, FH, FS>,
+) -> Option<(Vec<Cell>, u32)>
+where
+    FSlot: Fn(Cell) -> Option<usize>,
+    FN: FnMut(Cell) -> IN,
+    IN: IntoIterator<Item = (Cell, u32)>,
+    FH: FnMut(Cell) -> u32,
+    FS: FnMut(Cell) -> bool,
+{
+    let slot = (board.slot)(start).filter(|&s| s < board.slots)?;
+    scratch.begin(board.slots);
+    let first = Seen {
+        parent: usize::MAX,
+        cell: start,
+        ..Seen::default()
+    };
+    scratch.set(slot, first);
+    scratch.open.push(Open {
+        estimated_cost: 0,
+        cost: 0,
+        slot,
+        cell: start,
+    });
+    while let Some(Open {
+        cost, slot, cell, ..
+    }) = scratch.open.pop()
+    {
+        if (board.success)(cell) {
+            return Some((scratch.path_to(slot), cost));
+        }
+        // A cell pushed again when a cheaper way to it was found: only
+        // the cheapest is expanded.
+        if scratch.cost(slot).is_some_and(|c| cost > c) {
+            continue;
+        }
+        for (next, step) in (board.successors)(cell) {
+            let new_cost = cost + step;
+            let Some(to) = (board.slot)(next).filter(|&s| s < board.slots) else {
+                continue;
+            };
+            if scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                continue;
+            }
+            let h = (board.heuristic)(next);
+            scratch.set(
+                to,
+                Seen {
+                    stamp: 0,
+                    cost: new_cost,
+                    parent: slot,
+                    cell: next,
+                },
+            );
+            scratch.open.push(Open {
+                estimated_cost: new_cost + h,
+                cost: new_cost,
+                slot: to,
+                cell: next,
+            });
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use rand_core::Rng;
+    use rand_pcg::Pcg32;
+
+    use super::super::{Cell, Grid, GridGeometry, GridKind};
+
+    /// A board of up to 29 × 29 with obstacles, difficult ground and
+    /// blocking combatants drawn at random, and a walk asked across it.
+    fn board(rng: &mut Pcg32) -> (Grid, Vec<bool>, Cell, Cell, u32) {
+        let mut draw = |n: u32| (rng.next_u32() % n) as i32;
+        let kind = if draw(2) == 0 {
+            GridKind::Hex
+        } else {
+            GridKind::Square
+        };
+        let (w, h) = (1 + draw(29), 1 + draw(29));
+        let mut grid = Grid::new(kind, w as u32, h as u32);
+        let mut blocked = vec![false; (w * h) as usize];
+        for (i, b) in blocked.iter_mut().enumerate() {
+            let c = grid.cell_at(i);
+            match draw(6) {
+                0 => grid.add_obstacle(c),
+                1 => grid.add_difficult(c),
+                2 => *b = true,
+                _ => {}
+            }
+        }
+        let from = Cell::new(draw(w as u32), draw(h as u32));
+        let to = Cell::new(draw(w as u32), draw(h as u32));
+        (grid, blocked, from, to, draw(3) as u32)
+    }
+
+    /// The path and its cost are the library's, ties and all, on two
+    /// thousand boards.
+    #[test]
+    fn the_same_path_as_pathfinding_astar() {
+        let mut rng = Pcg32::new(0x5eed, 0xa57a);
+        for n in 0..2000 {
+            let (grid, blocked, from, to, within) = board(&mut rng);
+            let blocked = |c: Cell| grid.index(c).is_some_and(|i| blocked[i]);
+            let theirs = pathfinding::prelude::astar(
+                &from,
+                |&c| grid.steps_from(c, &blocked),
+                |c| grid.distance(*c, to).saturating_sub(within),
+                |c| grid.distance(*c, to) <= within,
+            )
+            .map(|(path, cost)| (path[1..].to_vec(), cost));
+            let ours = grid.path_toward(from, to, within, blocked);
+            assert_eq!(
+                ours, theirs,
+                "board {n}: {grid:?} from {from} to within {within} of {to}"
+            );
+        }
+    }
+}
