@@ -28,12 +28,13 @@
 //! # Movement
 //!
 //! Entering a cell costs 1, or 2 if it is difficult terrain; obstacles and cells
-//! outside the grid cannot be entered (see [`Grid::enter_cost`]). Paths use
-//! `pathfinding`'s A* ([`Grid::path_toward`]) and movement ranges its Dijkstra
-//! ([`Grid::reachable`]). Neighbours are produced in a fixed order from a fixed
-//! size array and the search algorithms use deterministic hashing, so the same
-//! query on the same grid always returns the same path, including when several
-//! paths tie on cost.
+//! outside the grid cannot be entered (see [`Grid::enter_cost`]). Paths are
+//! `pathfinding`'s A* ([`Grid::path_toward`]) and movement ranges its
+//! Dijkstra ([`Grid::reachable`]), each run over arrays kept by cell
+//! (`search`) and checked against the library's own. Neighbours are
+//! produced in a fixed order from a fixed size array and the open list is
+//! the library's, so the same query on the same grid always returns the
+//! same path, including when several paths tie on cost.
 //!
 //! The geometry verbs shared by both shapes are the [`GridGeometry`] trait,
 //! which [`Grid`] implements by dispatching on its [`GridKind`].
@@ -690,15 +691,22 @@ impl Grid {
         budget: u32,
         blocked: impl Fn(Cell) -> bool,
     ) -> HashMap<Cell, u32> {
-        let mut out = HashMap::new();
-        // Cells come out in order of increasing cost.
-        for item in dijkstra_reach(&from, |&c| self.steps_from(c, &blocked)) {
-            if item.total_cost > budget {
-                break;
-            }
-            out.insert(item.node, item.total_cost);
+        if !self.in_bounds(from) {
+            // From off the grid (never where a combatant stands): the
+            // library's own search, which needs no slots.
+            return dijkstra_reach(&from, |&c| self.steps_from(c, &blocked))
+                .take_while(|item| item.total_cost <= budget)
+                .map(|item| (item.node, item.total_cost))
+                .collect();
         }
-        out
+        let board = search::Board {
+            slots: self.width as usize * self.height as usize,
+            slot: |c| self.index(c),
+            successors: |c| self.steps_from(c, &blocked),
+            heuristic: (),
+            success: (),
+        };
+        search::reach(from, budget, board).into_iter().collect()
     }
 
     /// The neighbours of `c` that can be stepped into, with their cost.

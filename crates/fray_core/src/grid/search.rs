@@ -1,7 +1,7 @@
-//! A* over the cells of one bounded grid, keeping what it has seen in flat
-//! arrays indexed by cell instead of a hashed map.
+//! A* and Dijkstra over the cells of one bounded grid, keeping what they
+//! have seen in flat arrays indexed by cell instead of a hashed map.
 //!
-//! It is `pathfinding`'s [`astar`](pathfinding::prelude::astar), step for
+//! The A* ([`astar`]) is `pathfinding`'s own, step for
 //! step: the same open list (a binary heap ordered by estimated cost, then
 //! by the larger cost so far), the same successors in the same order, the
 //! same rule for a better way into a cell already seen. So it returns the
@@ -12,6 +12,10 @@
 //! are kept between searches, each marked with the search that wrote it. A
 //! battle of a thousand combatants walks a thousand paths a round around
 //! the ranks of its own side, and that hashing was most of the time it took.
+//!
+//! The Dijkstra ([`reach`]) gives each cell within a budget its least cost,
+//! which does not depend on the order cells are taken in; a test compares
+//! it with the library's `dijkstra_reach` too.
 
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -229,8 +233,86 @@ where
     None
 }
 
+/// Every cell within `budget` of `start`, with the least it costs to get
+/// there (Dijkstra): what `pathfinding`'s `dijkstra_reach` yields up to
+/// that cost, in no particular order. Only the least costs are asked for,
+/// and those do not depend on the order cells are taken in.
+pub(super) fn reach<FSlot, FN, IN>(
+    start: Cell,
+    budget: u32,
+    board: Board<FSlot, FN, (), ()>,
+) -> Vec<(Cell, u32)>
+where
+    FSlot: Fn(Cell) -> Option<usize>,
+    FN: FnMut(Cell) -> IN,
+    IN: IntoIterator<Item = (Cell, u32)>,
+{
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => spread(&mut scratch, start, budget, board),
+        Err(_) => spread(&mut Scratch::default(), start, budget, board),
+    })
+}
+
+fn spread<FSlot, FN, IN>(
+    scratch: &mut Scratch,
+    start: Cell,
+    budget: u32,
+    mut board: Board<FSlot, FN, (), ()>,
+) -> Vec<(Cell, u32)>
+where
+    FSlot: Fn(Cell) -> Option<usize>,
+    FN: FnMut(Cell) -> IN,
+    IN: IntoIterator<Item = (Cell, u32)>,
+{
+    let mut out = Vec::new();
+    let Some(slot) = (board.slot)(start).filter(|&s| s < board.slots) else {
+        return out;
+    };
+    scratch.begin(board.slots);
+    let mut frontier = BinaryHeap::new();
+    scratch.set(
+        slot,
+        Seen {
+            cell: start,
+            ..Seen::default()
+        },
+    );
+    frontier.push(std::cmp::Reverse((0, slot)));
+    while let Some(std::cmp::Reverse((cost, slot))) = frontier.pop() {
+        let Some(seen) = scratch.seen.get(slot).copied() else {
+            continue;
+        };
+        if cost > seen.cost {
+            continue;
+        }
+        out.push((seen.cell, cost));
+        for (next, step) in (board.successors)(seen.cell) {
+            let new_cost = cost.saturating_add(step);
+            let Some(to) = (board.slot)(next).filter(|&s| s < board.slots) else {
+                continue;
+            };
+            if new_cost > budget || scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                continue;
+            }
+            scratch.set(
+                to,
+                Seen {
+                    stamp: 0,
+                    cost: new_cost,
+                    parent: slot,
+                    cell: next,
+                },
+            );
+            frontier.push(std::cmp::Reverse((new_cost, to)));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use rand_core::Rng;
     use rand_pcg::Pcg32;
 
@@ -281,6 +363,28 @@ mod tests {
             assert_eq!(
                 ours, theirs,
                 "board {n}: {grid:?} from {from} to within {within} of {to}"
+            );
+        }
+    }
+
+    /// The cells within a budget and their least costs are those the
+    /// library's Dijkstra reaches, on two thousand boards.
+    #[test]
+    fn the_same_reach_as_pathfinding_dijkstra() {
+        let mut rng = Pcg32::new(0x5eed, 0xd1c5);
+        for n in 0..2000 {
+            let (grid, blocked, from, _, budget) = board(&mut rng);
+            let budget = budget * 4;
+            let blocked = |c: Cell| grid.index(c).is_some_and(|i| blocked[i]);
+            let theirs: HashMap<Cell, u32> =
+                pathfinding::prelude::dijkstra_reach(&from, |&c| grid.steps_from(c, &blocked))
+                    .take_while(|r| r.total_cost <= budget)
+                    .map(|r| (r.node, r.total_cost))
+                    .collect();
+            let ours = grid.reachable(from, budget, blocked);
+            assert_eq!(
+                ours, theirs,
+                "board {n}: {grid:?} from {from} within {budget}"
             );
         }
     }
