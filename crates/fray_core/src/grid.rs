@@ -137,6 +137,10 @@ pub trait GridGeometry {
 /// the hex arithmetic far from overflow and the result to a sane size.
 const LINE_LIMIT: i32 = 1 << 20;
 
+/// The most cells a grid may have for a search to keep one slot a cell
+/// for it (a scenario's grid has at most 200 × 200).
+const SLOTS_KEPT: usize = 1 << 20;
+
 /// How near a target a path must end for [`Grid::path_toward`] to look
 /// first whether the cells there can be reached at all.
 const POCKET_WITHIN: u32 = 3;
@@ -628,11 +632,12 @@ impl Grid {
             heuristic: |c| heuristic(&c),
             success: |c| arrived(&c),
         };
-        let found = if self.in_bounds(from) {
+        let found = if self.keeps_slots(from) {
             search::astar(from, board)
         } else {
-            // From off the grid (never where a combatant stands): the
-            // library's own search, which needs no slots.
+            // From off the grid (never where a combatant stands), or on a
+            // grid larger than any scenario's: the library's own search,
+            // which needs no slots.
             astar(&from, |&c| self.steps_from(c, &blocked), heuristic, arrived)
         };
         let (mut path, cost) = found?;
@@ -691,9 +696,8 @@ impl Grid {
         budget: u32,
         blocked: impl Fn(Cell) -> bool,
     ) -> HashMap<Cell, u32> {
-        if !self.in_bounds(from) {
-            // From off the grid (never where a combatant stands): the
-            // library's own search, which needs no slots.
+        if !self.keeps_slots(from) {
+            // As for paths: the library's own search.
             return dijkstra_reach(&from, |&c| self.steps_from(c, &blocked))
                 .take_while(|item| item.total_cost <= budget)
                 .map(|item| (item.node, item.total_cost))
@@ -719,6 +723,13 @@ impl Grid {
             let cost = self.enter_cost(n)?;
             (!blocked(n)).then_some((n, cost))
         })
+    }
+
+    /// Whether a search from `from` can keep what it sees in one slot a
+    /// cell: `from` lies on the grid, and the grid is no larger than
+    /// [`SLOTS_KEPT`] cells.
+    fn keeps_slots(&self, from: Cell) -> bool {
+        self.in_bounds(from) && self.width as usize * self.height as usize <= SLOTS_KEPT
     }
 
     fn bounds(&self) -> Bounds {
@@ -879,6 +890,22 @@ mod tests {
         let edge = c(i32::try_from(Grid::MAX_SIDE).expect("fits") - 1, 0);
         assert!(g.in_bounds(edge));
         assert_eq!(g.neighbours(edge).count(), 1);
+    }
+
+    /// On a grid larger than any scenario's, a search keeps no slot for
+    /// every cell: it finds its way as the library does, in the memory the
+    /// cells it reaches take.
+    #[test]
+    fn a_search_on_the_largest_grid_keeps_no_slot_a_cell() {
+        let g = Grid::new(GridKind::Square, u32::MAX, u32::MAX);
+        let from = c(40_000, 9);
+        assert!(!g.keeps_slots(c(5, 5)));
+        assert_eq!(
+            g.path_toward(c(5, 5), c(8, 5), 0, never),
+            Some((vec![c(6, 5), c(7, 5), c(8, 5)], 3))
+        );
+        assert_eq!(g.reachable(c(5, 5), 1, never).len(), 9);
+        assert_eq!(g.path_toward(from, c(8, 5), 0, never), None);
     }
 
     #[test]
