@@ -108,11 +108,16 @@ impl Scratch {
             .map(|s| s.cost)
     }
 
-    fn set(&mut self, slot: usize, seen: Seen) {
+    /// Record that the cell in `slot` is reached from `parent`'s slot at
+    /// `cost`.
+    fn set(&mut self, slot: usize, cell: Cell, parent: usize, cost: u32) {
+        let stamp = self.stamp;
         if let Some(s) = self.seen.get_mut(slot) {
             *s = Seen {
-                stamp: self.stamp,
-                ..seen
+                stamp,
+                cost,
+                parent,
+                cell,
             };
         }
     }
@@ -134,6 +139,15 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
+/// Run `f` in this thread's scratch arrays (in fresh ones for a search
+/// asked for from inside another).
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    SCRATCH.with(|kept| match kept.try_borrow_mut() {
+        Ok(mut scratch) => f(&mut scratch),
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
 /// What a search asks of the grid: how many slots its cells take and which
 /// slot a cell has, the steps out of a cell with their costs, a lower bound
 /// of the cost left, and whether a cell is a goal.
@@ -145,29 +159,17 @@ pub(super) struct Board<FSlot, FN, FH, FS> {
     pub success: FS,
 }
 
+impl<FSlot: Fn(Cell) -> Option<usize>, FN, FH, FS> Board<FSlot, FN, FH, FS> {
+    /// The slot of `c`, if it has one among the board's.
+    fn slot_of(&self, c: Cell) -> Option<usize> {
+        (self.slot)(c).filter(|&s| s < self.slots)
+    }
+}
+
 /// The cheapest path from `start` to a goal, as `pathfinding`'s `astar`
 /// finds it: the cells from `start` to the goal, and its cost. `None` also
 /// when `start` has no slot.
 pub(super) fn astar<FSlot, FN, IN, FH, FS>(
-    start: Cell,
-    board: Board<FSlot, FN, FH, FS>,
-) -> Option<(Vec<Cell>, u32)>
-where
-    FSlot: Fn(Cell) -> Option<usize>,
-    FN: FnMut(Cell) -> IN,
-    IN: IntoIterator<Item = (Cell, u32)>,
-    FH: FnMut(Cell) -> u32,
-    FS: FnMut(Cell) -> bool,
-{
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => search(&mut scratch, start, board),
-        // A search asked for from inside another on this thread.
-        Err(_) => search(&mut Scratch::default(), start, board),
-    })
-}
-
-fn search<FSlot, FN, IN, FH, FS>(
-    scratch: &mut Scratch,
     start: Cell,
     mut board: Board<FSlot, FN, FH, FS>,
 ) -> Option<(Vec<Cell>, u32)>
@@ -178,59 +180,48 @@ where
     FH: FnMut(Cell) -> u32,
     FS: FnMut(Cell) -> bool,
 {
-    let slot = (board.slot)(start).filter(|&s| s < board.slots)?;
-    scratch.begin(board.slots);
-    let first = Seen {
-        parent: usize::MAX,
-        cell: start,
-        ..Seen::default()
-    };
-    scratch.set(slot, first);
-    scratch.open.push(Open {
-        estimated_cost: 0,
-        cost: 0,
-        slot,
-        cell: start,
-    });
-    while let Some(Open {
-        cost, slot, cell, ..
-    }) = scratch.open.pop()
-    {
-        if (board.success)(cell) {
-            return Some((scratch.path_to(slot), cost));
-        }
-        // A cell pushed again when a cheaper way to it was found: only
-        // the cheapest is expanded.
-        if scratch.cost(slot).is_some_and(|c| cost > c) {
-            continue;
-        }
-        for (next, step) in (board.successors)(cell) {
-            let new_cost = cost + step;
-            let Some(to) = (board.slot)(next).filter(|&s| s < board.slots) else {
-                continue;
-            };
-            if scratch.cost(to).is_some_and(|c| c <= new_cost) {
+    with_scratch(|scratch| {
+        let slot = board.slot_of(start)?;
+        scratch.begin(board.slots);
+        scratch.set(slot, start, usize::MAX, 0);
+        scratch.open.push(Open {
+            estimated_cost: 0,
+            cost: 0,
+            slot,
+            cell: start,
+        });
+        while let Some(Open {
+            cost, slot, cell, ..
+        }) = scratch.open.pop()
+        {
+            if (board.success)(cell) {
+                return Some((scratch.path_to(slot), cost));
+            }
+            // A cell pushed again when a cheaper way to it was found: only
+            // the cheapest is expanded.
+            if scratch.cost(slot).is_some_and(|c| cost > c) {
                 continue;
             }
-            let h = (board.heuristic)(next);
-            scratch.set(
-                to,
-                Seen {
-                    stamp: 0,
+            for (next, step) in (board.successors)(cell) {
+                let new_cost = cost + step;
+                let Some(to) = board.slot_of(next) else {
+                    continue;
+                };
+                if scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                    continue;
+                }
+                let h = (board.heuristic)(next);
+                scratch.set(to, next, slot, new_cost);
+                scratch.open.push(Open {
+                    estimated_cost: new_cost + h,
                     cost: new_cost,
-                    parent: slot,
+                    slot: to,
                     cell: next,
-                },
-            );
-            scratch.open.push(Open {
-                estimated_cost: new_cost + h,
-                cost: new_cost,
-                slot: to,
-                cell: next,
-            });
+                });
+            }
         }
-    }
-    None
+        None
+    })
 }
 
 /// Every cell within `budget` of `start`, with the least it costs to get
@@ -240,23 +231,6 @@ where
 pub(super) fn reach<FSlot, FN, IN>(
     start: Cell,
     budget: u32,
-    board: Board<FSlot, FN, (), ()>,
-) -> Vec<(Cell, u32)>
-where
-    FSlot: Fn(Cell) -> Option<usize>,
-    FN: FnMut(Cell) -> IN,
-    IN: IntoIterator<Item = (Cell, u32)>,
-{
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => spread(&mut scratch, start, budget, board),
-        Err(_) => spread(&mut Scratch::default(), start, budget, board),
-    })
-}
-
-fn spread<FSlot, FN, IN>(
-    scratch: &mut Scratch,
-    start: Cell,
-    budget: u32,
     mut board: Board<FSlot, FN, (), ()>,
 ) -> Vec<(Cell, u32)>
 where
@@ -264,49 +238,37 @@ where
     FN: FnMut(Cell) -> IN,
     IN: IntoIterator<Item = (Cell, u32)>,
 {
-    let mut out = Vec::new();
-    let Some(slot) = (board.slot)(start).filter(|&s| s < board.slots) else {
-        return out;
-    };
-    scratch.begin(board.slots);
-    let mut frontier = BinaryHeap::new();
-    scratch.set(
-        slot,
-        Seen {
-            cell: start,
-            ..Seen::default()
-        },
-    );
-    frontier.push(std::cmp::Reverse((0, slot)));
-    while let Some(std::cmp::Reverse((cost, slot))) = frontier.pop() {
-        let Some(seen) = scratch.seen.get(slot).copied() else {
-            continue;
+    with_scratch(|scratch| {
+        let mut out = Vec::new();
+        let Some(slot) = board.slot_of(start) else {
+            return out;
         };
-        if cost > seen.cost {
-            continue;
-        }
-        out.push((seen.cell, cost));
-        for (next, step) in (board.successors)(seen.cell) {
-            let new_cost = cost.saturating_add(step);
-            let Some(to) = (board.slot)(next).filter(|&s| s < board.slots) else {
+        scratch.begin(board.slots);
+        let mut frontier = BinaryHeap::new();
+        scratch.set(slot, start, usize::MAX, 0);
+        frontier.push(std::cmp::Reverse((0, slot)));
+        while let Some(std::cmp::Reverse((cost, slot))) = frontier.pop() {
+            let Some(seen) = scratch.seen.get(slot).copied() else {
                 continue;
             };
-            if new_cost > budget || scratch.cost(to).is_some_and(|c| c <= new_cost) {
+            if cost > seen.cost {
                 continue;
             }
-            scratch.set(
-                to,
-                Seen {
-                    stamp: 0,
-                    cost: new_cost,
-                    parent: slot,
-                    cell: next,
-                },
-            );
-            frontier.push(std::cmp::Reverse((new_cost, to)));
+            out.push((seen.cell, cost));
+            for (next, step) in (board.successors)(seen.cell) {
+                let new_cost = cost.saturating_add(step);
+                let Some(to) = board.slot_of(next) else {
+                    continue;
+                };
+                if new_cost > budget || scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                    continue;
+                }
+                scratch.set(to, next, slot, new_cost);
+                frontier.push(std::cmp::Reverse((new_cost, to)));
+            }
         }
-    }
-    out
+        out
+    })
 }
 
 #[cfg(test)]
