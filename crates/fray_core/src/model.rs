@@ -165,14 +165,21 @@ where
     D: bevy_ecs::query::ReadOnlyQueryData + 'static,
     F: bevy_ecs::query::QueryFilter + 'static,
 {
-    /// Look through the query kept in `world`, brought up to date first;
-    /// `None` if the world keeps none of this kind.
+    /// Look through the query kept in `world`, brought up to date first.
+    /// A world that keeps none of this kind, or a look from inside another
+    /// of the same kind, gets a query built for the while; `None` only if
+    /// the world has never heard of the components asked for (then nobody
+    /// has them).
     pub fn look<R>(world: &World, f: impl FnOnce(&QueryState<D, F>) -> R) -> Option<R> {
-        let kept = world.get_resource::<Self>()?;
-        let mut query = kept
-            .0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        use std::sync::TryLockError;
+        let kept = world.get_resource::<Self>().map(|k| k.0.try_lock());
+        let mut query = match kept {
+            Some(Ok(query)) => query,
+            Some(Err(TryLockError::Poisoned(poisoned))) => poisoned.into_inner(),
+            Some(Err(TryLockError::WouldBlock)) | None => {
+                return world.try_query_filtered::<D, F>().map(|q| f(&q));
+            }
+        };
         query.update_archetypes(world);
         Some(f(&query))
     }
@@ -202,15 +209,9 @@ pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
             taken.insert(*c);
         }
     };
-    let kept = BlockingQuery::look(world, |blocking| {
+    BlockingQuery::look(world, |blocking| {
         blocking.iter_manual(world).for_each(&mut add);
     });
-    if kept.is_none()
-        && let Some(mut blocking) =
-            world.try_query_filtered::<(Entity, &crate::grid::Cell), With<Blocking>>()
-    {
-        blocking.iter(world).for_each(&mut add);
-    }
     taken
 }
 
@@ -567,5 +568,47 @@ pub fn set_resource<
     match world.get_resource_mut::<R>() {
         Some(mut r) => *r = value,
         None => world.insert_resource(value),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Cell;
+
+    fn two_sides() -> World {
+        let mut world = World::new();
+        world.init_resource::<PlacedQuery>();
+        for (n, side) in [(0, 0), (1, 1)] {
+            world.spawn((
+                Combatant {
+                    name: format!("c{n}"),
+                    listing: n,
+                },
+                Side(side),
+                Cell::new(n as i32, 0),
+                Fighting,
+            ));
+        }
+        world
+    }
+
+    /// A look from inside another of the same kind gets a query of its own
+    /// rather than waiting on the first for ever; so does a world that
+    /// keeps none.
+    #[test]
+    fn a_kept_query_looked_through_twice_at_once_answers_both() {
+        let world = two_sides();
+        let counted = PlacedQuery::look(&world, |outer| {
+            let inner = PlacedQuery::look(&world, |inner| inner.iter_manual(&world).count());
+            (outer.iter_manual(&world).count(), inner)
+        });
+        assert_eq!(counted, Some((2, Some(2))));
+        let mut bare = two_sides();
+        bare.remove_resource::<PlacedQuery>();
+        assert_eq!(
+            PlacedQuery::look(&bare, |q| q.iter_manual(&bare).count()),
+            Some(2)
+        );
     }
 }
