@@ -34,7 +34,9 @@ fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
     let text = file.to_text();
     let saved = std::env::temp_dir().join(format!("fray-save-{}.ron", std::process::id()));
     std::fs::write(&saved, text).unwrap();
-    let file = BattleFile::read(&saved).unwrap();
+    let read = BattleFile::read(&saved);
+    std::fs::remove_file(&saved).unwrap();
+    let file = read.unwrap();
     let (scenario, data) = file.scenario(path).unwrap();
     let options = options(file.seed);
     let mut battle = build_battle(&scenario, &data, &options).unwrap();
