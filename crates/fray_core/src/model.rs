@@ -532,7 +532,10 @@ pub fn no_winner(cap: u32) -> String {
 }
 
 /// The components `Q` of entity `e`, or `None` if it lacks any of them:
-/// `components::<(&Stats, &Cell)>(world, e)`.
+/// `components::<(&Stats, &Cell)>(world, e)`. Also `None` when `Q` names a
+/// component the world has never registered (nobody has had it yet), even
+/// as `Option<&T>` or `Has<T>`: read such a component on its own, with
+/// `get` or `contains`.
 pub fn components<'w, Q>(world: &'w World, e: Entity) -> Option<Q::Item<'w, 'static>>
 where
     Q: bevy_ecs::query::ReadOnlyQueryData

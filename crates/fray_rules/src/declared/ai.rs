@@ -233,6 +233,8 @@ fn ally(
     let Some(k) = er.get::<Combatant>() else {
         return;
     };
+    // One at a time: `Stabilised` is unknown to the world until someone
+    // has been stabilised, and a query naming it would find nobody.
     let (health, stabilised, stress) = (
         er.get::<Health>(),
         er.contains::<Stabilised>(),
