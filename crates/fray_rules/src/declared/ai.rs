@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::{Combatant, PlacedQuery, Side};
+use fray_core::model::{Combatant, Side};
 
 use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
@@ -166,16 +166,14 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     let mut ours = Vec::new();
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
-    let all = &world.resource::<super::Flow>().roster.0;
-    let looked = PlacedQuery::look(world, |placed| {
-        for &(e, _) in all {
-            let got = placed.get_manual(world, e);
-            let Ok((s, &cell, is_fighting, combatant)) = got else {
-                continue;
-            };
+    // Everyone in one pass over where they are stored, each with its place
+    // in the listing: what comes out in listing order is put in it after.
+    let mut helped = Vec::new();
+    let looked = SurveyQuery::look(world, |everyone| {
+        for (e, k, s, &cell, is_fighting) in everyone.iter_manual(world) {
             if *s != m.side {
-                if is_fighting && combatant {
-                    fighting.push((e, cell));
+                if is_fighting {
+                    fighting.push((k.listing, e, cell));
                 }
                 continue;
             }
@@ -184,28 +182,34 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
             }
             let tend = healer && m.grid.distance(m.here, cell) <= m.stats.speed + 1;
             if tend || (caster && is_fighting) {
-                ally(world, m, e, cell, (tend, caster && is_fighting), out);
+                helped.push((k.listing, e, cell, (tend, caster && is_fighting)));
             }
         }
     });
     if looked.is_none() {
         return (Vec::new(), 0);
     }
+    helped.sort_unstable_by_key(|h| h.0);
+    for (_, e, cell, how) in helped {
+        ally(world, m, e, cell, how, out);
+    }
     let here = m.here;
     let nearest = fighting
         .iter()
-        .map(|&(_, c)| m.grid.distance(here, c))
+        .map(|&(_, _, c)| m.grid.distance(here, c))
         .min();
-    // The one `advance` would pick among them all.
+    // The one `advance` would pick among them all, the first listed of
+    // those as near and as straight ahead.
     let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
     let ahead = fighting
         .iter()
-        .min_by_key(|&&(_, c)| (m.grid.distance(here, c), straightness(c)))
-        .map(|&(e, _)| e);
+        .min_by_key(|&&(n, _, c)| (m.grid.distance(here, c), straightness(c), n))
+        .map(|&(_, e, _)| e);
+    fighting.retain(|&(_, e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking);
+    fighting.sort_unstable_by_key(|f| f.0);
     let foes = fighting
         .into_iter()
-        .filter(|&(e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking)
-        .filter_map(|(e, c)| {
+        .filter_map(|(_, e, c)| {
             // Nobody of my side is nearer it than me: I am the one it goes for.
             let mine = ours
                 .iter()
@@ -251,6 +255,17 @@ fn ally(
         mend(m, &k.name, cell, stress, out);
     }
 }
+
+/// Every combatant as the survey reads it, in one pass over where they are
+/// stored: entity, name and place in the listing, side, cell, and whether
+/// it still fights.
+pub type SurveyQuery = fray_core::model::KeptQuery<(
+    Entity,
+    &'static Combatant,
+    &'static Side,
+    &'static Cell,
+    Has<fray_core::model::Fighting>,
+)>;
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
 fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {
