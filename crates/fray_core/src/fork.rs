@@ -144,7 +144,7 @@ pub fn plugin(app: &mut App) {
             crate::ai::AiHooks,
             crate::casting::Spoiling,
             crate::model::BlockingQuery,
-            crate::model::PlacedQuery,
+            crate::model::ListedQuery,
         ],
     );
 }

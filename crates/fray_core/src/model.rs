@@ -188,15 +188,16 @@ where
 /// Who blocks: each combatant [`Blocking`], and its cell.
 pub type BlockingQuery = KeptQuery<(Entity, &'static crate::grid::Cell), With<Blocking>>;
 
-/// Where a combatant stands and for whom: its side, its cell, whether it
-/// still fights and whether it is a combatant at all. What a rule that
-/// looks over everyone reads first, before the little more it wants of
-/// the few that matter.
-pub type PlacedQuery = KeptQuery<(
+/// Every combatant as a rule that looks over everyone reads it first, in
+/// one pass over where they are stored: its entity, its name and place in
+/// the listing (to put what the pass keeps in listing order after), its
+/// side, its cell, and whether it still fights.
+pub type ListedQuery = KeptQuery<(
+    Entity,
+    &'static Combatant,
     &'static Side,
     &'static crate::grid::Cell,
     Has<Fighting>,
-    Has<Combatant>,
 )>;
 
 /// The one rule for who blocks a cell: the cells of every combatant that is
@@ -581,7 +582,7 @@ mod tests {
 
     fn two_sides() -> World {
         let mut world = World::new();
-        world.init_resource::<PlacedQuery>();
+        world.init_resource::<ListedQuery>();
         for (n, side) in [(0, 0), (1, 1)] {
             world.spawn((
                 Combatant {
@@ -602,15 +603,15 @@ mod tests {
     #[test]
     fn a_kept_query_looked_through_twice_at_once_answers_both() {
         let world = two_sides();
-        let counted = PlacedQuery::look(&world, |outer| {
-            let inner = PlacedQuery::look(&world, |inner| inner.iter_manual(&world).count());
+        let counted = ListedQuery::look(&world, |outer| {
+            let inner = ListedQuery::look(&world, |inner| inner.iter_manual(&world).count());
             (outer.iter_manual(&world).count(), inner)
         });
         assert_eq!(counted, Some((2, Some(2))));
         let mut bare = two_sides();
-        bare.remove_resource::<PlacedQuery>();
+        bare.remove_resource::<ListedQuery>();
         assert_eq!(
-            PlacedQuery::look(&bare, |q| q.iter_manual(&bare).count()),
+            ListedQuery::look(&bare, |q| q.iter_manual(&bare).count()),
             Some(2)
         );
     }

@@ -17,7 +17,7 @@ use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::{Combatant, Side};
+use fray_core::model::{Combatant, ListedQuery, Side};
 
 use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
@@ -169,7 +169,7 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     // Everyone in one pass over where they are stored, each with its place
     // in the listing: what comes out in listing order is put in it after.
     let mut helped = Vec::new();
-    let looked = SurveyQuery::look(world, |everyone| {
+    let looked = ListedQuery::look(world, |everyone| {
         for (e, k, s, &cell, is_fighting) in everyone.iter_manual(world) {
             if *s != m.side {
                 if is_fighting {
@@ -255,17 +255,6 @@ fn ally(
         mend(m, &k.name, cell, stress, out);
     }
 }
-
-/// Every combatant as the survey reads it, in one pass over where they are
-/// stored: entity, name and place in the listing, side, cell, and whether
-/// it still fights.
-pub type SurveyQuery = fray_core::model::KeptQuery<(
-    Entity,
-    &'static Combatant,
-    &'static Side,
-    &'static Cell,
-    Has<fray_core::model::Fighting>,
-)>;
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
 fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {

@@ -304,10 +304,9 @@ pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
         components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, Injuries, Hurts, RoundState, Declaration, LateAction, InitiativeGroup, Stress, WoundPoints],
         resources: [Flow],
-        set_up: [Data, ScenarioSource, resolve::RiposteQuery, ai::SurveyQuery],
+        set_up: [Data, ScenarioSource, resolve::RiposteQuery],
     );
-    app.init_resource::<resolve::RiposteQuery>()
-        .init_resource::<ai::SurveyQuery>();
+    app.init_resource::<resolve::RiposteQuery>();
     crate::ruleset::stages!(app, Phase {
         Start => start_of_combat, when stage_is(Stage::Start);
         BeginRound => begin_round, when stage_is(Stage::BeginRound);

@@ -12,7 +12,7 @@ use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
-use fray_core::model::{PlacedQuery, Rostered};
+use fray_core::model::{ListedQuery, Rostered};
 use fray_core::movement::{Halt, Provokes, Walk, cells};
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::Threatener;
@@ -941,20 +941,19 @@ fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Thr
     let data = &world.resource::<Data>().0;
     let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
     let grid = world.resource::<Grid>();
-    let mut near: Vec<(Entity, Cell)> = Vec::new();
-    PlacedQuery::look(world, |placed| {
-        for &(x, _) in world.resource::<Flow>().roster.iter() {
-            if let Ok((s, &c, _, _)) = placed.get_manual(world, x)
-                && Some(*s) != side
-                && grid.distance(from, c) <= budget.saturating_add(longest)
-            {
-                near.push((x, c));
+    // One pass over everyone; those near enough, in listing order.
+    let mut near: Vec<(u32, Entity, Cell)> = Vec::new();
+    ListedQuery::look(world, |everyone| {
+        for (x, k, s, &c, _) in everyone.iter_manual(world) {
+            if Some(*s) != side && grid.distance(from, c) <= budget.saturating_add(longest) {
+                near.push((k.listing, x, c));
             }
         }
     });
+    near.sort_unstable_by_key(|n| n.0);
     RiposteQuery::look(world, |looks| {
         near.into_iter()
-            .filter_map(|(x, c)| {
+            .filter_map(|(_, x, c)| {
                 let (h, rs, routed, surprised, fled, kit) = looks.get_manual(world, x).ok()?;
                 let able = h.copied().unwrap_or(Health::Dead) == Health::Fine
                     && rs.is_some_and(|rs| !rs.reaction_used)
