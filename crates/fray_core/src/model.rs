@@ -143,7 +143,9 @@ pub struct Blocking;
 /// `&World` over and over: each look brings it up to date with the kinds of
 /// entity made since, rather than building it afresh, and finds an entity's
 /// components by where it is stored rather than by their types. Each kind
-/// kept is set up with `init_resource` by the plugin that reads it.
+/// kept is set up with `init_resource` where the app is built (the battle's
+/// own in `rules_app`, a ruleset's in its plugin) and registered with the
+/// fork as set up.
 #[derive(Resource)]
 pub struct KeptQuery<D, F = ()>(std::sync::Mutex<QueryState<D, F>>)
 where

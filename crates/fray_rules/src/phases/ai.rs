@@ -256,8 +256,7 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     });
     let melee = data.weapons.get(&w).is_none_or(|x| x.melee());
     if melee && melee_weapon(world, me).is_some() {
-        let (b, _) = ocv(world, me, "block");
-        let blocked = p * chance_3d6_at_least(base + o - b) * mean;
+        let blocked = p * block_chance(world, me, o) * mean;
         out.push(Appraisal {
             other: blocked * 2.0 - cost,
             ..Appraisal::plain(Order::new(name, "block"))
@@ -623,21 +622,27 @@ fn block(t: &Turn, danger: f32, out: &mut Vec<Appraisal>) {
     if can(t, &order).is_none() {
         return;
     }
-    let base = t.data.numbers.attack_base;
-    let (b, _) = ocv(world, me, "block");
     let spared = t
         .foes
         .iter()
         .filter(|&&f| in_reach(world, f, me) && world.get::<Stunned>(f).is_none())
         .map(|&f| {
             let (o, _) = ocv(world, f, "strike");
-            chance_3d6_at_least(base + o - b) * strike_value(world, f, me, "strike")
+            block_chance(world, me, o) * strike_value(world, f, me, "strike")
         })
         .fold(0.0, f32::max);
     out.push(Appraisal {
         other: spared * 2.0 * danger,
         ..Appraisal::plain(order)
     });
+}
+
+/// Ruling `block`: the chance that `me`'s Block roll, 3d6 + its OCV,
+/// meets 10 + the OCV `attacker_ocv` of the blow it blocks.
+fn block_chance(world: &World, me: Entity, attacker_ocv: i32) -> f32 {
+    let base = world.resource::<Data>().0.numbers.attack_base;
+    let (b, _) = ocv(world, me, "block");
+    chance_3d6_at_least(base + attacker_ocv - b)
 }
 
 /// Ruling `recovery`: recover when nobody can reach this phase.
