@@ -1,10 +1,13 @@
 //! The searching AI, for every ruleset: it takes the basic AI's best few
 //! orders as candidates and plays each out on a fork of the battle, to the
-//! end of the round under way, with the basic AI deciding for everyone after
-//! it. Each candidate is played with the same dice as the others in each
-//! rollout (paired rollouts), so the comparison is between orders, not luck.
-//! The basic AI's choice is given unless the futures of another leave its
-//! side surely better off.
+//! end of the round under way (or of the next, when no other side is asked
+//! anything before the round ends), with the basic AI deciding for everyone
+//! after it. Each candidate is played with the same dice as the others in
+//! each rollout (paired rollouts), keyed by purpose: the same roll for the
+//! same purpose shows the same faces in every candidate's future
+//! (`Dice::keyed`), so the comparison is between orders, not luck. The basic
+//! AI's choice is given unless the futures of another leave its side surely
+//! better off.
 //!
 //! What its side could not know stays unknown: a rollout's dice are its own,
 //! never the battle's, and the other sides' secret orders waiting to be
@@ -292,17 +295,65 @@ fn play_out(
         decisions.forget_secret_answers(decision.side);
         decisions.answer(decision.id, order.clone());
     }
-    set_resource(w, Dice::seeded(seed));
+    set_resource(w, Dice::keyed(seed));
     let round = w.resource::<RulesView>().round;
-    let end = round(w) + rounds + 1;
+    let mut horizon = Horizon::new(round(w) + rounds + 1);
     let mut steps = 0;
     while steps < 5_000 {
         steps += 1;
-        if ground.advance().is_some() || round(ground.world()) >= end {
+        if ground.advance().is_some() {
+            break;
+        }
+        let w = ground.world();
+        if horizon.reached(round(w), foe_asked(w, decision)) {
             break;
         }
     }
     Ok(steps)
+}
+
+/// Where a future played out ends: once the round `end` is under way —
+/// the round of the decision, and `Budget::rounds` more — and another side
+/// has been asked to decide since, so that the order is answered. When no
+/// other side has been asked by then (the last to act in a round), the
+/// future goes on to the end of the next round, however it went there.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Horizon {
+    end: u32,
+    answered: bool,
+}
+
+impl Horizon {
+    fn new(end: u32) -> Self {
+        Self {
+            end,
+            answered: false,
+        }
+    }
+
+    /// Whether the future ends now, in `round`, another side having been
+    /// asked to decide just now or not.
+    fn reached(&mut self, round: u32, foe_asked: bool) -> bool {
+        self.answered |= foe_asked;
+        if round < self.end {
+            return false;
+        }
+        if self.answered {
+            return true;
+        }
+        self.answered = true;
+        self.end += 1;
+        false
+    }
+}
+
+/// Whether another side than `decision`'s has been asked to decide since.
+fn foe_asked(world: &World, decision: &Decision) -> bool {
+    world
+        .resource::<Decisions>()
+        .open()
+        .iter()
+        .any(|d| d.id > decision.id && d.side != decision.side)
 }
 
 /// How well `side` stands in `world`, from 0 (lost) to 1 (won): over a
@@ -347,4 +398,26 @@ fn strength(t: &TokenView) -> f32 {
         bars.iter().sum::<f32>() / bars.len() as f32
     };
     0.5 + 0.5 * left
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Horizon;
+
+    #[test]
+    fn a_future_ends_with_its_round_once_another_side_was_asked() {
+        let mut h = Horizon::new(2);
+        assert!(!h.reached(1, false));
+        assert!(!h.reached(1, true));
+        assert!(h.reached(2, false));
+    }
+
+    #[test]
+    fn a_future_no_other_side_was_asked_in_goes_on_a_round() {
+        let mut h = Horizon::new(2);
+        assert!(!h.reached(1, false));
+        assert!(!h.reached(2, false), "nobody answered the order yet");
+        assert!(!h.reached(2, false));
+        assert!(h.reached(3, false), "one round more, however it went");
+    }
 }

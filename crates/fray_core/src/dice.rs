@@ -8,8 +8,14 @@
 //! machine and every build. Forced faces (a scenario's `dice` field or
 //! `--dice 8,3,12`) are used first, one per die, in order; when they run out the
 //! seeded generator takes over.
+//!
+//! The futures a searching AI plays out use dice keyed by purpose
+//! ([`Dice::keyed`]): the k-th roll of a purpose ("Grusk's hit roll on
+//! Brienne") shows the same faces in every future played from one seed,
+//! whatever else was rolled before it, so two futures differ by the orders
+//! given in them and not by which die fell to whom.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
@@ -304,6 +310,32 @@ pub struct Dice {
     forced_used: usize,
     /// The first forced face that did not fit its die; the battle stops on it.
     error: Option<ForcedFaceError>,
+    /// Dice keyed by purpose, for a future played out: each roll drawn
+    /// from a generator of its own.
+    keyed: Option<Keyed>,
+}
+
+/// Dice keyed by purpose: the seed, and how often each purpose (by its
+/// hash) has been rolled for.
+#[derive(Clone, Debug)]
+struct Keyed {
+    seed: u64,
+    rolled: HashMap<u64, u64>,
+}
+
+impl Keyed {
+    /// The generator of the next roll for `purpose`: its own, from the
+    /// seed, the purpose and how often it was rolled for before.
+    fn next(&mut self, purpose: &str) -> Pcg32 {
+        // FNV-1a: the same hash on every machine and build.
+        let key = purpose.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        let n = self.rolled.entry(key).or_insert(0);
+        *n += 1;
+        let state = self.seed ^ key.rotate_left(17) ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        Pcg32::new(state, STREAM)
+    }
 }
 
 /// PCG32's default stream, so a seed alone fixes the sequence.
@@ -317,6 +349,20 @@ impl Dice {
             forced: VecDeque::new(),
             forced_used: 0,
             error: None,
+            keyed: None,
+        }
+    }
+
+    /// Dice keyed by purpose, seeded with `seed`: the k-th roll of each
+    /// purpose shows the same faces for the same seed, whatever was rolled
+    /// before it (for the futures a searching AI compares).
+    pub fn keyed(seed: u64) -> Self {
+        Self {
+            keyed: Some(Keyed {
+                seed,
+                rolled: HashMap::new(),
+            }),
+            ..Self::seeded(seed)
         }
     }
 
@@ -369,9 +415,14 @@ impl Dice {
     pub fn roll(&mut self, expr: DiceExpr, purpose: impl Into<String>) -> Roll {
         let purpose = purpose.into();
         let mut forced = false;
+        let own = self.keyed.as_mut().map(|k| k.next(&purpose));
+        let kept = own.map(|rng| std::mem::replace(&mut self.rng, rng));
         let faces: Vec<u32> = (0..expr.count)
             .map(|_| self.face(expr.sides, &purpose, &mut forced))
             .collect();
+        if let Some(rng) = kept {
+            self.rng = rng;
+        }
         let total = faces.iter().map(|&f| f as i32).sum::<i32>() + expr.modifier;
         Roll {
             notation: expr.to_string(),
@@ -395,6 +446,52 @@ mod tests {
 
     fn parse(s: &str) -> DiceExpr {
         s.parse().unwrap()
+    }
+
+    #[test]
+    fn keyed_dice_roll_a_purpose_alike_whatever_was_rolled_before() {
+        let hit = DiceExpr::new(3, 6);
+        let mut one = Dice::keyed(9);
+        one.die(6, "Brienne's hit roll on Grusk");
+        let first = one.roll(hit, "Grusk's hit roll on Brienne");
+        let mut other = Dice::keyed(9);
+        other.die(20, "Wren's hit roll on Harl");
+        other.die(20, "Wren's hit roll on Harl");
+        other.roll(DiceExpr::new(2, 6), "morale");
+        assert_eq!(
+            other.roll(hit, "Grusk's hit roll on Brienne").faces,
+            first.faces
+        );
+        // The second roll of the purpose is a roll of its own.
+        let again = |mut d: Dice| {
+            d.roll(hit, "Grusk's hit roll on Brienne");
+            d.roll(hit, "Grusk's hit roll on Brienne").faces
+        };
+        let mut busy = Dice::keyed(9);
+        busy.die(8, "Harl's damage to Wren");
+        assert_eq!(again(Dice::keyed(9)), again(busy));
+        assert_ne!(again(Dice::keyed(9)), first.faces);
+        // One stream for everything would not do it.
+        let mut seeded = Dice::seeded(9);
+        seeded.die(20, "Wren's hit roll on Harl");
+        assert_ne!(
+            seeded.roll(hit, "Grusk's hit roll on Brienne").faces,
+            first.faces
+        );
+    }
+
+    #[test]
+    fn keyed_dice_show_every_face_as_often() {
+        let mut dice = Dice::keyed(3);
+        let mut counts = [0u32; 6];
+        for i in 0..6_000 {
+            let face = dice.die(6, format!("roll {}", i % 600)).total;
+            counts[face as usize - 1] += 1;
+        }
+        assert!(
+            counts.iter().all(|&c| (900..=1_100).contains(&c)),
+            "{counts:?}"
+        );
     }
 
     #[test]
