@@ -613,7 +613,22 @@ impl Grid {
         stop_within: u32,
         blocked: impl Fn(Cell) -> bool,
     ) -> Option<(Vec<Cell>, u32)> {
-        let arrived = |c: &Cell| self.distance(*c, target) <= stop_within;
+        self.path_toward_ending(from, target, stop_within, blocked, |_| true)
+    }
+
+    /// [`Grid::path_toward`], ending only in a cell `may_end` allows: a cell
+    /// that can be passed through but not stopped in (where the fallen lie,
+    /// say) is crossed on the way to one beyond.
+    #[must_use]
+    pub fn path_toward_ending(
+        &self,
+        from: Cell,
+        target: Cell,
+        stop_within: u32,
+        blocked: impl Fn(Cell) -> bool,
+        may_end: impl Fn(Cell) -> bool,
+    ) -> Option<(Vec<Cell>, u32)> {
+        let arrived = |c: &Cell| self.distance(*c, target) <= stop_within && may_end(*c);
         if arrived(&from) {
             return Some((Vec::new(), 0));
         }
@@ -1412,6 +1427,26 @@ mod tests {
         assert_eq!(
             g.path_toward(c(6, 6), target, 0, occupied),
             Some((vec![], 0))
+        );
+    }
+
+    #[test]
+    fn a_path_ends_beside_a_cell_it_may_not_end_in() {
+        // Straight on, (4, 0) is where the path would end; it may only be
+        // passed, so the path ends in another cell beside the target.
+        let g = square12();
+        let target = c(5, 0);
+        let occupied = |x: Cell| x == target;
+        let lying = c(4, 0);
+        let (path, cost) = g
+            .path_toward_ending(c(2, 0), target, 1, occupied, |x| x != lying)
+            .expect("path");
+        assert_eq!(cost, 2);
+        assert_eq!(g.distance(*path.last().expect("non-empty"), target), 1);
+        assert_ne!(path.last(), Some(&lying));
+        assert_eq!(
+            g.path_toward(c(2, 0), target, 1, occupied),
+            Some((vec![c(3, 0), c(4, 0)], 2))
         );
     }
 

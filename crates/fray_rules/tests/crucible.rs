@@ -337,6 +337,35 @@ fn the_5_foot_step_draws_nothing_but_moving_on_within_reach_does() {
 }
 
 #[test]
+fn an_attacker_steps_over_the_fallen_to_strike_from_a_free_square() {
+    // Ruling `fallen_bodies`: Rot lies in the square straight between Uzg
+    // and Aldric. Uzg crosses it and strikes from a free square beside
+    // Aldric, rather than walk up to the body and stop there, blowless.
+    let sides = "(name: \"Aldric\", side: \"A\", template: \"fighter\", at: (4, 3)),
+                 (name: \"Rot\", side: \"B\", template: \"orc\", at: (5, 3)),
+                 (name: \"Uzg\", side: \"B\", template: \"orc\", at: (7, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let attack = [(Order::new("Uzg", "attack").target("Aldric"), false)];
+    // Initiative 12 for A, 1 for B: Uzg acts first; his blow 20, damage 5.
+    let mut b = common::battle(&text, &[12, 1, 20, 5], |_| Box::new(Plays(attack.to_vec())));
+    let world = b.world_mut();
+    let rot = world
+        .query::<(Entity, &fray_core::model::Combatant)>()
+        .iter(world)
+        .find(|(_, c)| c.name == "Rot")
+        .map(|(e, _)| e)
+        .unwrap();
+    fray_core::model::out_of_the_fight(world, rot, crucible::Down, "ruling hit_points", |n| {
+        format!("{n} lies fallen.")
+    });
+    world.entity_mut(rot).remove::<fray_core::model::Blocking>();
+    common::run(&mut b);
+    assert_has(&b, "Uzg moves from (7, 3) to (5, 4) (2 cells).");
+    assert_has(&b, "Uzg attacks Aldric with the battle_axe: 20");
+    assert_lacks(&b, "cannot reach");
+}
+
+#[test]
 fn no_5_foot_step_for_one_limited_to_5_feet() {
     let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3), set: {\"load\": 90}),
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";

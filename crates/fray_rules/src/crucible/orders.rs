@@ -136,19 +136,18 @@ pub fn bodies(world: &World, e: Entity) -> Vec<Cell> {
         .collect()
 }
 
-/// The path from `e` to within `within` of `goal`, and its cost; it ends
-/// short of any fallen body it would have stopped on.
+/// The path from `e` to within `within` of `goal`, and its cost: over the
+/// fallen, never ending on one (ruling `fallen_bodies`).
 pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
     let blocked = occupied(world, e);
-    let grid = world.resource::<Grid>();
-    let (mut cells, _) =
-        grid.path_toward(cell(world, e), goal, within, |c| blocked.contains(&c))?;
     let lying = bodies(world, e);
-    while cells.last().is_some_and(|c| lying.contains(c)) {
-        cells.pop();
-    }
-    let cost = cells.iter().map(|&c| grid.enter_cost(c).unwrap_or(1)).sum();
-    Some((cells, cost))
+    world.resource::<Grid>().path_toward_ending(
+        cell(world, e),
+        goal,
+        within,
+        |c| blocked.contains(&c),
+        |c| !lying.contains(&c),
+    )
 }
 
 /// Those whose attack of opportunity walking `cells` would draw under

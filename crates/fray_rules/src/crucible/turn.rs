@@ -409,6 +409,15 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         == 1;
     if up(world, target) && adjacent && !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
         routine(world, e, target, "003 §III B", false);
+    } else if up(world, target) && !adjacent {
+        let (who, whom) = (name(world, e), name(world, target));
+        note(
+            world,
+            e,
+            EventKind::OutOfReach,
+            "003 §III B",
+            format!("{who} cannot reach {whom} this round: no blow."),
+        );
     }
     if let Some(to) = after {
         let cells = path_cells(world, e, to);
