@@ -562,18 +562,31 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
 /// best the rules take, priced for the attacks of opportunity on the way.
 fn best(t: &Turn, mut list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
     list.sort_by(|a, b| b.0.total_cmp(&a.0));
-    list.into_iter()
-        .take(4)
-        .filter_map(|(_, mut a)| {
-            let Some(Plan::Move { path, how, .. }) = can(t, &a.order) else {
-                return None;
-            };
-            if how != super::MoveHow::Step {
-                a.risk = walk_risk(t.world, t.me, &path, false, &t.foes);
-            }
-            Some(a)
-        })
-        .max_by(|a, b| a.score().total_cmp(&b.score()))
+    let mut chosen: Option<Appraisal> = None;
+    for (cheap, mut a) in list.into_iter().take(4) {
+        // The risk of the way only lowers a score, and the rest score no
+        // more than this one cheaply: none of them can beat the best now.
+        if chosen
+            .as_ref()
+            .is_some_and(|c| c.score().total_cmp(&cheap).is_gt())
+        {
+            break;
+        }
+        let Some(Plan::Move { path, how, .. }) = can(t, &a.order) else {
+            continue;
+        };
+        if how != super::MoveHow::Step {
+            a.risk = walk_risk(t.world, t.me, &path, false, &t.foes);
+        }
+        // Of equal scores, the later is kept.
+        if chosen
+            .as_ref()
+            .is_none_or(|c| a.score().total_cmp(&c.score()).is_ge())
+        {
+            chosen = Some(a);
+        }
+    }
+    chosen
 }
 
 /// 002 §Ready: a long reach readies a strike for whoever comes within it:
