@@ -284,11 +284,11 @@ fn can(t: &Turn, order: &Order) -> Option<Plan> {
     validate(t.world, t.me, order).ok()
 }
 
-/// Hexes from `c` to the nearest foe (0 with none placed).
-fn nearest(t: &Turn, c: Cell) -> f32 {
-    t.foes
+/// Hexes from `c` to the nearest of the foes at `foe_cells` (0 with none
+/// placed).
+fn nearest(t: &Turn, foe_cells: &[Cell], c: Cell) -> f32 {
+    foe_cells
         .iter()
-        .filter_map(|&f| t.world.get::<Cell>(f))
         .map(|&fc| t.grid.distance(c, fc))
         .min()
         .unwrap_or(0) as f32
@@ -498,7 +498,12 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
         .filter(|(c, _)| *c != here)
         .collect();
     cells.sort();
-    let before = nearest(t, here);
+    let foe_cells: Vec<Cell> = t
+        .foes
+        .iter()
+        .filter_map(|&f| world.get::<Cell>(f).copied())
+        .collect();
+    let before = nearest(t, &foe_cells, here);
     // A readied character waits for its foes rather than walk up to them.
     let waiting = matches!(
         world.get::<super::Hold>(me),
@@ -521,7 +526,7 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
             .map(|f| (f.mine, f.left))
             .max_by(|a, b| a.0.total_cmp(&b.0));
         let exposure_there = exposure_among(&info, grid, cell);
-        let closing = before - nearest(t, cell);
+        let closing = before - nearest(t, &foe_cells, cell);
         let mut a = Appraisal {
             closing: if ranged { -closing } else { closing },
             ..Appraisal::plain(Order::new(name, if step { "step" } else { "move" }).cell(cell))
