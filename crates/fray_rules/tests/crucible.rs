@@ -338,29 +338,34 @@ fn the_5_foot_step_draws_nothing_but_moving_on_within_reach_does() {
 
 #[test]
 fn an_attacker_steps_over_the_fallen_to_strike_from_a_free_square() {
-    // Ruling `fallen_bodies`: Rot lies in the square straight between Uzg
-    // and Aldric. Uzg crosses it and strikes from a free square beside
-    // Aldric, rather than walk up to the body and stop there, blowless.
-    let sides = "(name: \"Aldric\", side: \"A\", template: \"fighter\", at: (4, 3)),
-                 (name: \"Rot\", side: \"B\", template: \"orc\", at: (5, 3)),
-                 (name: \"Uzg\", side: \"B\", template: \"orc\", at: (7, 3))";
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let attack = [(Order::new("Uzg", "attack").target("Aldric"), false)];
-    // Initiative 12 for A, 1 for B: Uzg acts first; his blow 20, damage 5.
-    let mut b = common::battle(&text, &[12, 1, 20, 5], |_| Box::new(Plays(attack.to_vec())));
-    let world = b.world_mut();
-    let rot = world
-        .query::<(Entity, &fray_core::model::Combatant)>()
-        .iter(world)
-        .find(|(_, c)| c.name == "Rot")
-        .map(|(e, _)| e)
-        .unwrap();
-    fray_core::model::out_of_the_fight(world, rot, crucible::Down, "ruling hit_points", |n| {
-        format!("{n} lies fallen.")
+    // Ruling `fallen_bodies`: a wall with one gap, where Rot stands before
+    // Aldric. Aldric fells him; Uzg crosses Rot's body in the gap and
+    // strikes from a free square beside Aldric, rather than walk up to the
+    // body and stop there, blowless.
+    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+        grid: (kind: Square, width: 12, height: 8,
+               obstacles: [(5, 0), (5, 1), (5, 2), (5, 4), (5, 5), (5, 6), (5, 7)]),
+        sides: [(name: \"A\"), (name: \"B\")],
+        options: {\"surprise\": \"none\"},
+        combatants: [
+            (name: \"Aldric\", side: \"A\", template: \"fighter\", at: (4, 3)),
+            (name: \"Rot\", side: \"B\", template: \"orc\", at: (5, 3)),
+            (name: \"Uzg\", side: \"B\", template: \"orc\", at: (7, 3)),
+        ])";
+    let orders = vec![
+        (Order::new("Aldric", "attack").target("Rot"), false),
+        (Order::new("Uzg", "attack").target("Aldric"), false),
+    ];
+    // Initiative 1 for A, 12 for B: Aldric acts first, hits with 20 and
+    // deals 8; then Uzg's blow 20, damage 5.
+    let mut b = common::battle(text, &[1, 12, 20, 8, 20, 5], |_| {
+        Box::new(Plays(orders.clone()))
     });
-    world.entity_mut(rot).remove::<fray_core::model::Blocking>();
     common::run(&mut b);
-    assert_has(&b, "Uzg moves from (7, 3) to (5, 4) (2 cells).");
+    assert_has(&b, "Rot falls at");
+    assert_has(&b, "Uzg moves from (7, 3) to (6, 3) (1 cell).");
+    assert_has(&b, "Uzg steps over Rot, who lies fallen at (5, 3).");
+    assert_has(&b, "Uzg moves from (6, 3) to (4, 4) (2 cells).");
     assert_has(&b, "Uzg attacks Aldric with the battle_axe: 20");
     assert_lacks(&b, "cannot reach");
 }

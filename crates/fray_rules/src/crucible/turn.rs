@@ -704,6 +704,10 @@ fn walk(
                 }
             }
         }
+        if walk.pass_only.contains(&step.to) {
+            log_move(world, e, &mut from);
+            over_the_fallen(world, e, step.to);
+        }
         let strikers = length_first(world, e, &[step.to]);
         walk.take(world, &step, &all);
         for s in strikers {
@@ -715,6 +719,25 @@ fn walk(
     }
     log_move(world, e, &mut from);
     (walk.spent, up(world, e))
+}
+
+/// Ruling `fallen_bodies`: say that `e` steps over whoever lies fallen at
+/// `at`.
+fn over_the_fallen(world: &mut World, e: Entity, at: Cell) {
+    let Some(fallen) = super::roster(world)
+        .into_iter()
+        .find(|&x| x != e && world.get::<super::Down>(x).is_some() && cell(world, x) == at)
+    else {
+        return;
+    };
+    let (who, whom) = (name(world, e), name(world, fallen));
+    note(
+        world,
+        e,
+        EventKind::Move,
+        "ruling fallen_bodies",
+        format!("{who} steps over {whom}, who lies fallen at {at}."),
+    );
 }
 
 /// Walk without drawing anything (a 5' step, a follower); a longer weapon
