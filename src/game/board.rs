@@ -815,7 +815,7 @@ fn highlights(
     }
     // Reachable cells this round.
     let reach = grid.reachable(me.cell, me.speed, |c| blocked.contains(&c));
-    for c in reach.keys() {
+    for (c, _) in &reach {
         gizmos.linestrip_2d(layout.outline(*c, 3.0), Color::srgba(0.4, 0.9, 0.5, 0.55));
     }
     gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));

@@ -61,7 +61,8 @@ pub fn rules_app(dice: Dice) -> App {
         .init_resource::<Decisions>()
         .init_resource::<Outcome>()
         .init_resource::<crate::model::BlockingQuery>()
-        .init_resource::<crate::model::ListedQuery>();
+        .init_resource::<crate::model::ListedQuery>()
+        .init_resource::<crate::fork::CombatantQuery>();
     app
 }
 

@@ -17,7 +17,8 @@ use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 
 use bevy_app::App;
-use bevy_ecs::component::Mutable;
+use bevy_ecs::archetype::ArchetypeId;
+use bevy_ecs::component::{ComponentId, Mutable};
 use bevy_ecs::prelude::*;
 
 /// Copy one component of entity `e` from one world to the other.
@@ -145,6 +146,7 @@ pub fn plugin(app: &mut App) {
             crate::casting::Spoiling,
             crate::model::BlockingQuery,
             crate::model::ListedQuery,
+            CombatantQuery,
         ],
     );
 }
@@ -176,6 +178,18 @@ fn type_name(world: &World, id: bevy_ecs::component::ComponentId) -> String {
     }
 }
 
+/// Every combatant's entity, kept for forks (a `Combatant` may lack the
+/// cell or side a rule's query asks for).
+pub type CombatantQuery = crate::model::KeptQuery<Entity, With<crate::model::Combatant>>;
+
+/// The combatants of `world`, by entity index.
+fn combatant_entities(world: &World) -> Vec<Entity> {
+    let mut all: Vec<Entity> =
+        CombatantQuery::look(world, |q| q.iter_manual(world).collect()).unwrap_or_default();
+    all.sort_unstable_by_key(|e| e.index());
+    all
+}
+
 /// Copy the battle's state from `from` into `to`, a world built the same
 /// way: every combatant's components (spawning, in order, the ones `from`
 /// spawned after it was set up) and every resource registered as copied.
@@ -184,21 +198,34 @@ pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), Fo
     let registry = from
         .get_resource::<ForkRegistry>()
         .ok_or_else(|| ForkError("the battle registers no state".into()))?;
-    let mut entities: Vec<Entity> = from
-        .iter_entities()
-        .filter(|e| e.contains::<crate::model::Combatant>())
-        .map(|e| e.id())
-        .collect();
-    entities.sort_unstable_by_key(|e| e.index());
-    let mut ghosts = crate::model::combatants(to);
-    ghosts.retain(|g| !entities.contains(g));
-    for g in ghosts {
-        to.entity_mut(g).clear();
+    let entities = combatant_entities(from);
+    for g in combatant_entities(to) {
+        let kept = entities
+            .binary_search_by_key(&g.index(), |e| e.index())
+            .is_ok_and(|at| entities[at] == g);
+        if !kept {
+            to.entity_mut(g).clear();
+        }
     }
+    // Entities stored alike are copied alike: what to copy is worked out
+    // once for each way of storing them.
+    let mut plans = Plans::default();
     for e in entities {
         spawn_alike(to, e)?;
-        copy_entity(registry, from, e, to)?;
+        copy_entity(registry, &mut plans, from, e, to)?;
     }
+    copy_resources(registry, from, to)?;
+    to.insert_resource(from.resource::<crate::log::BattleLog>().forked(keep_log));
+    to.insert_resource(
+        from.resource::<crate::decision::Decisions>()
+            .forked(keep_log),
+    );
+    Ok(())
+}
+
+/// Copy every resource registered as copied; refuse one registered as
+/// neither copied nor set up.
+fn copy_resources(registry: &ForkRegistry, from: &World, to: &mut World) -> Result<(), ForkError> {
     for (id, _) in from.resource_entities().iter() {
         let Some(type_id) = from.components().get_info(id).and_then(|i| i.type_id()) else {
             continue;
@@ -212,11 +239,6 @@ pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), Fo
             )));
         }
     }
-    to.insert_resource(from.resource::<crate::log::BattleLog>().forked(keep_log));
-    to.insert_resource(
-        from.resource::<crate::decision::Decisions>()
-            .forked(keep_log),
-    );
     Ok(())
 }
 
@@ -237,41 +259,98 @@ fn spawn_alike(to: &mut World, e: Entity) -> Result<(), ForkError> {
     }
 }
 
-/// Copy entity `e`'s registered components and take off those it lacks.
-fn copy_entity(
+/// What copying an entity takes, by how the original and the fork store
+/// it: the components to copy, then those to take off the fork's.
+#[derive(Default)]
+struct Plans {
+    copies: Vec<(ArchetypeId, Vec<CopyComponent>)>,
+    removals: Vec<((ArchetypeId, ArchetypeId), Vec<RemoveComponent>)>,
+}
+
+/// The type of each component stored in archetype `id` of `world`.
+fn stored_types(world: &World, id: ArchetypeId) -> Vec<(ComponentId, Option<TypeId>)> {
+    world
+        .archetypes()
+        .get(id)
+        .map(|a| {
+            a.components()
+                .iter()
+                .map(|&c| (c, world.components().get_info(c).and_then(|i| i.type_id())))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// How to copy an entity stored in `from`'s archetype `id`.
+fn copies(
     registry: &ForkRegistry,
     from: &World,
-    e: Entity,
-    to: &mut World,
-) -> Result<(), ForkError> {
-    let mut has = Vec::new();
-    for &id in from.entity(e).archetype().components() {
-        let Some(type_id) = from.components().get_info(id).and_then(|i| i.type_id()) else {
-            continue;
-        };
+    id: ArchetypeId,
+) -> Result<Vec<CopyComponent>, ForkError> {
+    let mut out = Vec::new();
+    for (c, type_id) in stored_types(from, id) {
+        let Some(type_id) = type_id else { continue };
         match registry.components.get(&type_id) {
-            Some((copy, _)) => {
-                copy(from, e, to);
-                has.push(type_id);
-            }
+            Some((copy, _)) => out.push(*copy),
             None => {
                 return Err(ForkError(format!(
                     "the component {} is not registered for forking (fork_state! in the ruleset's plugin)",
-                    type_name(from, id)
+                    type_name(from, c)
                 )));
             }
         }
     }
-    let extra: Vec<RemoveComponent> = to
-        .entity(e)
-        .archetype()
-        .components()
-        .iter()
-        .filter_map(|&id| to.components().get_info(id).and_then(|i| i.type_id()))
+    Ok(out)
+}
+
+/// What to take off an entity the fork stores in `there`, the original
+/// in `here`: the registered components it has there and not here.
+fn removals(
+    registry: &ForkRegistry,
+    (from, here): (&World, ArchetypeId),
+    (to, there): (&World, ArchetypeId),
+) -> Vec<RemoveComponent> {
+    let has: Vec<TypeId> = stored_types(from, here)
+        .into_iter()
+        .filter_map(|(_, t)| t)
+        .collect();
+    stored_types(to, there)
+        .into_iter()
+        .filter_map(|(_, t)| t)
         .filter(|t| !has.contains(t))
         .filter_map(|t| registry.components.get(&t).map(|(_, remove)| *remove))
-        .collect();
-    for remove in extra {
+        .collect()
+}
+
+/// Copy entity `e`'s registered components and take off those it lacks.
+fn copy_entity(
+    registry: &ForkRegistry,
+    plans: &mut Plans,
+    from: &World,
+    e: Entity,
+    to: &mut World,
+) -> Result<(), ForkError> {
+    let here = from.entity(e).archetype().id();
+    let at = match plans.copies.iter().position(|(a, _)| *a == here) {
+        Some(at) => at,
+        None => {
+            plans.copies.push((here, copies(registry, from, here)?));
+            plans.copies.len() - 1
+        }
+    };
+    for copy in &plans.copies[at].1 {
+        copy(from, e, to);
+    }
+    let key = (here, to.entity(e).archetype().id());
+    let at = match plans.removals.iter().position(|(k, _)| *k == key) {
+        Some(at) => at,
+        None => {
+            let remove = removals(registry, (from, here), (to, key.1));
+            plans.removals.push((key, remove));
+            plans.removals.len() - 1
+        }
+    };
+    for remove in &plans.removals[at].1 {
         remove(to, e);
     }
     Ok(())

@@ -39,7 +39,6 @@
 //! The geometry verbs shared by both shapes are the [`GridGeometry`] trait,
 //! which [`Grid`] implements by dispatching on its [`GridKind`].
 
-use std::collections::HashMap;
 use std::fmt;
 
 use hexx::{Hex, HexOrientation, OffsetHexMode};
@@ -162,6 +161,7 @@ struct Bounds {
 }
 
 impl Bounds {
+    #[inline]
     fn contains(self, c: Cell) -> bool {
         u32::try_from(c.x).is_ok_and(|x| x < self.width)
             && u32::try_from(c.y).is_ok_and(|y| y < self.height)
@@ -169,6 +169,7 @@ impl Bounds {
 
     /// Whether `c` is inside the rectangle grown by one cell on every side, i.e.
     /// whether it can have an in-bounds neighbour.
+    #[inline]
     fn touches(self, c: Cell) -> bool {
         let (x, y) = (i64::from(c.x), i64::from(c.y));
         (-1..=i64::from(self.width)).contains(&x) && (-1..=i64::from(self.height)).contains(&y)
@@ -208,6 +209,7 @@ impl Neighbours {
     }
 
     /// Collects those of `candidates` that lie in `bounds`.
+    #[inline]
     fn keep_in_bounds<const N: usize>(bounds: Bounds, candidates: [Cell; N]) -> Self {
         let mut out = Self::empty();
         for c in candidates {
@@ -223,6 +225,7 @@ impl Neighbours {
 impl Iterator for Neighbours {
     type Item = Cell;
 
+    #[inline]
     fn next(&mut self) -> Option<Cell> {
         if self.next < self.len {
             let c = self.cells[self.next];
@@ -250,6 +253,7 @@ fn clamp_for_line(c: Cell) -> Cell {
 }
 
 /// Saturating conversion of a non-negative step count.
+#[inline]
 fn steps_u32(v: i64) -> u32 {
     u32::try_from(v).unwrap_or(u32::MAX)
 }
@@ -260,11 +264,13 @@ const HEX_ORIENTATION: HexOrientation = HexOrientation::Pointy;
 
 /// Axial coordinates of a cell. Callers keep coordinates well inside `i32`
 /// (near the grid, or clamped to `±LINE_LIMIT`).
+#[inline]
 fn hex_of(c: Cell) -> Hex {
     Hex::from_offset_coordinates([c.x, c.y], HEX_MODE, HEX_ORIENTATION)
 }
 
 /// The cell of a hex given in axial coordinates.
+#[inline]
 fn cell_of(h: Hex) -> Cell {
     let [x, y] = h.to_offset_coordinates(HEX_MODE, HEX_ORIENTATION);
     Cell::new(x, y)
@@ -272,6 +278,7 @@ fn cell_of(h: Hex) -> Cell {
 
 /// Axial `(q, r)` of a cell in 64-bit arithmetic, valid for every `i32` input.
 /// Same formula as `hexx`'s odd-rows pointy conversion.
+#[inline]
 fn axial_wide(c: Cell) -> (i64, i64) {
     let y = i64::from(c.y);
     (i64::from(c.x) - (y - (y & 1)) / 2, y)
@@ -284,6 +291,7 @@ struct HexGeometry {
 }
 
 impl HexGeometry {
+    #[inline]
     fn neighbour_cells(self, c: Cell) -> Neighbours {
         if !self.bounds.touches(c) {
             return Neighbours::empty();
@@ -293,6 +301,7 @@ impl HexGeometry {
 }
 
 impl GridGeometry for HexGeometry {
+    #[inline]
     fn in_bounds(&self, c: Cell) -> bool {
         self.bounds.contains(c)
     }
@@ -301,6 +310,7 @@ impl GridGeometry for HexGeometry {
         self.neighbour_cells(c)
     }
 
+    #[inline]
     fn distance(&self, a: Cell, b: Cell) -> u32 {
         let (aq, ar) = axial_wide(a);
         let (bq, br) = axial_wide(b);
@@ -351,6 +361,7 @@ impl SquareGeometry {
         (1, -1),
     ];
 
+    #[inline]
     fn neighbour_cells(self, c: Cell) -> Neighbours {
         if !self.bounds.touches(c) {
             return Neighbours::empty();
@@ -363,6 +374,7 @@ impl SquareGeometry {
 }
 
 impl GridGeometry for SquareGeometry {
+    #[inline]
     fn in_bounds(&self, c: Cell) -> bool {
         self.bounds.contains(c)
     }
@@ -371,6 +383,7 @@ impl GridGeometry for SquareGeometry {
         self.neighbour_cells(c)
     }
 
+    #[inline]
     fn distance(&self, a: Cell, b: Cell) -> u32 {
         let dx = (i64::from(a.x) - i64::from(b.x)).abs();
         let dy = (i64::from(a.y) - i64::from(b.y)).abs();
@@ -459,6 +472,7 @@ impl CellSet {
         }
     }
 
+    #[inline]
     fn index(&self, c: Cell) -> Option<usize> {
         let inside =
             c.x >= 0 && c.y >= 0 && (c.x as u32) < self.width && (c.y as u32) < self.height;
@@ -466,6 +480,7 @@ impl CellSet {
     }
 
     /// Put `c` in (a cell off the grid is kept in the list only).
+    #[inline]
     pub fn insert(&mut self, c: Cell) {
         match self.index(c) {
             Some(i) if self.has[i] => {}
@@ -478,6 +493,7 @@ impl CellSet {
         }
     }
 
+    #[inline]
     pub fn contains(&self, c: &Cell) -> bool {
         match self.index(*c) {
             Some(i) => self.has[i],
@@ -555,6 +571,7 @@ impl Grid {
 
     /// Whether `c` is an in-bounds obstacle.
     #[must_use]
+    #[inline]
     pub fn is_obstacle(&self, c: Cell) -> bool {
         self.index(c).is_some_and(|i| self.obstacles[i])
     }
@@ -569,6 +586,7 @@ impl Grid {
 
     /// Whether `c` is in-bounds difficult terrain.
     #[must_use]
+    #[inline]
     pub fn is_difficult(&self, c: Cell) -> bool {
         self.index(c).is_some_and(|i| self.difficult[i])
     }
@@ -576,6 +594,7 @@ impl Grid {
     /// Cost of stepping into `c`: 1, or 2 on difficult terrain. `None` if `c` is
     /// out of bounds or an obstacle.
     #[must_use]
+    #[inline]
     pub fn enter_cost(&self, c: Cell) -> Option<u32> {
         let i = self.index(c)?;
         if self.obstacles[i] {
@@ -702,30 +721,42 @@ impl Grid {
     }
 
     /// Every cell reachable from `from` with total cost `<= budget` (Dijkstra),
-    /// with that cost; includes `from` at 0. Obstacles and cells for which
-    /// `blocked` returns true are never entered.
+    /// with that cost, in the cells' order; includes `from` at 0. Obstacles
+    /// and cells for which `blocked` returns true are never entered.
     #[must_use]
     pub fn reachable(
         &self,
         from: Cell,
         budget: u32,
         blocked: impl Fn(Cell) -> bool,
-    ) -> HashMap<Cell, u32> {
-        if !self.keeps_slots(from) {
+    ) -> Vec<(Cell, u32)> {
+        let mut cells: Vec<(Cell, u32)> = if self.keeps_slots(from) {
+            let board = search::Board {
+                slots: self.width as usize * self.height as usize,
+                slot: |c| self.index(c),
+                successors: |c| self.steps_from(c, &blocked),
+                heuristic: (),
+                success: (),
+            };
+            search::reach(from, budget, board)
+        } else {
             // As for paths: the library's own search.
-            return dijkstra_reach(&from, |&c| self.steps_from(c, &blocked))
+            dijkstra_reach(&from, |&c| self.steps_from(c, &blocked))
                 .take_while(|item| item.total_cost <= budget)
                 .map(|item| (item.node, item.total_cost))
-                .collect();
-        }
-        let board = search::Board {
-            slots: self.width as usize * self.height as usize,
-            slot: |c| self.index(c),
-            successors: |c| self.steps_from(c, &blocked),
-            heuristic: (),
-            success: (),
+                .collect()
         };
-        search::reach(from, budget, board).into_iter().collect()
+        cells.sort_unstable();
+        cells
+    }
+
+    /// The cost [`Grid::reachable`] found for `c`, if it reached it.
+    #[must_use]
+    pub fn cost_in(reach: &[(Cell, u32)], c: Cell) -> Option<u32> {
+        reach
+            .binary_search_by_key(&c, |&(cell, _)| cell)
+            .ok()
+            .map(|at| reach[at].1)
     }
 
     /// The neighbours of `c` that can be stepped into, with their cost.
@@ -743,10 +774,12 @@ impl Grid {
     /// Whether a search from `from` can keep what it sees in one slot a
     /// cell: `from` lies on the grid, and the grid is no larger than
     /// [`SLOTS_KEPT`] cells.
+    #[inline]
     fn keeps_slots(&self, from: Cell) -> bool {
         self.in_bounds(from) && self.width as usize * self.height as usize <= SLOTS_KEPT
     }
 
+    #[inline]
     fn bounds(&self) -> Bounds {
         Bounds {
             width: self.width,
@@ -754,6 +787,7 @@ impl Grid {
         }
     }
 
+    #[inline]
     fn neighbour_cells(&self, c: Cell) -> Neighbours {
         let bounds = self.bounds();
         match self.kind {
@@ -763,6 +797,7 @@ impl Grid {
     }
 
     /// Bitmap index of an in-bounds cell.
+    #[inline]
     fn index(&self, c: Cell) -> Option<usize> {
         let x = u32::try_from(c.x).ok().filter(|&x| x < self.width)?;
         let y = u32::try_from(c.y).ok().filter(|&y| y < self.height)?;
@@ -770,6 +805,7 @@ impl Grid {
     }
 
     /// The cell at a bitmap index (`width` is non-zero whenever a bitmap is).
+    #[inline]
     fn cell_at(&self, i: usize) -> Cell {
         let w = (self.width as usize).max(1);
         // Indices are below MAX_SIDE², so both coordinates fit in i32.
@@ -780,6 +816,7 @@ impl Grid {
 }
 
 impl GridGeometry for Grid {
+    #[inline]
     fn in_bounds(&self, c: Cell) -> bool {
         self.bounds().contains(c)
     }
@@ -788,6 +825,7 @@ impl GridGeometry for Grid {
         self.neighbour_cells(c)
     }
 
+    #[inline]
     fn distance(&self, a: Cell, b: Cell) -> u32 {
         let bounds = self.bounds();
         match self.kind {
@@ -816,7 +854,7 @@ impl GridGeometry for Grid {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
+    use std::collections::{BTreeSet, HashMap};
 
     fn c(x: i32, y: i32) -> Cell {
         Cell::new(x, y)
@@ -832,6 +870,18 @@ mod tests {
 
     fn square12() -> Grid {
         Grid::new(GridKind::Square, 12, 12)
+    }
+
+    /// [`Grid::reachable`] as a map, checked to come in the cells' order.
+    fn reach_map(
+        g: &Grid,
+        from: Cell,
+        budget: u32,
+        blocked: impl Fn(Cell) -> bool,
+    ) -> HashMap<Cell, u32> {
+        let listed = g.reachable(from, budget, blocked);
+        assert!(listed.windows(2).all(|w| w[0].0 < w[1].0));
+        listed.into_iter().collect()
     }
 
     fn never(_: Cell) -> bool {
@@ -919,7 +969,7 @@ mod tests {
             g.path_toward(c(5, 5), c(8, 5), 0, never),
             Some((vec![c(6, 5), c(7, 5), c(8, 5)], 3))
         );
-        assert_eq!(g.reachable(c(5, 5), 1, never).len(), 9);
+        assert_eq!(reach_map(&g, c(5, 5), 1, never).len(), 9);
         assert_eq!(g.path_toward(from, c(8, 5), 0, never), None);
     }
 
@@ -932,7 +982,7 @@ mod tests {
         assert_eq!(g.obstacles().count(), 0);
         assert_eq!(g.path_toward(c(0, 0), c(3, 3), 0, never), None);
         assert_eq!(
-            g.reachable(c(0, 0), 3, never),
+            reach_map(&g, c(0, 0), 3, never),
             HashMap::from([(c(0, 0), 0)])
         );
     }
@@ -1531,22 +1581,22 @@ mod tests {
     fn reachable_square_budget() {
         let mut g = square12();
         assert_eq!(
-            g.reachable(c(5, 5), 0, never),
+            reach_map(&g, c(5, 5), 0, never),
             HashMap::from([(c(5, 5), 0)])
         );
-        assert_eq!(g.reachable(c(5, 5), 1, never).len(), 9);
-        assert_eq!(g.reachable(c(5, 5), 2, never).len(), 25);
-        assert_eq!(g.reachable(c(0, 0), 1, never).len(), 4);
+        assert_eq!(reach_map(&g, c(5, 5), 1, never).len(), 9);
+        assert_eq!(reach_map(&g, c(5, 5), 2, never).len(), 25);
+        assert_eq!(reach_map(&g, c(0, 0), 1, never).len(), 4);
 
         g.add_difficult(c(6, 5));
         g.add_obstacle(c(4, 5));
-        let r = g.reachable(c(5, 5), 1, never);
+        let r = reach_map(&g, c(5, 5), 1, never);
         assert_eq!(r.len(), 7);
         assert_eq!(r.get(&c(5, 5)), Some(&0));
         assert_eq!(r.get(&c(6, 6)), Some(&1));
         assert_eq!(r.get(&c(6, 5)), None);
         assert_eq!(r.get(&c(4, 5)), None);
-        let r = g.reachable(c(5, 5), 2, never);
+        let r = reach_map(&g, c(5, 5), 2, never);
         assert_eq!(r.get(&c(6, 5)), Some(&2));
         assert_eq!(r.get(&c(3, 5)), Some(&2));
         assert_eq!(r.get(&c(4, 5)), None);
@@ -1557,7 +1607,7 @@ mod tests {
     #[test]
     fn reachable_hex_budget() {
         let mut g = hex12();
-        let r = g.reachable(c(5, 5), 2, never);
+        let r = reach_map(&g, c(5, 5), 2, never);
         assert_eq!(r.len(), 19);
         assert_eq!(r.values().filter(|&&v| v == 1).count(), 6);
         assert_eq!(r.values().filter(|&&v| v == 2).count(), 12);
@@ -1567,7 +1617,7 @@ mod tests {
         // cells two steps away; everything else is reached around them.
         g.add_obstacle(c(6, 5));
         let west = |x: Cell| x == c(4, 5);
-        let r = g.reachable(c(5, 5), 2, west);
+        let r = reach_map(&g, c(5, 5), 2, west);
         assert_eq!(r.len(), 15);
         assert_eq!(r.get(&c(5, 5)), Some(&0));
         for gone in [c(6, 5), c(4, 5), c(7, 5), c(3, 5)] {
@@ -1575,11 +1625,11 @@ mod tests {
         }
         assert_eq!(r.get(&c(6, 4)), Some(&1));
         assert_eq!(r.get(&c(7, 4)), Some(&2));
-        assert_eq!(g.reachable(c(5, 5), 3, west).get(&c(7, 5)), Some(&3));
+        assert_eq!(reach_map(&g, c(5, 5), 3, west).get(&c(7, 5)), Some(&3));
 
         // Difficult terrain eats two points of budget.
         g.add_difficult(c(6, 4));
-        let r = g.reachable(c(5, 5), 2, west);
+        let r = reach_map(&g, c(5, 5), 2, west);
         assert_eq!(r.get(&c(6, 4)), Some(&2));
         assert_eq!(r.get(&c(7, 4)), None);
     }
@@ -1592,7 +1642,7 @@ mod tests {
         }
         g.add_difficult(c(3, 3));
         g.add_difficult(c(4, 4));
-        let r = g.reachable(c(2, 5), 7, never);
+        let r = reach_map(&g, c(2, 5), 7, never);
         for (&cell, &cost) in &r {
             let (_, path_cost) = g.path_toward(c(2, 5), cell, 0, never).expect("path");
             assert_eq!(path_cost, cost, "{cell}");

@@ -33,6 +33,7 @@ struct Open {
 }
 
 impl PartialEq for Open {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.estimated_cost == other.estimated_cost && self.cost == other.cost
     }
@@ -41,6 +42,7 @@ impl PartialEq for Open {
 impl Eq for Open {}
 
 impl PartialOrd for Open {
+    #[inline]
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -49,6 +51,7 @@ impl PartialOrd for Open {
 impl Ord for Open {
     /// The smallest estimate first; among equal estimates, the one furthest
     /// along.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
         match other.estimated_cost.cmp(&self.estimated_cost) {
             Ordering::Equal => self.cost.cmp(&other.cost),
@@ -101,6 +104,7 @@ impl Scratch {
     }
 
     /// The cost so far of the cell in `slot`, if this search has seen it.
+    #[inline]
     fn cost(&self, slot: usize) -> Option<u32> {
         self.seen
             .get(slot)
@@ -110,6 +114,7 @@ impl Scratch {
 
     /// Record that the cell in `slot` is reached from `parent`'s slot at
     /// `cost`.
+    #[inline]
     fn set(&mut self, slot: usize, cell: Cell, parent: usize, cost: u32) {
         let stamp = self.stamp;
         if let Some(s) = self.seen.get_mut(slot) {
@@ -161,6 +166,7 @@ pub(super) struct Board<FSlot, FN, FH, FS> {
 
 impl<FSlot: Fn(Cell) -> Option<usize>, FN, FH, FS> Board<FSlot, FN, FH, FS> {
     /// The slot of `c`, if it has one among the board's.
+    #[inline]
     fn slot_of(&self, c: Cell) -> Option<usize> {
         (self.slot)(c).filter(|&s| s < self.slots)
     }
@@ -343,7 +349,9 @@ mod tests {
                     .take_while(|r| r.total_cost <= budget)
                     .map(|r| (r.node, r.total_cost))
                     .collect();
-            let ours = grid.reachable(from, budget, blocked);
+            let listed = grid.reachable(from, budget, blocked);
+            assert!(listed.is_sorted(), "board {n}: in the cells' order");
+            let ours: HashMap<Cell, u32> = listed.into_iter().collect();
             assert_eq!(
                 ours, theirs,
                 "board {n}: {grid:?} from {from} within {budget}"

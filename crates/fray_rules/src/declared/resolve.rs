@@ -1597,14 +1597,13 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         c.x == 0 || c.y == 0 || c.x == grid.width() as i32 - 1 || c.y == grid.height() as i32 - 1
     };
     let safety = |c: Cell| foes.iter().map(|f| grid.distance(c, *f)).min().unwrap_or(0);
-    let mut cells: Vec<Cell> = reach.keys().copied().collect();
-    cells.sort();
-    let best = cells
-        .into_iter()
+    let best = reach
+        .iter()
+        .map(|&(c, _)| c)
         .max_by_key(|&c| (edge(c), safety(c), std::cmp::Reverse(c)))
         .unwrap_or(from);
     let off = edge(best);
-    let cost = reach.get(&best).copied().unwrap_or(0);
+    let cost = Grid::cost_in(&reach, best).unwrap_or(0);
     if let Some(mut c) = world.get_mut::<Cell>(e) {
         *c = best;
     }

@@ -490,14 +490,11 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
     let budget = movement_left(world, me);
     let step_open = step_refusal(world, me).is_none();
     let taken = orders::occupied(world, me);
-    let mut cells: Vec<(Cell, u32)> = grid
-        .reachable(here, budget.max(u32::from(step_open)), |c| {
-            taken.contains(&c)
-        })
-        .into_iter()
-        .filter(|(c, _)| *c != here)
-        .collect();
-    cells.sort();
+    // In the cells' order.
+    let mut cells = grid.reachable(here, budget.max(u32::from(step_open)), |c| {
+        taken.contains(&c)
+    });
+    cells.retain(|(c, _)| *c != here);
     let foe_cells: Vec<Cell> = t
         .foes
         .iter()

@@ -887,12 +887,7 @@ pub fn withdraw_cell(world: &World, me: Entity) -> Option<Cell> {
         .filter_map(|e| world.get::<Cell>(e).copied())
         .collect();
     let nearest = |c: Cell| foes.iter().map(|f| grid.distance(c, *f)).min().unwrap_or(0);
-    let mut cells: Vec<(Cell, u32)> = grid
-        .reachable(here, stats.movement, |c| taken.contains(&c))
-        .into_iter()
-        .collect();
-    cells.sort();
-    cells
+    grid.reachable(here, stats.movement, |c| taken.contains(&c))
         .into_iter()
         .filter(|(c, _)| *c != here && nearest(*c) > nearest(here))
         .max_by_key(|(c, cost)| (nearest(*c), std::cmp::Reverse(*cost), std::cmp::Reverse(*c)))

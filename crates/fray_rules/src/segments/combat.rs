@@ -162,8 +162,8 @@ pub(super) fn flee_move(world: &mut World, e: Entity) {
             .unwrap_or(0)
     };
     let best = reach
-        .keys()
-        .copied()
+        .iter()
+        .map(|&(c, _)| c)
         .max_by_key(|&c| (edge(c), away(c), -c.y, -c.x))
         .unwrap_or(from);
     let leaves = edge(best);
