@@ -31,6 +31,12 @@ use fray_core::model::{BattleResult, Sides};
 use fray_core::scenario::LoadedScenario;
 use out::{Lost, Out};
 
+/// Battles allocate many small values a step (orders, rolls, names); a
+/// batch or a search plays hundreds of thousands of steps a second, and
+/// mimalloc serves those allocations in about half the work of the system's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "fray",

@@ -17,6 +17,10 @@ use fray_core::decision::{Controller, Decisions};
 use fray_core::scenario::LoadedScenario;
 use fray_core::view::RulesView;
 
+/// The allocator `fray` itself runs on.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn options(seed: u64, keep_log: bool) -> BattleOptions {
     BattleOptions {
         seed,

@@ -20,11 +20,13 @@ impl Controller for BasicAi {
 /// The `most` best legal orders for `actor`, best first, as the basic AI
 /// ranks them; equal scores keep the ruleset's order. Empty without hooks.
 pub fn ranked(world: &World, actor: Entity, most: usize) -> Vec<Order> {
+    let (mut orders, places) = appraised(world, actor);
     let mut best: Vec<Order> = Vec::new();
-    for order in by_score(world, actor) {
+    for i in places {
         if best.len() >= most {
             break;
         }
+        let order = std::mem::take(&mut orders[i]);
         if !best.contains(&order) && legal(world, actor, &order) {
             best.push(order);
         }
@@ -58,16 +60,25 @@ pub fn varied(world: &World, actor: Entity, most: usize) -> Vec<Order> {
 /// The orders the ruleset appraises for `actor`, best first (equal scores
 /// in the ruleset's order).
 pub(crate) fn by_score(world: &World, actor: Entity) -> Vec<Order> {
-    let Some(hooks) = world.get_resource::<AiHooks>().copied() else {
-        return Vec::new();
-    };
-    let mut options: Vec<(f32, usize, Order)> = (hooks.appraise)(world, actor)
+    let (mut orders, places) = appraised(world, actor);
+    places
         .into_iter()
-        .enumerate()
-        .map(|(i, a)| (a.score(), i, a.order))
-        .collect();
-    options.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    options.into_iter().map(|(_, _, o)| o).collect()
+        .map(|i| std::mem::take(&mut orders[i]))
+        .collect()
+}
+
+/// The orders the ruleset appraises for `actor`, as appraised, and their
+/// places best first (of equal scores, the one appraised first): the
+/// places are sorted, not the orders.
+fn appraised(world: &World, actor: Entity) -> (Vec<Order>, Vec<usize>) {
+    let Some(hooks) = world.get_resource::<AiHooks>().copied() else {
+        return (Vec::new(), Vec::new());
+    };
+    let all = (hooks.appraise)(world, actor);
+    let scores: Vec<f32> = all.iter().map(fray_core::ai::Appraisal::score).collect();
+    let mut places: Vec<usize> = (0..all.len()).collect();
+    places.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    (all.into_iter().map(|a| a.order).collect(), places)
 }
 
 /// Whether the rules would take `order` for `actor`.

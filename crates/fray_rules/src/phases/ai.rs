@@ -562,10 +562,13 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
 
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
 /// best the rules take, priced for the attacks of opportunity on the way.
-fn best(t: &Turn, mut list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
-    list.sort_by(|a, b| b.0.total_cmp(&a.0));
+fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
+    // Their places sorted, best first (of equal scores, the first listed).
+    let mut places: Vec<usize> = (0..list.len()).collect();
+    places.sort_by(|&a, &b| list[b].0.total_cmp(&list[a].0).then(a.cmp(&b)));
     let mut chosen: Option<Appraisal> = None;
-    for (cheap, mut a) in list.into_iter().take(4) {
+    for i in places.into_iter().take(4) {
+        let (cheap, mut a) = list[i].clone();
         // The risk of the way only lowers a score, and the rest score no
         // more than this one cheaply: none of them can beat the best now.
         if chosen
