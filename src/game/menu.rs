@@ -270,19 +270,19 @@ fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
 /// How much work a search AI may spend on each decision, in rules steps.
 const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
     (
-        Some(1_500),
+        Some(4_500),
         "quick",
-        "A quarter of the standard's futures played out, a few milliseconds a decision (1,500 work).",
+        "A quarter of the standard's futures played out, a few milliseconds a decision (4,500 work).",
     ),
     (
         None,
         "standard",
-        "About 20 ms a decision at most on a 2-core laptop (6,000 work: rules steps played ahead, weighed by the ruleset).",
+        "About 20 ms a decision at most on a 2-core laptop (18,000 work: rules steps played ahead, weighed by the ruleset).",
     ),
     (
-        Some(24_000),
+        Some(72_000),
         "deep",
-        "Four times the standard's futures played out, up to about 80 ms a decision (24,000 work).",
+        "Four times the standard's futures played out, up to about 80 ms a decision (72,000 work).",
     ),
 ];
 

@@ -138,7 +138,7 @@ pub struct BattleOptions {
     /// Each side's AI level, by side (missing: the default level).
     pub ai: Vec<AiLevel>,
     /// The work a search AI may spend on each decision, in rules steps
-    /// (None: [`search::Budget`]'s default, 6,000).
+    /// (None: [`search::Budget`]'s default, 18,000).
     pub search_work: Option<u64>,
 }
 

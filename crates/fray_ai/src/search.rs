@@ -66,7 +66,7 @@ impl Default for Budget {
             rollouts: 200,
             rounds: 0,
             largest: 24,
-            work: 6_000,
+            work: 18_000,
             cap: Duration::from_millis(60),
             sureness: 1.0,
         }
@@ -155,7 +155,7 @@ impl SearchAi {
         let mut work = 0;
         let step_work = world
             .get_resource::<fray_core::ai::AiHooks>()
-            .map_or(1, |h| h.step_work.max(1));
+            .map_or(3, |h| h.step_work.max(1));
         // Candidates still played: one plainly worse than the basic AI's
         // choice after a few rollouts leaves its share to the others.
         let mut alive = vec![true; candidates.len()];

@@ -60,8 +60,8 @@ pub struct AiHooks {
     pub legal: fn(&World, Entity, &Order) -> bool,
     /// What a searching AI counts for each rules step it plays ahead, per
     /// combatant: how heavy the ruleset's steps and appraisals are next to
-    /// `declared`'s (1), so that a search budget takes about the same time
-    /// under every ruleset.
+    /// `declared`'s (3, so that a lighter one can weigh less), so that a
+    /// search budget takes about the same time under every ruleset.
     pub step_work: u64,
 }
 

@@ -25,7 +25,8 @@ use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate}
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
     legal,
-    step_work: 1,
+    // The unit the other rulesets' steps are weighed against, in thirds.
+    step_work: 3,
 };
 
 /// The same check the rules make when they take the order.

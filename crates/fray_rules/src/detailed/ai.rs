@@ -25,9 +25,10 @@ pub const HOOKS: AiHooks = AiHooks {
     appraise,
     legal,
     // A step resolves more (parries, preparations, traces) than one of
-    // `declared`'s: at the same weight a search of `ds_duel` took 22 ms at
-    // p99 against 9 ms for the `duel`. Twice the weight keeps it in 20 ms.
-    step_work: 2,
+    // `declared`'s (3): at the same weight a search of `ds_duel` took 22 ms
+    // at p99 against 9 ms for the `duel`; at 6, 14 ms where `declared`'s
+    // took 13 at most. At 5 they stay within 20 ms on a slow day.
+    step_work: 5,
 };
 
 /// The same check the rules make when they take the order.

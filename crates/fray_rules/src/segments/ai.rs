@@ -23,7 +23,9 @@ use super::{
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
     legal,
-    step_work: 1,
+    // A step costs less than one of `declared`'s (3): its searches took
+    // 6 ms at p99 where `declared`'s took 7 to 8.
+    step_work: 2,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
