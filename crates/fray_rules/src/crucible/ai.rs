@@ -14,10 +14,11 @@ use fray_core::casting::Memorised;
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::movement::Provokes;
+use fray_core::threat::Threatener;
 
-use super::combat::{armour_class, attacks_this_round, foes, length_first};
+use super::combat::{armour_class, attacks_this_round, foes, length_first_among};
 use super::data::SpellEffect;
-use super::orders::{self, melee_weapon, missile_weapon, path, provokers};
+use super::orders::{self, melee_weapon, missile_weapon, path, provokers_among, threats};
 use super::{Data, Flow, HitPoints, RoundState, Stage, Stats, cell, name, roster, up};
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -62,13 +63,14 @@ fn left(world: &World, t: Entity) -> f32 {
         .map_or(1.0, |h| h.current.max(1) as f32)
 }
 
-/// The risk of walking `cells`: attacks of opportunity and length-first strikes.
-fn risk(world: &World, me: Entity, cells: &[Cell]) -> f32 {
-    let aoo: f32 = provokers(world, me, cells, Provokes::Within { free: 1 })
+/// The risk of walking `cells`: attacks of opportunity and length-first
+/// strikes, from `able`, the threats to `me`.
+fn risk(world: &World, me: Entity, cells: &[Cell], able: &[Threatener]) -> f32 {
+    let aoo: f32 = provokers_among(world, me, cells, Provokes::Within { free: 1 }, able)
         .into_iter()
         .map(|p| blow(world, p, me, false))
         .sum();
-    let first: f32 = length_first(world, me, cells)
+    let first: f32 = length_first_among(world, me, cells, able)
         .into_iter()
         .map(|p| blow(world, p, me, false) * attacks_this_round(world, p) as f32)
         .sum();
@@ -119,6 +121,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let n = attacks_this_round(world, me) as f32;
+    // Who could strike at a walk, found once for every walk weighed.
+    let able = threats(world, me);
     // A standoff: after a quiet round, closing in is worth more each round.
     let impasse = world.resource::<Flow>().quiet_rounds.saturating_sub(1) as f32;
     for &f in &foes {
@@ -129,7 +133,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             out.push(Appraisal {
                 damage: dmg,
                 target_left: left(world, f),
-                risk: risk(world, me, &cells),
+                risk: risk(world, me, &cells, &able),
                 closing: cost as f32,
                 other: impasse,
                 ..Appraisal::plain(Order::new(&who, "attack").target(&fname))
@@ -144,14 +148,14 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             out.push(Appraisal {
                 damage: dmg,
                 target_left: left(world, f),
-                risk: risk(world, me, &[to]),
+                risk: risk(world, me, &[to], &able),
                 closing: 0.5,
                 ..Appraisal::plain(Order::new(&who, "step").cell(to).target(&fname))
             });
         }
     }
     spells(world, me, &mut out);
-    advance(world, me, &foes, &mut out);
+    advance(world, me, &foes, &able, &mut out);
     out
 }
 
@@ -205,7 +209,13 @@ fn spells(world: &World, me: Entity, out: &mut Vec<Appraisal>) {
 
 /// With nobody in reach: move toward the nearest foe, as far as the rate
 /// goes.
-fn advance(world: &World, me: Entity, foes: &[Entity], out: &mut Vec<Appraisal>) {
+fn advance(
+    world: &World,
+    me: Entity,
+    foes: &[Entity],
+    able: &[Threatener],
+    out: &mut Vec<Appraisal>,
+) {
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
     let rate = world.get::<Stats>(me).map_or(0, |s| s.speed) as usize;
@@ -226,7 +236,7 @@ fn advance(world: &World, me: Entity, foes: &[Entity], out: &mut Vec<Appraisal>)
     let before = grid.distance(here, cell(world, f)) as f32;
     let after = grid.distance(to, cell(world, f)) as f32;
     out.push(Appraisal {
-        risk: risk(world, me, &cells),
+        risk: risk(world, me, &cells, able),
         closing: before - after,
         other: 0.05 + world.resource::<Flow>().quiet_rounds.saturating_sub(1) as f32,
         ..Appraisal::plain(Order::new(name(world, me), "move").cell(to))

@@ -316,12 +316,21 @@ fn can_strike(world: &World, e: Entity) -> bool {
 /// 003 §II E: the opponents whose melee range `mover` enters walking
 /// `cells` and whose longer weapon strikes first, in order.
 pub fn length_first(world: &World, mover: Entity, cells: &[Cell]) -> Vec<Entity> {
+    length_first_among(world, mover, cells, &threats(world, mover))
+}
+
+/// [`length_first`] among `all`, the threats to `mover` as they stand.
+pub fn length_first_among(
+    world: &World,
+    mover: Entity,
+    cells: &[Cell],
+    all: &[fray_core::threat::Threatener],
+) -> Vec<Entity> {
     let grid = world.resource::<Grid>();
-    let all = threats(world, mover);
     let mut from = cell(world, mover);
     let mut out = Vec::new();
     for &to in cells {
-        for t in fray_core::threat::entered(grid, from, to, &all) {
+        for t in fray_core::threat::entered(grid, from, to, all) {
             if !out.contains(&t.entity)
                 && longer(world, t.entity, mover)
                 && can_strike(world, t.entity)

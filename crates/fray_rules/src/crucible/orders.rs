@@ -153,13 +153,24 @@ pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Ce
 /// Those whose attack of opportunity walking `cells` would draw under
 /// `provokes` (003 §III F), for the DM's warning and the AI.
 pub fn provokers(world: &World, e: Entity, cells: &[Cell], provokes: Provokes) -> Vec<Entity> {
+    provokers_among(world, e, cells, provokes, &threats(world, e))
+}
+
+/// [`provokers`] among `able`, the [`threats`] to `e` as they stand: for
+/// whoever weighs many walks in one look at the field.
+pub fn provokers_among(
+    world: &World,
+    e: Entity,
+    cells: &[Cell],
+    provokes: Provokes,
+    able: &[Threatener],
+) -> Vec<Entity> {
     let grid = world.resource::<Grid>();
-    let able: Vec<Threatener> = threats(world, e);
     let mut walk = Walk::new(e, cells.to_vec(), u32::MAX, provokes);
     let mut from = cell(world, e);
     let mut out = Vec::new();
     for &to in cells {
-        for p in walk.provoked(grid, from, to, &able) {
+        for p in walk.provoked(grid, from, to, able) {
             if !out.contains(&p) && may_take_opportunity(world, p) {
                 out.push(p);
             }
