@@ -30,8 +30,8 @@ pub const HOOKS: AiHooks = AiHooks {
     appraise,
     legal,
     // A phase asks many small decisions, each appraised hex by hex with
-    // paths: a step weighs about four of `declared`'s (3).
-    step_work: 12,
+    // paths: a step weighs over three of `declared`'s (3).
+    step_work: 10,
 };
 
 /// The same check the rules make when they take the order.
