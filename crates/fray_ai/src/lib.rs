@@ -207,7 +207,12 @@ pub fn reset_battle(
     // Resources live on entities too: only the combatants go, their
     // entities kept for the next battle's.
     fray_core::model::clear_combatants(world);
-    fray_core::model::set_resource(world, Dice::seeded(options.seed).with_forced(forced));
+    fray_core::model::set_resource(
+        world,
+        Dice::seeded(options.seed)
+            .with_forced(forced)
+            .described(options.keep_log),
+    );
     fray_core::model::set_resource(
         world,
         if options.keep_log {
@@ -259,7 +264,11 @@ pub fn build_battle(
     options: &BattleOptions,
 ) -> Result<Battle, LoadError> {
     let forced = options.dice.iter().chain(&scenario.scenario.dice).copied();
-    let mut app = rules_app(Dice::seeded(options.seed).with_forced(forced));
+    let mut app = rules_app(
+        Dice::seeded(options.seed)
+            .with_forced(forced)
+            .described(options.keep_log),
+    );
     if !options.keep_log {
         app.insert_resource(BattleLog::counting_only());
     }

@@ -295,7 +295,7 @@ fn play_out(
         decisions.forget_secret_answers(decision.side);
         decisions.answer(decision.id, order.clone());
     }
-    set_resource(w, Dice::keyed(seed));
+    set_resource(w, Dice::keyed(seed).described(false));
     let round = w.resource::<RulesView>().round;
     let mut horizon = Horizon::new(round(w) + rounds + 1);
     let mut steps = 0;

@@ -313,6 +313,9 @@ pub struct Dice {
     /// Dice keyed by purpose, for a future played out: each roll drawn
     /// from a generator of its own.
     keyed: Option<Keyed>,
+    /// Whether a roll carries its notation and purpose in words: a battle
+    /// whose log keeps nothing reads neither.
+    described: bool,
 }
 
 /// Dice keyed by purpose: the seed, and how often each purpose (by its
@@ -350,6 +353,7 @@ impl Dice {
             forced_used: 0,
             error: None,
             keyed: None,
+            described: true,
         }
     }
 
@@ -364,6 +368,15 @@ impl Dice {
             }),
             ..Self::seeded(seed)
         }
+    }
+
+    /// The same dice, their rolls described in words or not: a roll not
+    /// described has an empty notation, and an empty purpose when it was
+    /// asked for with [`Dice::roll_for`] and nothing needs it (the faces
+    /// are the same either way).
+    pub fn described(mut self, described: bool) -> Self {
+        self.described = described;
+        self
     }
 
     /// The same generator, but the next dice show `faces` first.
@@ -411,6 +424,14 @@ impl Dice {
         }
     }
 
+    /// Roll `expr` for the purpose `purpose` gives, put in words only when
+    /// something reads it: rolls described, dice keyed by purpose, or a
+    /// forced face waiting (whose misfit names it).
+    pub fn roll_for(&mut self, expr: DiceExpr, purpose: impl FnOnce() -> String) -> Roll {
+        let needed = self.described || self.keyed.is_some() || !self.forced.is_empty();
+        self.roll(expr, if needed { purpose() } else { String::new() })
+    }
+
     /// Roll `expr` for `purpose`.
     pub fn roll(&mut self, expr: DiceExpr, purpose: impl Into<String>) -> Roll {
         let purpose = purpose.into();
@@ -425,7 +446,11 @@ impl Dice {
         }
         let total = faces.iter().map(|&f| f as i32).sum::<i32>() + expr.modifier;
         Roll {
-            notation: expr.to_string(),
+            notation: if self.described {
+                expr.to_string()
+            } else {
+                String::new()
+            },
             faces,
             modifier: expr.modifier,
             total,
@@ -478,6 +503,37 @@ mod tests {
             seeded.roll(hit, "Grusk's hit roll on Brienne").faces,
             first.faces
         );
+    }
+
+    #[test]
+    fn undescribed_dice_show_the_same_faces_without_words() {
+        let hit = DiceExpr::new(3, 6);
+        let mut told = Dice::seeded(4);
+        let mut quiet = Dice::seeded(4).described(false);
+        let mut asked = 0;
+        for _ in 0..20 {
+            let a = told.roll_for(hit, || "Brienne's hit roll".to_string());
+            let b = quiet.roll_for(hit, || {
+                asked += 1;
+                "Brienne's hit roll".to_string()
+            });
+            assert_eq!((&a.faces, a.total), (&b.faces, b.total));
+            assert_eq!(
+                (a.notation.as_str(), a.purpose.as_str()),
+                ("3d6", "Brienne's hit roll")
+            );
+            assert_eq!((b.notation.as_str(), b.purpose.as_str()), ("", ""));
+        }
+        assert_eq!(asked, 0, "nothing read the purpose");
+        // Keyed dice draw by the purpose, and a forced face that does not
+        // fit its die names it: both put it in words.
+        let keyed = Dice::keyed(4)
+            .described(false)
+            .roll_for(hit, || "hit".into());
+        assert_eq!(keyed.purpose, "hit");
+        let mut forced = Dice::seeded(4).described(false).with_forced([9]);
+        forced.roll_for(DiceExpr::new(1, 6), || "hit".into());
+        assert_eq!(forced.error().map(|e| e.purpose.as_str()), Some("hit"));
     }
 
     #[test]

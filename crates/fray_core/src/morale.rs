@@ -75,7 +75,7 @@ pub fn roll(world: &mut World, check: MoraleCheck) -> bool {
 pub fn roll_margin(world: &mut World, check: MoraleCheck) -> i32 {
     let roll = world
         .resource_mut::<Dice>()
-        .roll(check.dice, format!("{}'s morale", check.name));
+        .roll_for(check.dice, || format!("{}'s morale", check.name));
     let total = roll.total + check.modifiers.iter().map(|m| m.value).sum::<i32>();
     let failed = total < check.target;
     let margin = total - check.target;

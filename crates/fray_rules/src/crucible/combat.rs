@@ -84,7 +84,7 @@ fn attack_roll(
     let die = world.resource::<Data>().0.ruling_numbers.attack_die;
     let roll = world
         .resource_mut::<Dice>()
-        .roll(die, format!("{who}'s attack on {whom}"));
+        .roll_for(die, || format!("{who}'s attack on {whom}"));
     let need = thac0 - ac;
     let total = roll.total + bonuses.iter().map(|m| m.value).sum::<i32>();
     let natural = roll.total;
@@ -123,7 +123,7 @@ fn attack_roll(
     };
     let dmg = world
         .resource_mut::<Dice>()
-        .roll(w.damage, format!("{who}'s damage"));
+        .roll_for(w.damage, || format!("{who}'s damage"));
     let amount = (dmg.total + bonus).max(1);
     record(world, || {
         Event::new(
@@ -445,7 +445,7 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
         SpellEffect::Damage(dice) => {
             let roll = world
                 .resource_mut::<Dice>()
-                .roll(dice, format!("{who}'s {}", casting.spell));
+                .roll_for(dice, || format!("{who}'s {}", casting.spell));
             let amount = roll.total.max(1);
             record(world, || {
                 Event::new(
@@ -465,7 +465,7 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
         SpellEffect::Heal(dice) => {
             let roll = world
                 .resource_mut::<Dice>()
-                .roll(dice, format!("{who}'s {}", casting.spell));
+                .roll_for(dice, || format!("{who}'s {}", casting.spell));
             if let Some(mut hp) = world.get_mut::<HitPoints>(target) {
                 hp.current = (hp.current + roll.total).min(hp.max);
             }

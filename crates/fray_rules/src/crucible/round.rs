@@ -183,7 +183,7 @@ fn roll_initiative(world: &mut World) {
     for (who, members, own) in initiative_rollers(world) {
         let roll = world
             .resource_mut::<Dice>()
-            .roll(die, format!("{who}'s initiative"));
+            .roll_for(die, || format!("{who}'s initiative"));
         let dex = |w: &World, e: Entity| w.get::<Stats>(e).map_or(0, |s| s.dex_initiative);
         let group = members.iter().map(|&e| dex(world, e)).min().unwrap_or(0);
         let (rule, how) = if own {

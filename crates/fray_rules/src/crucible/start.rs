@@ -222,7 +222,7 @@ fn rolled(world: &mut World) -> Vec<Entity> {
         let (range, adj) = range_of(world, &r.members, r.side);
         let roll = world
             .resource_mut::<Dice>()
-            .roll(die, format!("{}'s surprise", r.name));
+            .roll_for(die, || format!("{}'s surprise", r.name));
         let is = roll.total <= range;
         let why: Vec<String> = adj.iter().map(|(w, a)| format!("{a:+} {w}")).collect();
         let span = if range == 0 {

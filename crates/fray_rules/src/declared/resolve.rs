@@ -456,7 +456,7 @@ fn casting_check(world: &mut World, a: &Actor, spell: &str, s: &Spell) -> Option
     let casting = world.get::<Stats>(a.e).map_or(0, |s| s.casting);
     let roll = world
         .resource_mut::<Dice>()
-        .roll(check_die(&a.data), format!("{me}'s casting of {spell}"));
+        .roll_for(check_die(&a.data), || format!("{me}'s casting of {spell}"));
     let total = roll.total + casting;
     let cast = total >= s.tn;
     log(world, || {
@@ -513,7 +513,7 @@ fn spell_attack(
     }
     let roll = world
         .resource_mut::<Dice>()
-        .roll(dice, format!("{spell}'s damage to {t}"));
+        .roll_for(dice, || format!("{spell}'s damage to {t}"));
     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
     let amount = (roll.total - armour).max(0);
     log(world, || {
@@ -537,7 +537,7 @@ fn spell_heal(world: &mut World, a: &Actor, c: &Casting, dice: DiceExpr) {
     let t = name(world, target);
     let roll = world
         .resource_mut::<Dice>()
-        .roll(dice, format!("{spell} on {t}"));
+        .roll_for(dice, || format!("{spell} on {t}"));
     let gained = restore_stress(world, target, roll.total);
     log(world, || {
         Event::new(
@@ -564,7 +564,7 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
     }
     let roll = world
         .resource_mut::<Dice>()
-        .roll(it.heals, format!("{me}'s {item}"));
+        .roll_for(it.heals, || format!("{me}'s {item}"));
     let (wp, stress) = heal(world, a.e, roll.total);
     log(world, || {
         Event::new(
@@ -622,7 +622,7 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
     let heal = world.get::<Stats>(a.e).map_or(0, |s| s.heal);
     let roll = world
         .resource_mut::<Dice>()
-        .roll(check_die(&a.data), format!("{me}'s Heal check on {t}"));
+        .roll_for(check_die(&a.data), || format!("{me}'s Heal check on {t}"));
     let total = roll.total + heal;
     let ok = total >= tn;
     log(world, || {
@@ -671,7 +671,7 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
     let intim = world.get::<Stats>(a.e).map_or(0, |s| s.intimidation);
     let roll = world
         .resource_mut::<Dice>()
-        .roll(check_die(&a.data), format!("{me}'s Intimidation of {t}"));
+        .roll_for(check_die(&a.data), || format!("{me}'s Intimidation of {t}"));
     let total = roll.total + intim;
     log(world, || {
         Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(me).roll(roll)
@@ -1121,7 +1121,7 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     }
     let roll = world
         .resource_mut::<Dice>()
-        .roll(r.attack_die, format!("{me}'s attack on {them}"));
+        .roll_for(r.attack_die, || format!("{me}'s attack on {them}"));
     let natural = roll.natural();
     let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
     let def = defense(world, target);
@@ -1177,7 +1177,7 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
     };
     let roll = world
         .resource_mut::<Dice>()
-        .roll(dice, format!("{me}'s damage to {them}"));
+        .roll_for(dice, || format!("{me}'s damage to {them}"));
     let raw = roll.total.max(0);
     let multiplied = if critical { raw * w.critical } else { raw };
     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
@@ -1395,7 +1395,7 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
         Effect::AbilityDamage(ability, dice) => {
             let roll = world
                 .resource_mut::<Dice>()
-                .roll(*dice, format!("{t}'s {ability} damage"));
+                .roll_for(*dice, || format!("{t}'s {ability} damage"));
             let amount = roll.total.max(0);
             if let Some(mut h) = world.get_mut::<Hurts>(e) {
                 match ability.as_str() {

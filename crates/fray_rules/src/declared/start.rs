@@ -11,10 +11,9 @@ pub(super) fn roll_base_initiative(
     name: &str,
     agility_mod: i32,
 ) -> (i32, Roll) {
-    let roll = dice.roll(
-        data.numbers.initiative_die,
-        format!("{name}'s base initiative"),
-    );
+    let roll = dice.roll_for(data.numbers.initiative_die, || {
+        format!("{name}'s base initiative")
+    });
     (roll.total - agility_mod, roll)
 }
 

@@ -704,7 +704,9 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
     let ok = if alert(world, e) {
         let roll = world
             .resource_mut::<Dice>()
-            .roll(data.numbers.check_die, format!("{who}'s DX check to grab"));
+            .roll_for(data.numbers.check_die, || {
+                format!("{who}'s DX check to grab")
+            });
         let (total, ok) = (roll.total, roll.total <= dx);
         log(world, || {
             Event::new(
@@ -979,7 +981,7 @@ fn close_or_open_check(
         };
         let roll = world
             .resource_mut::<Dice>()
-            .roll(die, format!("{who}'s DX check against falling"));
+            .roll_for(die, || format!("{who}'s DX check against falling"));
         let (total, kept) = (roll.total, roll.total <= dx);
         if !kept {
             world.entity_mut(e).insert(Fallen);
@@ -1241,7 +1243,7 @@ pub(super) fn resolve_attack(world: &mut World) {
     let (a, t) = (&at.a, &at.t);
     let roll = world
         .resource_mut::<Dice>()
-        .roll(data.numbers.hit_dice, format!("{a}'s hit roll on {t}"));
+        .roll_for(data.numbers.hit_dice, || format!("{a}'s hit roll on {t}"));
     let faces = roll.faces.clone();
     let top = data.numbers.hit_dice.sides;
     let double = |v: u32| faces.len() == 2 && faces.iter().all(|&f| f == v);
@@ -1536,7 +1538,7 @@ fn damage_roll(
     let (a, t) = (&at.a, &at.t);
     let droll = world
         .resource_mut::<Dice>()
-        .roll(wd.damage, format!("{a}'s damage to {t}"));
+        .roll_for(wd.damage, || format!("{a}'s damage to {t}"));
     let max = wd.damage.max();
     let rolled = droll.total;
     let mut damage = rolled + data.numbers.preparation_damage * preps;
@@ -1704,7 +1706,7 @@ fn maximum_damage(world: &mut World, data: &DetailedData, at: &Resolution) -> (i
         Consequence::ExtraDamage => {
             let again = world
                 .resource_mut::<Dice>()
-                .roll(at.wd.damage, format!("{a}'s extra damage"));
+                .roll_for(at.wd.damage, || format!("{a}'s extra damage"));
             (again.total, Some(again))
         }
         other => {

@@ -181,14 +181,14 @@ fn cast(
         SpellEffect::Harm(d) => {
             let r = world
                 .resource_mut::<Dice>()
-                .roll(d, format!("{who}'s {spell}"));
+                .roll_for(d, || format!("{who}'s {spell}"));
             let v = r.total;
             (r, -v)
         }
         SpellEffect::Mend(d) => {
             let r = world
                 .resource_mut::<Dice>()
-                .roll(d, format!("{who}'s {spell}"));
+                .roll_for(d, || format!("{who}'s {spell}"));
             let v = r.total;
             (r, v)
         }

@@ -1671,7 +1671,9 @@ fn blocks(
     let need = data.numbers.attack_base + ocv;
     let roll = world
         .resource_mut::<Dice>()
-        .roll(data.numbers.attack_dice, format!("{t}'s Block against {a}"));
+        .roll_for(data.numbers.attack_dice, || {
+            format!("{t}'s Block against {a}")
+        });
     let total = roll.total + bocv;
     bmods.insert(0, Modifier::new("3d6", roll.total));
     let blocked = total >= need;
@@ -1705,7 +1707,7 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
     let (a, t) = (name(world, attacker), name(world, target));
     let roll = world
         .resource_mut::<Dice>()
-        .roll(dice, format!("{a}'s damage to {t}"));
+        .roll_for(dice, || format!("{a}'s damage to {t}"));
     let stun_rolled = roll.total;
     let body_rolled: i32 = roll
         .faces

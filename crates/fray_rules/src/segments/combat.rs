@@ -227,7 +227,7 @@ pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>
         let amount = if hits {
             let dmg = world
                 .resource_mut::<Dice>()
-                .roll(w.damage, format!("{who}'s damage"));
+                .roll_for(w.damage, || format!("{who}'s damage"));
             let bonus = if w.missile() { 0 } else { stats.damage_bonus };
             let amount = ((dmg.total + bonus) * r.multiplier).max(1);
             rolls.push(dmg);
@@ -379,7 +379,7 @@ fn go_off(world: &mut World, e: Entity) {
     };
     let roll = world
         .resource_mut::<Dice>()
-        .roll(dice, format!("{who}'s {}", casting.spell));
+        .roll_for(dice, || format!("{who}'s {}", casting.spell));
     let amount = roll.total.max(1);
     let began = world.resource::<Flow>().begun(casting.began);
     let effect = if harm {

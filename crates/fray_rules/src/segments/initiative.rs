@@ -44,7 +44,7 @@ pub fn roll_initiative(world: &mut World) {
     for (i, side) in sides.0.iter().take(2).enumerate() {
         let roll = world
             .resource_mut::<Dice>()
-            .roll(die, format!("the {} initiative", possessive(&side.name)));
+            .roll_for(die, || format!("the {} initiative", possessive(&side.name)));
         rolls[i] = roll.total as u32;
         dice_rolled.push(roll);
     }

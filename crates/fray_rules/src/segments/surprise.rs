@@ -87,7 +87,7 @@ fn roll_side(world: &mut World, side: usize, name: &str) -> u32 {
     let die = world.resource::<Data>().0.numbers.surprise_die;
     let roll = world
         .resource_mut::<Dice>()
-        .roll(die, format!("the {name} surprise roll"));
+        .roll_for(die, || format!("the {name} surprise roll"));
     let segments = side_surprise(roll.total as u32, threshold);
     let rule = if threshold > 2 && segments > 2 {
         "001 §1 Surprises on 1-3"
