@@ -44,6 +44,9 @@ pub struct Battle {
     /// When set, how long each controller's decision took: the side, and
     /// microseconds.
     pub decision_times: Option<Vec<(usize, u32)>>,
+    /// The [`RulesStep`] schedule, held here from the first step on rather
+    /// than taken out of the world and put back at every step.
+    rules: Option<Schedule>,
 }
 
 /// An app with what every ruleset needs: the step schedule (single-threaded,
@@ -75,6 +78,7 @@ impl Battle {
             refused_in_a_row: 0,
             last_refusal: None,
             decision_times: None,
+            rules: None,
         }
     }
 
@@ -105,7 +109,15 @@ impl Battle {
     pub fn step(&mut self) {
         let world = self.app.world_mut();
         world.resource_mut::<Decisions>().stepped();
-        world.run_schedule(RulesStep);
+        if self.rules.is_none() {
+            self.rules = world
+                .get_resource_mut::<Schedules>()
+                .and_then(|mut s| s.remove(RulesStep));
+        }
+        match &mut self.rules {
+            Some(rules) => rules.run(world),
+            None => world.run_schedule(RulesStep),
+        }
         // As App::update does after each frame: forget removed-component
         // records, which would otherwise pile up over a long battle or batch.
         world.clear_trackers();
