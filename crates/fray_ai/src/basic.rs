@@ -75,9 +75,7 @@ fn appraised(world: &World, actor: Entity) -> (Vec<Order>, Vec<usize>) {
         return (Vec::new(), Vec::new());
     };
     let all = (hooks.appraise)(world, actor);
-    let scores: Vec<f32> = all.iter().map(fray_core::ai::Appraisal::score).collect();
-    let mut places: Vec<usize> = (0..all.len()).collect();
-    places.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let places = fray_core::ai::best_first(all.iter().map(fray_core::ai::Appraisal::score));
     (all.into_iter().map(|a| a.order).collect(), places)
 }
 

@@ -52,6 +52,15 @@ impl Appraisal {
     }
 }
 
+/// The places of `scores`, best first; of equal scores, the earlier first.
+/// The places are sorted, not what they score, which may be large.
+pub fn best_first(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
+    let scores: Vec<f32> = scores.into_iter().collect();
+    let mut places: Vec<usize> = (0..scores.len()).collect();
+    places.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    places
+}
+
 /// The ruleset's appraisal of the orders worth considering for a combatant,
 /// and the rules' own check of an order (the AI gives the best legal one).
 #[derive(Resource, Clone, Copy)]
@@ -68,6 +77,12 @@ pub struct AiHooks {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_best_come_first_and_equals_keep_their_order() {
+        assert_eq!(best_first([1.0, 3.0, 2.0, 3.0, -1.0]), vec![1, 3, 2, 0, 4]);
+        assert!(best_first([]).is_empty());
+    }
 
     #[test]
     fn finishing_a_target_counts_double() {

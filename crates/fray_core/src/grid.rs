@@ -1578,6 +1578,17 @@ mod tests {
     // ---- reachable ----
 
     #[test]
+    fn the_cost_of_a_reached_cell_is_found_in_the_list() {
+        let mut g = square12();
+        g.add_difficult(c(6, 5));
+        let reach = g.reachable(c(5, 5), 2, never);
+        assert_eq!(Grid::cost_in(&reach, c(5, 5)), Some(0));
+        assert_eq!(Grid::cost_in(&reach, c(6, 5)), Some(2));
+        assert_eq!(Grid::cost_in(&reach, c(7, 7)), Some(2));
+        assert_eq!(Grid::cost_in(&reach, c(8, 5)), None);
+    }
+
+    #[test]
     fn reachable_square_budget() {
         let mut g = square12();
         assert_eq!(

@@ -15,7 +15,7 @@
 //! action is weighed against striking.
 
 use bevy_ecs::prelude::*;
-use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::ai::{AiHooks, Appraisal, best_first};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::Rostered;
@@ -563,11 +563,11 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
 /// best the rules take, priced for the attacks of opportunity on the way.
 fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
-    // Their places sorted, best first (of equal scores, the first listed).
-    let mut places: Vec<usize> = (0..list.len()).collect();
-    places.sort_by(|&a, &b| list[b].0.total_cmp(&list[a].0).then(a.cmp(&b)));
     let mut chosen: Option<Appraisal> = None;
-    for i in places.into_iter().take(4) {
+    for i in best_first(list.iter().map(|(cheap, _)| *cheap))
+        .into_iter()
+        .take(4)
+    {
         let (cheap, mut a) = list[i].clone();
         // The risk of the way only lowers a score, and the rest score no
         // more than this one cheaply: none of them can beat the best now.
