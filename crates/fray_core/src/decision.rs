@@ -287,11 +287,23 @@ impl Decisions {
         std::mem::take(&mut self.answered)
     }
 
-    /// Close decision `id`: its order was taken.
-    pub fn close(&mut self, id: u64) -> Option<Decision> {
-        let i = self.open.iter().position(|d| d.id == id)?;
-        self.generation += 1;
-        Some(self.open.remove(i))
+    /// Close the decisions `ids`, their orders taken, in one pass over the
+    /// open ones (a thousand declarations taken at once stay cheap); each
+    /// comes back in the place of its id, `None` for one not open.
+    pub fn close_many(&mut self, ids: &[u64]) -> Vec<Option<Decision>> {
+        let mut wanted: Vec<(u64, usize)> = ids.iter().copied().zip(0..).collect();
+        wanted.sort_unstable();
+        let mut closed: Vec<Option<Decision>> = ids.iter().map(|_| None).collect();
+        let mut kept = Vec::with_capacity(self.open.len());
+        for d in self.open.drain(..) {
+            match wanted.binary_search_by_key(&d.id, |w| w.0) {
+                Ok(k) => closed[wanted[k].1] = Some(d),
+                Err(_) => kept.push(d),
+            }
+        }
+        self.open = kept;
+        self.generation += closed.iter().flatten().count() as u64;
+        closed
     }
 
     /// Close every open decision (the battle ended, or the question lapsed).
@@ -388,14 +400,14 @@ pub fn take_answers<P>(
     let answers = world.resource_mut::<Decisions>().take_answers();
     let mut taken = Vec::new();
     for (id, order) in answers {
-        let Some(decision) = world.resource::<Decisions>().get(id).cloned() else {
-            continue;
+        let verdict = {
+            let Some(decision) = world.resource::<Decisions>().get(id) else {
+                continue;
+            };
+            validate(world, decision, &order)
         };
-        match validate(world, &decision, &order) {
-            Ok(plan) => {
-                world.resource_mut::<Decisions>().close(id);
-                taken.push((decision, plan));
-            }
+        match verdict {
+            Ok(plan) => taken.push((id, plan)),
             Err(why) => {
                 let (who, what) = (order.actor.clone(), order.action.clone());
                 crate::log::record(world, || {
@@ -410,7 +422,14 @@ pub fn take_answers<P>(
             }
         }
     }
-    taken
+    // Validating reads no open decision, so those taken close together.
+    let ids: Vec<u64> = taken.iter().map(|(id, _)| *id).collect();
+    let closed = world.resource_mut::<Decisions>().close_many(&ids);
+    closed
+        .into_iter()
+        .zip(taken)
+        .filter_map(|(decision, (_, plan))| Some((decision?, plan)))
+        .collect()
 }
 
 /// Answers decisions for a side: the AI, a script, a replay, the window.
@@ -571,5 +590,24 @@ mod tests {
             assert_eq!(open_ids(&d), vec![1, 2, 3, 4, 5]);
         }
         assert!(five().lend(9).is_none());
+    }
+
+    /// Decisions closed together come back in the order asked, a closed
+    /// one asked again as `None`; the others stay open in their order.
+    #[test]
+    fn decisions_closed_together_come_back_in_the_order_asked() {
+        let mut d = five();
+        let before = d.generation;
+        let closed = d.close_many(&[4, 2, 9]);
+        let ids: Vec<Option<u64>> = closed.iter().map(|c| c.as_ref().map(|c| c.id)).collect();
+        assert_eq!(ids, vec![Some(4), Some(2), None]);
+        assert_eq!(
+            closed[0].as_ref().map(|c| c.actor_name.as_str()),
+            Some("c3")
+        );
+        assert_eq!(open_ids(&d), vec![1, 3, 5]);
+        assert_eq!(d.generation, before + 2);
+        assert!(d.close_many(&[]).is_empty());
+        assert_eq!(d.generation, before + 2);
     }
 }
