@@ -452,14 +452,14 @@ pub fn take_declarations(world: &mut World) {
                 .resource_mut::<Flow>()
                 .hidden
                 .push((decision.actor, action));
-            world.resource_mut::<BattleLog>().push(
+            fray_core::log::record(world, || {
                 Event::new(
                     EventKind::Declare,
                     "004 §Step 3",
                     format!("{} writes down an action.", decision.actor_name),
                 )
-                .actor(&decision.actor_name),
-            );
+                .actor(&decision.actor_name)
+            });
         } else {
             accept_declaration(world, decision.actor, action);
         }
@@ -592,22 +592,25 @@ fn order_the_round(world: &mut World) {
     }
     slots.sort_by_key(|(listing, s)| (s.initiative, *listing, s.late));
     let queue: Vec<Slot> = slots.into_iter().map(|(_, s)| s).collect();
-    let order: Vec<String> = queue
-        .iter()
-        .map(|s| {
-            format!(
-                "{} {}",
-                world.resource::<Flow>().name(s.actor),
-                s.initiative
+    if !queue.is_empty() {
+        let flow = world.resource::<Flow>();
+        let order = world.resource::<BattleLog>().keeps().then(|| {
+            let each: Vec<String> = queue
+                .iter()
+                .map(|s| format!("{} {}", flow.name(s.actor), s.initiative))
+                .collect();
+            each.join(", ")
+        });
+        fray_core::log::record(world, || {
+            Event::new(
+                EventKind::Order,
+                "004 §Step 2",
+                format!(
+                    "Order of the round, lowest first: {}.",
+                    order.unwrap_or_default()
+                ),
             )
-        })
-        .collect();
-    if !order.is_empty() {
-        world.resource_mut::<BattleLog>().push(Event::new(
-            EventKind::Order,
-            "004 §Step 2",
-            format!("Order of the round, lowest first: {}.", order.join(", ")),
-        ));
+        });
     }
     let mut flow = world.resource_mut::<Flow>();
     flow.queue = queue;

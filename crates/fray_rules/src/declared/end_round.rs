@@ -196,11 +196,13 @@ pub fn end_of_round(world: &mut World) {
         }
     }
     let round = world.resource::<Flow>().round;
-    world.resource_mut::<BattleLog>().push(Event::new(
-        EventKind::RoundEnd,
-        "004 §Step 4",
-        format!("Round {round} ends."),
-    ));
+    fray_core::log::record(world, || {
+        Event::new(
+            EventKind::RoundEnd,
+            "004 §Step 4",
+            format!("Round {round} ends."),
+        )
+    });
     if check_end(world) {
         return;
     }

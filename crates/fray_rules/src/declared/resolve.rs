@@ -91,14 +91,16 @@ fn begin_count(world: &mut World) -> bool {
     };
     world.resource_mut::<BattleLog>().time = format!("initiative {init}");
     if names.len() > 1 {
-        world.resource_mut::<BattleLog>().push(Event::new(
-            EventKind::Simultaneous,
-            "004 §Step 2",
-            format!(
-                "{} act at the same instant: their hits land together.",
-                names.join(" and ")
-            ),
-        ));
+        log(world, || {
+            Event::new(
+                EventKind::Simultaneous,
+                "004 §Step 2",
+                format!(
+                    "{} act at the same instant: their hits land together.",
+                    names.join(" and ")
+                ),
+            )
+        });
     }
     true
 }
@@ -1130,18 +1132,16 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     let full = world
         .get::<RoundState>(target)
         .is_some_and(|rs| rs.full_defense);
-    let mut verdict = if critical {
-        "a critical hit".to_string()
+    let verdict = if critical {
+        "a critical hit"
     } else if hit {
-        "a hit".to_string()
+        "a hit"
     } else if natural == r.automatic_miss_on {
-        "a natural 1 misses".to_string()
+        "a natural 1 misses"
     } else {
-        "a miss".to_string()
+        "a miss"
     };
-    if full {
-        verdict.push_str(" (full defense +4)");
-    }
+    let full = if full { " (full defense +4)" } else { "" };
     let rule = if critical || natural == r.automatic_miss_on {
         "004 §Defense · ruling natural_rolls"
     } else {
@@ -1149,7 +1149,7 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     };
     log(world, || {
         Event::new(EventKind::Attack, rule, format!(
-            "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}.",
+            "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}{full}.",
             total - natural as i32
         ))
         .actor(&me)
@@ -1182,29 +1182,27 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
     let multiplied = if critical { raw * w.critical } else { raw };
     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
     let amount = (multiplied - armour).max(0);
-    let mut text = format!(
-        "Damage {} ({}{})",
-        raw,
-        w.damage,
-        if bonus != 0 {
-            format!(" {bonus:+} Strength")
-        } else {
-            String::new()
-        }
-    );
-    if critical {
-        text.push_str(&format!(" × {} critical = {multiplied}", w.critical));
-    }
-    text.push_str(&format!(
-        ", less {armour} Armour: {amount} {} damage.",
-        w.damage_type.word()
-    ));
     let rule = if critical {
         "004 §Critical Hits · 004 §Armour"
     } else {
         "004 §Armour · ruling damage_bonus"
     };
     log(world, || {
+        let strength = if bonus != 0 {
+            format!(" {bonus:+} Strength")
+        } else {
+            String::new()
+        };
+        let times = if critical {
+            format!(" × {} critical = {multiplied}", w.critical)
+        } else {
+            String::new()
+        };
+        let text = format!(
+            "Damage {raw} ({}{strength}){times}, less {armour} Armour: {amount} {} damage.",
+            w.damage,
+            w.damage_type.word()
+        );
         Event::new(EventKind::DamageRoll, rule, text)
             .actor(&me)
             .roll(roll)
@@ -1265,17 +1263,17 @@ fn apply_hit(world: &mut World, hit: &Hit) {
     } else {
         ("004 §Stress", "all of it to Stress")
     };
-    let now = match (stress, wp) {
-        (Some(s), Some(w)) => format!(
-            " (Stress {}/{}, Wound Points {}/{})",
-            s.current,
-            s.max,
-            w.current - to_wounds,
-            w.max
-        ),
-        _ => String::new(),
-    };
     log(world, || {
+        let now = match (stress, wp) {
+            (Some(s), Some(w)) => format!(
+                " (Stress {}/{}, Wound Points {}/{})",
+                s.current,
+                s.max,
+                w.current - to_wounds,
+                w.max
+            ),
+            _ => String::new(),
+        };
         Event::new(
             EventKind::Damage,
             rule,
