@@ -18,21 +18,65 @@ pub struct Combatant {
 
 /// Every combatant of a battle by entity and name, in listing order. Rules
 /// iterate this rather than queries, so that the order never depends on how
-/// the world stores its entities.
+/// the world stores its entities. A name is found by its entity, and an
+/// entity by its name, without a pass over everyone (a field of a thousand
+/// asks thousands of times a round).
 #[derive(Clone, Debug, Default)]
-pub struct Roster(pub Vec<(Entity, String)>);
+pub struct Roster {
+    list: Vec<(Entity, String)>,
+    /// Each combatant's place in `list`, by its entity's index.
+    by_entity: Vec<u32>,
+    /// The places in `list` in the order of their names, the first listed
+    /// first among equal names.
+    by_name: Vec<u32>,
+}
+
+/// No place in the roster.
+const UNLISTED: u32 = u32::MAX;
 
 impl Roster {
+    /// The roster of these combatants, in this order.
+    pub fn new(list: Vec<(Entity, String)>) -> Self {
+        let mut roster = Self::default();
+        for c in list {
+            roster.push(c);
+        }
+        roster
+    }
+
+    /// A combatant joining the battle, listed last.
+    pub fn push(&mut self, (e, name): (Entity, String)) {
+        let place = self.list.len() as u32;
+        let i = e.index_u32() as usize;
+        if self.by_entity.len() <= i {
+            self.by_entity.resize(i + 1, UNLISTED);
+        }
+        if self.by_entity[i] == UNLISTED {
+            self.by_entity[i] = place;
+        }
+        // After every place already under the same name.
+        let at = self
+            .by_name
+            .partition_point(|&p| self.list[p as usize].1.as_str() <= name.as_str());
+        self.by_name.insert(at, place);
+        self.list.push((e, name));
+    }
+
     /// The combatant called `name`.
     pub fn entity(&self, name: &str) -> Option<Entity> {
-        self.0.iter().find(|(_, n)| n == name).map(|(e, _)| *e)
+        let i = self
+            .by_name
+            .partition_point(|&p| self.list[p as usize].1.as_str() < name);
+        let (e, n) = &self.list[*self.by_name.get(i)? as usize];
+        (n == name).then_some(*e)
     }
 
     /// The name of `e` ("?" for anyone not in the battle).
     pub fn name(&self, e: Entity) -> &str {
-        self.0
-            .iter()
-            .find(|(x, _)| *x == e)
+        self.by_entity
+            .get(e.index_u32() as usize)
+            .and_then(|&p| self.list.get(p as usize))
+            .filter(|(x, _)| *x == e)
             .map_or("?", |(_, n)| n.as_str())
     }
 
@@ -48,7 +92,7 @@ impl Roster {
 
     /// Every combatant, in listing order.
     pub fn entities(&self) -> Vec<Entity> {
-        self.0.iter().map(|(e, _)| *e).collect()
+        self.list.iter().map(|(e, _)| *e).collect()
     }
 }
 
@@ -71,7 +115,7 @@ pub trait Rostered {
 impl std::ops::Deref for Roster {
     type Target = Vec<(Entity, String)>;
     fn deref(&self) -> &Self::Target {
-        &self.0
+        &self.list
     }
 }
 
@@ -79,13 +123,7 @@ impl<'a> IntoIterator for &'a Roster {
     type Item = &'a (Entity, String);
     type IntoIter = std::slice::Iter<'a, (Entity, String)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
-impl std::ops::DerefMut for Roster {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
+        self.list.iter()
     }
 }
 
@@ -382,7 +420,7 @@ pub fn spawn_combatants(
         own(spec, &mut e)?;
         roster.push((e.id(), spec.name.clone()));
     }
-    Ok(Roster(roster))
+    Ok(Roster::new(roster))
 }
 
 /// Every combatant in the world, in listing order (a batch clears these
@@ -616,5 +654,31 @@ mod tests {
             ListedQuery::look(&bare, |q| q.iter_manual(&bare).count()),
             Some(2)
         );
+    }
+
+    /// A roster finds names by entity and entities by name as a pass in
+    /// listing order would: the first listed of two of one name, "?" for
+    /// an entity it does not list, and newcomers pushed later alike.
+    #[test]
+    fn a_roster_finds_whom_a_pass_in_listing_order_finds() {
+        let mut world = World::new();
+        let e: Vec<Entity> = (0..5).map(|_| world.spawn_empty().id()).collect();
+        let names = ["Mara", "Ash", "Ash", "Zed"];
+        let mut roster = Roster::new(vec![
+            (e[3], names[0].into()),
+            (e[1], names[1].into()),
+            (e[0], names[2].into()),
+        ]);
+        roster.push((e[2], names[3].into()));
+        let listed: Vec<Entity> = roster.iter().map(|(x, _)| *x).collect();
+        assert_eq!(listed, vec![e[3], e[1], e[0], e[2]]);
+        assert_eq!(roster.entity("Ash"), Some(e[1]), "the first listed");
+        assert_eq!(roster.entity("Zed"), Some(e[2]));
+        assert_eq!(roster.entity("Mara"), Some(e[3]));
+        assert_eq!(roster.entity("Bob"), None);
+        assert_eq!(roster.entity(""), None);
+        assert_eq!(roster.name(e[0]), "Ash");
+        assert_eq!(roster.name(e[2]), "Zed");
+        assert_eq!(roster.name(e[4]), "?", "spawned but not listed");
     }
 }
