@@ -24,18 +24,37 @@ use std::collections::BinaryHeap;
 use super::Cell;
 
 /// One cell waiting in the open list: the library's `SmallestCostHolder`,
-/// with the cell beside its slot.
+/// its estimate and cost packed in one key that orders alike, and the
+/// cell's slot (the cell itself is kept in the slot). Two are ordered by
+/// their keys alone, as the library orders them by estimate and cost alone.
 struct Open {
-    estimated_cost: u32,
-    cost: u32,
-    slot: usize,
-    cell: Cell,
+    /// The smallest estimate first; among equal estimates, the one furthest
+    /// along: the estimate's complement above the cost, so that the larger
+    /// key comes first out of the heap.
+    key: u64,
+    slot: u32,
+}
+
+impl Open {
+    #[inline]
+    fn new(estimated_cost: u32, cost: u32, slot: usize) -> Self {
+        Self {
+            key: (u64::from(!estimated_cost) << 32) | u64::from(cost),
+            // Slots are fewer than SLOTS_KEPT, far below u32::MAX.
+            slot: slot as u32,
+        }
+    }
+
+    #[inline]
+    fn cost(&self) -> u32 {
+        self.key as u32
+    }
 }
 
 impl PartialEq for Open {
     #[inline]
     fn eq(&self, other: &Self) -> bool {
-        self.estimated_cost == other.estimated_cost && self.cost == other.cost
+        self.key == other.key
     }
 }
 
@@ -49,14 +68,9 @@ impl PartialOrd for Open {
 }
 
 impl Ord for Open {
-    /// The smallest estimate first; among equal estimates, the one furthest
-    /// along.
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        match other.estimated_cost.cmp(&self.estimated_cost) {
-            Ordering::Equal => self.cost.cmp(&other.cost),
-            s => s,
-        }
+        self.key.cmp(&other.key)
     }
 }
 
@@ -190,16 +204,12 @@ where
         let slot = board.slot_of(start)?;
         scratch.begin(board.slots);
         scratch.set(slot, start, usize::MAX, 0);
-        scratch.open.push(Open {
-            estimated_cost: 0,
-            cost: 0,
-            slot,
-            cell: start,
-        });
-        while let Some(Open {
-            cost, slot, cell, ..
-        }) = scratch.open.pop()
-        {
+        scratch.open.push(Open::new(0, 0, slot));
+        while let Some(open) = scratch.open.pop() {
+            let (cost, slot) = (open.cost(), open.slot as usize);
+            let Some(cell) = scratch.seen.get(slot).map(|s| s.cell) else {
+                continue;
+            };
             if (board.success)(cell) {
                 return Some((scratch.path_to(slot), cost));
             }
@@ -218,12 +228,7 @@ where
                 }
                 let h = (board.heuristic)(next);
                 scratch.set(to, next, slot, new_cost);
-                scratch.open.push(Open {
-                    estimated_cost: new_cost + h,
-                    cost: new_cost,
-                    slot: to,
-                    cell: next,
-                });
+                scratch.open.push(Open::new(new_cost + h, new_cost, to));
             }
         }
         None
