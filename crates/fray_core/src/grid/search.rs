@@ -186,13 +186,36 @@ impl<FSlot: Fn(Cell) -> Option<usize>, FN, FH, FS> Board<FSlot, FN, FH, FS> {
     }
 }
 
+/// How a search ended.
+#[derive(Debug, PartialEq)]
+pub(super) enum Searched {
+    /// The cells from the start to the goal, and the path's cost.
+    Found(Vec<Cell>, u32),
+    /// No goal can be reached (or the start has no slot).
+    NoPath,
+    /// It expanded as many cells as it was allowed without reaching a goal.
+    Stopped,
+}
+
+impl Searched {
+    /// The path found, if one was.
+    pub(super) fn path(self) -> Option<(Vec<Cell>, u32)> {
+        match self {
+            Self::Found(path, cost) => Some((path, cost)),
+            Self::NoPath | Self::Stopped => None,
+        }
+    }
+}
+
 /// The cheapest path from `start` to a goal, as `pathfinding`'s `astar`
-/// finds it: the cells from `start` to the goal, and its cost. `None` also
-/// when `start` has no slot.
+/// finds it: the cells from `start` to the goal, and its cost. It gives up
+/// after expanding `most` cells; a search run again with more finds what it
+/// would have found.
 pub(super) fn astar<FSlot, FN, IN, FH, FS>(
     start: Cell,
     mut board: Board<FSlot, FN, FH, FS>,
-) -> Option<(Vec<Cell>, u32)>
+    most: usize,
+) -> Searched
 where
     FSlot: Fn(Cell) -> Option<usize>,
     FN: FnMut(Cell) -> IN,
@@ -201,23 +224,30 @@ where
     FS: FnMut(Cell) -> bool,
 {
     with_scratch(|scratch| {
-        let slot = board.slot_of(start)?;
+        let Some(slot) = board.slot_of(start) else {
+            return Searched::NoPath;
+        };
         scratch.begin(board.slots);
         scratch.set(slot, start, usize::MAX, 0);
         scratch.open.push(Open::new(0, 0, slot));
+        let mut expanded = 0;
         while let Some(open) = scratch.open.pop() {
             let (cost, slot) = (open.cost(), open.slot as usize);
             let Some(cell) = scratch.seen.get(slot).map(|s| s.cell) else {
                 continue;
             };
             if (board.success)(cell) {
-                return Some((scratch.path_to(slot), cost));
+                return Searched::Found(scratch.path_to(slot), cost);
             }
             // A cell pushed again when a cheaper way to it was found: only
             // the cheapest is expanded.
             if scratch.cost(slot).is_some_and(|c| cost > c) {
                 continue;
             }
+            if expanded == most {
+                return Searched::Stopped;
+            }
+            expanded += 1;
             for (next, step) in (board.successors)(cell) {
                 let new_cost = cost + step;
                 let Some(to) = board.slot_of(next) else {
@@ -231,7 +261,7 @@ where
                 scratch.open.push(Open::new(new_cost + h, new_cost, to));
             }
         }
-        None
+        Searched::NoPath
     })
 }
 
@@ -362,5 +392,32 @@ mod tests {
                 "board {n}: {grid:?} from {from} within {budget}"
             );
         }
+    }
+
+    /// A search allowed to expand only a few cells says it stopped; let
+    /// run, the same search finds the straight diagonal.
+    #[test]
+    fn a_search_stopped_early_says_so_and_finds_the_path_let_run() {
+        let grid = Grid::new(GridKind::Square, 20, 20);
+        let (from, to) = (Cell::new(0, 0), Cell::new(19, 19));
+        let open = |_: Cell| false;
+        let board = || super::Board {
+            slots: 400,
+            slot: |c| grid.index(c),
+            successors: |c| grid.steps_from(c, &open),
+            heuristic: |c| grid.distance(c, to),
+            success: |c| c == to,
+        };
+        assert_eq!(super::astar(from, board(), 5), super::Searched::Stopped);
+        let (path, cost) = super::astar(from, board(), usize::MAX)
+            .path()
+            .expect("an open board");
+        assert_eq!(cost, 19);
+        assert_eq!(path.len(), 20);
+        assert_eq!(path.last(), Some(&to));
+        // The goal is taken out of the open list, not expanded: the 19
+        // cells before it are.
+        assert_eq!(super::astar(from, board(), 18).path(), None, "one short");
+        assert!(super::astar(from, board(), 19).path().is_some());
     }
 }
