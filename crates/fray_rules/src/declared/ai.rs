@@ -170,11 +170,24 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     // Everyone in one pass over where they are stored, each with its place
     // in the listing: what comes out in listing order is put in it after.
     let mut helped = Vec::new();
+    let here = m.here;
+    // The one `advance` would pick among all the foes fighting, the first
+    // listed of those as near and as straight ahead; and how near the
+    // nearest is.
+    let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
+    let mut ahead: Option<((u32, i32, u32), Entity, Cell)> = None;
     let looked = ListedQuery::look(world, |everyone| {
         for (e, k, s, &cell, is_fighting) in everyone.iter_manual(world) {
             if *s != m.side {
                 if is_fighting {
-                    fighting.push((k.listing, e, cell));
+                    let far = m.grid.distance(here, cell);
+                    let key = (far, straightness(cell), k.listing);
+                    if ahead.is_none_or(|(best, _, _)| key < best) {
+                        ahead = Some((key, e, cell));
+                    }
+                    if far <= striking {
+                        fighting.push((k.listing, e, cell));
+                    }
                 }
                 continue;
             }
@@ -194,19 +207,13 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     for (_, e, cell, how) in helped {
         ally(world, m, e, cell, how, out);
     }
-    let here = m.here;
-    let nearest = fighting
-        .iter()
-        .map(|&(_, _, c)| m.grid.distance(here, c))
-        .min();
-    // The one `advance` would pick among them all, the first listed of
-    // those as near and as straight ahead.
-    let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
-    let ahead = fighting
-        .iter()
-        .min_by_key(|&&(n, _, c)| (m.grid.distance(here, c), straightness(c), n))
-        .map(|&(_, e, _)| e);
-    fighting.retain(|&(_, e, c)| Some(e) == ahead || m.grid.distance(here, c) <= striking);
+    // The nearest is the one ahead, whose distance comes first in its key.
+    let nearest = ahead.map(|((far, _, _), _, _)| far);
+    if let Some(((far, _, listing), e, cell)) = ahead
+        && far > striking
+    {
+        fighting.push((listing, e, cell));
+    }
     fighting.sort_unstable_by_key(|f| f.0);
     let foes = fighting
         .into_iter()
