@@ -662,7 +662,7 @@ impl Grid {
         let board = || search::Board {
             slots: self.width as usize * self.height as usize,
             slot: |c| self.index(c),
-            successors: |c| self.steps_from(c, &blocked),
+            successors: |c| self.slotted_steps(c, &blocked),
             heuristic: |c| heuristic(&c),
             success: |c| arrived(&c),
         };
@@ -745,7 +745,7 @@ impl Grid {
             let board = search::Board {
                 slots: self.width as usize * self.height as usize,
                 slot: |c| self.index(c),
-                successors: |c| self.steps_from(c, &blocked),
+                successors: |c| self.slotted_steps(c, &blocked),
                 heuristic: (),
                 success: (),
             };
@@ -779,6 +779,28 @@ impl Grid {
         self.neighbour_cells(c).filter_map(move |n| {
             let cost = self.enter_cost(n)?;
             (!blocked(n)).then_some((n, cost))
+        })
+    }
+
+    /// [`Grid::steps_from`], each step with the neighbour's place in the
+    /// grid, worked out once: what a search keeping one slot a cell takes.
+    #[inline]
+    fn slotted_steps<'a, B: Fn(Cell) -> bool>(
+        &'a self,
+        c: Cell,
+        blocked: &'a B,
+    ) -> impl Iterator<Item = (Cell, u32, usize)> + 'a {
+        self.neighbour_cells(c).filter_map(move |n| {
+            let i = self.index(n)?;
+            if *self.obstacles.get(i)? || blocked(n) {
+                return None;
+            }
+            let cost = if self.difficult.get(i).copied().unwrap_or(false) {
+                2
+            } else {
+                1
+            };
+            Some((n, cost, i))
         })
     }
 

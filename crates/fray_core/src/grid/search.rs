@@ -168,8 +168,8 @@ fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
 }
 
 /// What a search asks of the grid: how many slots its cells take and which
-/// slot a cell has, the steps out of a cell with their costs, a lower bound
-/// of the cost left, and whether a cell is a goal.
+/// slot a cell has, the steps out of a cell with their costs and slots, a
+/// lower bound of the cost left, and whether a cell is a goal.
 pub(super) struct Board<FSlot, FN, FH, FS> {
     pub slots: usize,
     pub slot: FSlot,
@@ -219,7 +219,7 @@ pub(super) fn astar<FSlot, FN, IN, FH, FS>(
 where
     FSlot: Fn(Cell) -> Option<usize>,
     FN: FnMut(Cell) -> IN,
-    IN: IntoIterator<Item = (Cell, u32)>,
+    IN: IntoIterator<Item = (Cell, u32, usize)>,
     FH: FnMut(Cell) -> u32,
     FS: FnMut(Cell) -> bool,
 {
@@ -248,12 +248,9 @@ where
                 return Searched::Stopped;
             }
             expanded += 1;
-            for (next, step) in (board.successors)(cell) {
+            for (next, step, to) in (board.successors)(cell) {
                 let new_cost = cost + step;
-                let Some(to) = board.slot_of(next) else {
-                    continue;
-                };
-                if scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                if to >= board.slots || scratch.cost(to).is_some_and(|c| c <= new_cost) {
                     continue;
                 }
                 let h = (board.heuristic)(next);
@@ -277,7 +274,7 @@ pub(super) fn reach<FSlot, FN, IN>(
 where
     FSlot: Fn(Cell) -> Option<usize>,
     FN: FnMut(Cell) -> IN,
-    IN: IntoIterator<Item = (Cell, u32)>,
+    IN: IntoIterator<Item = (Cell, u32, usize)>,
 {
     with_scratch(|scratch| {
         let mut out = Vec::new();
@@ -296,12 +293,12 @@ where
                 continue;
             }
             out.push((seen.cell, cost));
-            for (next, step) in (board.successors)(seen.cell) {
+            for (next, step, to) in (board.successors)(seen.cell) {
                 let new_cost = cost.saturating_add(step);
-                let Some(to) = board.slot_of(next) else {
-                    continue;
-                };
-                if new_cost > budget || scratch.cost(to).is_some_and(|c| c <= new_cost) {
+                if to >= board.slots
+                    || new_cost > budget
+                    || scratch.cost(to).is_some_and(|c| c <= new_cost)
+                {
                     continue;
                 }
                 scratch.set(to, next, slot, new_cost);
@@ -404,7 +401,7 @@ mod tests {
         let board = || super::Board {
             slots: 400,
             slot: |c| grid.index(c),
-            successors: |c| grid.steps_from(c, &open),
+            successors: |c| grid.slotted_steps(c, &open),
             heuristic: |c| grid.distance(c, to),
             success: |c| c == to,
         };
