@@ -601,10 +601,15 @@ impl Grid {
     #[must_use]
     #[inline]
     pub fn enter_cost(&self, c: Cell) -> Option<u32> {
-        let i = self.index(c)?;
-        if self.obstacles[i] {
+        self.enter_cost_at(self.index(c)?)
+    }
+
+    /// [`Grid::enter_cost`] of the cell at a bitmap index.
+    #[inline]
+    fn enter_cost_at(&self, i: usize) -> Option<u32> {
+        if *self.obstacles.get(i)? {
             None
-        } else if self.difficult[i] {
+        } else if self.difficult.get(i).copied().unwrap_or(false) {
             Some(2)
         } else {
             Some(1)
@@ -776,10 +781,7 @@ impl Grid {
         c: Cell,
         blocked: &'a B,
     ) -> impl Iterator<Item = (Cell, u32)> + 'a {
-        self.neighbour_cells(c).filter_map(move |n| {
-            let cost = self.enter_cost(n)?;
-            (!blocked(n)).then_some((n, cost))
-        })
+        self.slotted_steps(c, blocked).map(|(n, cost, _)| (n, cost))
     }
 
     /// [`Grid::steps_from`], each step with the neighbour's place in the
@@ -792,15 +794,8 @@ impl Grid {
     ) -> impl Iterator<Item = (Cell, u32, usize)> + 'a {
         self.neighbour_cells(c).filter_map(move |n| {
             let i = self.index(n)?;
-            if *self.obstacles.get(i)? || blocked(n) {
-                return None;
-            }
-            let cost = if self.difficult.get(i).copied().unwrap_or(false) {
-                2
-            } else {
-                1
-            };
-            Some((n, cost, i))
+            let cost = self.enter_cost_at(i)?;
+            (!blocked(n)).then_some((n, cost, i))
         })
     }
 
