@@ -63,6 +63,7 @@ pub fn rules_app(dice: Dice) -> App {
         .init_resource::<BattleLog>()
         .init_resource::<Decisions>()
         .init_resource::<Outcome>()
+        .init_resource::<crate::occupancy::Occupancy>()
         .init_resource::<crate::model::BlockingQuery>()
         .init_resource::<crate::model::ListedQuery>()
         .init_resource::<crate::fork::CombatantQuery>();

@@ -33,7 +33,8 @@ type CopyResource = fn(&World, &mut World);
 pub struct ForkRegistry {
     components: HashMap<TypeId, (CopyComponent, RemoveComponent)>,
     resources: HashMap<TypeId, CopyResource>,
-    /// Resources set when the battle is set up and never changed after.
+    /// Resources set when the battle is set up and never changed after,
+    /// or kept by the world itself from what is copied (an index).
     set_up: HashSet<TypeId>,
 }
 
@@ -65,6 +66,17 @@ fn copy_component<T: Component<Mutability = Mutable> + Clone>(
     }
 }
 
+/// A component only ever replaced is replaced in the fork too, where it
+/// differs, so that the hooks watching it see the change.
+fn replace_component<T: Component + Clone + PartialEq>(from: &World, e: Entity, to: &mut World) {
+    let Some(value) = from.get::<T>(e) else {
+        return;
+    };
+    if to.get::<T>(e) != Some(value) {
+        to.entity_mut(e).insert(value.clone());
+    }
+}
+
 fn remove_component<T: Component>(to: &mut World, e: Entity) {
     to.entity_mut(e).remove::<T>();
 }
@@ -81,6 +93,15 @@ impl ForkRegistry {
         self.components.insert(
             TypeId::of::<T>(),
             (copy_component::<T>, remove_component::<T>),
+        );
+        self
+    }
+
+    /// Copy `T`, an immutable component (replaced, never changed in place).
+    pub fn replaced<T: Component + Clone + PartialEq>(&mut self) -> &mut Self {
+        self.components.insert(
+            TypeId::of::<T>(),
+            (replace_component::<T>, remove_component::<T>),
         );
         self
     }
@@ -122,7 +143,6 @@ pub fn plugin(app: &mut App) {
         components: [
             crate::model::Combatant,
             crate::model::Side,
-            crate::grid::Cell,
             crate::model::Fighting,
             crate::model::Blocking,
             crate::morale::Routed,
@@ -139,6 +159,8 @@ pub fn plugin(app: &mut App) {
             crate::grid::Grid,
             crate::model::Sides,
             crate::model::RoundCap,
+            // Kept by the fork's own hooks, from the cells copied in.
+            crate::occupancy::Occupancy,
             // Which ids later spawns take: the fork's own.
             crate::model::Spare,
             crate::view::RulesView,
@@ -149,6 +171,9 @@ pub fn plugin(app: &mut App) {
             CombatantQuery,
         ],
     );
+    app.world_mut()
+        .resource_mut::<ForkRegistry>()
+        .replaced::<crate::grid::Cell>();
 }
 
 /// Count the resources a bare app already has (the engine's own:

@@ -65,6 +65,13 @@ mod search;
     serde::Deserialize,
 )]
 #[serde(from = "(i32, i32)", into = "(i32, i32)")]
+// Replaced, never changed in place, so that the grid index of who stands
+// where sees every move (`crate::occupancy`).
+#[component(
+    immutable,
+    on_insert = crate::occupancy::cell_set,
+    on_discard = crate::occupancy::cell_gone
+)]
 pub struct Cell {
     /// Column, growing to the right.
     pub x: i32,
@@ -474,6 +481,17 @@ impl CellSet {
             height: grid.height,
             has: vec![false; (grid.width * grid.height) as usize],
             cells: Vec::new(),
+        }
+    }
+
+    /// A set of the cells of a `width × height` grid marked in `has` (by
+    /// `y * width + x`), listed in `cells`: the two must agree.
+    pub(crate) fn from_marks(width: u32, height: u32, has: Vec<bool>, cells: Vec<Cell>) -> Self {
+        Self {
+            width,
+            height,
+            has,
+            cells,
         }
     }
 

@@ -12,6 +12,7 @@
 //! - [`data`] and [`scenario`]: RON files with `file:line:col` errors;
 //! - [`model`]: the components every ruleset shares;
 //! - [`movement`]: a walk cell by cell, what blocks it and what it provokes;
+//! - [`occupancy`]: who stands where, the grid index spatial questions ask;
 //! - [`morale`]: who stands with whom, the morale check and the rout;
 //! - [`simultaneous`]: ties that act at one instant, their hits landing together;
 //! - [`threat`]: threatened cells and the moves that enter or leave them;
@@ -29,6 +30,7 @@ pub mod log;
 pub mod model;
 pub mod morale;
 pub mod movement;
+pub mod occupancy;
 pub mod scenario;
 pub mod simultaneous;
 pub mod threat;

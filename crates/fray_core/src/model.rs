@@ -175,6 +175,10 @@ pub struct Fighting;
 /// clears the cell (the fled are gone; under `declared` the dead are
 /// stepped over).
 #[derive(Component, Clone, Copy, Debug, Default)]
+#[component(
+    on_insert = crate::occupancy::blocking_set,
+    on_discard = crate::occupancy::blocking_gone
+)]
 pub struct Blocking;
 
 /// A query kept with the world, for rules that read many combatants from
@@ -232,18 +236,26 @@ pub type BlockingQuery = KeptQuery<(Entity, &'static crate::grid::Cell), With<Bl
 /// one pass over where they are stored: its entity, its name and place in
 /// the listing (to put what the pass keeps in listing order after), its
 /// side, its cell, and whether it still fights.
-pub type ListedQuery = KeptQuery<(
+pub type ListedQuery = KeptQuery<Listed>;
+
+/// What [`ListedQuery`] reads of each combatant.
+pub type Listed = (
     Entity,
     &'static Combatant,
     &'static Side,
     &'static crate::grid::Cell,
     Has<Fighting>,
-)>;
+);
 
 /// The one rule for who blocks a cell: the cells of every combatant that is
-/// [`Blocking`], but for `except`'s own. One pass over the blocking
-/// combatants' cells, not a lookup of each combatant in turn.
+/// [`Blocking`], but for `except`'s own. Read from the grid index of who
+/// stands where ([`crate::occupancy`]); a world that keeps none is looked
+/// over in one pass over the blocking combatants' cells.
 pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
+    let grid = world.resource::<crate::grid::Grid>();
+    if let Some(occupancy) = world.get_resource::<crate::occupancy::Occupancy>() {
+        return occupancy.taken(grid, except);
+    }
     let mut taken = crate::grid::CellSet::new(world.resource::<crate::grid::Grid>());
     let mut add = |(e, c): (Entity, &crate::grid::Cell)| {
         if e != except {
@@ -328,6 +340,7 @@ pub struct RoundCap(pub u32);
 pub fn install_battlefield(world: &mut World, scenario: &crate::scenario::LoadedScenario) {
     let s = &scenario.scenario;
     set_resource(world, scenario.grid());
+    crate::occupancy::fit(world);
     set_resource(
         world,
         Sides(

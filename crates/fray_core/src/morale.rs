@@ -26,27 +26,43 @@ pub struct Standing {
 /// Who still fights beside `e` (itself not counted) and against it, among
 /// `roster`.
 pub fn standing(world: &World, roster: &[Entity], e: Entity) -> Standing {
-    let Some(&side) = world.get::<Side>(e) else {
-        return Standing {
+    match world.get::<Side>(e) {
+        Some(&side) => Census::of(world, roster).standing(side),
+        None => Standing {
             allies: 0,
             opponents: 0,
-        };
-    };
-    let sides = roster
-        .iter()
-        .filter(|&&x| world.get::<Fighting>(x).is_some())
-        .filter_map(|&x| world.get::<Side>(x));
-    let (mut allies, mut opponents) = (0, 0);
-    for s in sides {
-        if *s == side {
-            allies += 1;
-        } else {
-            opponents += 1;
-        }
+        },
     }
-    Standing {
-        allies: (allies - 1).max(0),
-        opponents,
+}
+
+/// How many of a roster still fight on each side, counted once for the
+/// [`Standing`] of any of them.
+pub struct Census(Vec<i32>);
+
+impl Census {
+    pub fn of(world: &World, roster: &[Entity]) -> Self {
+        let mut counts: Vec<i32> = Vec::new();
+        let sides = roster
+            .iter()
+            .filter(|&&x| world.get::<Fighting>(x).is_some())
+            .filter_map(|&x| world.get::<Side>(x));
+        for s in sides {
+            if counts.len() <= s.0 {
+                counts.resize(s.0 + 1, 0);
+            }
+            counts[s.0] += 1;
+        }
+        Self(counts)
+    }
+
+    /// Who still fights beside one of `side` (itself not counted) and
+    /// against it.
+    pub fn standing(&self, side: Side) -> Standing {
+        let allies = self.0.get(side.0).copied().unwrap_or(0);
+        Standing {
+            allies: (allies - 1).max(0),
+            opponents: self.0.iter().sum::<i32>() - allies,
+        }
     }
 }
 

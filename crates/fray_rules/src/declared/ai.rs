@@ -14,10 +14,12 @@
 //! strenuous (each such action costs it a Wound Point).
 
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::QueryItem;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::{Combatant, ListedQuery, Side};
+use fray_core::model::{Combatant, Listed, ListedQuery, Side};
+use fray_core::occupancy::Occupancy;
 
 use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
@@ -167,37 +169,58 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     let mut ours = Vec::new();
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
-    // Everyone in one pass over where they are stored, each with its place
-    // in the listing: what comes out in listing order is put in it after.
+    let tending = m.stats.speed + 1;
+    // Each with its place in the listing: what comes out in listing order
+    // is put in it after.
     let mut helped = Vec::new();
     let here = m.here;
-    // The one `advance` would pick among all the foes fighting, the first
-    // listed of those as near and as straight ahead; and how near the
-    // nearest is.
-    let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
-    let mut ahead: Option<((u32, i32, u32), Entity, Cell)> = None;
+    // The grid index, where the squares looked in are small beside the
+    // field: a look over everyone otherwise.
+    let near = (2 * striking).max(tending);
+    let index = world
+        .get_resource::<Occupancy>()
+        .filter(|index| index.small(near));
+    // The one `advance` would pick among all the foes fighting, with its
+    // key: found in the look over everyone, or outward in the index.
+    let mut ahead = None;
+    let scanning = index.is_none() || caster;
     let looked = ListedQuery::look(world, |everyone| {
-        for (e, k, s, &cell, is_fighting) in everyone.iter_manual(world) {
+        let mut consider = |(e, k, s, &cell, is_fighting): QueryItem<Listed>| {
+            let far = m.grid.distance(here, cell);
             if *s != m.side {
-                if is_fighting {
-                    let far = m.grid.distance(here, cell);
-                    let key = (far, straightness(cell), k.listing);
+                if is_fighting && scanning {
+                    let key = (far, (straightness(here, cell), k.listing));
                     if ahead.is_none_or(|(best, _, _)| key < best) {
                         ahead = Some((key, e, cell));
                     }
-                    if far <= striking {
-                        fighting.push((k.listing, e, cell));
-                    }
                 }
-                continue;
+                if is_fighting && far <= striking {
+                    fighting.push((k.listing, e, cell));
+                }
+                return;
             }
-            if is_fighting && m.grid.distance(m.here, cell) <= 2 * striking {
+            if is_fighting && far <= 2 * striking {
                 ours.push(cell);
             }
-            let tend = healer && m.grid.distance(m.here, cell) <= m.stats.speed + 1;
+            let tend = healer && far <= tending;
             if tend || (caster && is_fighting) {
                 helped.push((k.listing, e, cell, (tend, caster && is_fighting)));
             }
+        };
+        // Those near enough to matter, from the grid index; everyone, for
+        // a caster, who may help any ally still fighting.
+        match index {
+            Some(index) if !caster => {
+                index.near(here, near, |e, _| {
+                    if let Ok(listed) = everyone.get_manual(world, e) {
+                        consider(listed);
+                    }
+                });
+            }
+            _ => everyone.iter_manual(world).for_each(&mut consider),
+        }
+        if let Some(index) = index.filter(|_| !scanning) {
+            ahead = foe_ahead(world, everyone, index, m);
         }
     });
     if looked.is_none() {
@@ -208,8 +231,8 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
         ally(world, m, e, cell, how, out);
     }
     // The nearest is the one ahead, whose distance comes first in its key.
-    let nearest = ahead.map(|((far, _, _), _, _)| far);
-    if let Some(((far, _, listing), e, cell)) = ahead
+    let nearest = ahead.map(|((far, _), _, _)| far);
+    if let Some(((far, (_, listing)), e, cell)) = ahead
         && far > striking
     {
         fighting.push((listing, e, cell));
@@ -226,6 +249,33 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
         })
         .collect();
     (foes, nearest.unwrap_or(0))
+}
+
+/// How far `c` lies from straight ahead of `here`: among foes as near, the
+/// one `advance` goes for is the straightest ahead.
+fn straightness(here: Cell, c: Cell) -> i32 {
+    (c.x - here.x).abs() + (c.y - here.y).abs()
+}
+
+/// The foe `advance` would pick among all those fighting: the nearest, the
+/// straightest ahead of those, the first listed of those; with its key.
+/// Looked for outward from `m` in the grid index.
+fn foe_ahead(
+    world: &World,
+    everyone: &QueryState<Listed>,
+    index: &Occupancy,
+    m: &Me,
+) -> Option<((u32, (i32, u32)), Entity, Cell)> {
+    let here = m.here;
+    index.first_near(here, |e, _| {
+        let (_, k, s, &cell, is_fighting) = everyone.get_manual(world, e).ok()?;
+        (*s != m.side && is_fighting).then(|| {
+            (
+                m.grid.distance(here, cell),
+                (straightness(here, cell), k.listing),
+            )
+        })
+    })
 }
 
 /// 004 §Wound Points, §Spells: what `m` can do for ally `e` at `cell`:

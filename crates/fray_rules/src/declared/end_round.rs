@@ -141,6 +141,7 @@ pub fn morale_checks(world: &mut World) {
     let data = world.resource::<Data>().0.clone();
     let roster = roster(world);
     // Allies and opponents are counted once, as the round ends.
+    let census = fray_core::morale::Census::of(world, &roster);
     let monsters: Vec<(Entity, fray_core::morale::Standing)> = roster
         .iter()
         .filter(|&&e| {
@@ -148,7 +149,10 @@ pub fn morale_checks(world: &mut World) {
                 && world.get::<Monster>(e).is_some()
                 && world.get::<Health>(e) == Some(&Health::Fine)
         })
-        .map(|&e| (e, fray_core::morale::standing(world, &roster, e)))
+        .map(|&e| match world.get::<Side>(e) {
+            Some(&side) => (e, census.standing(side)),
+            None => (e, fray_core::morale::standing(world, &roster, e)),
+        })
         .collect();
     for (e, standing) in monsters {
         if world.get::<Fighting>(e).is_none() {

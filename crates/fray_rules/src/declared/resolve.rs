@@ -7,13 +7,15 @@
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
+use bevy_ecs::query::QueryItem;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
 use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
-use fray_core::model::{ListedQuery, Rostered};
+use fray_core::model::{Listed, ListedQuery, Rostered};
 use fray_core::movement::{Halt, Provokes, Walk, cells};
+use fray_core::occupancy::Occupancy;
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::Threatener;
 
@@ -943,13 +945,24 @@ fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Thr
     let data = &world.resource::<Data>().0;
     let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
     let grid = world.resource::<Grid>();
-    // One pass over everyone; those near enough, in listing order.
+    // Those near enough, from the grid index, in listing order.
+    let within = budget.saturating_add(longest);
     let mut near: Vec<(u32, Entity, Cell)> = Vec::new();
     ListedQuery::look(world, |everyone| {
-        for (x, k, s, &c, _) in everyone.iter_manual(world) {
-            if Some(*s) != side && grid.distance(from, c) <= budget.saturating_add(longest) {
+        let mut consider = |(x, k, s, &c, _): QueryItem<Listed>| {
+            if Some(*s) != side && grid.distance(from, c) <= within {
                 near.push((k.listing, x, c));
             }
+        };
+        // The grid index, where the square looked in is small beside the
+        // field: a look over everyone otherwise.
+        match world.get_resource::<Occupancy>() {
+            Some(index) if index.small(within) => index.near(from, within, |x, _| {
+                if let Ok(listed) = everyone.get_manual(world, x) {
+                    consider(listed);
+                }
+            }),
+            _ => everyone.iter_manual(world).for_each(consider),
         }
     });
     near.sort_unstable_by_key(|n| n.0);
@@ -1602,8 +1615,8 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         .unwrap_or(from);
     let off = edge(best);
     let cost = Grid::cost_in(&reach, best).unwrap_or(0);
-    if let Some(mut c) = world.get_mut::<Cell>(e) {
-        *c = best;
+    if world.get::<Cell>(e).is_some() {
+        world.entity_mut(e).insert(best);
     }
     count_move(world, e, cost);
     if off {
