@@ -4,10 +4,13 @@
 
 mod common;
 
+use bevy_ecs::prelude::*;
 use common::{log_of, options, scenario, scenarios};
 use fray_ai::{LoadedRules, build_battle, load_scenario, reset_battle};
 use fray_core::battle::{Battle, Progress};
+use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
+use fray_core::model::taken_cells;
 use fray_core::scenario::LoadedScenario;
 
 /// Step `battle` until its log has `entries` entries or it stops.
@@ -62,6 +65,26 @@ fn a_fork_into_an_earlier_fork_plays_on_from_the_new_moment() {
         play_until(&mut battle, 60);
         fray_ai::fork::fork_into(battle.world(), &mut fork, true)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        // Its grid index of who stands where is the battle's, moves and
+        // falls overwritten included.
+        let everyone: Vec<Entity> = battle
+            .world_mut()
+            .query_filtered::<Entity, With<Cell>>()
+            .iter(battle.world())
+            .collect();
+        let taken = |world: &World, e: Entity| {
+            let mut cells: Vec<Cell> = taken_cells(world, e).iter().copied().collect();
+            cells.sort_unstable();
+            cells
+        };
+        for e in everyone {
+            assert_eq!(
+                taken(fork.world(), e),
+                taken(battle.world(), e),
+                "{}",
+                path.display()
+            );
+        }
         play_out(&mut fork);
         assert_eq!(log_of(&fork), untouched, "{}", path.display());
     }
