@@ -19,7 +19,7 @@ use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Listed, ListedQuery, Side};
-use fray_core::occupancy::Occupancy;
+use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, SpellEffect};
 use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
@@ -174,21 +174,22 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
     // is put in it after.
     let mut helped = Vec::new();
     let here = m.here;
-    // The grid index, where the squares looked in are small beside the
-    // field: a look over everyone otherwise.
-    let near = (2 * striking).max(tending);
-    let index = world
-        .get_resource::<Occupancy>()
-        .filter(|index| index.small(near));
+    // Those near enough to matter; everyone, for a caster, who may help
+    // any ally still fighting.
+    let near = if caster {
+        u32::MAX
+    } else {
+        (2 * striking).max(tending)
+    };
     // The one `advance` would pick among all the foes fighting, with its
-    // key: found in the look over everyone, or outward in the index.
+    // key: the best of those looked at, which is all of them after a look
+    // over everyone; else found outward in the grid index.
     let mut ahead = None;
-    let scanning = index.is_none() || caster;
     let looked = ListedQuery::look(world, |everyone| {
-        let mut consider = |(e, k, s, &cell, is_fighting): QueryItem<Listed>| {
+        let consider = |(e, k, s, &cell, is_fighting): QueryItem<Listed>| {
             let far = m.grid.distance(here, cell);
             if *s != m.side {
-                if is_fighting && scanning {
+                if is_fighting {
                     let key = (far, (straightness(here, cell), k.listing));
                     if ahead.is_none_or(|(best, _, _)| key < best) {
                         ahead = Some((key, e, cell));
@@ -207,19 +208,10 @@ fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w
                 helped.push((k.listing, e, cell, (tend, caster && is_fighting)));
             }
         };
-        // Those near enough to matter, from the grid index; everyone, for
-        // a caster, who may help any ally still fighting.
-        match index {
-            Some(index) if !caster => {
-                index.near(here, near, |e, _| {
-                    if let Ok(listed) = everyone.get_manual(world, e) {
-                        consider(listed);
-                    }
-                });
-            }
-            _ => everyone.iter_manual(world).for_each(&mut consider),
-        }
-        if let Some(index) = index.filter(|_| !scanning) {
+        let everyone_looked_at = listed_near(world, everyone, here, near, consider);
+        if let Some(index) = world.get_resource::<Occupancy>()
+            && !everyone_looked_at
+        {
             ahead = foe_ahead(world, everyone, index, m);
         }
     });

@@ -15,7 +15,7 @@ use fray_core::log::{BattleLog, Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
 use fray_core::model::{Listed, ListedQuery, Rostered};
 use fray_core::movement::{Halt, Provokes, Walk, cells};
-use fray_core::occupancy::Occupancy;
+use fray_core::occupancy::listed_near;
 use fray_core::simultaneous::Simultaneous;
 use fray_core::threat::Threatener;
 
@@ -945,25 +945,16 @@ fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Thr
     let data = &world.resource::<Data>().0;
     let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
     let grid = world.resource::<Grid>();
-    // Those near enough, from the grid index, in listing order.
+    // Those near enough, in listing order.
     let within = budget.saturating_add(longest);
     let mut near: Vec<(u32, Entity, Cell)> = Vec::new();
     ListedQuery::look(world, |everyone| {
-        let mut consider = |(x, k, s, &c, _): QueryItem<Listed>| {
+        let consider = |(x, k, s, &c, _): QueryItem<Listed>| {
             if Some(*s) != side && grid.distance(from, c) <= within {
                 near.push((k.listing, x, c));
             }
         };
-        // The grid index, where the square looked in is small beside the
-        // field: a look over everyone otherwise.
-        match world.get_resource::<Occupancy>() {
-            Some(index) if index.small(within) => index.near(from, within, |x, _| {
-                if let Ok(listed) = everyone.get_manual(world, x) {
-                    consider(listed);
-                }
-            }),
-            _ => everyone.iter_manual(world).for_each(consider),
-        }
+        listed_near(world, everyone, from, within, consider);
     });
     near.sort_unstable_by_key(|n| n.0);
     RiposteQuery::look(world, |looks| {
