@@ -16,9 +16,9 @@
 //! the driver asks every controller before the next step, so what the other
 //! sides wrote down is only ever among the orders waiting to be taken.)
 //!
-//! The budget is counted in rules steps, each weighed by its ruleset, so the
-//! same seed gives the same battle; a wall-clock cap only stops a search
-//! that runs far over.
+//! The budget is counted in rules steps, each weighed by its ruleset and
+//! the size of the field, so the same seed gives the same battle; a
+//! wall-clock cap only stops a search that runs far over.
 
 use std::time::{Duration, Instant};
 
@@ -44,9 +44,8 @@ pub struct Budget {
     /// The largest field it searches: beyond, a rollout takes longer than
     /// a decision may, and it plays as the basic AI.
     pub largest: u64,
-    /// Work over all rollouts, in rules steps times combatants in the
-    /// field, each step weighed by the ruleset (`AiHooks::step_work`): no
-    /// new round of rollouts starts past it.
+    /// Work over all rollouts, in rules steps weighed by the field and the
+    /// ruleset (`step_cost`): no new round of rollouts starts past it.
     pub work: u64,
     /// Wall-clock cap: no new round of rollouts starts past it.
     pub cap: Duration,
@@ -76,8 +75,21 @@ impl Default for Budget {
 /// What a fork costs, in rules steps.
 const FORK_STEPS: u64 = 4;
 
+/// What a rules step costs whoever the field holds, in combatants' share:
+/// the schedule, the step's bookkeeping, the decision asked.
+const STEP_BASE: u64 = 2;
+
+/// What one rules step played ahead counts against the budget, in a field
+/// of `combatants`, under a ruleset whose steps weigh `step_work` for each
+/// combatant of a duel (`AiHooks::step_work`): a step costs a part of its
+/// own ([`STEP_BASE`]) and a part for each combatant, so a step of a 4v4
+/// counts two and a half of a duel's, not four.
+fn step_cost(step_work: u64, combatants: u64) -> u64 {
+    (step_work * 2 * (combatants + STEP_BASE)).div_ceil(2 + STEP_BASE)
+}
+
 /// Rollouts of every candidate before any is given up.
-const ELIMINATE_AFTER: u32 = 8;
+const ELIMINATE_AFTER: usize = 8;
 
 /// A candidate order and what its rollouts promised: the mean share of the
 /// battle its side held at their end (1: won, 0: lost).
@@ -92,7 +104,8 @@ pub struct Estimate {
 }
 
 /// The paired differences of `v` over `base`, rollout by rollout: their
-/// mean over its standard error (0 when they never differ).
+/// mean over its standard error (0 when they never differ, infinite when
+/// they always differ by the same).
 fn edge(v: &[f32], base: &[f32]) -> f32 {
     let d: Vec<f32> = v.iter().zip(base).map(|(a, b)| a - b).collect();
     let n = d.len() as f32;
@@ -106,8 +119,21 @@ fn edge(v: &[f32], base: &[f32]) -> f32 {
         mean / se
     } else if mean > 0.0 {
         f32::INFINITY
+    } else if mean < 0.0 {
+        f32::NEG_INFINITY
     } else {
         0.0
+    }
+}
+
+/// Give up the candidates plainly worse than the basic AI's choice (the
+/// first) after [`ELIMINATE_AFTER`] rollouts: their share goes to the others.
+fn eliminate(alive: &mut [bool], values: &[Vec<f32>], sureness: f32) {
+    if values.first().map_or(0, Vec::len) < ELIMINATE_AFTER {
+        return;
+    }
+    for i in 1..alive.len() {
+        alive[i] = alive[i] && edge(&values[i], &values[0]) > -sureness / 2.0;
     }
 }
 
@@ -156,6 +182,7 @@ impl SearchAi {
         let step_work = world
             .get_resource::<fray_core::ai::AiHooks>()
             .map_or(3, |h| h.step_work.max(1));
+        let step_cost = step_cost(step_work, combatants);
         // Candidates still played: one plainly worse than the basic AI's
         // choice after a few rollouts leaves its share to the others.
         let mut alive = vec![true; candidates.len()];
@@ -167,15 +194,10 @@ impl SearchAi {
                 }
                 let ground = self.ground(world)?;
                 let steps = play_out(world, ground, decision, order, seed, rounds)?;
-                work += combatants * step_work * (steps + FORK_STEPS);
+                work += step_cost * (steps + FORK_STEPS);
                 values[i].push(value(ground.world(), decision.side));
             }
-            if r + 1 >= ELIMINATE_AFTER {
-                for i in 1..candidates.len() {
-                    alive[i] =
-                        alive[i] && edge(&values[i], &values[0]) > -self.budget.sureness / 2.0;
-                }
-            }
+            eliminate(&mut alive, &values, self.budget.sureness);
             if work >= self.budget.work || started.elapsed() >= self.budget.cap {
                 break;
             }
@@ -402,7 +424,51 @@ fn strength(t: &TokenView) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::Horizon;
+    use super::{Horizon, edge, eliminate, step_cost};
+
+    #[test]
+    fn a_step_counts_a_part_of_its_own_and_a_part_for_each_combatant() {
+        // A duel's step counts its ruleset's weight for each combatant.
+        assert_eq!(step_cost(3, 2), 6);
+        assert_eq!(step_cost(10, 2), 20);
+        // A 4v4's, two and a half of a duel's; three combatants', one and
+        // a quarter (rounded up).
+        assert_eq!(step_cost(3, 8), 15);
+        assert_eq!(step_cost(2, 3), 5);
+        assert_eq!(step_cost(9, 24), 117);
+    }
+
+    #[test]
+    fn an_edge_is_the_mean_difference_over_its_standard_error() {
+        // Differences 1, 0, 1: mean 2/3, standard error 1/3.
+        assert!((edge(&[1.0, 0.0, 1.0], &[0.0, 0.0, 0.0]) - 2.0).abs() < 1e-5);
+        assert_eq!(edge(&[0.5, 0.5], &[0.25, 0.25]), f32::INFINITY);
+        assert_eq!(edge(&[0.25, 0.25], &[0.5, 0.5]), f32::NEG_INFINITY);
+        assert_eq!(edge(&[0.5, 0.25], &[0.5, 0.25]), 0.0);
+        assert_eq!(edge(&[1.0], &[0.0]), 0.0, "one future says nothing");
+    }
+
+    #[test]
+    fn an_order_plainly_worse_than_the_basic_choice_is_given_up() {
+        let base = [0.5, 0.25, 1.0, 0.5, 0.5, 0.25, 1.0, 0.5];
+        let mut values = vec![
+            base.to_vec(),
+            base.to_vec(),                                  // the same again
+            base.iter().map(|v| v - 0.25).collect(),        // always worse
+            vec![0.0, 0.25, 1.0, 0.5, 0.5, 0.25, 1.0, 0.5], // worse once
+            vec![0.25, 0.5, 1.0, 0.5, 0.5, 0.25, 1.0, 0.5], // worse once, better once
+        ];
+        let mut alive = vec![true; values.len()];
+        eliminate(&mut alive, &values, 1.0);
+        assert_eq!(alive, [true, true, false, false, true]);
+        // Not before every order has had its eight futures.
+        for v in &mut values {
+            v.pop();
+        }
+        let mut alive = vec![true; values.len()];
+        eliminate(&mut alive, &values, 1.0);
+        assert_eq!(alive, [true; 5]);
+    }
 
     #[test]
     fn a_future_ends_with_its_round_once_another_side_was_asked() {

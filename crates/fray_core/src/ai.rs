@@ -68,9 +68,11 @@ pub struct AiHooks {
     pub appraise: fn(&World, Entity) -> Vec<Appraisal>,
     pub legal: fn(&World, Entity, &Order) -> bool,
     /// What a searching AI counts for each rules step it plays ahead, per
-    /// combatant: how heavy the ruleset's steps and appraisals are next to
-    /// `declared`'s (3, so that a lighter one can weigh less), so that a
-    /// search budget takes about the same time under every ruleset.
+    /// combatant of a duel (a larger field's step counts less for each of
+    /// its combatants, `fray_ai::search`): how heavy the ruleset's steps and
+    /// appraisals are next to `declared`'s (3, so that a lighter one can
+    /// weigh less), so that a search budget takes about the same time under
+    /// every ruleset.
     pub step_work: u64,
 }
 
