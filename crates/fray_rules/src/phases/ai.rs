@@ -42,8 +42,8 @@ fn legal(world: &World, me: Entity, order: &Order) -> bool {
 /// Chance to hit and mean STUN past PD of `a`'s `manoeuvre` on `t`.
 fn expected(world: &World, a: Entity, t: Entity, manoeuvre: &str, weapon: &str) -> (f32, f32) {
     let data = &world.resource::<Data>().0;
-    let (o, _) = ocv(world, a, manoeuvre);
-    let (d, _) = dcv(world, t);
+    let o = ocv(world, a, manoeuvre);
+    let d = dcv(world, t);
     let p = chance_3d6_at_least(data.numbers.attack_base + d - o);
     let Some(w) = data.weapons.get(weapon) else {
         return (p, 0.0);
@@ -142,7 +142,7 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
     let data = &world.resource::<Data>().0;
     let grid = world.resource::<Grid>();
     let penalty = data.manoeuvre("haymaker").map_or(0, |m| m.dcv);
-    let (d, _) = dcv(world, me);
+    let d = dcv(world, me);
     foes.iter()
         .filter(|&&f| {
             world.get::<Stunned>(f).is_none()
@@ -154,7 +154,7 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
         .filter_map(|&f| {
             let (_, w) = melee_weapon(world, f)?;
             let (p, mean) = expected(world, f, me, "strike", &w);
-            let (o, _) = ocv(world, f, "strike");
+            let o = ocv(world, f, "strike");
             let worse = chance_3d6_at_least(data.numbers.attack_base + d + penalty - o);
             Some((worse - p) * mean)
         })
@@ -230,8 +230,8 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     let (data, flow) = (&world.resource::<Data>().0, world.resource::<Flow>());
     let base = data.numbers.attack_base;
     let (p, mean) = expected(world, attacker, me, &manoeuvre, &w);
-    let (o, _) = ocv(world, attacker, &manoeuvre);
-    let (d, _) = dcv(world, me);
+    let o = ocv(world, attacker, &manoeuvre);
+    let d = dcv(world, me);
     let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
     let dodged = (p - chance_3d6_at_least(base + d + dodge - o)) * mean;
     let cost = strike_value(world, me, attacker, "strike");
@@ -645,7 +645,7 @@ fn block(t: &Turn, danger: f32, out: &mut Vec<Appraisal>) {
         .iter()
         .filter(|&&f| in_reach(world, f, me) && world.get::<Stunned>(f).is_none())
         .map(|&f| {
-            let (o, _) = ocv(world, f, "strike");
+            let o = ocv(world, f, "strike");
             block_chance(world, me, o) * strike_value(world, f, me, "strike")
         })
         .fold(0.0, f32::max);
@@ -659,7 +659,7 @@ fn block(t: &Turn, danger: f32, out: &mut Vec<Appraisal>) {
 /// meets 10 + the OCV `attacker_ocv` of the blow it blocks.
 fn block_chance(world: &World, me: Entity, attacker_ocv: i32) -> f32 {
     let base = world.resource::<Data>().0.numbers.attack_base;
-    let (b, _) = ocv(world, me, "block");
+    let b = ocv(world, me, "block");
     chance_3d6_at_least(base + attacker_ocv - b)
 }
 

@@ -134,24 +134,21 @@ impl Guard {
     /// 002 §One per Phase: the worst bonus and every penalty, of the
     /// manoeuvres in effect and `extra`.
     pub fn combined(&self, extra: Option<(i32, i32)>) -> (i32, i32) {
-        let all: Vec<(i32, i32)> = self
-            .manoeuvres
-            .iter()
-            .map(|(_, o, d)| (*o, *d))
-            .chain(extra)
-            .collect();
+        let all = || {
+            self.manoeuvres
+                .iter()
+                .map(|(_, o, d)| (*o, *d))
+                .chain(extra)
+        };
         // The worst of the bonuses (a manoeuvre without one gives none, so
         // Haymaker's -5 DCV with Dodge's +3 gives 0 - 5 = -5) and every
         // penalty.
-        let combine = |vals: Vec<i32>| -> i32 {
-            let bonus = vals.iter().map(|v| (*v).max(0)).min().unwrap_or(0);
-            let penalties: i32 = vals.iter().map(|v| (*v).min(0)).sum();
+        let combine = |pick: fn((i32, i32)) -> i32| {
+            let bonus = all().map(|a| pick(a).max(0)).min().unwrap_or(0);
+            let penalties: i32 = all().map(|a| pick(a).min(0)).sum();
             bonus + penalties
         };
-        (
-            combine(all.iter().map(|a| a.0).collect()),
-            combine(all.iter().map(|a| a.1).collect()),
-        )
+        (combine(|a| a.0), combine(|a| a.1))
     }
 }
 

@@ -1477,55 +1477,92 @@ fn can_abort(world: &World, t: Entity) -> bool {
 
 /// OCV for an attack by `attacker` with `manoeuvre`: CV, combat levels, and
 /// the manoeuvres in effect combined (ruling `opportunity_manoeuvre`).
-pub fn ocv(world: &World, attacker: Entity, manoeuvre: &str) -> (i32, Vec<Modifier>) {
+pub fn ocv(world: &World, attacker: Entity, manoeuvre: &str) -> i32 {
+    let mut total = 0;
+    ocv_parts(world, attacker, manoeuvre, |_, v| total += v);
+    total
+}
+
+/// [`ocv`], and its parts for the log.
+pub fn ocv_explained(world: &World, attacker: Entity, manoeuvre: &str) -> (i32, Vec<Modifier>) {
+    explained(|part| ocv_parts(world, attacker, manoeuvre, part))
+}
+
+/// The parts of [`ocv`], each told to `part`.
+fn ocv_parts(
+    world: &World,
+    attacker: Entity,
+    manoeuvre: &str,
+    mut part: impl FnMut(&'static str, i32),
+) {
     let data = &world.resource::<Data>().0;
     let Some(stats) = world.get::<Stats>(attacker) else {
-        return (0, Vec::new());
+        return;
     };
-    let mut mods = vec![Modifier::new("OCV", stats.cv)];
+    part("OCV", stats.cv);
     if stats.combat_levels != 0 {
-        mods.push(Modifier::new("Combat levels", stats.combat_levels));
+        part("Combat levels", stats.combat_levels);
     }
     let m = data.manoeuvre(manoeuvre).map_or((0, 0), |m| (m.ocv, m.dcv));
-    let guard = world.get::<Guard>(attacker).cloned().unwrap_or_default();
-    let (o, _) = guard.combined(Some(m));
+    let (o, _) = guarded(world, attacker, Some(m));
     if o != 0 {
-        mods.push(Modifier::new("Manoeuvres", o));
+        part("Manoeuvres", o);
     }
-    (mods.iter().map(|m| m.value).sum(), mods)
 }
 
 /// DCV of `target`: CV, halved when Stunned (ruling `stunned`), with the
 /// manoeuvres in effect, surprise and water.
-pub fn dcv(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
+pub fn dcv(world: &World, target: Entity) -> i32 {
+    let mut total = 0;
+    dcv_parts(world, target, |_, v| total += v);
+    total
+}
+
+/// [`dcv`], and its parts for the log.
+pub fn dcv_explained(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
+    explained(|part| dcv_parts(world, target, part))
+}
+
+/// The parts of [`dcv`], each told to `part`.
+fn dcv_parts(world: &World, target: Entity, mut part: impl FnMut(&'static str, i32)) {
     let data = &world.resource::<Data>().0;
     let Some(stats) = world.get::<Stats>(target) else {
-        return (0, Vec::new());
+        return;
     };
-    let mut mods = vec![Modifier::new("DCV", stats.cv)];
+    part("DCV", stats.cv);
     if stunned(world, target) {
         let d = data.ruling_numbers.stunned_dcv_divisor;
-        mods.push(Modifier::new("Stunned (half DCV)", stats.cv / d - stats.cv));
+        part("Stunned (half DCV)", stats.cv / d - stats.cv);
     }
-    let guard = world.get::<Guard>(target).cloned().unwrap_or_default();
-    if !guard.manoeuvres.is_empty() {
-        let (_, d) = guard.combined(None);
+    if world
+        .get::<Guard>(target)
+        .is_some_and(|g| !g.manoeuvres.is_empty())
+    {
+        let (_, d) = guarded(world, target, None);
         if d != 0 {
-            mods.push(Modifier::new("Manoeuvres", d));
+            part("Manoeuvres", d);
         }
     }
     if world.resource::<Flow>().phase == 0 && world.get::<Unaware>(target).is_some() {
-        mods.push(Modifier::new(
-            "Unaware (Surprise Phase)",
-            data.numbers.unaware_dcv,
-        ));
+        part("Unaware (Surprise Phase)", data.numbers.unaware_dcv);
     }
     if stats.underwater {
-        mods.push(Modifier::new(
-            "Underwater",
-            data.ruling_numbers.underwater_dcv,
-        ));
+        part("Underwater", data.ruling_numbers.underwater_dcv);
     }
+}
+
+/// The manoeuvres in effect on `e` and `extra`, combined (OCV, DCV).
+fn guarded(world: &World, e: Entity, extra: Option<(i32, i32)>) -> (i32, i32) {
+    match world.get::<Guard>(e) {
+        Some(g) => g.combined(extra),
+        None => Guard::default().combined(extra),
+    }
+}
+
+/// A total and the modifiers it is made of, from the parts `parts` tells.
+fn explained(parts: impl FnOnce(&mut dyn FnMut(&'static str, i32))) -> (i32, Vec<Modifier>) {
+    let mut mods = Vec::new();
+    parts(&mut |name, value| mods.push(Modifier::new(name, value)));
     (mods.iter().map(|m| m.value).sum(), mods)
 }
 
@@ -1541,15 +1578,15 @@ fn abort_odds(
 ) -> String {
     let data = &world.resource::<Data>().0;
     let base = data.numbers.attack_base;
-    let (o, _) = ocv(world, attacker, manoeuvre);
-    let (d, _) = dcv(world, target);
+    let o = ocv(world, attacker, manoeuvre);
+    let d = dcv(world, target);
     let pct = |p: f32| format!("{:.0}%", p * 100.0);
     let hits = super::view::chance_3d6_at_least(base + d - o);
     let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
     let dodged = super::view::chance_3d6_at_least(base + d + dodge - o);
     let mut odds = format!("hits {}; with Dodge {}", pct(hits), pct(dodged));
     if data.weapons.get(weapon).is_none_or(|w| w.melee()) {
-        let (b, _) = ocv(world, target, "block");
+        let b = ocv(world, target, "block");
         let blocked = super::view::chance_3d6_at_least(base + o - b);
         odds.push_str(&format!("; a Block stops it {}", pct(blocked)));
     }
@@ -1570,7 +1607,7 @@ fn resolve_attack(
     let (a, t) = (name(world, attacker), name(world, target));
     let w = data.weapons.get(weapon).cloned();
     let melee = w.as_ref().is_none_or(|w| w.melee());
-    let (ocv, ocv_mods) = ocv(world, attacker, manoeuvre);
+    let (ocv, ocv_mods) = ocv_explained(world, attacker, manoeuvre);
     // The manoeuvre is in effect until the attacker's next action.
     let m = data.manoeuvre(manoeuvre).map_or((0, 0), |m| (m.ocv, m.dcv));
     if let Some(mut g) = world.get_mut::<Guard>(attacker) {
@@ -1602,7 +1639,7 @@ fn resolve_attack(
     {
         return;
     }
-    let (dcv, dcv_mods) = dcv(world, target);
+    let (dcv, dcv_mods) = dcv_explained(world, target);
     let need = data.numbers.attack_base + dcv;
     let roll = world.resource_mut::<Dice>().roll(
         data.numbers.attack_dice,
@@ -1667,7 +1704,7 @@ fn blocks(
     if let Some(mut g) = world.get_mut::<Guard>(target) {
         g.block = false;
     }
-    let (bocv, mut bmods) = super::turn::ocv(world, target, "block");
+    let (bocv, mut bmods) = ocv_explained(world, target, "block");
     let need = data.numbers.attack_base + ocv;
     let roll = world
         .resource_mut::<Dice>()

@@ -41,14 +41,14 @@ pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<St
     let data = &world.resource::<Data>().0;
     let kit = world.get::<Kit>(actor)?;
     let pd = world.get::<Stats>(target)?.pd;
-    let (d, _) = dcv(world, target);
+    let d = dcv(world, target);
     let lines: Vec<String> = kit
         .weapons
         .iter()
         .filter_map(|w| data.weapons.get(w).map(|x| (w, x)))
         .map(|(w, x)| {
             let manoeuvre = if x.melee() { "strike" } else { "shoot" };
-            let (o, _) = ocv(world, actor, manoeuvre);
+            let o = ocv(world, actor, manoeuvre);
             let need = data.numbers.attack_base + d - o;
             let chance = (chance_3d6_at_least(need) * 100.0).round();
             let lo = (x.damage.min() - pd).max(0);
@@ -262,8 +262,8 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
             stats.cv, stats.lightning_reflexes, stats.combat_levels
         ),
     );
-    line("OCV now", ocv(world, e, "strike").0.to_string());
-    line("DCV now", dcv(world, e).0.to_string());
+    line("OCV now", ocv(world, e, "strike").to_string());
+    line("DCV now", dcv(world, e).to_string());
     line("STUN", format!("{} / {}", stun.current, stun.max));
     line("BODY", format!("{} / {}", body.current, body.max));
     line(
