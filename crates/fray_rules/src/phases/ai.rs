@@ -71,24 +71,19 @@ fn stun_left(world: &World, e: Entity) -> f32 {
         .map_or(0.0, |s| s.current.max(0) as f32)
 }
 
-/// Foes who could take an attack of opportunity on `me` when it leaves `cell`.
-fn threats_at(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> Vec<Entity> {
-    let grid = world.resource::<Grid>();
+/// Foes who could take an attack of opportunity on `me` as it leaves a
+/// cell within their reach, in `foes`' order, with their cell and reach.
+fn opportunists(world: &World, me: Entity, foes: &[Entity]) -> Vec<(Entity, Cell, u32)> {
     let data = &world.resource::<Data>().0;
     foes.iter()
-        .copied()
-        .filter(|&f| {
-            let Some((s, &fc, u, g)) =
-                fray_core::model::components::<(&Stats, &Cell, &Use, &Guard)>(world, f)
-            else {
-                return false;
-            };
-            fc != cell
-                && grid.distance(fc, cell) <= s.reach
-                && world.get::<Stunned>(f).is_none()
+        .filter_map(|&f| {
+            let (s, &fc, u, g) =
+                fray_core::model::components::<(&Stats, &Cell, &Use, &Guard)>(world, f)?;
+            let able = world.get::<Stunned>(f).is_none()
                 && !g.dodge
                 && u.opportunities < data.numbers.opportunities_per_phase + s.combat_reflexes
-                && !u.left_by.contains(&me)
+                && !u.left_by.contains(&me);
+            able.then_some((f, fc, s.reach))
         })
         .collect()
 }
@@ -98,6 +93,8 @@ fn walk_risk(world: &World, me: Entity, path: &[Cell], spare_first: bool, foes: 
     let Some(&here) = world.get::<Cell>(me) else {
         return 0.0;
     };
+    let grid = world.resource::<Grid>();
+    let threats = opportunists(world, me, foes);
     let mut seen: Vec<Entity> = Vec::new();
     let mut risk = 0.0;
     let left = std::iter::once(here).chain(path.iter().copied().take(path.len().saturating_sub(1)));
@@ -105,8 +102,8 @@ fn walk_risk(world: &World, me: Entity, path: &[Cell], spare_first: bool, foes: 
         if i == 0 && spare_first {
             continue;
         }
-        for f in threats_at(world, me, cell, foes) {
-            if !seen.contains(&f) {
+        for &(f, fc, reach) in &threats {
+            if fc != cell && grid.distance(fc, cell) <= reach && !seen.contains(&f) {
                 seen.push(f);
                 risk += strike_value(world, f, me, "strike");
             }
@@ -361,6 +358,12 @@ fn shooter(world: &World, data: &PhasesData, e: Entity) -> bool {
 /// each worth its chance to hit times the mean STUN past PD.
 fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
     let (world, me, name, here) = (t.world, t.me, t.name, t.here);
+    // Without a ranged weapon the rules take no shot (002 §Reach and Range).
+    let armed = world.get::<Kit>(me).is_some_and(|k| {
+        k.weapons
+            .iter()
+            .any(|w| t.data.weapons.get(w).is_some_and(|d| !d.melee()))
+    });
     for &f in &t.foes {
         let n = t.flow.name(f).to_string();
         if in_reach(world, me, f) {
@@ -383,6 +386,9 @@ fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
             }
         }
         // Shots.
+        if !armed {
+            continue;
+        }
         let order = Order::new(name, "shoot").target(&n);
         if let Some(Plan::Attack { weapon, .. }) = can(t, &order) {
             let (p, mean) = expected(world, me, f, "shoot", &weapon);
