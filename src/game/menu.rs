@@ -277,7 +277,7 @@ const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
     (
         None,
         "standard",
-        "About 20 ms a decision at most on a 2-core laptop (18,000 work: rules steps played ahead, weighed by the ruleset).",
+        "About 20 ms a decision at most on a 2-core laptop (18,000 work: rules steps played ahead, weighed by the ruleset and the size of the field).",
     ),
     (
         Some(72_000),

@@ -256,7 +256,7 @@ pub fn taken_cells(world: &World, except: Entity) -> crate::grid::CellSet {
     if let Some(occupancy) = world.get_resource::<crate::occupancy::Occupancy>() {
         return occupancy.taken(grid, except);
     }
-    let mut taken = crate::grid::CellSet::new(world.resource::<crate::grid::Grid>());
+    let mut taken = crate::grid::CellSet::new(grid);
     let mut add = |(e, c): (Entity, &crate::grid::Cell)| {
         if e != except {
             taken.insert(*c);
