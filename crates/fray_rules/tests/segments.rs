@@ -575,6 +575,49 @@ fn a_spear_set_against_a_charge_strikes_first_for_double_damage() {
     assert_eq!(result, BattleResult::Victory { side: 0, rounds: 1 });
 }
 
+#[test]
+fn a_charge_needs_a_run() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1)),"#;
+    let orders = [(1, Order::new("Anna", "charge").target("Bors"))];
+    let mut b = battle(ALERTED, c, &[3, 3], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Anna's order \"charge\" is refused: Bors is already within reach of the longsword: a charge needs a run; attack instead (ruling charge)",
+    );
+    assert_lacks(&b, "Anna charges Bors.");
+}
+
+#[test]
+fn a_target_come_within_reach_is_attacked_without_the_charge_bonus() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 3)),
+        (name: "Bors", side: "B", template: "orc", at: (4, 3)),"#;
+    let orders = [
+        (1, Order::new("Anna", "charge").target("Bors")),
+        (
+            1,
+            Order::new("Bors", "move").cell(fray_core::grid::Cell::new(2, 3)),
+        ),
+    ];
+    // The A roll 1: the B act in segment 1; the B roll 6: the A in 6.
+    let mut b = battle(ALERTED, c, &[1, 6, 12, 4], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors is already within reach: Anna has no run to charge and attacks instead.",
+    );
+    assert_lacks(&b, "Anna charges Bors.");
+    // No +2: 12 against 12, where the charge would have made it 14.
+    assert_has(
+        &b,
+        "Anna attacks Bors with the longsword: 12 = 12 against 12 (THAC0 18 − AC 6): hits for 5.",
+    );
+    assert_eq!(hp(&b, "Bors"), 1);
+}
+
 // --- determinism, citations, bad input ---
 
 #[test]

@@ -95,6 +95,27 @@ impl Context<'_> {
         }
     }
 
+    /// Ruling `charge`: a charge needs a run, so its target must be out of
+    /// the weapon's reach when it is declared.
+    fn charge(&self) -> Result<Action, String> {
+        let target = self.enemy()?;
+        let weapon = self.weapon(|w| !w.missile(), "melee")?;
+        let reach = self
+            .world
+            .resource::<Data>()
+            .0
+            .weapons
+            .get(&weapon)
+            .map_or(1, |w| w.reach);
+        if super::combat::distance(self.world, self.actor, target) <= reach {
+            return Err(format!(
+                "{} is already within reach of the {weapon}: a charge needs a run; attack instead (ruling charge)",
+                name(self.world, target)
+            ));
+        }
+        Ok(Action::Charge { target, weapon })
+    }
+
     fn cast(&self) -> Result<Action, String> {
         let data = &self.world.resource::<Data>().0;
         let spell = self.order.with_one_of("spell", &self.kit.spells)?;
@@ -156,10 +177,7 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
             target: cx.enemy()?,
             weapon: cx.weapon(|_| true, "")?,
         },
-        "charge" => Action::Charge {
-            target: cx.enemy()?,
-            weapon: cx.weapon(|w| !w.missile(), "melee")?,
-        },
+        "charge" => cx.charge()?,
         "move" => {
             let to = order.cell.ok_or("move needs a cell")?;
             let grid = world.resource::<Grid>();

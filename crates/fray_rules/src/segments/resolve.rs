@@ -321,7 +321,8 @@ fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Optio
 }
 
 /// Ruling `charge`: run at the target, then meet any spear set against the
-/// charge before striking.
+/// charge before striking. A target come within reach since the charge was
+/// declared leaves no run: the charger attacks it, without the bonus.
 fn charge(
     world: &mut World,
     slot: Slot,
@@ -335,6 +336,20 @@ fn charge(
     };
     let data = world.resource::<Data>().0.clone();
     let reach = data.weapons.get(weapon).map_or(1, |w| w.reach);
+    if distance(world, e, target) <= reach {
+        let (who, them) = (name(world, e), name(world, target));
+        record(world, || {
+            Event::new(
+                EventKind::Attack,
+                "ruling charge",
+                format!("{them} is already within reach: {who} has no run to charge and attacks instead."),
+            )
+            .actor(&who)
+        });
+        let mut held = held;
+        attack(world, &slot, target, weapon, &mut held);
+        return Acted::Done(held);
+    }
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells)
         * data.ruling_numbers.charge_move_percent
         / 100;
