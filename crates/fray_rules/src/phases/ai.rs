@@ -59,7 +59,7 @@ fn expected(world: &World, a: Entity, t: Entity, manoeuvre: &str, weapon: &str) 
 /// 002 §Attack Roll: expected STUN past PD of `a`'s `manoeuvre` on `t` with its melee weapon.
 fn strike_value(world: &World, a: Entity, t: Entity, manoeuvre: &str) -> f32 {
     melee_weapon(world, a).map_or(0.0, |(_, w)| {
-        let (p, m) = expected(world, a, t, manoeuvre, &w);
+        let (p, m) = expected(world, a, t, manoeuvre, w);
         p * m
     })
 }
@@ -150,7 +150,7 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
         })
         .filter_map(|&f| {
             let (_, w) = melee_weapon(world, f)?;
-            let (p, mean) = expected(world, f, me, "strike", &w);
+            let (p, mean) = expected(world, f, me, "strike", w);
             let o = ocv(world, f, "strike");
             let worse = chance_3d6_at_least(data.numbers.attack_base + d + penalty - o);
             Some((worse - p) * mean)
@@ -206,7 +206,7 @@ fn attack_coming(world: &World, attacker: Entity, me: Entity) -> Option<(String,
 /// A strike with `attacker`'s melee weapon, else its first.
 fn first_strike(world: &World, attacker: Entity) -> Option<(String, String)> {
     let w = melee_weapon(world, attacker)
-        .map(|(_, w)| w)
+        .map(|(_, w)| w.to_string())
         .or_else(|| world.get::<Kit>(attacker)?.weapons.first().cloned())?;
     Some(("strike".to_string(), w))
 }

@@ -149,14 +149,14 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
 }
 
 /// `me`'s first weapon that strikes (melee) and its index.
-pub fn melee_weapon(world: &World, me: Entity) -> Option<(usize, String)> {
+pub fn melee_weapon(world: &World, me: Entity) -> Option<(usize, &str)> {
     let data = &world.resource::<Data>().0;
     let kit = world.get::<Kit>(me)?;
     kit.weapons
         .iter()
         .enumerate()
         .find(|(_, w)| data.weapons.get(*w).is_some_and(|d| d.melee()))
-        .map(|(i, w)| (i, w.clone()))
+        .map(|(i, w)| (i, w.as_str()))
 }
 
 /// Whether `target` is within `me`'s melee reach.
@@ -208,7 +208,7 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
                 Ok(Plan::Opportunity {
                     manoeuvre: order.action.to_string(),
-                    weapon,
+                    weapon: weapon.to_string(),
                 })
             }
             other => Err(format!(
@@ -397,7 +397,7 @@ fn validate_strike(turn: &TurnOrder) -> Result<Plan, String> {
     Ok(Plan::Attack {
         target,
         manoeuvre: order.action.to_string(),
-        weapon,
+        weapon: weapon.to_string(),
     })
 }
 
@@ -597,7 +597,10 @@ fn validate_ready(turn: &TurnOrder) -> Result<Plan, String> {
             Trigger::Acts(t)
         }
     };
-    Ok(Plan::Ready { trigger, weapon })
+    Ok(Plan::Ready {
+        trigger,
+        weapon: weapon.to_string(),
+    })
 }
 
 /// 002 §Ready: "an attack action", so a shot too (ruling `ready_trigger`):

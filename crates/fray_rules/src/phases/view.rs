@@ -14,25 +14,36 @@ use super::{
     RecoveryStarted, Stage, Stats, Stun, Stunned, Trigger, Unaware, Use, Work, roster, up,
 };
 
+/// The ways, of 216, that 3d6 roll `k` or more, for `k` from 0 to 18.
+const WAYS_3D6_AT_LEAST: [u32; 19] = {
+    let mut ways = [0; 19];
+    let mut a = 1;
+    while a <= 6 {
+        let mut b = 1;
+        while b <= 6 {
+            let mut c = 1;
+            while c <= 6 {
+                let mut k = 0;
+                while k <= a + b + c {
+                    ways[k] += 1;
+                    k += 1;
+                }
+                c += 1;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    ways
+};
+
 /// Chance that 3d6 rolls `k` or more.
 pub fn chance_3d6_at_least(k: i32) -> f32 {
-    if k <= 3 {
-        return 1.0;
+    match usize::try_from(k) {
+        Err(_) => 1.0,
+        Ok(k) if k > 18 => 0.0,
+        Ok(k) => WAYS_3D6_AT_LEAST[k] as f32 / 216.0,
     }
-    if k > 18 {
-        return 0.0;
-    }
-    let mut ways = 0;
-    for a in 1..=6 {
-        for b in 1..=6 {
-            for c in 1..=6 {
-                if a + b + c >= k {
-                    ways += 1;
-                }
-            }
-        }
-    }
-    ways as f32 / 216.0
 }
 
 /// 002 §Attack Roll for `actor` striking `target`: the chance to hit and the
@@ -356,5 +367,8 @@ mod tests {
         assert_eq!(chance_3d6_at_least(18), 1.0 / 216.0);
         assert_eq!(chance_3d6_at_least(11), 0.5);
         assert_eq!(chance_3d6_at_least(19), 0.0);
+        assert_eq!(chance_3d6_at_least(10), 135.0 / 216.0);
+        assert_eq!(chance_3d6_at_least(4), 215.0 / 216.0);
+        assert_eq!(chance_3d6_at_least(-5), 1.0);
     }
 }
