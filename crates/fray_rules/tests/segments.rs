@@ -618,6 +618,22 @@ fn a_target_come_within_reach_is_attacked_without_the_charge_bonus() {
     assert_eq!(hp(&b, "Bors"), 1);
 }
 
+#[test]
+fn the_ai_charges_a_foe_out_of_reach_rather_than_walk_up_to_it() {
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 3)),
+        (name: "Bors", side: "B", template: "orc", at: (4, 3)),"#;
+    let text = field("segments", (10, 8), 1, ALERTED, c);
+    // The A roll 6: the B act in segment 6; the B roll 1: the A in 1.
+    let mut b = common::battle(&text, &[6, 1, 12, 4], |_| Box::new(Hooks));
+    run(&mut b);
+    assert_has(&b, "Anna charges Bors.");
+    assert_has(
+        &b,
+        "Anna attacks Bors with the longsword: 12 +2 charge = 14 against 12 (THAC0 18 − AC 6): hits for 5.",
+    );
+}
+
 // --- determinism, citations, bad input ---
 
 #[test]

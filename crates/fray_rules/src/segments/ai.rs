@@ -1,7 +1,9 @@
 //! The `segments` ruleset's appraisal of the orders open to a combatant,
 //! for the basic AI (`fray_core::ai`).
 //!
-//! Fighters close in (or charge from farther off); archers shoot, their
+//! Fighters charge a foe out of reach whom a charge can reach (ruling
+//! `charge`: +2 to hit, at the risk of a spear set against it), or close
+//! in and attack, whichever is worth more; archers shoot, their
 //! missile bonus worth an earlier segment (001 §3 Missile initiative);
 //! casters weigh a spell by the chance it goes off unspoiled: the enemies
 //! that could strike them before the casting time is over make it less
@@ -138,7 +140,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 ..Appraisal::plain(Order::new(&name, "attack").target(o.name).with(w))
             });
             let charge = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
-            if !wd.missile() && dist > wd.reach + stats.move_cells && dist <= wd.reach + charge {
+            // Ruling `charge`: a foe out of reach that a charge can reach.
+            if !wd.missile() && dist > wd.reach && dist <= wd.reach + charge {
                 let bonus = data.ruling_numbers.charge_bonus;
                 let spear = o
                     .kit
