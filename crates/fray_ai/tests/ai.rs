@@ -19,12 +19,22 @@ fn first_order(combatants: &str, who: &str) -> Order {
 
 /// The same, once `prepare` has changed the battle as it opens.
 fn first_order_after(combatants: &str, who: &str, prepare: impl FnOnce(&mut World)) -> Order {
+    first_order_among(r#"(name: "B", seat: Human)"#, combatants, who, prepare)
+}
+
+/// The same, side B being `b`.
+fn first_order_among(
+    b: &str,
+    combatants: &str,
+    who: &str,
+    prepare: impl FnOnce(&mut World),
+) -> Order {
     let text = format!(
         r#"(
     name: "t", ruleset: "declared",
     grid: (kind: Square, width: 10, height: 10),
     options: {{"declaration": "round_robin"}},
-    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    sides: [(name: "A", seat: Human), {b}],
     combatants: [{combatants}],
     dice: [5, 9, 9, 9],
 )"#
@@ -158,4 +168,17 @@ fn a_caster_mends_an_ally_who_has_lost_stress() {
         },
     );
     assert_eq!(o, Order::new("Agna", "cast").target("Anna").with("mend"));
+}
+
+#[test]
+fn the_ai_intimidates_a_monster_likely_to_flee() {
+    let duel = r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1))"#;
+    let monsters = r#"(name: "B", seat: Human, morale: true)"#;
+    assert_eq!(
+        first_order_among(monsters, duel, "Anna", |_| {}),
+        Order::new("Anna", "intimidate").target("Bors")
+    );
+    // Not a monster: nothing makes it check morale.
+    assert_ne!(first_order(duel, "Anna").action, "intimidate");
 }

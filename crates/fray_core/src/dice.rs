@@ -64,7 +64,33 @@ impl DiceExpr {
     pub fn mean(&self) -> f32 {
         self.count as f32 * (self.sides as f32 + 1.0) / 2.0 + self.modifier as f32
     }
+
+    /// The chance of each total from [`DiceExpr::min`] to [`DiceExpr::max`],
+    /// counted over every way the dice can fall; `None` for dice with more
+    /// totals than [`ODDS_TOTALS`], whose odds are not worth counting.
+    pub fn odds(&self) -> Option<Vec<f64>> {
+        let span = (self.count as usize).checked_mul(self.sides.saturating_sub(1) as usize)?;
+        if self.sides == 0 || span >= ODDS_TOTALS || self.count as usize > ODDS_TOTALS {
+            return None;
+        }
+        // The ways of each total of the dice rolled so far, one die at a time.
+        let mut ways = vec![1.0f64];
+        for _ in 0..self.count {
+            let mut next = vec![0.0; ways.len() + self.sides as usize - 1];
+            for (t, w) in ways.iter().enumerate() {
+                for face in 0..self.sides as usize {
+                    next[t + face] += w;
+                }
+            }
+            ways = next;
+        }
+        let all: f64 = ways.iter().sum();
+        Some(ways.into_iter().map(|w| w / all).collect())
+    }
 }
+
+/// The most totals [`DiceExpr::odds`] counts the chances of.
+pub const ODDS_TOTALS: usize = 1_000;
 
 impl fmt::Display for DiceExpr {
     /// Canonical notation: `1d12-2`, `3d6`, `5d8+15`, `1d%`.
@@ -560,6 +586,20 @@ mod tests {
         assert_eq!(parse("1d12-2"), DiceExpr::new(1, 12).plus(-2));
         assert_eq!(parse("5d8+15"), DiceExpr::new(5, 8).plus(15));
         assert_eq!(parse(" 1d12+1 "), DiceExpr::new(1, 12).plus(1));
+    }
+
+    #[test]
+    fn odds_count_every_way_the_dice_fall() {
+        let two = DiceExpr::new(2, 6).odds().unwrap();
+        assert_eq!(two.len(), 11);
+        assert_eq!(two[0], 1.0 / 36.0, "2 on 2d6");
+        assert_eq!(two[5], 6.0 / 36.0, "7 on 2d6");
+        let three = DiceExpr::new(3, 6).odds().unwrap();
+        assert_eq!(three[10 - 3] * 216.0, 27.0, "10 on 3d6");
+        assert_eq!(DiceExpr::new(1, 20).odds().unwrap(), vec![0.05; 20]);
+        assert_eq!(DiceExpr::new(0, 6).odds().unwrap(), vec![1.0]);
+        assert_eq!(DiceExpr::new(100, 100).odds(), None, "too many totals");
+        assert_eq!(DiceExpr::new(u32::MAX, 1).odds(), None, "too many dice");
     }
 
     #[test]

@@ -11,7 +11,9 @@
 //! to taking the creature out, and a riposte. A badly hurt creature values a
 //! draught; a healer values stabilising a fallen ally; a caster values
 //! mending an ally's Stress; a creature that is down values nothing
-//! strenuous (each such action costs it a Wound Point).
+//! strenuous (each such action costs it a Wound Point). Intimidating a
+//! monster is worth what it has left, times how much likelier the
+//! Intimidation makes it to fail its morale check and flee.
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
@@ -19,10 +21,11 @@ use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Listed, ListedQuery, Side};
+use fray_core::morale::{Census, Standing};
 use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, SpellEffect};
-use super::{Data, Health, Kit, Stabilised, Stats, Stress, WoundPoints, validate};
+use super::{Data, Health, Kit, Monster, Stabilised, Stats, Stress, WoundPoints, validate};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -43,6 +46,7 @@ pub fn hit_chance(attack: i32, defense: i32) -> f32 {
 }
 
 struct Foe<'w> {
+    e: Entity,
     name: &'w str,
     cell: Cell,
     defense: i32,
@@ -107,10 +111,13 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let (foes, nearest) = survey(world, &m, &mut out);
+    // Who fights on each side, counted only once a monster is in sight.
+    let mut census = None;
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
         weapon_attacks(&m, foe, &foes, dist, nearest, &mut out);
         spell_attacks(&m, foe, dist, &mut out);
+        intimidate(world, &m, foe, (&foes, dist), &mut census, &mut out);
     }
     full_defense(&m, &foes, &mut out);
     advance(&m, &foes, &mut out);
@@ -323,6 +330,7 @@ fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {
     });
     let riposte = hit_chance(st.attack, m.defense) * hit_on_me;
     Some(Foe {
+        e,
         name: &k.name,
         cell,
         defense: super::resolve::defense(world, e),
@@ -518,6 +526,86 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         other: spared * 2.0 * danger + 0.5 * back,
         ..Appraisal::plain(Order::new(m.name, "full_defense"))
     });
+}
+
+/// Ruling `intimidate_action` · 004 §Step 4: intimidating a monster within
+/// a walk of the Intimidation's range is worth what it has left, times how
+/// much likelier the Intimidation makes it to fail its morale check at the
+/// end of the round (failing, it flees the battle); the ripostes of the
+/// walk are its risk.
+fn intimidate(
+    world: &World,
+    m: &Me,
+    foe: &Foe,
+    (foes, dist): (&[Foe], u32),
+    census: &mut Option<Census>,
+    out: &mut Vec<Appraisal>,
+) {
+    let range = m.data.ruling_numbers.intimidate_range;
+    if dist > range + m.stats.speed || world.get::<Monster>(foe.e).is_none() {
+        return;
+    }
+    let Some((stats, &side)) = fray_core::model::components::<(&Stats, &Side)>(world, foe.e) else {
+        return;
+    };
+    let census = census.get_or_insert_with(|| Census::of(world, &super::roster(world)));
+    let likelier = morale_failing(m.data, stats, census.standing(side), m.stats.intimidation);
+    if likelier <= 0.0 {
+        return;
+    }
+    let risk = if dist > range {
+        crossing_risk(m, foe, foes, dist, range)
+    } else {
+        0.0
+    };
+    out.push(Appraisal {
+        damage: likelier * foe.left,
+        target_left: foe.left,
+        risk,
+        ..Appraisal::plain(Order::new(m.name, "intimidate").target(foe.name))
+    });
+}
+
+/// 004 §Step 4: how much likelier an Intimidation of 1d20 + `intimidation`
+/// makes a monster of `stats`, standing as `standing`, to fail its morale
+/// check than it was already (a monster outnumbered checks anyway, against
+/// 11 + its opponents; one facing an obvious defeat fails anyway).
+fn morale_failing(
+    data: &DeclaredData,
+    stats: &Stats,
+    standing: Standing,
+    intimidation: i32,
+) -> f32 {
+    let (allies, opponents) = (standing.allies, standing.opponents);
+    let outnumbered = opponents > allies + 1;
+    if opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1) {
+        return if outnumbered { 0.0 } else { 1.0 };
+    }
+    let morale = data
+        .numbers
+        .morale_dice
+        .plus(stats.insight_mod + stats.hd as i32 + allies);
+    let (Some(morale_odds), Some(check_odds)) = (morale.odds(), super::check_die(data).odds())
+    else {
+        return 0.0;
+    };
+    // The chance the morale check falls short of `tn`.
+    let fails = |tn: i32| -> f64 {
+        let short = usize::try_from(tn - morale.min()).unwrap_or(0);
+        morale_odds.iter().take(short).sum()
+    };
+    let check_min = super::check_die(data).min() + intimidation;
+    let with: f64 = check_odds
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p * fails(check_min + i as i32))
+        .sum();
+    let before = if outnumbered {
+        fails(data.numbers.morale_base_tn + opponents)
+    } else {
+        0.0
+    };
+    (with - before).max(0.0) as f32
 }
 
 /// 004 §Step 3: nobody in reach — advance on the nearest foe with a
