@@ -473,6 +473,44 @@ fn an_intimidation_result_replaces_the_morale_target_number() {
 }
 
 #[test]
+fn a_monster_that_held_against_an_intimidation_sees_through_the_next() {
+    // Ruling intimidate_action: Bors holds against Anna's 9 in round 1, and
+    // her Intimidation in round 2 is refused; she waits instead.
+    let text = r#"(
+    name: "test", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 1)),
+    ],
+    dice: [5, 8, 6, 4, 2, 1, 5, 8],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors")),
+        (round: 2, order: (actor: "Anna", action: "intimidate", target: "Bors")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Bors has seen through the Intimidation: it cannot be intimidated again this battle.",
+    );
+    assert_has(
+        &b,
+        "Bors held against an Intimidation and cannot be intimidated again this battle (ruling intimidate_action)",
+    );
+    assert_eq!(
+        texts(&b)
+            .iter()
+            .filter(|t| t.contains("tries to intimidate"))
+            .count(),
+        1
+    );
+}
+
+#[test]
 fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
     // 004 §Wound Points: at 0 Incapacitated; below 0 Dying. Anna, Dying at
     // -3, strains herself to -4 by acting, then drinks a healing draught for

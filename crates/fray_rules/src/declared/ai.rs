@@ -25,7 +25,9 @@ use fray_core::morale::{Census, Standing};
 use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, SpellEffect};
-use super::{Data, Health, Kit, Monster, Stabilised, Stats, Stress, WoundPoints, validate};
+use super::{
+    Data, Health, Kit, Monster, SawThrough, Stabilised, Stats, Stress, WoundPoints, validate,
+};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -542,7 +544,10 @@ fn intimidate(
     out: &mut Vec<Appraisal>,
 ) {
     let range = m.data.ruling_numbers.intimidate_range;
-    if dist > range + m.stats.speed || world.get::<Monster>(foe.e).is_none() {
+    if dist > range + m.stats.speed
+        || world.get::<Monster>(foe.e).is_none()
+        || world.get::<SawThrough>(foe.e).is_some()
+    {
         return;
     }
     let Some((stats, &side)) = fray_core::model::components::<(&Stats, &Side)>(world, foe.e) else {

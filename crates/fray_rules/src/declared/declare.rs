@@ -279,9 +279,16 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
         "consumable" => cx.consumable(),
         "throw" => cx.throw(),
         "stabilise" => cx.stabilise(),
-        "intimidate" => Ok(Action::Intimidate {
-            target: cx.enemy()?,
-        }),
+        "intimidate" => {
+            let target = cx.enemy()?;
+            if world.get::<SawThrough>(target).is_some() {
+                return Err(format!(
+                    "{} held against an Intimidation and cannot be intimidated again this battle (ruling intimidate_action)",
+                    cx.flow.name(target)
+                ));
+            }
+            Ok(Action::Intimidate { target })
+        }
         "wait" => Ok(Action::Wait),
         other => Err(format!(
             "unknown action {other:?} (actions: {})",

@@ -187,8 +187,25 @@ pub fn morale_checks(world: &mut World) {
         };
         if failed {
             fray_core::morale::rout(world, e, "ruling morale_failure");
+        } else if rs.intimidated.is_some() {
+            see_through(world, e);
         }
     }
+}
+
+/// Ruling `intimidate_action`: a monster that holds against an
+/// Intimidation cannot be intimidated again this battle.
+fn see_through(world: &mut World, e: Entity) {
+    world.entity_mut(e).insert(SawThrough);
+    let name = world.resource::<Flow>().name(e).to_string();
+    world.resource_mut::<BattleLog>().push(
+        Event::new(
+            EventKind::Morale,
+            "ruling intimidate_action",
+            format!("{name} has seen through the Intimidation: it cannot be intimidated again this battle."),
+        )
+        .actor(&name),
+    );
 }
 
 /// 004 §Step 5: combat ends when one side (or nobody) is left fighting, and

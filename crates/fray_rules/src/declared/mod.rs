@@ -125,6 +125,11 @@ pub struct Fled;
 #[derive(Component, Clone, Copy, Debug)]
 pub struct Monster;
 
+/// Ruling `intimidate_action`: a monster that held against an Intimidation
+/// has seen through it, and cannot be intimidated again this battle.
+#[derive(Component, Clone, Copy, Debug)]
+pub struct SawThrough;
+
 /// One injury: damage to Wound Points, marked with its type and amount
 /// (004 §Wound Points), and the Combat Injury it caused, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -302,7 +307,7 @@ fn declaring(flow: Res<Flow>) -> bool {
 /// Adds the ruleset's phases to the step schedule.
 pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
-        components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, Injuries, Hurts, RoundState, Declaration, LateAction, InitiativeGroup, Stress, WoundPoints],
+        components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, SawThrough, Injuries, Hurts, RoundState, Declaration, LateAction, InitiativeGroup, Stress, WoundPoints],
         resources: [Flow],
         set_up: [Data, ScenarioSource, resolve::RiposteQuery],
     );
