@@ -446,24 +446,38 @@ fn surprised_creatures_roll_initiative_but_do_not_act_in_the_first_round() {
     assert_has(&b, "Anna declares: wait. Round initiative 5 + 0 = 5.");
 }
 
-#[test]
-fn an_intimidation_result_replaces_the_morale_target_number() {
-    // 004 §Step 4: the TN is 11 + opponents "(or an opposing Intimidation
-    // check result)". Anna's Intimidation 6 + 3 = 9 is the target, not
-    // 11 + 1 = 12: Bors's 7 + 0 Insight + 2 HD = 9 holds.
-    let text = r#"(
-    name: "test", ruleset: "declared", round_cap: 1,
+/// Anna (a knight) intimidates Bors (a hobgoblin warrior, of a side that
+/// checks morale) two cells away in each of the first `rounds` rounds,
+/// which are all the battle has, with the forced `dice`.
+fn intimidations(rounds: u32, dice: &str) -> Battle {
+    let orders: Vec<String> = (1..=rounds)
+        .map(|r| {
+            format!(r#"(round: {r}, order: (actor: "Anna", action: "intimidate", target: "Bors"))"#)
+        })
+        .collect();
+    battle(&format!(
+        r#"(
+    name: "test", ruleset: "declared", round_cap: {rounds},
     grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
+    options: {{"declaration": "round_robin"}},
     sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
     combatants: [
         (name: "Anna", side: "A", template: "knight", at: (1, 1)),
         (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 1)),
     ],
-    dice: [5, 8, 6, 4, 2, 1],
-    orders: [(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))],
-)"#;
-    let mut b = battle(text);
+    dice: [{dice}],
+    orders: [{}],
+)"#,
+        orders.join(", ")
+    ))
+}
+
+#[test]
+fn an_intimidation_result_replaces_the_morale_target_number() {
+    // 004 §Step 4: the TN is 11 + opponents "(or an opposing Intimidation
+    // check result)". Anna's Intimidation 6 + 3 = 9 is the target, not
+    // 11 + 1 = 12: Bors's 7 + 0 Insight + 2 HD = 9 holds.
+    let mut b = intimidations(1, "5, 8, 6, 4, 2, 1");
     let _ = b.run();
     assert_has(&b, "Anna tries to intimidate Bors: 6 + 3 = 9;");
     assert_has(
@@ -475,23 +489,8 @@ fn an_intimidation_result_replaces_the_morale_target_number() {
 #[test]
 fn a_monster_that_held_against_an_intimidation_sees_through_the_next() {
     // Ruling intimidate_action: Bors holds against Anna's 9 in round 1, and
-    // her Intimidation in round 2 is refused; she waits instead.
-    let text = r#"(
-    name: "test", ruleset: "declared", round_cap: 2,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
-    combatants: [
-        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
-        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 1)),
-    ],
-    dice: [5, 8, 6, 4, 2, 1, 5, 8],
-    orders: [
-        (round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors")),
-        (round: 2, order: (actor: "Anna", action: "intimidate", target: "Bors")),
-    ],
-)"#;
-    let mut b = battle(text);
+    // her Intimidation in round 2 is refused.
+    let mut b = intimidations(2, "5, 8, 6, 4, 2, 1, 5, 8");
     let _ = b.run();
     assert_has(
         &b,
