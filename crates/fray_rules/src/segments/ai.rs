@@ -25,9 +25,9 @@ use super::{
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
     legal,
-    // A step costs less than one of `declared`'s (3): its searches took
-    // 6 ms at p99 where `declared`'s took 7 to 8.
-    step_work: 2,
+    // A step costs as much as one of `declared`'s (3): weighed at 2, its
+    // searches took 10 to 17 ms at p99 where `declared`'s took 5 to 8.
+    step_work: 3,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
