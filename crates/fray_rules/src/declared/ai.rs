@@ -649,3 +649,44 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         ..Appraisal::plain(Order::new(m.name, "defensive_attack").cell(foe.cell))
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{DeclaredData, Standing, Stats, morale_failing};
+    use crate::ruleset::DataFile;
+    use fray_core::data::Source;
+
+    /// A hobgoblin warrior's numbers: HD 2, Insight +0.
+    fn hobgoblin() -> Stats {
+        Stats {
+            hd: 2,
+            strength: 12,
+            strength_mod: 1,
+            agility_mod: 0,
+            insight_mod: 0,
+            defense_bonus: 2,
+            armour: 1,
+            speed: 5,
+            attack: 2,
+            heal: 0,
+            intimidation: 0,
+            casting: 0,
+        }
+    }
+
+    #[test]
+    fn an_intimidation_counts_for_what_it_adds_to_the_morale_check() {
+        let data = DeclaredData::load(&Source::inline("declared.ron", super::super::RULESET.data))
+            .unwrap();
+        let facing = |allies, opponents| Standing { allies, opponents };
+        // Alone against one: 1d20 + 3 against 3d6 + 2 fails 21 times in 40.
+        let alone = morale_failing(&data, &hobgoblin(), facing(0, 1), 3);
+        assert!((alone - 0.525).abs() < 1e-6, "{alone}");
+        // Outnumbered two to one it checks anyway, against 11 + 2, and
+        // fails half the time: the Intimidation adds 2.5 points.
+        let outnumbered = morale_failing(&data, &hobgoblin(), facing(0, 2), 3);
+        assert!((outnumbered - 0.025).abs() < 1e-6, "{outnumbered}");
+        // Three to one, its defeat is obvious: it fails without it.
+        assert_eq!(morale_failing(&data, &hobgoblin(), facing(0, 3), 3), 0.0);
+    }
+}
