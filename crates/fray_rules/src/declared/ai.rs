@@ -581,17 +581,19 @@ fn morale_failing(
     standing: Standing,
     intimidation: i32,
 ) -> f32 {
+    use super::end_round::{morale_modifiers, obvious_defeat, outnumbered, unaided_target};
     let (allies, opponents) = (standing.allies, standing.opponents);
-    let outnumbered = opponents > allies + 1;
-    if opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1) {
+    let outnumbered = outnumbered(allies, opponents);
+    if obvious_defeat(data, allies, opponents) {
         return if outnumbered { 0.0 } else { 1.0 };
     }
-    let morale = data
-        .numbers
-        .morale_dice
-        .plus(stats.insight_mod + stats.hd as i32 + allies);
-    let (Some(morale_odds), Some(check_odds)) = (morale.odds(), super::check_die(data).odds())
-    else {
+    let added: i32 = morale_modifiers(stats, allies)
+        .iter()
+        .map(|m| m.value)
+        .sum();
+    let morale = data.numbers.morale_dice.plus(added);
+    let check = super::check_die(data);
+    let (Some(morale_odds), Some(check_odds)) = (morale.odds(), check.odds()) else {
         return 0.0;
     };
     // The chance the morale check falls short of `tn`.
@@ -599,14 +601,14 @@ fn morale_failing(
         let short = usize::try_from(tn - morale.min()).unwrap_or(0);
         morale_odds.iter().take(short).sum()
     };
-    let check_min = super::check_die(data).min() + intimidation;
+    let check_min = check.min() + intimidation;
     let with: f64 = check_odds
         .iter()
         .enumerate()
         .map(|(i, p)| p * fails(check_min + i as i32))
         .sum();
     let before = if outnumbered {
-        fails(data.numbers.morale_base_tn + opponents)
+        fails(unaided_target(data, opponents))
     } else {
         0.0
     };

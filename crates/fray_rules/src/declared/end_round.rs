@@ -64,7 +64,7 @@ fn morale_triggers(rs: &RoundState, wp: WoundPoints, allies: i32, opponents: i32
             rs.worst_hit, wp.max
         ));
     }
-    if opponents > allies + 1 {
+    if outnumbered(allies, opponents) {
         triggers.push(format!("is outnumbered {} to {}", opponents, allies + 1));
     }
     if let Some(i) = rs.intimidated {
@@ -96,6 +96,33 @@ fn fail_obvious_defeat(world: &mut World, check: &MoraleCheck) {
     );
 }
 
+/// 004 §Step 4 Outnumbered: more opponents than its side (itself and its
+/// allies).
+pub(super) fn outnumbered(allies: i32, opponents: i32) -> bool {
+    opponents > allies + 1
+}
+
+/// Ruling `obvious_defeat`: the opponents are at least three times its side.
+pub(super) fn obvious_defeat(data: &DeclaredData, allies: i32, opponents: i32) -> bool {
+    opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1)
+}
+
+/// 004 §Step 4: what a monster adds to its morale dice: its Insight
+/// modifier, its HD and its allies.
+pub(super) fn morale_modifiers(stats: &Stats, allies: i32) -> Vec<Modifier> {
+    vec![
+        Modifier::new("Insight", stats.insight_mod),
+        Modifier::new("HD", stats.hd as i32),
+        Modifier::new("allies", allies),
+    ]
+}
+
+/// 004 §Step 4: the morale check's target without an Intimidation, 11 +
+/// opponents.
+pub(super) fn unaided_target(data: &DeclaredData, opponents: i32) -> i32 {
+    data.numbers.morale_base_tn + opponents
+}
+
 /// 004 §Step 4: the morale check, 3d6 + Insight + HD + allies against 11 +
 /// opponents or the opposing Intimidation check; true when it fails.
 fn roll_morale(
@@ -111,7 +138,7 @@ fn roll_morale(
     let (target, against) = match rs.intimidated {
         Some(i) => (i, "the Intimidation check".to_string()),
         None => (
-            data.numbers.morale_base_tn + opponents,
+            unaided_target(data, opponents),
             format!("11 + {opponents} opponents"),
         ),
     };
@@ -122,11 +149,7 @@ fn roll_morale(
             rule: "004 §Step 4",
             triggers: &check.triggers,
             dice: data.numbers.morale_dice,
-            modifiers: vec![
-                Modifier::new("Insight", stats.insight_mod),
-                Modifier::new("HD", stats.hd as i32),
-                Modifier::new("allies", allies),
-            ],
+            modifiers: morale_modifiers(stats, allies),
             target,
             against,
         },
@@ -178,8 +201,7 @@ pub fn morale_checks(world: &mut World) {
             allies,
             opponents,
         };
-        let obvious = opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1);
-        let failed = if obvious {
+        let failed = if obvious_defeat(&data, allies, opponents) {
             fail_obvious_defeat(world, &check);
             true
         } else {

@@ -38,6 +38,16 @@ pub(super) fn cell(world: &World, e: Entity) -> Cell {
         .unwrap_or(Cell::new(-1000, -1000))
 }
 
+/// The reach of `weapon` (1 for one the data does not name).
+pub(super) fn reach_of(world: &World, weapon: &str) -> u32 {
+    world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(weapon)
+        .map_or(1, |w| w.reach)
+}
+
 pub(super) fn distance(world: &World, a: Entity, b: Entity) -> u32 {
     world
         .resource::<Grid>()

@@ -100,13 +100,7 @@ impl Context<'_> {
     fn charge(&self) -> Result<Action, String> {
         let target = self.enemy()?;
         let weapon = self.weapon(|w| !w.missile(), "melee")?;
-        let reach = self
-            .world
-            .resource::<Data>()
-            .0
-            .weapons
-            .get(&weapon)
-            .map_or(1, |w| w.reach);
+        let reach = super::combat::reach_of(self.world, &weapon);
         if super::combat::distance(self.world, self.actor, target) <= reach {
             return Err(format!(
                 "{} is already within reach of the {weapon}: a charge needs a run; attack instead (ruling charge)",

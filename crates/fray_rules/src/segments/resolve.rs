@@ -15,7 +15,7 @@ use fray_core::simultaneous::Simultaneous;
 pub use super::combat::Hit;
 use super::combat::{
     Routine as Blow, apply_hit, approach, cell, distance, flee_move, foes, living_target,
-    melee_weapon, name, routine, spells_going_off,
+    melee_weapon, name, reach_of, routine, spells_going_off,
 };
 use super::{
     Action, Data, Declared, Flow, PauseKind, Paused, Period, Routine, Slot, SpearUsed, SpellTarget,
@@ -297,12 +297,7 @@ fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
 /// already in reach, without moving.
 fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Option<Vec<Hit>>) {
     let e = slot.actor;
-    let reach = world
-        .resource::<Data>()
-        .0
-        .weapons
-        .get(weapon)
-        .map_or(1, |w| w.reach);
+    let reach = reach_of(world, weapon);
     let Some(t) = foes(world, e)
         .into_iter()
         .find(|&f| distance(world, e, f) <= reach)
@@ -334,8 +329,7 @@ fn charge(
     let Some(target) = living_target(world, e, target) else {
         return Acted::Done(held);
     };
-    let data = world.resource::<Data>().0.clone();
-    let reach = data.weapons.get(weapon).map_or(1, |w| w.reach);
+    let reach = reach_of(world, weapon);
     if distance(world, e, target) <= reach {
         let (who, them) = (name(world, e), name(world, target));
         record(world, || {
@@ -351,7 +345,11 @@ fn charge(
         return Acted::Done(held);
     }
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells)
-        * data.ruling_numbers.charge_move_percent
+        * world
+            .resource::<Data>()
+            .0
+            .ruling_numbers
+            .charge_move_percent
         / 100;
     let who = name(world, e);
     let them = name(world, target);
