@@ -171,7 +171,7 @@ fn parse_forced_arg(text: &str) -> Result<ForcedDice, String> {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub(crate) struct AiArgs {
     /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for every
-    /// side (levels: random, basic, search), to pit one against another.
+    /// side (levels: random, greedy, basic, search), to pit one against another.
     #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
     pub ai: Vec<AiArg>,
     /// The work a search AI may spend on each decision, in rules steps

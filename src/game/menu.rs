@@ -220,7 +220,7 @@ fn start_battle(world: &mut World) {
 
 /// What the menu offers for a seat: who plays, at which AI level (none:
 /// the level is kept, for the AI after a script).
-const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 5] = [
+const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 6] = [
     (Seat::Human, None, "Human", "A person at this screen."),
     (
         Seat::Ai,
@@ -233,6 +233,12 @@ const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 5] = [
         Some(AiLevel::Basic),
         "AI — basic",
         "Takes the order the ruleset appraises best, at once.",
+    ),
+    (
+        Seat::Ai,
+        Some(AiLevel::Greedy),
+        "AI — greedy",
+        "Always the order that deals the most damage, whatever it risks.",
     ),
     (
         Seat::Ai,

@@ -100,6 +100,30 @@ pub fn every_legal(world: &World, actor: Entity) -> Vec<Order> {
     legal
 }
 
+/// The fixed greedy policy: the legal order the ruleset expects to deal the
+/// most damage, or, dealing none, the one that closes most on the enemy;
+/// risk, finishing a target and every other worth unweighed. A simple
+/// fixed policy of the kind a player falls back on, and a baseline the
+/// other levels are measured against.
+#[derive(Default)]
+pub struct GreedyAi;
+
+impl Controller for GreedyAi {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let hooks = world.get_resource::<AiHooks>().copied()?;
+        let mut all = (hooks.appraise)(world, decision.actor);
+        // Stable: of equals, the one the ruleset appraised first.
+        all.sort_by(|a, b| {
+            b.damage
+                .total_cmp(&a.damage)
+                .then(b.closing.total_cmp(&a.closing))
+        });
+        all.into_iter()
+            .map(|a| a.order)
+            .find(|o| legal(world, decision.actor, o))
+    }
+}
+
 /// A random legal order for each decision: a baseline to measure the other
 /// levels against. Each choice is drawn from the seed and the decision
 /// alone, so a battle replays the same however it was stopped and loaded.

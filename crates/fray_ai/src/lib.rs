@@ -62,6 +62,9 @@ pub fn load_scenario_and_hash(
 pub enum AiLevel {
     /// Random legal orders: a baseline.
     Random,
+    /// The order expected to deal the most damage, risk unweighed: a fixed
+    /// simple policy, the baseline a plan should beat.
+    Greedy,
     /// The ruleset's appraisal of each order, best taken: quick.
     #[default]
     Basic,
@@ -70,12 +73,18 @@ pub enum AiLevel {
 }
 
 impl AiLevel {
-    pub const ALL: [AiLevel; 3] = [AiLevel::Random, AiLevel::Basic, AiLevel::Search];
+    pub const ALL: [AiLevel; 4] = [
+        AiLevel::Random,
+        AiLevel::Greedy,
+        AiLevel::Basic,
+        AiLevel::Search,
+    ];
 
     /// Its name on the command line and in reports.
     pub fn name(self) -> &'static str {
         match self {
             AiLevel::Random => "random",
+            AiLevel::Greedy => "greedy",
             AiLevel::Basic => "basic",
             AiLevel::Search => "search",
         }
@@ -89,7 +98,7 @@ impl std::str::FromStr for AiLevel {
         AiLevel::ALL
             .into_iter()
             .find(|l| l.name() == text)
-            .ok_or_else(|| format!("no AI level {text:?} (levels: random, basic, search)"))
+            .ok_or_else(|| format!("no AI level {text:?} (levels: random, greedy, basic, search)"))
     }
 }
 
@@ -107,6 +116,7 @@ impl Ai {
     pub fn controller(self) -> Box<dyn Controller> {
         match self.level {
             AiLevel::Random => Box::new(basic::RandomAi { seed: self.seed }),
+            AiLevel::Greedy => Box::new(basic::GreedyAi),
             AiLevel::Basic => Box::new(basic::BasicAi),
             AiLevel::Search => {
                 let default = search::Budget::default();

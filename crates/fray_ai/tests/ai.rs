@@ -29,6 +29,17 @@ fn first_order_among(
     who: &str,
     prepare: impl FnOnce(&mut World),
 ) -> Order {
+    first_order_by(&mut BasicAi, b, combatants, who, prepare)
+}
+
+/// The same, `ai` deciding for everyone.
+fn first_order_by(
+    ai: &mut dyn Controller,
+    b: &str,
+    combatants: &str,
+    who: &str,
+    prepare: impl FnOnce(&mut World),
+) -> Order {
     let text = format!(
         r#"(
     name: "t", ruleset: "declared",
@@ -44,7 +55,7 @@ fn first_order_among(
     loop {
         let decision = common::awaited(&mut battle)
             .unwrap_or_else(|_| panic!("the battle ended before {who} decided"));
-        let order = BasicAi
+        let order = ai
             .decide(battle.world_mut(), &decision)
             .expect("the AI answers");
         if decision.actor_name == who {
@@ -64,6 +75,24 @@ fn the_ai_closes_in_defensively_rather_than_provoke_a_riposte() {
     assert_eq!(
         o,
         Order::new("Anna", "defensive_attack")
+            .target("Bors")
+            .with("longsword")
+    );
+}
+
+#[test]
+fn the_greedy_policy_attacks_plainly_whatever_riposte_it_walks_into() {
+    let o = first_order_by(
+        &mut fray_ai::basic::GreedyAi,
+        r#"(name: "B", seat: Human)"#,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (4, 1))"#,
+        "Anna",
+        |_| {},
+    );
+    assert_eq!(
+        o,
+        Order::new("Anna", "attack")
             .target("Bors")
             .with("longsword")
     );

@@ -1,6 +1,6 @@
 //! The basic AI through the `detailed_sequence` ruleset's appraisal: it
 //! closes on a foe out of reach, lengthens a bow's range with preparations,
-//! and parries for a friend.
+//! parries for a friend, and keeps the blow a heavy weapon's attack needs.
 
 mod common;
 
@@ -80,4 +80,37 @@ fn the_ai_parries_for_a_friend() {
     assert_eq!(d.actor_name, "Cy", "{}", d.prompt);
     let o = BasicAi.decide(b.world_mut(), &d).unwrap();
     assert_eq!(o.action, "parry");
+}
+
+/// What `who`, attacked by Ash's first blow, answers when asked to parry.
+fn answer_to_a_blow(b: &mut Battle, who: &str) -> Order {
+    let a = first_order(b, "Ash");
+    assert_eq!(a.action, "attack");
+    loop {
+        let d = common::awaited(b).unwrap_or_else(|_| panic!("no parry was asked"));
+        if d.actor_name == "Ash" {
+            b.answer(d.id, a.clone());
+            continue;
+        }
+        assert_eq!(d.actor_name, who, "{}", d.prompt);
+        return BasicAi.decide(b.world_mut(), &d).unwrap();
+    }
+}
+
+#[test]
+fn an_axeman_keeps_the_second_blow_its_attack_needs() {
+    // 000 §1.2.5: the battleaxe is heavy, so an attack takes an active blow
+    // and a second; with 2 active and 2 reactive, a parry spends a reactive
+    // blow and leaves one attack rather than two this round.
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (3, 4), set: {"active": 3}),
+           (name: "Bo", side: "B", template: "axeman", at: (4, 4))"#,
+    );
+    assert_eq!(answer_to_a_blow(&mut b, "Bo").action, "pass");
+    // A third reactive blow is spare: the parry costs no attack.
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (3, 4), set: {"active": 3}),
+           (name: "Bo", side: "B", template: "axeman", at: (4, 4), set: {"reactive": 3})"#,
+    );
+    assert_eq!(answer_to_a_blow(&mut b, "Bo").action, "parry");
 }

@@ -4,8 +4,8 @@
 //! An attack is worth its chance to hit times the mean damage to EN. Out of
 //! reach, a fighter closes on the nearest foe (closing by two with a good
 //! DX); an archer too far off prepares to lengthen its range, and opens from
-//! a foe at its side. A parry is worth the damage it spares against the blow
-//! it costs. In the noncombat phase the hurt rest, mages cast, the unarmoured
+//! a foe at its side. A parry is worth the damage it spares against its EN
+//! and the attack it gives up when its blow is one an attack needs. In the noncombat phase the hurt rest, mages cast, the unarmoured
 //! put their armour on. Traces chase the nearest foe, stopping within reach;
 //! whoever stops strikes the mover it can reach.
 
@@ -242,20 +242,65 @@ fn draw_or_grab(s: &Asked, out: &mut Vec<Appraisal>) {
     });
 }
 
-/// 000 §1.2.5: a parry is worth the damage it spares against the blow it
-/// costs.
+/// 000 §1.2.5: a parry is worth the damage it spares against what it costs:
+/// its EN, and the attack it gives up when the blow it spends was one an
+/// attack still needed.
 fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     let before = attack_value(world, attacker, target, 0);
     let after = attack_value(world, attacker, target, 1);
     let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
+    let lost = if parry_costs_an_attack(world, me) {
+        best_attack(s)
+    } else {
+        0.0
+    };
     if parry_weapon(world, me).is_some() {
         out.push(Appraisal {
-            other: (before - after) * 1.5 - cost * 0.5,
+            other: (before - after) * 1.5 - cost * 0.5 - lost,
             ..Appraisal::plain(Order::new(&s.name, "parry"))
         });
     }
+}
+
+/// 000 §1.2.5: whether the blow a parry spends (a reactive one first) leaves
+/// `me` an attack fewer this round: an attack takes an active blow, and a
+/// second blow, of either kind, with a heavy weapon.
+fn parry_costs_an_attack(world: &World, me: Entity) -> bool {
+    let Some(b) = world.get::<super::Blows>(me) else {
+        return false;
+    };
+    let heavy = attack_weapon(world, me)
+        .and_then(|w| weapon(world, &w))
+        .is_some_and(|d| d.heft == super::Heft::Heavy);
+    let attacks = |active: u32, reactive: u32| {
+        if heavy {
+            active.min((active + reactive) / 2)
+        } else {
+            active
+        }
+    };
+    let after = if b.reactive > 0 {
+        attacks(b.active, b.reactive - 1)
+    } else {
+        attacks(b.active.saturating_sub(1), 0)
+    };
+    after < attacks(b.active, b.reactive)
+}
+
+/// 000 §1.2.5: the most an attack by the character asked is worth on a foe
+/// within its weapon's reach.
+fn best_attack(s: &Asked) -> f32 {
+    let Some(w) = attack_weapon(s.world, s.me) else {
+        return 0.0;
+    };
+    let reach = reach_of(s.world, s.me, &w);
+    s.foes
+        .iter()
+        .filter(|&&f| distance(s.world, s.me, f).is_some_and(|d| d <= reach))
+        .map(|&f| attack_value(s.world, s.me, f, 0))
+        .fold(0.0, f32::max)
 }
 
 /// 000 §2.1: the noncombat options — rest (§2.1.1), cast a spell (§2.1.2),
