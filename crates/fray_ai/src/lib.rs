@@ -299,5 +299,7 @@ pub fn build_battle(
             controller(seat, scenario, i, options.ai(i))
         })
         .collect();
-    Ok(Battle::new(app, controllers))
+    let mut battle = Battle::new(app, controllers);
+    battle.set_foresight(|world, actor| basic::ranked(world, actor, 1).pop());
+    Ok(battle)
 }

@@ -322,6 +322,14 @@ impl Controller for Replay {
         self.live.thoughts()
     }
 
+    fn watches(&self) -> bool {
+        self.live.watches()
+    }
+
+    fn observed(&mut self, side: usize, action: &str, foreseen: bool) {
+        self.live.observed(side, action, foreseen);
+    }
+
     fn refused(&mut self, refusal: &Refusal) {
         match self.last.get(&refusal.decision) {
             Some((_, Some(_))) => {}

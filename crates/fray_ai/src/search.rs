@@ -2,12 +2,14 @@
 //! orders as candidates and plays each out on a fork of the battle, to the
 //! end of the round under way (or of the next, when no other side is asked
 //! anything before the round ends), with the basic AI deciding for everyone
-//! after it. Each candidate is played with the same dice as the others in
-//! each rollout (paired rollouts), keyed by purpose: the same roll for the
-//! same purpose shows the same faces in every candidate's future
-//! (`Dice::keyed`), so the comparison is between orders, not luck. The basic
-//! AI's choice is given unless the futures of another leave its side surely
-//! better off.
+//! after it — but for the other sides, which stray from it in those futures
+//! as often as they have strayed from it so far, once their orders were in
+//! the open (`fray_core::watch`). Each candidate is played with the same
+//! dice as the others in each rollout (paired rollouts), keyed by purpose:
+//! the same roll for the same purpose shows the same faces in every
+//! candidate's future (`Dice::keyed`), so the comparison is between orders,
+//! not luck. The basic AI's choice is given unless the futures of another
+//! leave its side surely better off.
 //!
 //! What its side could not know stays unknown: a rollout's dice are its own,
 //! never the battle's, and the other sides' secret orders waiting to be
@@ -148,6 +150,31 @@ pub struct SearchAi {
     pub last: Vec<Estimate>,
     /// The work and the time the last search took.
     pub spent: (u64, Duration),
+    /// What each other side's orders heard of so far were.
+    seen: Vec<Strays>,
+}
+
+/// A side's orders heard of: how many, and of those of another kind than
+/// the basic AI would have given, how many of each action.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Strays {
+    seen: u32,
+    kinds: Vec<(SmolStr, u32)>,
+}
+
+impl Strays {
+    /// How many strayed.
+    fn strayed(&self) -> u32 {
+        self.kinds.iter().map(|(_, n)| n).sum()
+    }
+
+    /// How many strayed to `action`.
+    fn to(&self, action: &str) -> u32 {
+        self.kinds
+            .iter()
+            .find(|(a, _)| a == action)
+            .map_or(0, |(_, n)| *n)
+    }
 }
 
 impl SearchAi {
@@ -158,7 +185,18 @@ impl SearchAi {
             playground: None,
             last: Vec::new(),
             spent: (0, Duration::ZERO),
+            seen: Vec::new(),
         }
+    }
+
+    /// How often, in a hundred, `side` is played in a future as giving an
+    /// order of another kind than the basic AI's: as often as its orders
+    /// heard of so far were, one more foreseen order counted with them (so
+    /// none before any was heard of, and never all).
+    fn unforeseen(&self, side: usize) -> u32 {
+        self.seen
+            .get(side)
+            .map_or(0, |s| 100 * s.strayed() / (s.seen + 1))
     }
 
     /// Play every candidate out, in rounds of rollouts, each round's dice
@@ -186,6 +224,7 @@ impl SearchAi {
         // Candidates still played: one plainly worse than the basic AI's
         // choice after a few rollouts leaves its share to the others.
         let mut alive = vec![true; candidates.len()];
+        self.seat_foes(world, decision.side)?;
         for r in 0..self.budget.rollouts {
             let seed = mix(self.seed, decision.id, u64::from(r));
             for (i, order) in candidates.iter().enumerate() {
@@ -223,9 +262,44 @@ impl SearchAi {
         }
         Ok(self.playground.as_mut().expect("set just above"))
     }
+
+    /// Seat the other sides of the futures as they have played so far.
+    fn seat_foes(&mut self, world: &World, side: usize) -> Result<(), String> {
+        let foes: Vec<Unforeseen> = (0..sides(world))
+            .map(|s| Unforeseen {
+                share: self.unforeseen(s),
+                strays: self.seen.get(s).cloned().unwrap_or_default(),
+            })
+            .collect();
+        let ground = self.ground(world)?;
+        for (other, foe) in foes.into_iter().enumerate() {
+            if other != side {
+                ground.set_controller(other, Box::new(foe));
+            }
+        }
+        Ok(())
+    }
 }
 
 impl Controller for SearchAi {
+    fn watches(&self) -> bool {
+        true
+    }
+
+    fn observed(&mut self, side: usize, action: &str, foreseen: bool) {
+        if self.seen.len() <= side {
+            self.seen.resize(side + 1, Strays::default());
+        }
+        let strays = &mut self.seen[side];
+        strays.seen += 1;
+        if !foreseen {
+            match strays.kinds.iter_mut().find(|(a, _)| a == action) {
+                Some((_, n)) => *n += 1,
+                None => strays.kinds.push((action.into(), 1)),
+            }
+        }
+    }
+
     fn thoughts(&self) -> Vec<(Order, f32)> {
         self.last
             .iter()
@@ -264,6 +338,65 @@ impl Controller for SearchAi {
         self.last = estimates;
         let best = self.last[0].order.clone();
         Some(best)
+    }
+}
+
+/// The sides of the battle in `world`.
+fn sides(world: &World) -> usize {
+    world
+        .get_resource::<crate::fork::Origin>()
+        .map_or(0, |o| o.scenario.scenario.sides.len())
+}
+
+/// Another side in a future played out: the basic AI's choice, but now and
+/// then (`share` in a hundred, drawn from the future's dice) the order the
+/// basic AI ranks best of a kind drawn among those open to it, each kind
+/// weighing 1, and 2 more for each time the side strayed to it before (so a
+/// side that always strays the same way is played as straying that way,
+/// and the basic AI's choice stands when its kind is drawn). A foe who has
+/// strayed from the basic AI's choices may stray again, and an order that
+/// pays only against the basic AI (full defense, against a foe who always
+/// attacks) must not be counted on against it.
+struct Unforeseen {
+    share: u32,
+    strays: Strays,
+}
+
+impl Controller for Unforeseen {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let roll = if self.share == 0 {
+            100
+        } else {
+            let purpose = format!("{}'s unforeseen order", decision.actor_name);
+            world.resource_mut::<Dice>().die(100, purpose).total as u32
+        };
+        if roll > self.share {
+            return crate::basic::ranked(world, decision.actor, 1).pop();
+        }
+        // The basic AI's choice first, then the best of each other kind.
+        let mut orders = varied(world, decision.actor, 6);
+        let mut kinds: Vec<SmolStr> = Vec::new();
+        orders.retain(|o| {
+            let new = !kinds.contains(&o.action);
+            kinds.push(o.action.clone());
+            new
+        });
+        let weights: Vec<u32> = orders
+            .iter()
+            .map(|o| 2 * self.strays.to(&o.action) + 1)
+            .collect();
+        let purpose = format!("{}'s unforeseen kind", decision.actor_name);
+        let die = world
+            .resource_mut::<Dice>()
+            .die(weights.iter().sum(), purpose);
+        let mut left = die.total;
+        for (i, &w) in weights.iter().enumerate() {
+            if left <= w as i32 {
+                return Some(orders.swap_remove(i));
+            }
+            left -= w as i32;
+        }
+        orders.into_iter().next()
     }
 }
 
@@ -424,7 +557,66 @@ fn strength(t: &TokenView) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Horizon, edge, eliminate, step_cost};
+    use super::{Horizon, SearchAi, Strays, Unforeseen, edge, eliminate, step_cost};
+    use fray_core::decision::{Controller, Decisions, Order};
+
+    #[test]
+    fn a_foe_strays_in_the_futures_as_often_as_it_has_strayed() {
+        let mut search = SearchAi::new(1, super::Budget::default());
+        assert_eq!(search.unforeseen(1), 0, "nothing heard of yet");
+        search.observed(1, "wait", false);
+        assert_eq!(
+            search.unforeseen(1),
+            50,
+            "one of two, the one counted foreseen"
+        );
+        search.observed(1, "attack", true);
+        search.observed(1, "wait", false);
+        assert_eq!(search.unforeseen(1), 50, "two of four");
+        assert_eq!(search.unforeseen(0), 0, "another side");
+        for _ in 0..6 {
+            search.observed(1, "attack", true);
+        }
+        assert_eq!(search.unforeseen(1), 20, "two of ten");
+        let strays = &search.seen[1];
+        assert_eq!((strays.to("wait"), strays.to("attack")), (2, 0));
+    }
+
+    #[test]
+    fn a_foe_strays_to_the_kinds_it_strayed_to() {
+        let text = r#"(
+    name: "t", ruleset: "declared",
+    grid: (kind: Square, width: 10, height: 10),
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1)),
+    ],
+)"#;
+        let mut battle = crate::battle_from_text(text, 1).unwrap();
+        battle.run();
+        let world = battle.world_mut();
+        let decision = world.resource::<Decisions>().open()[0].clone();
+        let basic = crate::basic::BasicAi.decide(world, &decision).unwrap();
+        let foe = |share, strays| Unforeseen { share, strays };
+        let never = foe(0, Strays::default()).decide(world, &decision);
+        assert_eq!(never, Some(basic.clone()));
+        // Straying, to a kind it strayed to a thousand times: the best
+        // order of that kind, all but surely.
+        let other = super::varied(world, decision.actor, 6)
+            .into_iter()
+            .rfind(|o| o.action != basic.action)
+            .unwrap();
+        let strays = |kind: &Order| Strays {
+            seen: 1000,
+            kinds: vec![(kind.action.clone(), 1000)],
+        };
+        let picked = foe(100, strays(&other)).decide(world, &decision);
+        assert_eq!(picked.map(|o| o.action), Some(other.action.clone()));
+        // Straying to the kind the basic AI gives is no straying.
+        let same = foe(100, strays(&basic)).decide(world, &decision);
+        assert_eq!(same, Some(basic));
+    }
 
     #[test]
     fn a_step_counts_a_part_of_its_own_and_a_part_for_each_combatant() {

@@ -9,7 +9,7 @@ use std::path::Path;
 use common::{log_of, options, scenarios};
 
 use fray_ai::save::{BattleFile, Stop};
-use fray_ai::{build_battle, controller, load_scenario_and_hash};
+use fray_ai::{AiLevel, BattleOptions, build_battle, controller, load_scenario_and_hash};
 use fray_core::battle::{Battle, Progress};
 use fray_core::model::Seat;
 
@@ -20,17 +20,27 @@ fn play_out(battle: &mut Battle) -> Progress {
 /// The battle of `scenario` and `seed`, played to its end by the AI, and
 /// its battle file.
 fn whole(path: &Path, seed: u64) -> (Vec<u8>, BattleFile) {
+    whole_with(path, &options(seed))
+}
+
+/// The same, played as `options` say.
+fn whole_with(path: &Path, options: &BattleOptions) -> (Vec<u8>, BattleFile) {
     let (scenario, data, hash) = load_scenario_and_hash(path).unwrap();
-    let mut battle = build_battle(&scenario, &data, &options(seed)).unwrap();
+    let mut battle = build_battle(&scenario, &data, options).unwrap();
     assert!(matches!(play_out(&mut battle), Progress::Over(_)));
     let seats = vec![Seat::Ai; scenario.scenario.sides.len()];
-    let file = BattleFile::of(&battle, &scenario, &hash, &options(seed), seats);
+    let file = BattleFile::of(&battle, &scenario, &hash, options, seats);
     (log_of(&battle), file)
 }
 
 /// The battle of `file` loaded (its orders replayed, the AI on every side
 /// after them) and played to its end.
 fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
+    loaded_with(file, path, options(file.seed))
+}
+
+/// The same, the AI playing as `options` say.
+fn loaded_with(file: &BattleFile, path: &Path, options: BattleOptions) -> Vec<u8> {
     let text = file.to_text();
     let saved = std::env::temp_dir().join(format!("fray-save-{}.ron", std::process::id()));
     std::fs::write(&saved, text).unwrap();
@@ -38,7 +48,6 @@ fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
     std::fs::remove_file(&saved).unwrap();
     let file = read.unwrap();
     let (scenario, data) = file.scenario(path).unwrap();
-    let options = options(file.seed);
     let mut battle = build_battle(&scenario, &data, &options).unwrap();
     file.seat_replay(&mut battle, |side| {
         controller(Seat::Ai, &scenario, side, options.ai(side))
@@ -68,6 +77,26 @@ fn a_battle_saved_at_any_decision_goes_on_as_if_never_stopped() {
                 "{name}, seed {seed}, saved after {cut} orders: the log differs"
             );
         }
+    }
+}
+
+#[test]
+fn a_battle_against_the_search_saved_midway_goes_on_as_if_never_stopped() {
+    // The search hears of a random foe's orders as the battle goes on and
+    // plays its futures by them: replayed from the file, it hears the same.
+    let path = common::scenario("duel.ron");
+    // Seeds whose duels last a dozen rounds and more.
+    for seed in [2, 4, 5, 6] {
+        let options = BattleOptions {
+            ai: vec![AiLevel::Random, AiLevel::Search],
+            search_work: Some(6000),
+            ..options(seed)
+        };
+        let (log, mut file) = whole_with(&path, &options);
+        let cut = file.orders.len() / 4;
+        file.orders.truncate(cut);
+        let again = loaded_with(&file, &path, options);
+        assert!(log == again, "seed {seed}, saved after {cut} orders");
     }
 }
 

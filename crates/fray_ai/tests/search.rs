@@ -3,7 +3,13 @@
 
 mod common;
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use bevy_ecs::prelude::*;
+use fray_ai::basic::{BasicAi, RandomAi};
+use fray_core::decision::Decision;
+use fray_core::log::BattleLog;
 
 use fray_ai::search::{Budget, Estimate, SearchAi};
 use fray_ai::{AiLevel, BattleOptions, battle_from_text, build_battle, load_scenario};
@@ -21,13 +27,18 @@ fn counted() -> Budget {
 
 /// The duel, seeded, both sides waiting for people, declaring `declaration`.
 fn duel(declaration: &str) -> Battle {
+    duel_seeded(declaration, 3)
+}
+
+/// The same, from `seed`.
+fn duel_seeded(declaration: &str, seed: u64) -> Battle {
     let path = common::scenario("duel.ron");
     let text = std::fs::read_to_string(path).unwrap().replace(
         "    seed: 1,",
         &format!("    seed: 1,\n    options: {{\"declaration\": \"{declaration}\"}},"),
     );
     let text = text.replace("seat: Ai", "seat: Human");
-    battle_from_text(&text, 3).unwrap()
+    battle_from_text(&text, seed).unwrap()
 }
 
 /// What the search makes of Grusk's first declaration once Brienne has
@@ -67,6 +78,83 @@ fn the_search_does_not_read_a_secret_declaration_of_the_other_side() {
     let defending = grusk_after("simultaneous", "full_defense");
     assert!(waiting.1.len() > 1, "the search weighed several orders");
     assert_eq!(waiting, defending);
+}
+
+/// What a watching side heard: at each of its decisions, the round and how
+/// many of the other side's orders it had heard of; whether each was of the
+/// kind the basic AI would have given.
+#[derive(Default)]
+struct Heard {
+    decisions: Vec<(u32, usize)>,
+    foreseen: Vec<bool>,
+}
+
+/// Plays as the basic AI, as a person would: not at once, but once the
+/// rules have gone on a step; and notes what it hears of the other side.
+struct Listener {
+    heard: Arc<Mutex<Heard>>,
+    /// The decision it has been asked once.
+    pondered: Option<u64>,
+}
+
+impl Controller for Listener {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        if self.pondered.replace(decision.id) != Some(decision.id) {
+            return None;
+        }
+        let round = world.resource::<BattleLog>().round;
+        {
+            let mut heard = self.heard.lock().unwrap();
+            let so_far = heard.foreseen.len();
+            heard.decisions.push((round, so_far));
+        }
+        BasicAi.decide(world, decision)
+    }
+
+    fn watches(&self) -> bool {
+        true
+    }
+
+    fn observed(&mut self, side: usize, _action: &str, foreseen: bool) {
+        assert_eq!(side, 0, "only the other side is heard of");
+        self.heard.lock().unwrap().foreseen.push(foreseen);
+    }
+}
+
+/// The duel declared in secret, `brienne` deciding for her and a listener
+/// for Grusk: what he heard.
+fn grusk_heard(brienne: Box<dyn Controller>) -> Heard {
+    // From seed 4 Grusk holds against the Intimidation of round 1 and the
+    // duel goes on for rounds.
+    let mut battle = duel_seeded("simultaneous", 4);
+    let heard = Arc::new(Mutex::new(Heard::default()));
+    battle.set_controller(0, brienne);
+    let listener = Listener {
+        heard: heard.clone(),
+        pondered: None,
+    };
+    battle.set_controller(1, Box::new(listener));
+    while let Progress::AwaitingHuman(_) = battle.run() {}
+    assert!(battle.outcome().is_some());
+    std::mem::take(&mut *heard.lock().unwrap())
+}
+
+#[test]
+fn a_side_hears_of_the_others_orders_once_their_round_has_ended() {
+    // Brienne writes her order down before Grusk each round, and the rules
+    // take it, in secret (004 §Step 3), before he decides: he hears of it
+    // only once the round has ended, at his next.
+    let heard = grusk_heard(Box::new(BasicAi));
+    assert!(heard.decisions.len() > 2, "{:?}", heard.decisions);
+    for &(round, so_far) in &heard.decisions {
+        assert_eq!(so_far as u32, round - 1, "{:?}", heard.decisions);
+    }
+    assert!(
+        heard.foreseen.iter().all(|&f| f),
+        "the basic AI gives the kind of order foreseen"
+    );
+    let heard = grusk_heard(Box::new(RandomAi { seed: 3 }));
+    assert!(heard.foreseen.iter().any(|&f| !f), "{:?}", heard.foreseen);
 }
 
 #[test]

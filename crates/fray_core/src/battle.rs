@@ -47,6 +47,8 @@ pub struct Battle {
     /// The [`RulesStep`] schedule, held here from the first step on rather
     /// than taken out of the world and put back at every step.
     rules: Option<Schedule>,
+    /// The orders given, until the other sides may hear of them.
+    watch: crate::watch::Watch,
 }
 
 /// An app with what every ruleset needs: the step schedule (single-threaded,
@@ -80,7 +82,14 @@ impl Battle {
             last_refusal: None,
             decision_times: None,
             rules: None,
+            watch: Default::default(),
         }
+    }
+
+    /// How to foresee the basic AI's order, for controllers that watch the
+    /// other sides' orders (`crate::watch`).
+    pub fn set_foresight(&mut self, foresight: crate::watch::Foresight) {
+        self.watch.foresight = Some(foresight);
     }
 
     pub fn world(&self) -> &World {
@@ -122,6 +131,7 @@ impl Battle {
         // As App::update does after each frame: forget removed-component
         // records, which would otherwise pile up over a long battle or batch.
         world.clear_trackers();
+        self.watch.deliver(world, &mut self.controllers);
     }
 
     /// What the controller of `side` weighed for its last decision, when it
@@ -140,10 +150,12 @@ impl Battle {
 
     /// Give an order for decision `id` (the window does this for a person).
     pub fn answer(&mut self, id: u64, order: crate::decision::Order) {
-        self.app
-            .world_mut()
-            .resource_mut::<Decisions>()
-            .answer(id, order);
+        let world = self.app.world_mut();
+        if let Some(d) = world.resource::<Decisions>().get(id) {
+            let asked = (id, d.side, d.actor);
+            self.watch.note(world, &self.controllers, asked, &order);
+        }
+        world.resource_mut::<Decisions>().answer(id, order);
     }
 
     /// Step until the battle is over or a person must decide.
@@ -218,9 +230,13 @@ impl Battle {
                 let us = t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
                 times.push((decision.side, us));
             }
+            let asked = (id, decision.side, decision.actor);
             world.resource_mut::<Decisions>().give_back(decision);
             match order {
-                Some(order) => world.resource_mut::<Decisions>().answer(id, order),
+                Some(order) => {
+                    self.watch.note(world, &self.controllers, asked, &order);
+                    world.resource_mut::<Decisions>().answer(id, order);
+                }
                 None => waiting.push(id),
             }
         }

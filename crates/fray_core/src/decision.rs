@@ -449,6 +449,17 @@ pub trait Controller {
     fn thoughts(&self) -> Vec<(Order, f32)> {
         Vec::new()
     }
+
+    /// Whether it wants to hear of the other sides' orders
+    /// ([`Controller::observed`]).
+    fn watches(&self) -> bool {
+        false
+    }
+
+    /// An order of `side`'s, now in the open (its round has ended): its
+    /// action, and whether it was of the kind the basic AI would have given
+    /// (`crate::watch`).
+    fn observed(&mut self, _side: usize, _action: &str, _foreseen: bool) {}
 }
 
 /// A person decides: the driver stops and waits.
@@ -545,6 +556,14 @@ impl Controller for Scripted {
 
     fn thoughts(&self) -> Vec<(Order, f32)> {
         self.fallback.thoughts()
+    }
+
+    fn watches(&self) -> bool {
+        self.fallback.watches()
+    }
+
+    fn observed(&mut self, side: usize, action: &str, foreseen: bool) {
+        self.fallback.observed(side, action, foreseen);
     }
 }
 

@@ -16,7 +16,8 @@
 //! - [`morale`]: who stands with whom, the morale check and the rout;
 //! - [`simultaneous`]: ties that act at one instant, their hits landing together;
 //! - [`threat`]: threatened cells and the moves that enter or leave them;
-//! - [`view`]: what a ruleset shows the window.
+//! - [`view`]: what a ruleset shows the window;
+//! - [`watch`]: what a side learns of the others' orders once in the open.
 
 pub mod ai;
 pub mod battle;
@@ -35,3 +36,4 @@ pub mod scenario;
 pub mod simultaneous;
 pub mod threat;
 pub mod view;
+pub mod watch;
