@@ -113,13 +113,14 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let (foes, nearest) = survey(world, &m, &mut out);
-    // Who fights on each side, counted only once a monster is in sight.
-    let mut census = None;
+    // Who fights on each side, and the odds of the morale check, reckoned
+    // only once a monster is in sight.
+    let mut morale = None;
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
         weapon_attacks(&m, foe, &foes, dist, nearest, &mut out);
         spell_attacks(&m, foe, dist, &mut out);
-        intimidate(world, &m, foe, (&foes, dist), &mut census, &mut out);
+        intimidate(world, &m, foe, (&foes, dist), &mut morale, &mut out);
     }
     full_defense(&m, &foes, &mut out);
     advance(&m, &foes, &mut out);
@@ -540,7 +541,7 @@ fn intimidate(
     m: &Me,
     foe: &Foe,
     (foes, dist): (&[Foe], u32),
-    census: &mut Option<Census>,
+    morale: &mut Option<(Census, Option<MoraleOdds>)>,
     out: &mut Vec<Appraisal>,
 ) {
     let range = m.data.ruling_numbers.intimidate_range;
@@ -553,8 +554,12 @@ fn intimidate(
     let Some((stats, &side)) = fray_core::model::components::<(&Stats, &Side)>(world, foe.e) else {
         return;
     };
-    let census = census.get_or_insert_with(|| Census::of(world, &super::roster(world)));
-    let likelier = morale_failing(m.data, stats, census.standing(side), m.stats.intimidation);
+    let (census, odds) = morale.get_or_insert_with(|| {
+        let census = Census::of(world, &super::roster(world));
+        (census, MoraleOdds::of(m.data))
+    });
+    let standing = census.standing(side);
+    let likelier = morale_failing(m.data, stats, standing, m.stats.intimidation, odds.as_ref());
     if likelier <= 0.0 {
         return;
     }
@@ -571,6 +576,23 @@ fn intimidate(
     });
 }
 
+/// 004 §Step 4: the chance of each total of the morale dice and of the
+/// Intimidation's die, their modifiers aside (a modifier moves the totals,
+/// not their chances); `None` for dice too large to count.
+struct MoraleOdds {
+    morale: Vec<f64>,
+    check: Vec<f64>,
+}
+
+impl MoraleOdds {
+    fn of(data: &DeclaredData) -> Option<Self> {
+        Some(Self {
+            morale: data.numbers.morale_dice.odds()?,
+            check: super::check_die(data).odds()?,
+        })
+    }
+}
+
 /// 004 §Step 4: how much likelier an Intimidation of 1d20 + `intimidation`
 /// makes a monster of `stats`, standing as `standing`, to fail its morale
 /// check than it was already (a monster outnumbered checks anyway, against
@@ -580,6 +602,7 @@ fn morale_failing(
     stats: &Stats,
     standing: Standing,
     intimidation: i32,
+    odds: Option<&MoraleOdds>,
 ) -> f32 {
     use super::end_round::{morale_modifiers, obvious_defeat, outnumbered, unaided_target};
     let (allies, opponents) = (standing.allies, standing.opponents);
@@ -593,16 +616,17 @@ fn morale_failing(
         .sum();
     let morale = data.numbers.morale_dice.plus(added);
     let check = super::check_die(data);
-    let (Some(morale_odds), Some(check_odds)) = (morale.odds(), check.odds()) else {
+    let Some(odds) = odds else {
         return 0.0;
     };
     // The chance the morale check falls short of `tn`.
     let fails = |tn: i32| -> f64 {
         let short = usize::try_from(tn - morale.min()).unwrap_or(0);
-        morale_odds.iter().take(short).sum()
+        odds.morale.iter().take(short).sum()
     };
     let check_min = check.min() + intimidation;
-    let with: f64 = check_odds
+    let with: f64 = odds
+        .check
         .iter()
         .enumerate()
         .map(|(i, p)| p * fails(check_min + i as i32))
@@ -654,7 +678,7 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{DeclaredData, Standing, Stats, morale_failing};
+    use super::{DeclaredData, MoraleOdds, Standing, Stats, morale_failing};
     use crate::ruleset::DataFile;
     use fray_core::data::Source;
 
@@ -680,15 +704,20 @@ mod tests {
     fn an_intimidation_counts_for_what_it_adds_to_the_morale_check() {
         let data = DeclaredData::load(&Source::inline("declared.ron", super::super::RULESET.data))
             .unwrap();
-        let facing = |allies, opponents| Standing { allies, opponents };
+        let odds = MoraleOdds::of(&data);
+        assert!(odds.is_some());
+        let failing = |allies, opponents| {
+            let standing = Standing { allies, opponents };
+            morale_failing(&data, &hobgoblin(), standing, 3, odds.as_ref())
+        };
         // Alone against one: 1d20 + 3 against 3d6 + 2 fails 21 times in 40.
-        let alone = morale_failing(&data, &hobgoblin(), facing(0, 1), 3);
+        let alone = failing(0, 1);
         assert!((alone - 0.525).abs() < 1e-6, "{alone}");
         // Outnumbered two to one it checks anyway, against 11 + 2, and
         // fails half the time: the Intimidation adds 2.5 points.
-        let outnumbered = morale_failing(&data, &hobgoblin(), facing(0, 2), 3);
+        let outnumbered = failing(0, 2);
         assert!((outnumbered - 0.025).abs() < 1e-6, "{outnumbered}");
         // Three to one, its defeat is obvious: it fails without it.
-        assert_eq!(morale_failing(&data, &hobgoblin(), facing(0, 3), 3), 0.0);
+        assert_eq!(failing(0, 3), 0.0);
     }
 }
