@@ -5,6 +5,7 @@
 mod common;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{log_of, options, scenarios};
 
@@ -42,7 +43,11 @@ fn loaded(file: &BattleFile, path: &Path) -> Vec<u8> {
 /// The same, the AI playing as `options` say.
 fn loaded_with(file: &BattleFile, path: &Path, options: BattleOptions) -> Vec<u8> {
     let text = file.to_text();
-    let saved = std::env::temp_dir().join(format!("fray-save-{}.ron", std::process::id()));
+    // Tests run side by side in one process: each file a name of its own.
+    static FILES: AtomicUsize = AtomicUsize::new(0);
+    let n = FILES.fetch_add(1, Ordering::Relaxed);
+    let name = format!("fray-save-{}-{n}.ron", std::process::id());
+    let saved = std::env::temp_dir().join(name);
     std::fs::write(&saved, text).unwrap();
     let read = BattleFile::read(&saved);
     std::fs::remove_file(&saved).unwrap();
