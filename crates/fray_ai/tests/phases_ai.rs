@@ -1,15 +1,16 @@
 //! The basic AI through the `phases` ruleset's appraisal: it takes the
 //! 1-hex step rather than provoke, attacks whoever provokes it, waits beyond
-//! the reach of a foe who acts after it, a long-reach fighter readies only
-//! for a foe who could come within its reach this phase, and a character
-//! the blows in reach could knock out blocks.
+//! the reach of a foe who acts after it (unless its side outnumbers its
+//! foes), a long-reach fighter readies only for a foe who could come within
+//! its reach this phase, and a character the blows in reach could knock out
+//! blocks.
 
 mod common;
 
 use fray_ai::battle_from_text;
 use fray_core::battle::{Battle, Progress};
-use fray_core::decision::Order;
-use fray_core::grid::Cell;
+use fray_core::decision::{Controller, Order};
+use fray_core::grid::{Cell, GridGeometry};
 use fray_core::log::BattleLog;
 
 fn battle(combatants: &str, seats: (&str, &str)) -> Battle {
@@ -170,4 +171,39 @@ fn a_character_the_blows_in_reach_could_knock_out_blocks_rather_than_strike() {
         "{}",
         log.join("\n")
     );
+}
+
+/// Where the basic AI first sends Vance, in a battle of `combatants`
+/// (side A seated for a person, side B for the AI), and how far that is
+/// from Bruno.
+fn vance_first_move(combatants: &str) -> u32 {
+    let mut b = battle(combatants, ("Human", "Ai"));
+    let d = common::awaited(&mut b).expect("Vance is asked");
+    assert_eq!(d.actor_name, "Vance", "{}", d.prompt);
+    let order = fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers");
+    let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
+    // Bruno has not moved: he acts after Vance.
+    let bruno = Cell { x: 9, y: 5 };
+    b.world()
+        .resource::<fray_core::grid::Grid>()
+        .distance(to, bruno)
+}
+
+#[test]
+fn outnumbering_its_foes_the_ai_walks_up_to_them_all_the_same() {
+    // Alone, Vance stops beyond the half move and strike of Bruno, who acts
+    // after him (the test above). With Mira at his side, two against one, he
+    // walks up all the same: the first blow is Bruno's, the next two theirs.
+    let alone = vance_first_move(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
+    );
+    let two = vance_first_move(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Mira", side: "A", template: "swordsman", at: (1, 7), set: {"lightning_reflexes": 0}),
+           (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
+    );
+    assert_eq!((alone, two), (4, 2));
 }

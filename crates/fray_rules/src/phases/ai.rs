@@ -7,8 +7,9 @@
 //! saves; the 1-hex step risks nothing, so the AI steps to reach a foe or to
 //! get out of its reach whenever it can. Moving without striking, it stops
 //! beyond the half move and strike of every foe still to act this phase,
-//! so that the first blow is its own. Attacks of opportunity are always
-//! worth taking. A long-reach fighter readies a strike for whoever comes
+//! so that the first blow is its own — unless its side outnumbers the foes
+//! on their feet, when it walks up all the same. Attacks of opportunity are
+//! always worth taking. A long-reach fighter readies a strike for whoever comes
 //! within reach. Aborting is worth it only when the blow coming could knock
 //! the character out; it then takes Dodge or Block, whichever spares more.
 //! When the blows of the foes in reach could knock it out, blocking on its
@@ -514,6 +515,14 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
     );
     let info = foe_info(t);
     let half = orders::half_move(stats);
+    // Outnumbering the foes on their feet, it walks up all the same: the
+    // first blow is theirs, the next blows its side's.
+    let allies_up = flow
+        .order
+        .iter()
+        .filter(|&&e| !enemies(world, me, e) && up(world, e))
+        .count();
+    let press = allies_up > t.foes.len();
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of
     // the way there.
@@ -546,7 +555,11 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
                 // Stopping where a foe still to act this phase can step or
                 // walk up and strike invites the first blow: better to wait
                 // beyond and strike first when it comes.
-                let first_blow = first_blow_among(&info, grid, cell);
+                let first_blow = if press {
+                    0.0
+                } else {
+                    first_blow_among(&info, grid, cell)
+                };
                 if step && here_exposure > 0.0 {
                     // Stepping out of reach is worth what it spares.
                     a.other = (here_exposure - first_blow) * 0.5;
