@@ -18,6 +18,11 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// How many sides its battle has.
+    pub fn sides(&self) -> usize {
+        self.scenario.scenario.sides.len()
+    }
+
     /// Whether this is the origin of a battle of `scenario` under `rules`.
     pub fn is(&self, scenario: &LoadedScenario, rules: &LoadedRules) -> bool {
         Arc::ptr_eq(&self.rules, rules) && self.scenario.source.text == scenario.source.text
@@ -54,7 +59,7 @@ pub fn fork(world: &World, keep_log: bool) -> Result<Battle, String> {
         .ok_or("cannot fork the battle: it does not say what it was built from")?
         .clone();
     // Its futures are played by the basic AI on every side.
-    let sides = origin.scenario.scenario.sides.len();
+    let sides = origin.sides();
     let options = BattleOptions {
         keep_log,
         all_ai: true,

@@ -345,7 +345,7 @@ impl Controller for SearchAi {
 fn sides(world: &World) -> usize {
     world
         .get_resource::<crate::fork::Origin>()
-        .map_or(0, |o| o.scenario.scenario.sides.len())
+        .map_or(0, crate::fork::Origin::sides)
 }
 
 /// Another side in a future played out: the basic AI's choice, but now and
@@ -378,7 +378,9 @@ impl Controller for Unforeseen {
         let mut kinds: Vec<SmolStr> = Vec::new();
         orders.retain(|o| {
             let new = !kinds.contains(&o.action);
-            kinds.push(o.action.clone());
+            if new {
+                kinds.push(o.action.clone());
+            }
             new
         });
         let weights: Vec<u32> = orders

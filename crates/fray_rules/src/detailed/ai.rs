@@ -5,8 +5,9 @@
 //! reach, a fighter closes on the nearest foe (closing by two with a good
 //! DX); an archer too far off prepares to lengthen its range, and opens from
 //! a foe at its side. A parry is worth the damage it spares against its EN
-//! and the attack it gives up when its blow is one an attack needs. In the noncombat phase the hurt rest, mages cast, the unarmoured
-//! put their armour on. Traces chase the nearest foe, stopping within reach;
+//! and the attack it gives up when its blow is one an attack needs. In the
+//! noncombat phase the hurt rest, mages cast, the unarmoured put their
+//! armour on. Traces chase the nearest foe, stopping within reach;
 //! whoever stops strikes the mover it can reach.
 
 use bevy_ecs::prelude::*;
