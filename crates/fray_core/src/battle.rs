@@ -196,10 +196,7 @@ impl Battle {
         } else {
             self.refused_in_a_row = 0;
         }
-        let before = (
-            world.resource::<Decisions>().generation,
-            world.resource::<BattleLog>().count(),
-        );
+        let before = moved(world);
         // Controllers read the world while deciding; the decision asked is
         // lent to its controller for the while, then put back.
         let ids: Vec<u64> = world
@@ -212,10 +209,11 @@ impl Battle {
         let mut asked = 0;
         let mut failure = None;
         for id in ids {
-            if world.resource::<Decisions>().is_answered(id) {
+            let mut decisions = world.resource_mut::<Decisions>();
+            if decisions.is_answered(id) {
                 continue;
             }
-            let Some(decision) = world.resource_mut::<Decisions>().lend(id) else {
+            let Some(decision) = decisions.lend(id) else {
                 continue;
             };
             asked += 1;
@@ -244,21 +242,13 @@ impl Battle {
             return Some(Progress::Failed(why));
         }
         let answered = waiting.len() < asked;
-        let any_answer_waiting = world
-            .resource::<Decisions>()
-            .open()
-            .iter()
-            .any(|d| world.resource::<Decisions>().is_answered(d.id));
+        let decisions = world.resource::<Decisions>();
+        let any_answer_waiting = decisions.open().iter().any(|d| decisions.is_answered(d.id));
         if !waiting.is_empty() && !answered && !any_answer_waiting {
             return Some(Progress::AwaitingHuman(waiting));
         }
         self.step();
-        let world = self.app.world();
-        let after = (
-            world.resource::<Decisions>().generation,
-            world.resource::<BattleLog>().count(),
-        );
-        if after == before && !answered {
+        if moved(self.app.world()) == before && !answered {
             self.stalled += 1;
             if self.stalled > STALL_LIMIT {
                 return Some(Progress::Failed("the rules stopped making progress".into()));
@@ -268,4 +258,13 @@ impl Battle {
         }
         None
     }
+}
+
+/// How far the battle has moved: decisions published or answered, and
+/// entries logged. A step that changes neither made no progress.
+fn moved(world: &World) -> (u64, u64) {
+    (
+        world.resource::<Decisions>().generation,
+        world.resource::<BattleLog>().count(),
+    )
 }

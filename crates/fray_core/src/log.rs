@@ -492,8 +492,8 @@ impl Event {
         }
     }
 
-    pub fn actor(mut self, name: impl Into<String>) -> Self {
-        self.actor = Some(name.into());
+    pub fn actor(mut self, name: impl AsRef<str>) -> Self {
+        self.actor = Some(name.as_ref().to_owned());
         self
     }
 
@@ -512,8 +512,8 @@ impl Event {
         self
     }
 
-    pub fn target(mut self, name: impl Into<String>) -> Self {
-        self.target = Some(name.into());
+    pub fn target(mut self, name: impl AsRef<str>) -> Self {
+        self.target = Some(name.as_ref().to_owned());
         self
     }
 

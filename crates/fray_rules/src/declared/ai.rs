@@ -18,13 +18,13 @@
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
 use fray_core::ai::{AiHooks, Appraisal};
-use fray_core::decision::Order;
+use fray_core::decision::{Order, SmolStr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Listed, ListedQuery, Side};
 use fray_core::morale::{Census, Standing};
 use fray_core::occupancy::{Occupancy, listed_near};
 
-use super::data::{DeclaredData, SpellEffect};
+use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
     Data, Health, Kit, Monster, SawThrough, Stabilised, Stats, Stress, WoundPoints, validate,
 };
@@ -47,9 +47,9 @@ pub fn hit_chance(attack: i32, defense: i32) -> f32 {
     (21 - need) as f32 / 20.0
 }
 
-struct Foe<'w> {
+struct Foe {
     e: Entity,
-    name: &'w str,
+    name: SmolStr,
     cell: Cell,
     defense: i32,
     armour: i32,
@@ -66,7 +66,11 @@ struct Foe<'w> {
 
 /// The creature deciding, as every appraisal of its orders reads it.
 struct Me<'a> {
-    name: &'a str,
+    /// Its name, and its weapons and spells as the data has them, each
+    /// with its name: looked up once for all its orders.
+    name: SmolStr,
+    weapons: Vec<(SmolStr, &'a Weapon)>,
+    spells: Vec<(SmolStr, &'a Spell)>,
     here: Cell,
     side: Side,
     stats: &'a Stats,
@@ -76,6 +80,13 @@ struct Me<'a> {
     /// Its Defense, and the Stress and Wound Points it has left.
     defense: i32,
     left: f32,
+}
+
+impl Me<'_> {
+    /// An order of `action` for `me`.
+    fn order(&self, action: &'static str) -> Order {
+        Order::new(self.name.clone(), SmolStr::new_static(action))
+    }
 }
 
 /// The orders worth considering for `me`, each appraised.
@@ -93,20 +104,23 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     )>(world, me) else {
         return out;
     };
+    let data = &world.resource::<Data>().0;
     let m = Me {
-        name: &c.name,
+        name: SmolStr::new(&c.name),
+        weapons: resolved(&kit.weapons, &data.weapons),
+        spells: resolved(&kit.spells, &data.spells),
         here,
         side,
         stats,
         kit,
-        data: &world.resource::<Data>().0,
+        data,
         grid: world.resource::<Grid>(),
         defense: super::resolve::defense(world, me),
         left: (stress.current.max(0) + wp.current.max(0)) as f32,
     };
     let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
-    out.push(Appraisal::plain(Order::new(m.name, "wait")));
+    out.push(Appraisal::plain(m.order("wait")));
     consumables(&m, health, wp, stress, &mut out);
     if health != Health::Fine {
         // Down: anything strenuous costs a Wound Point (004 §Wound Points).
@@ -125,6 +139,17 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     full_defense(&m, &foes, &mut out);
     advance(&m, &foes, &mut out);
     out
+}
+
+/// The names in `names` that `table` holds, each with what it holds.
+fn resolved<'a, T>(
+    names: &[String],
+    table: &'a std::collections::BTreeMap<String, T>,
+) -> Vec<(SmolStr, &'a T)> {
+    names
+        .iter()
+        .filter_map(|n| table.get(n).map(|t| (SmolStr::new(n), t)))
+        .collect()
 }
 
 /// 004 §Step 3 · ruling `healing_items`: a consumable item is worth what it
@@ -149,7 +174,7 @@ fn consumables(
         };
         out.push(Appraisal {
             other: hurt * it.heals.mean(),
-            ..Appraisal::plain(Order::new(m.name, "consumable").with(item))
+            ..Appraisal::plain(m.order("consumable").with(item))
         });
     }
 }
@@ -157,8 +182,8 @@ fn consumables(
 /// How far `me` can strike this round: its longest reach, range or spell
 /// range, plus its Speed. Foes beyond are worth no attack.
 fn striking_distance(m: &Me) -> u32 {
-    let weapons = m.kit.weapons.iter().filter_map(|w| m.data.weapons.get(w));
-    let spells = m.kit.spells.iter().filter_map(|s| m.data.spells.get(s));
+    let weapons = m.weapons.iter().map(|(_, w)| w);
+    let spells = m.spells.iter().map(|(_, s)| s);
     let far = weapons
         .map(|w| if w.reach == 0 { w.range } else { w.reach })
         .chain(spells.map(|s| s.range))
@@ -171,7 +196,7 @@ fn striking_distance(m: &Me) -> u32 {
 /// offering a healer. Returned: the enemies still fighting that matter, in
 /// roster order (those within striking distance, and the nearest, to
 /// advance on), and how far the nearest of them all is.
-fn survey<'w>(world: &'w World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe<'w>>, u32) {
+fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let mut fighting = Vec::new();
     let striking = striking_distance(m);
     // The cells of my side still fighting, mine among them, near enough to
@@ -308,7 +333,7 @@ fn ally(
     if tend && fallen {
         out.push(Appraisal {
             other: 6.0,
-            ..Appraisal::plain(Order::new(m.name, "stabilise").target(&k.name))
+            ..Appraisal::plain(m.order("stabilise").target(&k.name))
         });
     }
     if mend_it && let Some(stress) = stress {
@@ -317,7 +342,7 @@ fn ally(
 }
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
-fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {
+fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
     let (k, &cell, st, sr, w, kt) =
         fray_core::model::components::<(&Combatant, &Cell, &Stats, &Stress, &WoundPoints, &Kit)>(
             world, e,
@@ -334,7 +359,7 @@ fn foe<'w>(world: &'w World, m: &Me, e: Entity, mine: bool) -> Option<Foe<'w>> {
     let riposte = hit_chance(st.attack, m.defense) * hit_on_me;
     Some(Foe {
         e,
-        name: &k.name,
+        name: SmolStr::new(&k.name),
         cell,
         defense: super::resolve::defense(world, e),
         armour: st.armour,
@@ -386,10 +411,7 @@ fn weapon_attacks(
     out: &mut Vec<Appraisal>,
 ) {
     let stats = m.stats;
-    for w in &m.kit.weapons {
-        let Some(wd) = m.data.weapons.get(w) else {
-            continue;
-        };
+    for (w, wd) in &m.weapons {
         let shot = wd.reach == 0;
         let reach = if shot { wd.range } else { wd.reach };
         if dist > reach + stats.speed {
@@ -403,7 +425,7 @@ fn weapon_attacks(
             damage,
             target_left: foe.left,
             closing,
-            ..Appraisal::plain(Order::new(m.name, "attack").target(foe.name).with(w))
+            ..Appraisal::plain(m.order("attack").target(foe.name.clone()).with(w.clone()))
         };
         // Entering threat ranges on the way provokes ripostes; attacking
         // defensively does not, for +1 initiative.
@@ -415,9 +437,10 @@ fn weapon_attacks(
             });
             out.push(Appraisal {
                 other: -0.1,
-                order: Order::new(m.name, "defensive_attack")
-                    .target(foe.name)
-                    .with(w),
+                order: m
+                    .order("defensive_attack")
+                    .target(foe.name.clone())
+                    .with(w.clone()),
                 ..attack
             });
         } else {
@@ -429,7 +452,7 @@ fn weapon_attacks(
                 damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
                 target_left: foe.left,
                 risk: crossing_risk(m, foe, foes, dist, wd.range),
-                ..Appraisal::plain(Order::new(m.name, "throw").target(foe.name).with(w))
+                ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(w.clone()))
             });
         }
     }
@@ -438,10 +461,7 @@ fn weapon_attacks(
 /// Ruling `spell_attack`: each damaging spell that reaches `foe` this round,
 /// worth its chance to beat both TN and Defense times its mean damage.
 fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
-    for s in &m.kit.spells {
-        let Some(spell) = m.data.spells.get(s) else {
-            continue;
-        };
+    for (s, spell) in &m.spells {
         if let SpellEffect::Damage(dice, _) = spell.effect
             && dist <= spell.range + m.stats.speed
         {
@@ -449,7 +469,7 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
             out.push(Appraisal {
                 damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
-                ..Appraisal::plain(Order::new(m.name, "cast").target(foe.name).with(s))
+                ..Appraisal::plain(m.order("cast").target(foe.name.clone()).with(s.clone()))
             });
         }
     }
@@ -464,17 +484,14 @@ fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>)
     if missing <= 0.0 {
         return;
     }
-    for s in &m.kit.spells {
-        let Some(spell) = m.data.spells.get(s) else {
-            continue;
-        };
+    for (s, spell) in &m.spells {
         if let SpellEffect::RestoreStress(dice) = spell.effect
             && m.grid.distance(m.here, at) <= spell.range + m.stats.speed
         {
             let p = hit_chance(m.stats.casting, spell.tn);
             out.push(Appraisal {
                 other: p * dice.mean().min(missing),
-                ..Appraisal::plain(Order::new(m.name, "cast").target(ally).with(s))
+                ..Appraisal::plain(m.order("cast").target(ally).with(s.clone()))
             });
         }
     }
@@ -509,12 +526,7 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
             fewer * g.hit_on_me
         })
         .sum();
-    let melee = m
-        .kit
-        .weapons
-        .iter()
-        .filter_map(|w| m.data.weapons.get(w))
-        .find(|w| w.reach > 0);
+    let melee = m.weapons.iter().map(|(_, w)| w).find(|w| w.reach > 0);
     let back = melee.map_or(0.0, |w| {
         coming
             .iter()
@@ -527,7 +539,7 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     });
     out.push(Appraisal {
         other: spared * 2.0 * danger + 0.5 * back,
-        ..Appraisal::plain(Order::new(m.name, "full_defense"))
+        ..Appraisal::plain(m.order("full_defense"))
     });
 }
 
@@ -572,7 +584,7 @@ fn intimidate(
         damage: likelier * foe.left,
         target_left: foe.left,
         risk,
-        ..Appraisal::plain(Order::new(m.name, "intimidate").target(foe.name))
+        ..Appraisal::plain(m.order("intimidate").target(foe.name.clone()))
     });
 }
 
@@ -642,7 +654,7 @@ fn morale_failing(
 /// 004 §Step 3: nobody in reach — advance on the nearest foe with a
 /// Defensive Attack, which provokes no riposte.
 fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
-    let (here, grid, data) = (m.here, m.grid, m.data);
+    let (here, grid) = (m.here, m.grid);
     // Among foes equally far in steps, the one most nearly straight ahead, so
     // a line of attackers spreads over a line of defenders.
     let straightness = |c: Cell| (c.x - here.x).abs() + (c.y - here.y).abs();
@@ -656,23 +668,19 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         .stats
         .speed
         .min(grid.distance(here, foe.cell).saturating_sub(1)) as f32;
-    if let Some(w) = m.kit.weapons.iter().find(|w| {
-        data.weapons
-            .get(*w)
-            .is_some_and(|d| d.reach > 0 || d.range > 0)
-    }) {
+    if let Some((w, _)) = m.weapons.iter().find(|(_, d)| d.reach > 0 || d.range > 0) {
         out.push(Appraisal {
             closing,
             ..Appraisal::plain(
-                Order::new(m.name, "defensive_attack")
-                    .target(foe.name)
-                    .with(w),
+                m.order("defensive_attack")
+                    .target(foe.name.clone())
+                    .with(w.clone()),
             )
         });
     }
     out.push(Appraisal {
         closing,
-        ..Appraisal::plain(Order::new(m.name, "defensive_attack").cell(foe.cell))
+        ..Appraisal::plain(m.order("defensive_attack").cell(foe.cell))
     });
 }
 

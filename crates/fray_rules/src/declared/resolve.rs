@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
+use fray_core::decision::SmolStr;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
@@ -108,8 +109,8 @@ fn begin_count(world: &mut World) -> bool {
 }
 
 /// The name of `e`, as the log gives it.
-fn name(world: &World, e: Entity) -> String {
-    world.resource::<Flow>().name(e).to_string()
+fn name(world: &World, e: Entity) -> SmolStr {
+    SmolStr::new(world.resource::<Flow>().name(e))
 }
 
 /// Log an event; the sentence is only built when the log keeps entries.
@@ -132,7 +133,7 @@ fn cell(world: &World, e: Entity) -> Cell {
 /// The creature resolving its action, as every action reads it.
 struct Actor {
     e: Entity,
-    me: String,
+    me: SmolStr,
     health: Health,
     /// How far it may move in the whole round, as its action and state
     /// allow (004 §Speed; [`move_budget`]).
@@ -884,7 +885,7 @@ fn approach(
         }
         let at = step.to;
         // The move so far, then the ripostes it provokes, then the rest.
-        let names: Vec<String> = step.provoked.iter().map(|f| name(world, *f)).collect();
+        let names: Vec<SmolStr> = step.provoked.iter().map(|f| name(world, *f)).collect();
         log(world, || {
             Event::new(
                 EventKind::Move,
