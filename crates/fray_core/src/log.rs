@@ -598,6 +598,16 @@ impl BattleLog {
     }
 
     /// Record `event` at the current round and time mark.
+    /// Add the event `event` builds, building it only when the log keeps
+    /// entries (else it is only counted).
+    pub fn add(&mut self, event: impl FnOnce() -> Event) {
+        if self.keep {
+            self.push(event());
+        } else {
+            self.count_one();
+        }
+    }
+
     pub fn push(&mut self, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;

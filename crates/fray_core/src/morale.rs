@@ -95,21 +95,21 @@ pub fn roll_margin(world: &mut World, check: MoraleCheck) -> i32 {
     let total = roll.total + check.modifiers.iter().map(|m| m.value).sum::<i32>();
     let failed = total < check.target;
     let margin = total - check.target;
-    let terms: String = check
-        .modifiers
-        .iter()
-        .map(|m| format!(" + {} {}", m.value, m.name))
-        .collect();
-    let text = format!(
-        "{} checks morale ({}): {}{terms} = {total} against {} ({}): {}.",
-        check.name,
-        check.triggers.join("; "),
-        roll.total,
-        check.target,
-        check.against,
-        if failed { "fails" } else { "holds" }
-    );
     crate::log::record(world, || {
+        let terms: String = check
+            .modifiers
+            .iter()
+            .map(|m| format!(" + {} {}", m.value, m.name))
+            .collect();
+        let text = format!(
+            "{} checks morale ({}): {}{terms} = {total} against {} ({}): {}.",
+            check.name,
+            check.triggers.join("; "),
+            roll.total,
+            check.target,
+            check.against,
+            if failed { "fails" } else { "holds" }
+        );
         Event::new(EventKind::Morale, check.rule, text)
             .actor(check.name)
             .check(Check {

@@ -44,14 +44,16 @@ pub fn start_of_combat(
 ) {
     let mut all: Vec<_> = q.iter().collect();
     all.sort_by_key(|(_, c, ..)| c.listing);
-    log.push(Event::new(
-        EventKind::Combat,
-        "004 §Combat Procedure",
-        format!("Combat begins: {} combatants.", all.len()),
-    ));
+    log.add(|| {
+        Event::new(
+            EventKind::Combat,
+            "004 §Combat Procedure",
+            format!("Combat begins: {} combatants.", all.len()),
+        )
+    });
     for (_, c, _, _, surprised) in &all {
         if *surprised {
-            log.push(
+            log.add(|| {
                 Event::new(
                     EventKind::Surprise,
                     "004 §Step 1",
@@ -60,8 +62,8 @@ pub fn start_of_combat(
                         c.name
                     ),
                 )
-                .actor(&c.name),
-            );
+                .actor(&c.name)
+            });
         }
     }
     let mut shared: Vec<(String, i32)> = Vec::new();
@@ -71,7 +73,7 @@ pub fn start_of_combat(
         {
             let base = roll_total - stats.agility_mod;
             commands.entity(e).insert(BaseInitiative(base));
-            log.push(
+            log.add(||
                 Event::new(
                     EventKind::Initiative,
                     "004 §Step 2",
@@ -89,15 +91,15 @@ pub fn start_of_combat(
             shared.push((g.0.clone(), roll.total));
         }
         commands.entity(e).insert(BaseInitiative(base));
-        log.push(
+        log.add(|| {
             Event::new(
                 EventKind::Initiative,
                 "004 §Step 2",
                 initiative_sentence(&c.name, &roll, stats.agility_mod, base),
             )
             .actor(&c.name)
-            .roll(roll),
-        );
+            .roll(roll)
+        });
     }
     flow.stage = Stage::BeginRound;
 }
@@ -126,11 +128,13 @@ pub fn begin_round(
     log.time = "declaration".into();
     flow.queue.clear();
     flow.count = None;
-    log.push(Event::new(
-        EventKind::Round,
-        "004 §Step 2",
-        format!("Round {} begins.", flow.round),
-    ));
+    log.add(|| {
+        Event::new(
+            EventKind::Round,
+            "004 §Step 2",
+            format!("Round {} begins.", flow.round),
+        )
+    });
     let mut declarers: Vec<(u32, i32, usize, Entity)> = Vec::new();
     // In listing order, so the log reads the same however the world stores them.
     let roster: Vec<Entity> = flow.roster.iter().map(|(e, _)| *e).collect();
@@ -161,14 +165,14 @@ pub fn begin_round(
             continue;
         }
         if surprised {
-            log.push(
+            log.add(|| {
                 Event::new(
                     EventKind::Surprised,
                     "004 §Step 1",
                     format!("{} is surprised and does not declare this round.", c.name),
                 )
-                .actor(&c.name),
-            );
+                .actor(&c.name)
+            });
             continue;
         }
         if routed {
