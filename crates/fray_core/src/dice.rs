@@ -349,7 +349,8 @@ pub struct Dice {
 #[derive(Clone, Debug)]
 struct Keyed {
     seed: u64,
-    rolled: HashMap<u64, u64>,
+    /// By the purpose's hash, looked up as it is.
+    rolled: HashMap<u64, u64, bevy_platform::hash::NoOpHash>,
 }
 
 impl Keyed {
@@ -390,7 +391,7 @@ impl Dice {
         Self {
             keyed: Some(Keyed {
                 seed,
-                rolled: HashMap::new(),
+                rolled: HashMap::default(),
             }),
             ..Self::seeded(seed)
         }

@@ -20,6 +20,7 @@ use bevy_app::App;
 use bevy_ecs::archetype::ArchetypeId;
 use bevy_ecs::component::{ComponentId, Mutable};
 use bevy_ecs::prelude::*;
+use bevy_platform::hash::NoOpHash;
 
 /// Copy one component of entity `e` from one world to the other.
 type CopyComponent = fn(&World, Entity, &mut World);
@@ -28,14 +29,17 @@ type RemoveComponent = fn(&mut World, Entity);
 /// Copy one resource from one world to the other.
 type CopyResource = fn(&World, &mut World);
 
+/// A type's id is a hash already: looked up as it is.
+type ByType<V> = HashMap<TypeId, V, NoOpHash>;
+
 /// How each registered type of state is carried into a fork.
 #[derive(Resource, Default, Clone)]
 pub struct ForkRegistry {
-    components: HashMap<TypeId, (CopyComponent, RemoveComponent)>,
-    resources: HashMap<TypeId, CopyResource>,
+    components: ByType<(CopyComponent, RemoveComponent)>,
+    resources: ByType<CopyResource>,
     /// Resources set when the battle is set up and never changed after,
     /// or kept by the world itself from what is copied (an index).
-    set_up: HashSet<TypeId>,
+    set_up: HashSet<TypeId, NoOpHash>,
 }
 
 /// Why a world could not be forked.
