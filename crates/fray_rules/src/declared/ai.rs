@@ -69,8 +69,8 @@ struct Me<'a> {
     /// Its name, and its weapons and spells as the data has them, each
     /// with its name: looked up once for all its orders.
     name: SmolStr,
-    weapons: Vec<(SmolStr, &'a Weapon)>,
-    spells: Vec<(SmolStr, &'a Spell)>,
+    weapons: Vec<(&'a str, &'a Weapon)>,
+    spells: Vec<(&'a str, &'a Spell)>,
     here: Cell,
     side: Side,
     stats: &'a Stats,
@@ -143,12 +143,12 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 
 /// The names in `names` that `table` holds, each with what it holds.
 fn resolved<'a, T>(
-    names: &[String],
+    names: &'a [String],
     table: &'a std::collections::BTreeMap<String, T>,
-) -> Vec<(SmolStr, &'a T)> {
+) -> Vec<(&'a str, &'a T)> {
     names
         .iter()
-        .filter_map(|n| table.get(n).map(|t| (SmolStr::new(n), t)))
+        .filter_map(|n| table.get(n).map(|t| (n.as_str(), t)))
         .collect()
 }
 
@@ -425,7 +425,7 @@ fn weapon_attacks(
             damage,
             target_left: foe.left,
             closing,
-            ..Appraisal::plain(m.order("attack").target(foe.name.clone()).with(w.clone()))
+            ..Appraisal::plain(m.order("attack").target(foe.name.clone()).with(*w))
         };
         // Entering threat ranges on the way provokes ripostes; attacking
         // defensively does not, for +1 initiative.
@@ -440,7 +440,7 @@ fn weapon_attacks(
                 order: m
                     .order("defensive_attack")
                     .target(foe.name.clone())
-                    .with(w.clone()),
+                    .with(*w),
                 ..attack
             });
         } else {
@@ -452,7 +452,7 @@ fn weapon_attacks(
                 damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
                 target_left: foe.left,
                 risk: crossing_risk(m, foe, foes, dist, wd.range),
-                ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(w.clone()))
+                ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(*w))
             });
         }
     }
@@ -469,7 +469,7 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
             out.push(Appraisal {
                 damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
-                ..Appraisal::plain(m.order("cast").target(foe.name.clone()).with(s.clone()))
+                ..Appraisal::plain(m.order("cast").target(foe.name.clone()).with(*s))
             });
         }
     }
@@ -491,7 +491,7 @@ fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>)
             let p = hit_chance(m.stats.casting, spell.tn);
             out.push(Appraisal {
                 other: p * dice.mean().min(missing),
-                ..Appraisal::plain(m.order("cast").target(ally).with(s.clone()))
+                ..Appraisal::plain(m.order("cast").target(ally).with(*s))
             });
         }
     }
@@ -674,7 +674,7 @@ fn advance(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
             ..Appraisal::plain(
                 m.order("defensive_attack")
                     .target(foe.name.clone())
-                    .with(w.clone()),
+                    .with(*w),
             )
         });
     }
