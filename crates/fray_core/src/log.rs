@@ -536,12 +536,7 @@ pub fn aside(before: &str, items: &[String], after: &str) -> String {
 /// Record an event in the world's log; its text is only built when the log
 /// keeps entries (a batch of battles counts them without building them).
 pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event) {
-    let mut log = world.resource_mut::<BattleLog>();
-    if log.keeps() {
-        log.push(event());
-    } else {
-        log.count_one();
-    }
+    world.resource_mut::<BattleLog>().add(event);
 }
 
 /// The battle's log, a resource.
@@ -597,7 +592,6 @@ impl BattleLog {
         self.keep
     }
 
-    /// Record `event` at the current round and time mark.
     /// Add the event `event` builds, building it only when the log keeps
     /// entries (else it is only counted).
     pub fn add(&mut self, event: impl FnOnce() -> Event) {
@@ -608,6 +602,7 @@ impl BattleLog {
         }
     }
 
+    /// Record `event` at the current round and time mark.
     pub fn push(&mut self, event: Event) {
         let seq = self.next_seq;
         self.next_seq += 1;
@@ -666,6 +661,7 @@ impl BattleLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::decision::SmolStr;
     use crate::dice::Dice;
 
     #[test]
@@ -706,5 +702,26 @@ mod tests {
         let mut log = BattleLog::counting_only();
         log.push(Event::new(EventKind::Note, "x", "y"));
         assert_eq!((log.count(), log.entries().len()), (1, 0));
+    }
+
+    #[test]
+    fn an_event_is_built_only_for_a_log_that_keeps_it() {
+        let mut built = 0;
+        let mut counting = BattleLog::counting_only();
+        counting.add(|| {
+            built += 1;
+            Event::new(EventKind::Note, "x", "y")
+        });
+        assert_eq!(
+            (counting.count(), counting.entries().len(), built),
+            (1, 0, 0)
+        );
+        let mut keeping = BattleLog::default();
+        keeping.add(|| {
+            built += 1;
+            Event::new(EventKind::Note, "x", "y").actor(SmolStr::new("Anna"))
+        });
+        assert_eq!((keeping.count(), built), (1, 1));
+        assert_eq!(keeping.entries()[0].actor.as_deref(), Some("Anna"));
     }
 }
