@@ -265,9 +265,8 @@ fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) 
     }
 }
 
-/// 000 §1.2.5: whether the blow a parry spends (a reactive one first) leaves
-/// `me` an attack fewer this round: an attack takes an active blow, and a
-/// second blow, of either kind, with a heavy weapon.
+/// 000 §1.2.5: whether the blow a parry spends leaves `me` an attack fewer
+/// this round, blows being spent as the rules spend them.
 fn parry_costs_an_attack(world: &World, me: Entity) -> bool {
     let Some(b) = world.get::<super::Blows>(me) else {
         return false;
@@ -275,19 +274,11 @@ fn parry_costs_an_attack(world: &World, me: Entity) -> bool {
     let heavy = attack_weapon(world, me)
         .and_then(|w| weapon(world, &w))
         .is_some_and(|d| d.heft == super::Heft::Heavy);
-    let attacks = |active: u32, reactive: u32| {
-        if heavy {
-            active.min((active + reactive) / 2)
-        } else {
-            active
-        }
-    };
-    let after = if b.reactive > 0 {
-        attacks(b.active, b.reactive - 1)
-    } else {
-        attacks(b.active.saturating_sub(1), 0)
-    };
-    after < attacks(b.active, b.reactive)
+    let attack = Need::attack(heavy);
+    let parry = Need { active: 0, any: 1 };
+    parry
+        .taken(b.active, b.reactive)
+        .is_some_and(|(a, r)| attack.times(a, r) < attack.times(b.active, b.reactive))
 }
 
 /// 000 §1.2.5: the most an attack by the character asked is worth on a foe

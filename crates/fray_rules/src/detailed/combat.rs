@@ -88,10 +88,10 @@ pub(super) fn spend(world: &mut World, e: Entity, need: Need) -> i32 {
         if stage == Stage::Movement {
             b.borrowed += count;
         } else {
-            b.active -= need.active;
-            let from_reactive = need.any.min(b.reactive);
-            b.reactive -= from_reactive;
-            b.active -= need.any - from_reactive;
+            // `can_spend` saw to it that there are blows enough.
+            if let Some((active, reactive)) = need.taken(b.active, b.reactive) {
+                (b.active, b.reactive) = (active, reactive);
+            }
         }
         b.spent += count;
         b.en_phase += cost;
@@ -490,15 +490,7 @@ fn recheck(world: &World, e: Entity, plan: &Plan) -> Result<(), String> {
             if orders::distance(world, e, *target).is_none_or(|d| d > reach) {
                 return Err("the target is out of reach".into());
             }
-            can_spend(
-                world,
-                e,
-                Need {
-                    active: 1,
-                    any: u32::from(heavy(w)),
-                },
-            )
-            .map(|_| ())
+            can_spend(world, e, Need::attack(heavy(w))).map(|_| ())
         }
         _ => Ok(()),
     }
@@ -792,14 +784,7 @@ fn prepare_great_blow(world: &mut World, e: Entity, w: String) {
 fn attack(world: &mut World, e: Entity, target: Entity, w: String) {
     let who = name(world, e);
     let heavy = weapon(world, &w).is_some_and(|d| d.heft == Heft::Heavy);
-    let cost = spend(
-        world,
-        e,
-        Need {
-            active: 1,
-            any: u32::from(heavy),
-        },
-    );
+    let cost = spend(world, e, Need::attack(heavy));
     world.resource_mut::<Flow>().chain.retain(|&x| x != e);
     let t = name(world, target);
     let melee = weapon(world, &w).is_some_and(|d| !d.kind.missile());

@@ -143,6 +143,40 @@ pub struct Need {
     pub any: u32,
 }
 
+impl Need {
+    /// 000 §1.2.5: an attack takes an active blow, and a second blow, of
+    /// either kind, with a heavy weapon.
+    pub fn attack(heavy: bool) -> Self {
+        Need {
+            active: 1,
+            any: u32::from(heavy),
+        }
+    }
+
+    /// The active and reactive blows left once this is spent from
+    /// `active` and `reactive` (blows of either kind are taken from the
+    /// reactive ones first); `None` when they are too few.
+    pub fn taken(self, active: u32, reactive: u32) -> Option<(u32, u32)> {
+        let active = active.checked_sub(self.active)?;
+        let from_reactive = self.any.min(reactive);
+        let active = active.checked_sub(self.any - from_reactive)?;
+        Some((active, reactive - from_reactive))
+    }
+
+    /// How many times this can be spent from `active` and `reactive` blows.
+    pub fn times(self, active: u32, reactive: u32) -> u32 {
+        let mut left = (active, reactive);
+        let mut times = 0;
+        while self.active + self.any > 0
+            && let Some(after) = self.taken(left.0, left.1)
+        {
+            left = after;
+            times += 1;
+        }
+        times
+    }
+}
+
 /// 000 §1 Blows: whether `me` can spend `need` now (borrowing from the next
 /// round in the movement phase), and the EN it costs: the round's first blow
 /// is free, each later one 1 EN, within the phase's cap; nobody spends its
@@ -383,15 +417,7 @@ fn attack_plan(
             flow.name(target)
         ));
     }
-    let heavy = d.heft == super::Heft::Heavy;
-    can_spend(
-        world,
-        me,
-        Need {
-            active: 1,
-            any: u32::from(heavy),
-        },
-    )?;
+    can_spend(world, me, Need::attack(d.heft == super::Heft::Heavy))?;
     Ok(Plan::Attack { target, weapon: w })
 }
 
@@ -942,4 +968,28 @@ fn stopped_choices(
         );
     }
     offer(Order::new(name, "pass"), "Let them pass".into());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Need;
+
+    #[test]
+    fn blows_of_either_kind_come_from_the_reactive_ones_first() {
+        let parry = Need { active: 0, any: 1 };
+        assert_eq!(parry.taken(2, 1), Some((2, 0)));
+        assert_eq!(parry.taken(2, 0), Some((1, 0)));
+        assert_eq!(parry.taken(0, 0), None);
+        assert_eq!(Need::attack(true).taken(1, 1), Some((0, 0)));
+        assert_eq!(Need::attack(true).taken(0, 2), None, "an active blow first");
+    }
+
+    #[test]
+    fn a_heavy_weapon_attacks_once_for_two_blows() {
+        let (light, heavy) = (Need::attack(false), Need::attack(true));
+        assert_eq!((light.times(2, 2), heavy.times(2, 2)), (2, 2));
+        assert_eq!((light.times(2, 0), heavy.times(2, 0)), (2, 1));
+        assert_eq!(heavy.times(3, 1), 2);
+        assert_eq!(Need { active: 0, any: 0 }.times(3, 3), 0);
+    }
 }
