@@ -22,10 +22,10 @@ use bevy_ecs::component::{ComponentId, Mutable};
 use bevy_ecs::prelude::*;
 use bevy_platform::hash::NoOpHash;
 
-/// Copy one component of entity `e` from one world to the other.
-type CopyComponent = fn(&World, Entity, &mut World);
-/// Take one component off entity `e`.
-type RemoveComponent = fn(&mut World, Entity);
+/// Copy one component of an entity from one world to the other.
+type CopyComponent = fn(&EntityRef, &mut EntityWorldMut);
+/// Take one component off an entity.
+type RemoveComponent = fn(&mut EntityWorldMut);
 /// Copy one resource from one world to the other.
 type CopyResource = fn(&World, &mut World);
 
@@ -55,39 +55,44 @@ impl std::fmt::Display for ForkError {
 /// A component the fork already has is overwritten in place: no insertion,
 /// and what its value holds is reused where it can be.
 fn copy_component<T: Component<Mutability = Mutable> + Clone>(
-    from: &World,
-    e: Entity,
-    to: &mut World,
+    from: &EntityRef,
+    to: &mut EntityWorldMut,
 ) {
-    let Some(value) = from.get::<T>(e) else {
+    let Some(value) = from.get::<T>() else {
         return;
     };
-    match to.get_mut::<T>(e) {
+    match to.get_mut::<T>() {
         Some(mut there) => there.bypass_change_detection().clone_from(value),
         None => {
-            to.entity_mut(e).insert(value.clone());
+            to.insert(value.clone());
         }
     }
 }
 
 /// A component only ever replaced is replaced in the fork too, where it
 /// differs, so that the hooks watching it see the change.
-fn replace_component<T: Component + Clone + PartialEq>(from: &World, e: Entity, to: &mut World) {
-    let Some(value) = from.get::<T>(e) else {
+fn replace_component<T: Component + Clone + PartialEq>(from: &EntityRef, to: &mut EntityWorldMut) {
+    let Some(value) = from.get::<T>() else {
         return;
     };
-    if to.get::<T>(e) != Some(value) {
-        to.entity_mut(e).insert(value.clone());
+    if to.get::<T>() != Some(value) {
+        to.insert(value.clone());
     }
 }
 
-fn remove_component<T: Component>(to: &mut World, e: Entity) {
-    to.entity_mut(e).remove::<T>();
+fn remove_component<T: Component>(to: &mut EntityWorldMut) {
+    to.remove::<T>();
 }
 
-fn copy_resource<R: Resource + Clone>(from: &World, to: &mut World) {
-    if let Some(value) = from.get_resource::<R>() {
-        to.insert_resource(value.clone());
+/// A resource the fork already has is overwritten in place (nothing
+/// watches a resource change), its value's room reused where it can be.
+fn copy_resource<R: Resource<Mutability = Mutable> + Clone>(from: &World, to: &mut World) {
+    let Some(value) = from.get_resource::<R>() else {
+        return;
+    };
+    match to.get_resource_mut::<R>() {
+        Some(mut there) => there.bypass_change_detection().clone_from(value),
+        None => to.insert_resource(value.clone()),
     }
 }
 
@@ -111,7 +116,7 @@ impl ForkRegistry {
     }
 
     /// Copy `R`, a resource whose value changes during a battle.
-    pub fn resource<R: Resource + Clone>(&mut self) -> &mut Self {
+    pub fn resource<R: Resource<Mutability = Mutable> + Clone>(&mut self) -> &mut Self {
         self.resources.insert(TypeId::of::<R>(), copy_resource::<R>);
         self
     }
@@ -244,10 +249,15 @@ pub fn copy_state(from: &World, to: &mut World, keep_log: bool) -> Result<(), Fo
         copy_entity(registry, &mut plans, from, e, to)?;
     }
     copy_resources(registry, from, to)?;
-    to.insert_resource(from.resource::<crate::log::BattleLog>().forked(keep_log));
-    to.insert_resource(
-        from.resource::<crate::decision::Decisions>()
-            .forked(keep_log),
+    let log = from.resource::<crate::log::BattleLog>();
+    log.fork_into(
+        keep_log,
+        &mut to.get_resource_or_init::<crate::log::BattleLog>(),
+    );
+    let decisions = from.resource::<crate::decision::Decisions>();
+    decisions.fork_into(
+        keep_log,
+        &mut to.get_resource_or_init::<crate::decision::Decisions>(),
     );
     Ok(())
 }
@@ -359,7 +369,8 @@ fn copy_entity(
     e: Entity,
     to: &mut World,
 ) -> Result<(), ForkError> {
-    let here = from.entity(e).archetype().id();
+    let source = from.entity(e);
+    let here = source.archetype().id();
     let at = match plans.copies.iter().position(|(a, _)| *a == here) {
         Some(at) => at,
         None => {
@@ -367,20 +378,21 @@ fn copy_entity(
             plans.copies.len() - 1
         }
     };
+    let mut there = to.entity_mut(e);
     for copy in &plans.copies[at].1 {
-        copy(from, e, to);
+        copy(&source, &mut there);
     }
-    let key = (here, to.entity(e).archetype().id());
+    let key = (here, there.archetype().id());
     let at = match plans.removals.iter().position(|(k, _)| *k == key) {
         Some(at) => at,
         None => {
-            let remove = removals(registry, (from, here), (to, key.1));
+            let remove = removals(registry, (from, here), (there.world(), key.1));
             plans.removals.push((key, remove));
             plans.removals.len() - 1
         }
     };
     for remove in &plans.removals[at].1 {
-        remove(to, e);
+        remove(&mut there);
     }
     Ok(())
 }

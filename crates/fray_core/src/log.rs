@@ -572,19 +572,18 @@ impl BattleLog {
         }
     }
 
-    /// The log of a fork of the battle: its entries kept (a copy) or only
-    /// counted, numbered on from this one's.
-    pub fn forked(&self, keep: bool) -> Self {
+    /// Make `there`, a fork's log, this one's: its entries kept (a copy) or
+    /// only counted, numbered on from this one's. The fork's room is reused.
+    pub fn fork_into(&self, keep: bool, there: &mut Self) {
         if keep {
-            return self.clone();
+            there.entries.clone_from(&self.entries);
+        } else {
+            there.entries.clear();
         }
-        Self {
-            entries: Vec::new(),
-            next_seq: self.next_seq,
-            round: self.round,
-            time: self.time.clone(),
-            keep: false,
-        }
+        there.next_seq = self.next_seq;
+        there.round = self.round;
+        there.time.clone_from(&self.time);
+        there.keep = keep && self.keep;
     }
 
     /// Whether entries are kept (callers may skip building costly text when not).
