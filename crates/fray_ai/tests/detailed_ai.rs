@@ -1,5 +1,5 @@
 //! The basic AI through the `detailed_sequence` ruleset's appraisal: it
-//! closes on a foe out of reach, lengthens a bow's range with preparations,
+//! closes on a foe only to strike it first, lengthens a bow's range with preparations,
 //! parries for a friend, and keeps the blow a heavy weapon's attack needs.
 
 mod common;
@@ -35,16 +35,45 @@ fn first_order(b: &mut Battle, who: &str) -> Order {
 }
 
 #[test]
-fn the_ai_closes_on_a_foe_out_of_reach() {
+fn the_ai_closes_on_a_foe_it_then_strikes_first() {
+    // 000 §1.2.3.3: a step close brings Ash within reach of Bo, who has no
+    // active blow to strike back with (000 §1.1.2): Ash's three attacks
+    // are his.
     let mut b = battle(
         r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"active": 3}),
-           (name: "Bo", side: "B", template: "swordsman", at: (7, 4), set: {"active": 0})"#,
+           (name: "Bo", side: "B", template: "swordsman", at: (4, 4), set: {"active": 0})"#,
     );
     let o = first_order(&mut b, "Ash");
     assert!(
         matches!(o.action.as_str(), "close" | "step_close") && o.target.as_deref() == Some("Bo"),
         "{o:?}"
     );
+}
+
+#[test]
+fn the_ai_leaves_a_foe_out_of_reach_this_round_to_the_movement_phase() {
+    // 000 §1.2.3.1: from five cells a close brings Ash three nearer at
+    // most, still out of reach; the movement phase brings him closer for
+    // no blow (000 §3).
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"active": 3}),
+           (name: "Bo", side: "B", template: "swordsman", at: (7, 4), set: {"active": 0})"#,
+    );
+    assert_eq!(first_order(&mut b, "Ash").action, "pass");
+}
+
+#[test]
+fn an_axeman_does_not_close_to_hand_the_swordsman_the_first_blow() {
+    // 000 §1.2.3: Brand's close spends a reactive blow; within reach, Aldo
+    // then holds as many active blows and more reactive ones, so the
+    // initiative and the first blow are his (000 §1.1.2), and Brand's
+    // heavy axe has blows for one attack against Aldo's two (000 §1.2.5).
+    // Brand waits: the movement phase brings them together (000 §3).
+    let mut b = battle(
+        r#"(name: "Aldo", side: "A", template: "swordsman", at: (3, 4)),
+           (name: "Brand", side: "B", template: "axeman", at: (6, 3))"#,
+    );
+    assert_eq!(first_order(&mut b, "Brand").action, "pass");
 }
 
 #[test]

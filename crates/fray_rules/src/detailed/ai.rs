@@ -2,8 +2,9 @@
 //! character, for the basic AI (`fray_core::ai`).
 //!
 //! An attack is worth its chance to hit times the mean damage to EN. Out of
-//! reach, a fighter closes on the nearest foe (closing by two with a good
-//! DX); an archer too far off prepares to lengthen its range, and opens from
+//! reach, a fighter closes on the nearest foe only when the blows it then
+//! trades this round favour it, and otherwise waits for the movement
+//! phase to bring it closer; an archer too far off prepares to lengthen its range, and opens from
 //! a foe at its side. A parry is worth the damage it spares against its EN
 //! and the attack it gives up when its blow is one an attack needs. In the
 //! noncombat phase the hurt rest, mages cast, the unarmoured put their
@@ -187,28 +188,167 @@ fn missile_options(s: &Asked, f: Entity, w: &str, in_reach: bool, out: &mut Vec<
 }
 
 /// 000 §1.2.3.1 · 000 §1.2.3.3: a fighter out of reach closes on the
-/// nearest foe (by two with a good DX) or steps close.
+/// nearest foe (by two with a good DX) or steps close, worth the blows it
+/// trades with the foe for the rest of the round once within reach. A
+/// close spends a blow (000 §1.2.3) and may hand the foe the initiative
+/// (000 §1.1.2); one that brings no contact this round is left to the
+/// movement phase, which brings an alert character closer for nothing
+/// (000 §3).
 fn close_in(s: &Asked, f: Entity, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     let fname = s.flow.name(f).to_string();
-    let good_dx = world.get::<Stats>(me).is_some_and(|s| s.dx * 5 >= 55);
-    for (action, cells) in [("close", 2.0), ("step_close", 1.0)] {
+    let d = distance(world, me, f).unwrap_or(0);
+    let data = &world.resource::<Data>().0;
+    // Ruling dx_checks: two cells on the D100 DX check, none on a stumble.
+    let dx = world.get::<Stats>(me).map_or(0, |s| s.dx) * data.ruling_numbers.d100_dx_multiplier;
+    let stumble = data.numbers.stumble_from.saturating_sub(1) as f32 / 100.0;
+    let two = (dx.max(0) as f32 / 100.0).min(stumble);
+    for (action, odds) in [
+        ("close", [(2, two), (1, stumble - two)]),
+        ("step_close", [(1, 1.0), (0, 0.0)]),
+    ] {
         let o = Order::new(&s.name, action).target(&fname);
-        if validate(world, me, &o).is_ok() {
-            let worth = if action == "close" && !good_dx {
-                1.2
-            } else {
-                cells
-            };
+        if validate(world, me, &o).is_err() {
+            continue;
+        }
+        let worth: f32 = odds
+            .iter()
+            .map(|&(cells, p)| p * exchange(world, me, f, d.saturating_sub(cells).max(1)))
+            .sum();
+        if worth > 0.0 {
+            let cells: f32 = odds.iter().map(|&(c, p)| c as f32 * p).sum();
             out.push(Appraisal {
-                other: 0.5,
-                closing: worth,
+                other: worth,
+                closing: cells,
                 ..Appraisal::plain(o)
             });
         }
     }
 }
 
+/// One side of the blows traded for the rest of a round (000 §1.1–1.2.5).
+#[derive(Clone, Copy)]
+struct Trader {
+    active: u32,
+    reactive: u32,
+    /// Blows spent this round: the first is free, each later one 1 EN.
+    spent: u32,
+    en: i32,
+    attack: Need,
+    /// Whether its weapon reaches the other at the range traded at.
+    reaches: bool,
+    /// Its attack's worth, unparried and parried.
+    hit: f32,
+    parried: f32,
+}
+
+impl Trader {
+    /// `e` as it stands, its blows less `spend`, striking `t` at `range`.
+    fn of(world: &World, e: Entity, t: Entity, range: u32, spend: Need) -> Option<Self> {
+        let b = world.get::<super::Blows>(e)?;
+        let (active, reactive) = spend.taken(b.active, b.reactive)?;
+        let w = attack_weapon(world, e);
+        let kind = w
+            .as_ref()
+            .and_then(|w| weapon(world, w))
+            .map(|d| (d.heft, d.kind));
+        // 000 §1.2.5: missiles only when unalert, melee only when alert
+        // (which a pass makes a character, 000 §1.2.1).
+        let reaches = w.as_ref().is_some_and(|w| reach_of(world, e, w) >= range)
+            && kind.is_some_and(|(_, k)| !k.missile() || !alert(world, e));
+        let taken = spend.active + spend.any;
+        Some(Trader {
+            active,
+            reactive,
+            spent: b.spent + taken,
+            en: world.get::<En>(e).map_or(0, |x| x.current) - blow_cost(b.spent, taken),
+            attack: Need::attack(kind.is_some_and(|(h, _)| h == super::Heft::Heavy)),
+            reaches,
+            hit: attack_value(world, e, t, 0),
+            parried: attack_value(world, e, t, 1),
+        })
+    }
+
+    /// Spends `need` if it has the blows and the EN (000 §1: not its last
+    /// point, ruling `unconscious`); false when it cannot.
+    fn spend(&mut self, need: Need) -> bool {
+        let cost = blow_cost(self.spent, need.active + need.any);
+        match need.taken(self.active, self.reactive) {
+            Some((a, r)) if self.en > cost => {
+                (self.active, self.reactive) = (a, r);
+                self.spent += need.active + need.any;
+                self.en -= cost;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether it can attack now.
+    fn can_attack(&self) -> bool {
+        let mut t = *self;
+        self.reaches && t.spend(self.attack)
+    }
+
+    /// 000 §1.1.2: what the initiative goes by.
+    fn key(&self) -> (u32, u32, i32) {
+        (self.active, self.reactive, self.en)
+    }
+
+    /// 000 §1.2.5: struck by `by`, it parries with a blow its own attacks
+    /// do not need.
+    fn struck(&mut self, by: &Trader) -> f32 {
+        let parry = Need { active: 0, any: 1 };
+        let attacks = self.attack.times(self.active, self.reactive);
+        let mut after = *self;
+        if after.spend(parry) && after.attack.times(after.active, after.reactive) == attacks {
+            *self = after;
+            by.parried
+        } else {
+            by.hit
+        }
+    }
+}
+
+/// 000 §1: the EN `taken` more blows cost after `spent`: the round's first
+/// blow is free, each later one 1 EN.
+fn blow_cost(spent: u32, taken: u32) -> i32 {
+    (taken - u32::from(spent == 0 && taken > 0)) as i32
+}
+
+/// 000 §1.1–1.2.5: the damage `me` deals less the damage it takes when it
+/// and `f` trade their blows left this round at `range`, after `me` spends
+/// a blow to get there (000 §1.2.3): whoever has the initiative (000
+/// §1.1.2) attacks, the other parrying with a spare blow, until neither
+/// can; tied, both strike together (000 §1.1.3).
+fn exchange(world: &World, me: Entity, f: Entity, range: u32) -> f32 {
+    let manoeuvre = Need { active: 0, any: 1 };
+    let (Some(mut a), Some(mut b)) = (
+        Trader::of(world, me, f, range, manoeuvre),
+        Trader::of(world, f, me, range, Need { active: 0, any: 0 }),
+    ) else {
+        return 0.0;
+    };
+    let mut worth = 0.0;
+    for _ in 0..8 {
+        let (ours, theirs) = (a.can_attack(), b.can_attack());
+        let first = match (ours, theirs) {
+            (false, false) => break,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => a.key().cmp(&b.key()),
+        };
+        if first.is_ge() {
+            a.spend(a.attack);
+            worth += b.struck(&a);
+        }
+        if first.is_le() {
+            b.spend(b.attack);
+            worth -= a.struck(&b);
+        }
+    }
+    worth
+}
 /// 000 §1.2.1: an unalert fighter becomes alert to fight in melee once a
 /// foe is near.
 fn become_alert(s: &Asked, missile: bool, out: &mut Vec<Appraisal>) {
