@@ -1,9 +1,10 @@
 //! The basic AI through the `phases` ruleset's appraisal: it takes the
 //! 1-hex step rather than provoke, attacks whoever provokes it, waits beyond
-//! the reach of a foe who acts after it (unless its side outnumbers its
-//! foes), a long-reach fighter readies only for a foe who could come within
-//! its reach this phase, and a character the blows in reach could knock out
-//! blocks.
+//! the reach of a foe who acts before its next action (unless its side
+//! outnumbers its foes, or nobody has attacked for a turn), readies only for
+//! a foe who could come within its reach before then, does not walk into a
+//! readied strike worth more than its own, and a character the blows in
+//! reach could knock out blocks.
 
 mod common;
 
@@ -125,7 +126,8 @@ fn the_ai_waits_beyond_the_step_and_strike_of_a_foe_who_acts_after_it() {
     // Vance (Initiative 7) acts before Bruno (5) in every phase. Walking up
     // to a hex one out of Bruno's reach would let Bruno, still to act, step
     // in and strike first; Vance stops beyond a half move and a strike of
-    // Bruno, lets him come, and strikes first.
+    // Bruno. Bruno, whom Vance can reach next phase before he acts again,
+    // readies a strike for him, and it goes off first as Vance comes.
     let text = std::fs::read_to_string(common::scenario("phases_duel.ron")).unwrap();
     let mut b = battle_from_text(&text, 2).unwrap();
     assert!(matches!(b.run(), Progress::Over(_)));
@@ -134,7 +136,19 @@ fn the_ai_waits_beyond_the_step_and_strike_of_a_foe_who_acts_after_it() {
         .iter()
         .find(|t| t.contains(" strikes at ") || t.contains(" throws a haymaker at "))
         .expect("somebody strikes");
-    assert!(first_blow.starts_with("Vance "), "{}", log.join("\n"));
+    assert!(
+        first_blow.starts_with("Bruno strikes at Vance (readied)"),
+        "{}",
+        log.join("\n")
+    );
+    let vance_stops = log
+        .iter()
+        .find(|t| t.starts_with("Vance moves"))
+        .expect("Vance moves");
+    assert!(
+        vance_stops.ends_with("to (4, 4) (3 hexes)."),
+        "{vance_stops}"
+    );
 }
 
 #[test]
@@ -206,4 +220,86 @@ fn outnumbering_its_foes_the_ai_walks_up_to_them_all_the_same() {
            (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
     );
     assert_eq!((alone, two), (4, 2));
+}
+
+/// What the basic AI orders for Bruno once Vance, acting first, has done
+/// `vance` and ended his turn (both seated for a person, the AI asked for
+/// Bruno), in a battle of `combatants`; and how far from Vance's cell at
+/// (1, 5) Bruno's order would leave him.
+fn bruno_answer(combatants: &str, vance: &[Order]) -> (Order, Option<u32>) {
+    let mut b = battle(combatants, ("Human", "Human"));
+    for order in vance.iter().chain([&Order::new("Vance", "end")]) {
+        let d = common::awaited(&mut b).expect("Vance is asked");
+        assert_eq!(d.actor_name, "Vance", "{}", d.prompt);
+        b.answer(d.id, order.clone());
+    }
+    let d = common::awaited(&mut b).expect("Bruno is asked");
+    assert_eq!(d.actor_name, "Bruno", "{}", d.prompt);
+    let order = fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers");
+    let grid = b.world().resource::<fray_core::grid::Grid>();
+    let far = order.cell.map(|c| grid.distance(c, Cell { x: 1, y: 5 }));
+    (order, far)
+}
+
+#[test]
+fn the_ai_stops_beyond_the_lunge_of_a_foe_who_acts_first_next_phase() {
+    // Vance has acted this phase, but acts first in the next (002
+    // §Initiative): a half move of 3 and a strike reach 4 hexes. Bruno
+    // walks up no nearer than 5, and lets Vance come to him.
+    let (order, far) = bruno_answer(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
+        &[],
+    );
+    assert_eq!((order.action.as_str(), far), ("move", Some(5)), "{order:?}");
+}
+
+#[test]
+fn a_reach_one_fighter_readies_for_a_foe_who_acts_first_and_can_come() {
+    // Vance, four hexes off, acts first next phase and can walk up and
+    // strike; Bruno cannot reach him this phase. Readied, Bruno's strike
+    // goes off before Vance's, and Bruno acts ahead of him from then on
+    // (002 §Ready Conditions).
+    let (order, _) = bruno_answer(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (5, 5))"#,
+        &[],
+    );
+    assert_eq!(order, Order::new("Bruno", "ready"));
+}
+
+#[test]
+fn the_ai_will_not_walk_into_a_readied_strike_worth_more_than_its_own() {
+    // Vance readies a strike for whoever comes within reach. Bruno could
+    // step in and strike him, but Vance's PD of 8 leaves Bruno's club
+    // little, even with Vance all but out, and the step would set off
+    // Vance's harder strike first: Bruno readies in turn.
+    let combatants = r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5), set: {"pd": 8, "stun": 4}),
+           (name: "Bruno", side: "B", template: "brute", at: (3, 5))"#;
+    let (order, _) = bruno_answer(combatants, &[Order::new("Vance", "ready")]);
+    assert_eq!(order, Order::new("Bruno", "ready"));
+}
+
+#[test]
+fn after_a_turn_without_an_attack_the_ai_walks_up_all_the_same() {
+    // Alone, Vance stops beyond the half move and strike of Bruno, who acts
+    // after him; once a whole turn has passed without an attack, waiting
+    // has gained nothing, and he walks up.
+    let mut b = battle(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
+        ("Human", "Ai"),
+    );
+    let d = common::awaited(&mut b).expect("Vance is asked");
+    b.world_mut()
+        .resource_mut::<fray_rules::phases::Flow>()
+        .quiet_phases = 4;
+    let order = fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers");
+    let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
+    let grid = b.world().resource::<fray_core::grid::Grid>();
+    assert_eq!(grid.distance(to, Cell { x: 9, y: 5 }), 2);
 }

@@ -6,12 +6,16 @@
 //! opportunity it gives (002 §Moving Out), less what an Acrobatics roll
 //! saves; the 1-hex step risks nothing, so the AI steps to reach a foe or to
 //! get out of its reach whenever it can. Moving without striking, it stops
-//! beyond the half move and strike of every foe still to act this phase,
-//! so that the first blow is its own — unless its side outnumbers the foes
-//! on their feet, when it walks up all the same. Attacks of opportunity are
-//! always worth taking. A long-reach fighter readies a strike for whoever comes
-//! within reach. Aborting is worth it only when the blow coming could knock
-//! the character out; it then takes Dodge or Block, whichever spares more.
+//! beyond the half move and strike of every foe who acts before its next
+//! action — still to act this phase, or ahead of it in the next (002
+//! §Initiative: the same order every phase) — so that the first blow is its
+//! own; unless its side outnumbers the foes on their feet, or nobody has
+//! attacked for a whole turn, when it walks up all the same. A walk into
+//! the reach of a foe's readied strike counts that strike. Attacks of
+//! opportunity are always worth taking. A fighter whom a foe can only
+//! strike by coming within its reach readies a strike for it. Aborting is
+//! worth it only when the blow coming could knock the character out; it then
+//! takes Dodge or Block, whichever spares more.
 //! When the blows of the foes in reach could knock it out, blocking on its
 //! action is weighed against striking.
 
@@ -25,7 +29,10 @@ use super::data::PhasesData;
 use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};
 use super::turn::{dcv, ocv};
 use super::view::chance_3d6_at_least;
-use super::{Asking, Data, Flow, Guard, Kit, Stats, Stun, Stunned, Use, Work, enemies, up};
+use super::{
+    AbortedAhead, Asking, Data, Flow, Guard, Hold, Kit, Stats, Stun, Stunned, Trigger, Unaware,
+    Use, Work, enemies, up,
+};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -118,6 +125,38 @@ fn walk_risk(world: &World, me: Entity, path: &[Cell], spare_first: bool, foes: 
         Some(skill) => risk * chance_3d6_at_least(skill + 1),
         None => risk,
     }
+}
+
+/// 002 §Ready Conditions · ruling `ready_trigger`: expected STUN from the
+/// readied strikes a walk along `path` sets off, of each foe readied for
+/// whoever comes within its reach whose reach the walk enters.
+fn readied_risk(world: &World, me: Entity, path: &[Cell], foes: &[Entity]) -> f32 {
+    let Some(&here) = world.get::<Cell>(me) else {
+        return 0.0;
+    };
+    let grid = world.resource::<Grid>();
+    let enters = |fc: Cell, reach: u32| {
+        std::iter::once(here)
+            .chain(path.iter().copied())
+            .zip(path.iter().copied())
+            .any(|(from, to)| grid.distance(fc, to) <= reach && grid.distance(fc, from) > reach)
+    };
+    foes.iter()
+        .filter(|&&f| {
+            matches!(
+                world.get::<Hold>(f),
+                Some(Hold::Readied {
+                    trigger: Trigger::EntersReach,
+                    ..
+                })
+            ) && world.get::<Stunned>(f).is_none()
+                && world
+                    .get::<Stats>(f)
+                    .zip(world.get::<Cell>(f))
+                    .is_some_and(|(s, &fc)| enters(fc, s.reach))
+        })
+        .map(|&f| strike_value(world, f, me, "strike"))
+        .sum()
 }
 
 /// Expected STUN `me` would take standing in `cell` from foes who reach it.
@@ -437,9 +476,8 @@ struct FoeInfo {
     left: f32,
     /// Its strike on me (0 while it is Stunned).
     theirs: f32,
-    /// How far it can strike still this phase: its reach, and a half move
-    /// more while its place in the order is yet to come (002 §Normal Phase)
-    /// and it has no shot to fire.
+    /// How far it can strike before my next action: its reach, and
+    /// [`lunge`] more when it has no shot to fire.
     lunge: u32,
 }
 
@@ -451,7 +489,11 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
         .filter_map(|&f| {
             let s = world.get::<Stats>(f)?;
             // Holding back from a foe who can shoot spares nothing.
-            let later = !t.flow.done.contains(&f) && !shooter(world, t.data, f);
+            let lunge = if shooter(world, t.data, f) {
+                0
+            } else {
+                lunge(t, f, s)
+            };
             Some(FoeInfo {
                 cell: *world.get::<Cell>(f)?,
                 reach: s.reach,
@@ -462,10 +504,47 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
                 } else {
                     strike_value(world, f, me, "strike")
                 },
-                lunge: s.reach + if later { orders::half_move(s) } else { 0 },
+                lunge: s.reach + lunge,
             })
         })
         .collect()
+}
+
+/// 002 §Initiative: whether foe `f` acts before `me` acts again — it is
+/// still to act this phase, or acts ahead of `me` in the next (the same
+/// order every phase) — and not Stunned (its next action is its recovery,
+/// ruling `stunned`) nor having aborted that action away (002 §Abort
+/// Consequences). Whether that is this phase's action, if so.
+fn acts_first(t: &Turn, f: Entity) -> Option<bool> {
+    let (world, flow) = (t.world, t.flow);
+    if world.get::<Stunned>(f).is_some() {
+        return None;
+    }
+    // 002 §Surprise Phase: the unaware act from phase 1 on.
+    let this_phase =
+        !(flow.done.contains(&f) || flow.phase == 0 && world.get::<Unaware>(f).is_some());
+    let place = |e: Entity| flow.order.iter().position(|&x| x == e);
+    if !this_phase && place(f) > place(t.me) {
+        return None;
+    }
+    let phase = if this_phase {
+        flow.phase_index()
+    } else {
+        flow.next_phase_index(t.data.numbers.phases_per_turn)
+    };
+    let kept = world.get::<AbortedAhead>(f).is_none_or(|a| a.0 != phase);
+    kept.then_some(this_phase)
+}
+
+/// 002 §Normal Phase · §1-Hex Step: how much farther than its reach foe `f`
+/// can strike before `me` acts again: a half move and a strike, or in a
+/// restricted phase the 1-hex step and a strike (002 §Restricted Phase).
+fn lunge(t: &Turn, f: Entity, s: &Stats) -> u32 {
+    match acts_first(t, f) {
+        None => 0,
+        Some(true) if t.flow.restricted => 1,
+        Some(_) => orders::half_move(s),
+    }
 }
 
 /// 002 §Threat: expected STUN from the foes who reach `cell`.
@@ -476,9 +555,9 @@ fn exposure_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
         .sum()
 }
 
-/// 002 §Normal Phase: expected STUN from the foes who can still strike
-/// `cell` this phase, moving half their move first: the first blow, taken
-/// by whoever stops there without striking.
+/// 002 §Normal Phase: expected STUN from the foes who can strike `cell`
+/// before my next action, moving half their move first: the first blow,
+/// taken by whoever stops there without striking.
 fn first_blow_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
     info.iter()
         .filter(|f| f.cell != cell && grid.distance(f.cell, cell) <= f.lunge)
@@ -516,13 +595,14 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
     let info = foe_info(t);
     let half = orders::half_move(stats);
     // Outnumbering the foes on their feet, it walks up all the same: the
-    // first blow is theirs, the next blows its side's.
+    // first blow is theirs, the next blows its side's. So it does in a
+    // standoff, which waiting longer would not break.
     let allies_up = flow
         .order
         .iter()
         .filter(|&&e| !enemies(world, me, e) && up(world, e))
         .count();
-    let press = allies_up > t.foes.len();
+    let press = allies_up > t.foes.len() || impasse(t);
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of
     // the way there.
@@ -552,7 +632,7 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
                 strikes.push((a.score(), a));
             }
             _ => {
-                // Stopping where a foe still to act this phase can step or
+                // Stopping where a foe who acts before my next action can step or
                 // walk up and strike invites the first blow: better to wait
                 // beyond and strike first when it comes.
                 let first_blow = if press {
@@ -579,6 +659,16 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
     out.extend(best_close);
 }
 
+/// Phases in a row without an attack after which holding back is a
+/// standoff nobody breaks: a whole turn.
+const STANDOFF_PHASES: u32 = 4;
+
+/// Whether the fight stands off: nobody has attacked for a whole turn, so
+/// waiting for the foes to come has gained nothing.
+fn impasse(t: &Turn) -> bool {
+    t.flow.quiet_phases >= STANDOFF_PHASES
+}
+
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
 /// best the rules take, priced for the attacks of opportunity on the way.
 fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
@@ -602,6 +692,7 @@ fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
         if how != super::MoveHow::Step {
             a.risk = walk_risk(t.world, t.me, &path, false, &t.foes);
         }
+        a.risk += readied_risk(t.world, t.me, &path, &t.foes);
         // Of equal scores, the later is kept.
         if chosen
             .as_ref()
@@ -613,36 +704,61 @@ fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
     chosen
 }
 
-/// 002 §Ready: a long reach readies a strike for whoever comes within it:
-/// a foe of shorter reach close enough to walk half its move and strike,
-/// which it can only do through the long reach. A foe farther off may well
-/// hold back, and the readied strike would lapse unused.
+/// 002 §Ready · §Ready Conditions: a strike readied for whoever comes
+/// within reach goes off just before the blow of a foe who must come within
+/// that reach to strike (its reach no longer), and the readier acts ahead of
+/// it from then on. Readied for a foe close enough to walk half its move and
+/// strike before `me` acts again, worth half the strike (the foe may hold
+/// back, and the readied strike lapse unused), and a little more when that
+/// foe acts ahead of `me`. Not while a foe of longer reach can strike `me`
+/// first, and not in a standoff ([`impasse`]), where nobody comes.
 fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     let (world, me, here, stats) = (t.world, t.me, t.here, t.stats);
     let ready = Order::new(t.name, "ready");
-    if !in_reach_now && stats.reach >= 2 && can(t, &ready).is_some() {
-        let coming = t
-            .foes
-            .iter()
-            .filter(|&&f| {
-                world
+    if in_reach_now || impasse(t) || can(t, &ready).is_none() {
+        return;
+    }
+    // Foes who can strike `me` here before it acts again, of longer reach
+    // and of reach no longer than its own.
+    let lunging = |longer: bool| {
+        t.foes.iter().copied().filter(move |&f| {
+            acts_first(t, f).is_some()
+                && world
                     .get::<Stats>(f)
                     .zip(world.get::<Cell>(f))
                     .is_some_and(|(s, &fc)| {
-                        s.reach < stats.reach
+                        (s.reach > stats.reach) == longer
                             && t.grid.distance(fc, here) <= orders::half_move(s) + s.reach
                     })
-            })
-            .map(|&f| strike_value(world, me, f, "strike"))
-            .fold(0.0f32, f32::max);
-        if coming > 0.0 {
-            out.push(Appraisal {
-                damage: coming * 0.8,
-                ..Appraisal::plain(ready)
-            });
-        }
+        })
+    };
+    // A foe of longer reach strikes first without coming within reach.
+    if lunging(true).next().is_some() {
+        return;
+    }
+    let place = |e: Entity| t.flow.order.iter().position(|&x| x == e);
+    let coming = lunging(false)
+        .map(|f| {
+            let v = strike_value(world, me, f, "strike");
+            let ahead = place(f) < place(me);
+            v * (READIED_SHARE + if ahead { INITIATIVE_WORTH } else { 0.0 })
+        })
+        .fold(0.0f32, f32::max);
+    if coming > 0.0 {
+        out.push(Appraisal {
+            damage: coming,
+            ..Appraisal::plain(ready)
+        });
     }
 }
+
+/// What a strike readied for a foe who may come is worth, as a share of
+/// the strike: less than walking up and striking now.
+const READIED_SHARE: f32 = 0.5;
+
+/// 002 §Ready Conditions: what acting ahead of a foe from then on is worth,
+/// as a share of a strike on it.
+const INITIATIVE_WORTH: f32 = 0.2;
 
 /// How near the blows of the foes who reach a character must come to
 /// knocking it out (their expected STUN over its STUN left, at most 1)

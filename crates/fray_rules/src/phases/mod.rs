@@ -293,6 +293,11 @@ pub struct Flow {
     pub darkness: bool,
     /// Names of the characters, by entity, in listing order.
     pub roster: fray_core::model::Roster,
+    /// Somebody has made an attack this phase.
+    pub struck: bool,
+    /// Phases in a row that ended with no attack made: the AI's measure of a
+    /// standoff.
+    pub quiet_phases: u32,
 }
 
 impl Flow {
@@ -456,6 +461,8 @@ pub fn populate(
             asking: None,
             darkness: s.options.get("darkness").is_some_and(|d| d == "true"),
             roster,
+            struck: false,
+            quiet_phases: 0,
         },
     );
     Ok(())

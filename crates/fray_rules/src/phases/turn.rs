@@ -236,6 +236,12 @@ fn end_phase(world: &mut World) {
     let mut flow = world.resource_mut::<Flow>();
     flow.done.clear();
     flow.restricted = false;
+    flow.quiet_phases = if flow.struck {
+        0
+    } else {
+        flow.quiet_phases + 1
+    };
+    flow.struck = false;
     if phase >= per_turn {
         flow.stage = Stage::PostTurn;
         return;
@@ -1603,6 +1609,7 @@ fn resolve_attack(
     weapon: &str,
     kind: AttackKind,
 ) {
+    world.resource_mut::<Flow>().struck = true;
     let data = world.resource::<Data>().0.clone();
     let (a, t) = (name(world, attacker), name(world, target));
     let w = data.weapons.get(weapon).cloned();
