@@ -405,7 +405,8 @@ impl Controller for Unforeseen {
 /// The orders worth playing out for `decision`, at most `most`: the basic
 /// AI's choice, the best appraised order of each other action, then one of
 /// each action the rules offer that the appraisal does not weigh (full
-/// defense, intimidation…), then the next best appraised.
+/// defense, intimidation…), then the next best appraised. Those unweighed
+/// take at most half the places from the appraised actions.
 fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
     let mut chosen = varied(world, decision.actor, most);
     let Some(offer) = decision.offer else {
@@ -425,9 +426,11 @@ fn candidates(world: &World, decision: &Decision, most: usize) -> Vec<Order> {
             others.push(choice.order);
         }
     }
-    // The new kinds take the places of the appraisal's seconds; the best of
-    // each appraised action (first in `chosen`) keeps its place.
-    chosen.truncate(kinds.len().max(most.saturating_sub(others.len())));
+    // The new kinds take the places of the appraisal's seconds, then of its
+    // lowest actions, down to half the places: the best of each appraised
+    // action (first in `chosen`) keeps its place while there is room.
+    let appraised = kinds.len().min(most.div_ceil(2)).max(1);
+    chosen.truncate(appraised.max(most.saturating_sub(others.len())));
     chosen.extend(others);
     chosen.truncate(most);
     chosen
