@@ -211,3 +211,25 @@ fn the_ai_intimidates_a_monster_likely_to_flee() {
     // Not a monster: nothing makes it check morale.
     assert_ne!(first_order(duel, "Anna").action, "intimidate");
 }
+
+#[test]
+fn the_ai_throws_its_javelin_at_a_foe_beyond_a_walk_of_its_sword() {
+    // Eight cells: the longsword (reach 1) cannot reach Anna this round,
+    // the javelin (range 6) can after a walk of two cells (004 §Step 3, throw).
+    let o = first_order(
+        r#"(name: "Bors", side: "A", template: "hobgoblin_warrior", at: (1, 1)),
+           (name: "Anna", side: "B", template: "archer", at: (9, 1))"#,
+        "Bors",
+    );
+    assert_eq!(
+        o,
+        Order::new("Bors", "throw").target("Anna").with("javelin")
+    );
+    // Its only weapon it keeps: thrown, it would leave nothing to strike with.
+    let o = first_order(
+        r#"(name: "Bors", side: "A", template: "hobgoblin_warrior", at: (1, 1), weapons: ["javelin"]),
+           (name: "Anna", side: "B", template: "archer", at: (9, 1))"#,
+        "Bors",
+    );
+    assert_eq!(o.action, "defensive_attack", "{o:?}");
+}

@@ -179,13 +179,14 @@ fn consumables(
     }
 }
 
-/// How far `me` can strike this round: its longest reach, range or spell
-/// range, plus its Speed. Foes beyond are worth no attack.
+/// How far `me` can strike this round: its longest reach, range (a thrown
+/// weapon's too: 004 §Step 3, throw) or spell range, plus its Speed. Foes
+/// beyond are worth no attack.
 fn striking_distance(m: &Me) -> u32 {
     let weapons = m.weapons.iter().map(|(_, w)| w);
     let spells = m.spells.iter().map(|(_, s)| s);
     let far = weapons
-        .map(|w| if w.reach == 0 { w.range } else { w.reach })
+        .map(|w| w.reach.max(w.range))
         .chain(spells.map(|s| s.range))
         .max()
         .unwrap_or(0);
@@ -410,52 +411,88 @@ fn weapon_attacks(
     nearest: u32,
     out: &mut Vec<Appraisal>,
 ) {
-    let stats = m.stats;
-    for (w, wd) in &m.weapons {
-        let shot = wd.reach == 0;
-        let reach = if shot { wd.range } else { wd.reach };
-        if dist > reach + stats.speed {
-            continue;
-        }
-        let bonus = if shot { 0 } else { stats.strength_mod };
-        let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
-        let damage = hit_chance(stats.attack, foe.defense) * mean;
-        let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
-        let attack = Appraisal {
-            damage,
-            target_left: foe.left,
-            closing,
-            ..Appraisal::plain(m.order("attack").target(foe.name.clone()).with(*w))
-        };
-        // Entering threat ranges on the way provokes ripostes; attacking
-        // defensively does not, for +1 initiative.
-        let risk = crossing_risk(m, foe, foes, dist, reach);
-        if risk > 0.0 {
-            out.push(Appraisal {
-                risk,
-                ..attack.clone()
-            });
-            out.push(Appraisal {
-                other: -0.1,
-                order: m
-                    .order("defensive_attack")
-                    .target(foe.name.clone())
-                    .with(*w),
-                ..attack
-            });
-        } else {
-            out.push(attack);
-        }
-        if wd.thrown && dist > 1 && dist <= wd.range + stats.speed {
-            let mean = (wd.damage.mean() + stats.strength_mod as f32 - foe.armour as f32).max(0.0);
-            out.push(Appraisal {
-                damage: 0.9 * hit_chance(stats.attack, foe.defense) * mean,
-                target_left: foe.left,
-                risk: crossing_risk(m, foe, foes, dist, wd.range),
-                ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(*w))
-            });
+    for (i, &(w, wd)) in m.weapons.iter().enumerate() {
+        strike(m, foe, foes, (w, wd), (dist, nearest), out);
+        if wd.thrown {
+            throw(m, foe, foes, (i, dist), out);
         }
     }
+}
+
+/// Ruling `attack_roll` · ruling `riposte`: striking `foe`, `dist` away,
+/// with weapon `w` when its reach (or range, shot) is within a walk.
+fn strike(
+    m: &Me,
+    foe: &Foe,
+    foes: &[Foe],
+    (w, wd): (&str, &Weapon),
+    (dist, nearest): (u32, u32),
+    out: &mut Vec<Appraisal>,
+) {
+    let stats = m.stats;
+    let shot = wd.reach == 0;
+    let reach = if shot { wd.range } else { wd.reach };
+    if dist > reach + stats.speed {
+        return;
+    }
+    let bonus = if shot { 0 } else { stats.strength_mod };
+    let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
+    let damage = hit_chance(stats.attack, foe.defense) * mean;
+    let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
+    let attack = Appraisal {
+        damage,
+        target_left: foe.left,
+        closing,
+        ..Appraisal::plain(m.order("attack").target(foe.name.clone()).with(w))
+    };
+    // Entering threat ranges on the way provokes ripostes; attacking
+    // defensively does not, for +1 initiative.
+    let risk = crossing_risk(m, foe, foes, dist, reach);
+    if risk > 0.0 {
+        out.push(Appraisal {
+            risk,
+            ..attack.clone()
+        });
+        out.push(Appraisal {
+            other: -0.1,
+            order: m.order("defensive_attack").target(foe.name.clone()).with(w),
+            ..attack
+        });
+    } else {
+        out.push(attack);
+    }
+}
+
+/// The share of a throw's worth kept once the weapon is gone (004 §Step 3,
+/// throw: the thrower no longer carries it): the same blow struck in reach
+/// keeps the weapon, and is worth more.
+const THROWN_AWAY: f32 = 0.9;
+
+/// 004 §Step 3, throw · ruling `damage_bonus`: throwing the `i`-th weapon at
+/// `foe`, `dist` away, beyond the weapon's reach and within a walk of its
+/// range (the thrower closes to its range first, provoking ripostes on the
+/// way). Worth a weapon's blow, a little less for the weapon spent; not
+/// offered when it would leave `m` nothing to strike with.
+fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec<Appraisal>) {
+    let (w, wd) = m.weapons[i];
+    if dist <= wd.reach || dist > wd.range + m.stats.speed {
+        return;
+    }
+    let keeps = m.weapons.len() > 1
+        || m.spells
+            .iter()
+            .any(|(_, s)| matches!(s.effect, SpellEffect::Damage(..)));
+    if !keeps {
+        return;
+    }
+    let mean = (wd.damage.mean() + m.stats.strength_mod as f32 - foe.armour as f32).max(0.0);
+    out.push(Appraisal {
+        damage: THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
+        target_left: foe.left,
+        risk: crossing_risk(m, foe, foes, dist, wd.range),
+        closing: dist.saturating_sub(wd.range).min(m.stats.speed) as f32,
+        ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(w))
+    });
 }
 
 /// Ruling `spell_attack`: each damaging spell that reaches `foe` this round,
