@@ -233,3 +233,43 @@ fn the_ai_throws_its_javelin_at_a_foe_beyond_a_walk_of_its_sword() {
     );
     assert_eq!(o.action, "defensive_attack", "{o:?}");
 }
+
+/// Grusk's AI order in round 2, beside Brienne who gave `brienne` in both
+/// rounds; Grusk waited in round 1.
+fn grusk_after(brienne: &Order) -> Order {
+    let text = r#"(
+    name: "t", ruleset: "declared",
+    grid: (kind: Square, width: 10, height: 10),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [(name: "Grusk", side: "A", template: "bugbear_scoundrel", at: (1, 1)),
+           (name: "Brienne", side: "B", template: "knight", at: (2, 1))],
+    dice: [5, 9, 9, 4],
+)"#;
+    let mut battle = battle_from_text(text, 1).unwrap();
+    let mut waited = false;
+    loop {
+        let d = common::awaited(&mut battle).expect("the battle goes on");
+        let order = match (d.actor_name.as_str(), waited) {
+            ("Grusk", false) => Order::new("Grusk", "wait"),
+            ("Grusk", true) => return BasicAi.decide(battle.world_mut(), &d).unwrap(),
+            _ => brienne.clone(),
+        };
+        waited |= d.actor_name == "Grusk";
+        battle.answer(d.id, order);
+    }
+}
+
+#[test]
+fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
+    // Brienne's longsword struck at Grusk in round 1 and still reaches him:
+    // she is likely to again, and full defense ripostes her blow at +4
+    // Defense (004 §Step 3 Full-Defense, ruling `riposte`).
+    let attack = Order::new("Brienne", "attack")
+        .target("Grusk")
+        .with("longsword");
+    assert_eq!(grusk_after(&attack), Order::new("Grusk", "full_defense"));
+    // Brienne waited: nothing says she will attack, and Grusk strikes.
+    let wait = Order::new("Brienne", "wait");
+    assert_eq!(grusk_after(&wait).action, "attack");
+}

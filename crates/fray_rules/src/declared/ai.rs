@@ -8,7 +8,9 @@
 //! of every foe whose range lies across the way; the Defensive Attack avoids
 //! them for +1 initiative. Full defense is worth what its +4 Defense spares
 //! against the foes likely to strike, the more the nearer those blows come
-//! to taking the creature out, and a riposte. A badly hurt creature values a
+//! to taking the creature out, and a riposte; against a foe who attacked it
+//! last round and still reaches it, likely to again, it is worth the
+//! riposte and what the +4 spares. A badly hurt creature values a
 //! draught; a healer values stabilising a fallen ally; a caster values
 //! mending an ally's Stress; a creature that is down values nothing
 //! strenuous (each such action costs it a Wound Point). Intimidating a
@@ -26,7 +28,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    Data, Health, Kit, Monster, SawThrough, Stabilised, Stats, Stress, WoundPoints, validate,
+    Data, Health, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress, WoundPoints,
+    validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -62,10 +65,13 @@ struct Foe {
     hit_on_me: f32,
     /// Nobody of my side is nearer it: I am likely the one it attacks.
     mine: bool,
+    /// It attacked me last round, as revealed since (004 §Step 3).
+    attacked_me: bool,
 }
 
 /// The creature deciding, as every appraisal of its orders reads it.
 struct Me<'a> {
+    e: Entity,
     /// Its name, and its weapons and spells as the data has them, each
     /// with its name: looked up once for all its orders.
     name: SmolStr,
@@ -106,6 +112,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     };
     let data = &world.resource::<Data>().0;
     let m = Me {
+        e: me,
         name: SmolStr::new(&c.name),
         weapons: resolved(&kit.weapons, &data.weapons),
         spells: resolved(&kit.spells, &data.spells),
@@ -370,6 +377,9 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
         attack: st.attack,
         hit_on_me,
         mine,
+        attacked_me: world
+            .get::<RoundState>(e)
+            .is_some_and(|r| r.attacked_last_round == Some(m.e)),
     })
 }
 
@@ -540,31 +550,64 @@ fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>)
 /// defense facing each other, nor one before a foe who does not attack.
 const FULL_DEFENSE_DANGER: f32 = 0.4;
 
-/// 004 §Step 3 Full-Defense: +4 Defense against the foes likely to strike
-/// `m` this round (those that already reach it, with nobody of its side
-/// nearer them), and a riposte on the first who does. Worth what the
-/// Defense spares, the more the closer those blows come to taking `m` out,
-/// and half a strike back (the foe may not attack after all).
+/// The chance that a foe who attacked `m` last round, and still reaches it,
+/// attacks it again this round. Higher, full defense is taken against a
+/// foe who does the same, and the round passes with no blow.
+const ATTACKS_AGAIN: f32 = 0.8;
+
+/// 004 §Step 3 Full-Defense · ruling `riposte`: +4 Defense against the foes
+/// likely to strike `m` this round (those that already reach it, with
+/// nobody of its side nearer them), and a riposte on the first who does.
+/// Worth what the Defense spares, the more the closer those blows come to
+/// taking `m` out, and half a strike back (the foe may not attack after
+/// all); or, against foes who attacked `m` last round and still reach it,
+/// likely to attack again, the strike back and what the Defense spares,
+/// times that likelihood.
 fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
-    let bonus = m.data.numbers.full_defense_bonus;
-    let coming: Vec<&Foe> = foes
+    let reaching = |g: &&Foe| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach;
+    let coming: Vec<&Foe> = foes.iter().filter(reaching).filter(|g| g.mine).collect();
+    let again: Vec<&Foe> = foes
         .iter()
-        .filter(|g| g.mine && g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach)
+        .filter(reaching)
+        .filter(|g| g.attacked_me)
         .collect();
     let incoming: f32 = coming.iter().map(|g| g.riposte).sum();
     let danger = (incoming / m.left.max(1.0)).min(1.0);
-    if danger < FULL_DEFENSE_DANGER {
-        return;
+    let mut worth = None;
+    if danger >= FULL_DEFENSE_DANGER {
+        worth = Some(spared(m, &coming) * 2.0 * danger + 0.5 * strike_back(m, &coming));
     }
-    let spared: f32 = coming
+    if !again.is_empty() {
+        let w = ATTACKS_AGAIN * (spared(m, &again) + strike_back(m, &again));
+        worth = Some(worth.map_or(w, |v: f32| v.max(w)));
+    }
+    let Some(other) = worth else {
+        return;
+    };
+    out.push(Appraisal {
+        other,
+        ..Appraisal::plain(m.order("full_defense"))
+    });
+}
+
+/// 004 §Step 3 Full-Defense: the hits its +4 Defense spares `m` from
+/// `coming`, if each of them strikes.
+fn spared(m: &Me, coming: &[&Foe]) -> f32 {
+    let bonus = m.data.numbers.full_defense_bonus;
+    coming
         .iter()
         .map(|g| {
             let fewer = hit_chance(g.attack, m.defense) - hit_chance(g.attack, m.defense + bonus);
             fewer * g.hit_on_me
         })
-        .sum();
+        .sum()
+}
+
+/// Ruling `riposte`: the best riposte `m` makes (once a round) on one of
+/// `coming` within its melee reach.
+fn strike_back(m: &Me, coming: &[&Foe]) -> f32 {
     let melee = m.weapons.iter().map(|(_, w)| w).find(|w| w.reach > 0);
-    let back = melee.map_or(0.0, |w| {
+    melee.map_or(0.0, |w| {
         coming
             .iter()
             .filter(|g| m.grid.distance(m.here, g.cell) <= w.reach)
@@ -573,11 +616,7 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
                 hit_chance(m.stats.attack, g.defense) * mean.max(0.0)
             })
             .fold(0.0, f32::max)
-    });
-    out.push(Appraisal {
-        other: spared * 2.0 * danger + 0.5 * back,
-        ..Appraisal::plain(m.order("full_defense"))
-    });
+    })
 }
 
 /// Ruling `intimidate_action` · 004 §Step 4: intimidating a monster within

@@ -177,6 +177,9 @@ pub struct RoundState {
     /// Acted last round (a Broken Rib allows one action per two rounds;
     /// waiting is no action).
     pub acted_last_round: bool,
+    /// Whom it attacked or threw at last round, if anyone: declared then,
+    /// revealed since (004 §Step 3).
+    pub attacked_last_round: Option<Entity>,
 }
 
 /// An action as declared (004 §Step 3).

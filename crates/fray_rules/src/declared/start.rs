@@ -155,12 +155,15 @@ pub fn begin_round(
         else {
             continue;
         };
-        let acted_last = rs.acted;
+        let last = declaration.0.take().map(|d| d.action);
         *rs = RoundState {
-            acted_last_round: acted_last,
+            acted_last_round: rs.acted,
+            attacked_last_round: match last {
+                Some(Action::Attack { target, .. } | Action::Throw { target, .. }) => Some(target),
+                _ => None,
+            },
             ..RoundState::default()
         };
-        declaration.0 = None;
         if fled || *health == Health::Dead || hurts.paralysed {
             continue;
         }
