@@ -10,7 +10,7 @@ use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
 use fray_core::decision::{Controller, Order};
 use fray_core::model::Combatant;
-use fray_rules::declared::Stress;
+use fray_rules::declared::{Health, Stress, WoundPoints};
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
@@ -272,4 +272,25 @@ fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
     // Brienne waited: nothing says she will attack, and Grusk strikes.
     let wait = Order::new("Brienne", "wait");
     assert_eq!(grusk_after(&wait).action, "attack");
+}
+
+#[test]
+fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
+    // Anna lies Incapacitated at 0 Wound Points: she loses nothing while
+    // she keeps still (004 §Wound Points), and Agna fights Bors instead.
+    let o = first_order_after(
+        r#"(name: "Agna", side: "A", template: "priest", at: (1, 1)),
+           (name: "Anna", side: "A", template: "knight", at: (0, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1))"#,
+        "Agna",
+        |world| {
+            let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
+            for (c, mut wp, mut health) in q.iter_mut(world) {
+                if c.name == "Anna" {
+                    (wp.current, *health) = (0, Health::Incapacitated);
+                }
+            }
+        },
+    );
+    assert_ne!(o.action, "stabilise", "{o:?}");
 }

@@ -28,8 +28,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    Data, Health, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress, WoundPoints,
-    validate,
+    Data, Health, Injuries, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress,
+    WoundPoints, validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -315,7 +315,8 @@ fn foe_ahead(
 
 /// 004 §Wound Points, §Spells: what `m` can do for ally `e` at `cell`:
 /// stabilise it if it is fallen (`tend`: `m` is a healer near enough),
-/// mend its Stress (`mend`: `m` is a caster and `e` still fights).
+/// worth the chance of the Heal check against TN 10 + its worst wound times
+/// what it saves; mend its Stress (`mend`: `m` is a caster and `e` still fights).
 fn ally(
     world: &World,
     m: &Me,
@@ -339,8 +340,17 @@ fn ally(
     );
     let fallen = matches!(health, Some(Health::Dying | Health::Incapacitated)) && !stabilised;
     if tend && fallen {
+        let worst = er
+            .get::<Injuries>()
+            .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
+        let p = hit_chance(m.stats.heal, m.data.numbers.stabilise_base_tn + worst);
+        let saved = if health == Some(&Health::Dying) {
+            STABILISE_DYING
+        } else {
+            STABILISE_INCAPACITATED
+        };
         out.push(Appraisal {
-            other: 6.0,
+            other: p * saved,
             ..Appraisal::plain(m.order("stabilise").target(&k.name))
         });
     }
@@ -348,6 +358,12 @@ fn ally(
         mend(m, &k.name, cell, stress, out);
     }
 }
+
+/// 004 §Wound Points: what stabilising a Dying ally is worth, who loses a
+/// Wound Point each round until it dies at minus its Strength; and one
+/// merely Incapacitated, who loses nothing while it keeps still.
+const STABILISE_DYING: f32 = 6.0;
+const STABILISE_INCAPACITATED: f32 = 1.0;
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
 fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
