@@ -104,6 +104,19 @@ pub fn start_of_combat(
     flow.stage = Stage::BeginRound;
 }
 
+/// A creature's state at the start of a round: whether it acted, and whom
+/// it attacked, in the round just ended (its declaration was revealed).
+fn fresh_round(rs: &RoundState, last: Option<Action>) -> RoundState {
+    RoundState {
+        acted_last_round: rs.acted,
+        attacked_last_round: match last {
+            Some(Action::Attack { target, .. } | Action::Throw { target, .. }) => Some(target),
+            _ => None,
+        },
+        ..RoundState::default()
+    }
+}
+
 /// A new round: reset what lasts a round and line up the declarers
 /// (004 §Step 3: the order of declaring is the scenario's choice).
 pub fn begin_round(
@@ -155,15 +168,7 @@ pub fn begin_round(
         else {
             continue;
         };
-        let last = declaration.0.take().map(|d| d.action);
-        *rs = RoundState {
-            acted_last_round: rs.acted,
-            attacked_last_round: match last {
-                Some(Action::Attack { target, .. } | Action::Throw { target, .. }) => Some(target),
-                _ => None,
-            },
-            ..RoundState::default()
-        };
+        *rs = fresh_round(&rs, declaration.0.take().map(|d| d.action));
         if fled || *health == Health::Dead || hurts.paralysed {
             continue;
         }
