@@ -28,8 +28,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    Data, Health, Injuries, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress,
-    WoundPoints, validate,
+    Data, Health, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress, WoundPoints,
+    validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -340,10 +340,8 @@ fn ally(
     );
     let fallen = matches!(health, Some(Health::Dying | Health::Incapacitated)) && !stabilised;
     if tend && fallen {
-        let worst = er
-            .get::<Injuries>()
-            .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
-        let p = hit_chance(m.stats.heal, m.data.numbers.stabilise_base_tn + worst);
+        let (tn, _) = super::resolve::stabilise_tn(world, m.data, e);
+        let p = check_chance(m.data, m.stats.heal, tn);
         let saved = if health == Some(&Health::Dying) {
             STABILISE_DYING
         } else {
@@ -357,6 +355,17 @@ fn ally(
     if mend_it && let Some(stress) = stress {
         mend(m, &k.name, cell, stress, out);
     }
+}
+
+/// The chance that a plain check (its die set with the rulings' numbers) +
+/// `bonus` reaches `tn`; for a die too large to count, as an attack roll's.
+fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
+    let die = super::check_die(data);
+    let Some(odds) = die.odds() else {
+        return hit_chance(bonus, tn);
+    };
+    let reaching = (die.min()..).zip(odds).filter(|(t, _)| t + bonus >= tn);
+    reaching.map(|(_, p)| p).sum::<f64>() as f32
 }
 
 /// 004 §Wound Points: what stabilising a Dying ally is worth, who loses a

@@ -592,6 +592,15 @@ fn dropped_on_the_way(world: &World, a: &Actor) -> bool {
         || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
 }
 
+/// 004 §Wound Points: the TN of the Heal check that stabilises `target`,
+/// 10 + the highest damage of its wounds, and that damage.
+pub(crate) fn stabilise_tn(world: &World, data: &DeclaredData, target: Entity) -> (i32, i32) {
+    let worst = world
+        .get::<Injuries>(target)
+        .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
+    (data.numbers.stabilise_base_tn + worst, worst)
+}
+
 /// 004 §Wound Points: stabilise a Dying or Incapacitated creature with a
 /// Heal check at TN 10 + the highest damage of its wounds.
 fn stabilise(world: &mut World, a: &Actor, target: Entity) {
@@ -620,10 +629,7 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
         });
         return;
     }
-    let worst = world
-        .get::<Injuries>(target)
-        .map_or(0, |i| i.0.iter().map(|j| j.amount).max().unwrap_or(0));
-    let tn = a.data.numbers.stabilise_base_tn + worst;
+    let (tn, worst) = stabilise_tn(world, &a.data, target);
     let heal = world.get::<Stats>(a.e).map_or(0, |s| s.heal);
     let roll = world
         .resource_mut::<Dice>()

@@ -290,7 +290,8 @@ impl Trader {
         self.reaches && t.spend(self.attack)
     }
 
-    /// 000 §1.1.2: what the initiative goes by.
+    /// 000 §1.1.2: what the initiative goes by, as `combat::standing`
+    /// reads it of a character.
     fn key(&self) -> (u32, u32, i32) {
         (self.active, self.reactive, self.en)
     }
@@ -310,10 +311,9 @@ impl Trader {
     }
 }
 
-/// 000 §1: the EN `taken` more blows cost after `spent`: the round's first
-/// blow is free, each later one 1 EN.
+/// 000 §1: the EN `taken` more blows cost after `spent` this round.
 fn blow_cost(spent: u32, taken: u32) -> i32 {
-    (taken - u32::from(spent == 0 && taken > 0)) as i32
+    super::orders::blow_cost(spent == 0, taken)
 }
 
 /// 000 §1.1–1.2.5: the damage `me` deals less the damage it takes when it

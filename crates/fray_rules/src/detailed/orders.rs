@@ -177,6 +177,12 @@ impl Need {
     }
 }
 
+/// 000 §1 Blows: the EN `count` blows cost, `first` when none has been
+/// spent this round yet: the round's first blow is free, each later one 1 EN.
+pub fn blow_cost(first: bool, count: u32) -> i32 {
+    count as i32 - i32::from(first && count > 0)
+}
+
 /// 000 §1 Blows: whether `me` can spend `need` now (borrowing from the next
 /// round in the movement phase), and the EN it costs: the round's first blow
 /// is free, each later one 1 EN, within the phase's cap; nobody spends its
@@ -208,8 +214,7 @@ pub fn can_spend(world: &World, me: Entity, need: Need) -> Result<i32, String> {
     if active - need.active + reactive < need.any {
         return Err("not enough blows left".into());
     }
-    let count = (need.active + need.any) as i32;
-    let cost = if first { count - 1 } else { count };
+    let cost = blow_cost(first, need.active + need.any);
     if b.en_phase + cost > stats.en_cap() {
         return Err(format!(
             "the phase's EN is spent (cap {} = EL {} + the EN die's allowance)",
