@@ -284,6 +284,13 @@ impl Decisions {
         self.generation += 1;
     }
 
+    /// The orders waiting to be taken, each with the decision it answers.
+    pub fn waiting(&self) -> impl Iterator<Item = (&Decision, &Order)> {
+        self.answered
+            .iter()
+            .filter_map(|(id, order)| self.get(*id).map(|d| (d, order)))
+    }
+
     /// The answers waiting, for the rules to validate.
     pub fn take_answers(&mut self) -> Vec<(u64, Order)> {
         std::mem::take(&mut self.answered)

@@ -39,8 +39,15 @@ fn legal(world: &World, me: Entity, order: &Order) -> bool {
 
 /// Expected damage of one blow of `a` on `t` (melee unless `missile`).
 fn blow(world: &World, a: Entity, t: Entity, missile: bool) -> f32 {
+    let (hit, dmg) = swing(world, a, t, missile);
+    hit * dmg
+}
+
+/// One blow of `a` on `t` (melee unless `missile`): its chance to hit
+/// (ruling `attack_roll`) and its mean damage.
+fn swing(world: &World, a: Entity, t: Entity, missile: bool) -> (f32, f32) {
     let Some(s) = world.get::<Stats>(a) else {
-        return 0.0;
+        return (0.0, 0.0);
     };
     let weapon = if missile {
         missile_weapon(world, a)
@@ -54,13 +61,101 @@ fn blow(world: &World, a: Entity, t: Entity, missile: bool) -> f32 {
         )
     });
     let need = (s.thac0 - armour_class(world, t).0).clamp(2, 20);
-    (21 - need) as f32 / 20.0 * (dmg + bonus as f32).max(1.0)
+    ((21 - need) as f32 / 20.0, (dmg + bonus as f32).max(1.0))
 }
 
 fn left(world: &World, t: Entity) -> f32 {
     world
         .get::<HitPoints>(t)
         .map_or(1.0, |h| h.current.max(1) as f32)
+}
+
+/// What the orders `me`'s side has already given at this count will deal a
+/// foe: their expected damage, and the chance that every blow of them
+/// misses. They land with `me`'s, a tie being simultaneous (003 §II F), or
+/// before a spell `me` begins (ruling `casting_time`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Coming {
+    damage: f32,
+    all_miss: f32,
+}
+
+/// The blows and spells `me`'s allies were told to aim at each foe at this
+/// count, their orders waiting to be taken. Only `me`'s own side's orders
+/// are read.
+fn coming(world: &World, me: Entity) -> Vec<(Entity, Coming)> {
+    let roster = &world.resource::<Flow>().roster;
+    let mut out: Vec<(Entity, Coming)> = Vec::new();
+    for (d, order) in world.resource::<fray_core::decision::Decisions>().waiting() {
+        let a = d.actor;
+        if a == me || super::enemies(world, me, a) {
+            continue;
+        }
+        let Ok(t) = roster.target_of(order) else {
+            continue;
+        };
+        let (hit, dmg, blows) = match order.action.as_str() {
+            "attack" | "step" => {
+                let (hit, dmg) = swing(world, a, t, false);
+                (hit, dmg, attacks_this_round(world, a))
+            }
+            "fire" => {
+                let (hit, dmg) = swing(world, a, t, true);
+                (
+                    hit,
+                    dmg,
+                    missile_weapon(world, a).map_or(1, |(_, w)| w.rate),
+                )
+            }
+            "cast" => (1.0, spell_damage(world, order), 1),
+            _ => continue,
+        };
+        if dmg <= 0.0 {
+            continue;
+        }
+        let i = match out.iter().position(|(f, _)| *f == t) {
+            Some(i) => i,
+            None => {
+                out.push((
+                    t,
+                    Coming {
+                        damage: 0.0,
+                        all_miss: 1.0,
+                    },
+                ));
+                out.len() - 1
+            }
+        };
+        let c = &mut out[i].1;
+        c.damage += hit * dmg * blows as f32;
+        c.all_miss *= (1.0 - hit).powi(blows as i32);
+    }
+    out
+}
+
+/// The mean damage of the harmful spell `order` casts (0 for another).
+fn spell_damage(world: &World, order: &Order) -> f32 {
+    let data = &world.resource::<Data>().0;
+    match order.with.as_deref().and_then(|sp| data.spells.get(sp)) {
+        Some(s) => match s.effect {
+            SpellEffect::Damage(d) => d.mean(),
+            _ => 0.0,
+        },
+        None => 0.0,
+    }
+}
+
+/// `damage` aimed at foe `t` by `me`, weighed against what the side's
+/// orders at this count already aim at it: what it counts, and what the
+/// foe has left to finish. A foe those orders are expected to drop counts
+/// `me`'s damage only for the chance that all of them miss.
+fn against(world: &World, t: Entity, damage: f32, coming: &[(Entity, Coming)]) -> (f32, f32) {
+    let hp = left(world, t);
+    match coming.iter().find(|(f, _)| *f == t) {
+        None => (damage, hp),
+        Some((_, c)) if c.damage < hp => (damage, hp - c.damage),
+        Some((_, c)) => (damage * c.all_miss, hp),
+    }
 }
 
 /// The risk of walking `cells`: attacks of opportunity and length-first
@@ -90,6 +185,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         .get::<RoundState>(me)
         .is_some_and(|r| r.holding_readied);
     let readied = world.resource::<Flow>().stage == Stage::Readied;
+    let coming = coming(world, me);
     if let Some((_, w)) = missile_weapon(world, me) {
         for &f in foes
             .iter()
@@ -101,9 +197,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 .filter(|&&x| melee_weapon(world, x).is_some())
                 .map(|&x| blow(world, x, me, false))
                 .sum();
+            let (damage, target_left) =
+                against(world, f, blow(world, me, f, true) * w.rate as f32, &coming);
             out.push(Appraisal {
-                damage: blow(world, me, f, true) * w.rate as f32,
-                target_left: left(world, f),
+                damage,
+                target_left,
                 risk: r,
                 ..Appraisal::plain(Order::new(&who, "fire").target(name(world, f)))
             });
@@ -128,11 +226,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     for &f in &foes {
         let fc = cell(world, f);
         let fname = name(world, f);
-        let dmg = blow(world, me, f, false) * n;
+        let (dmg, target_left) = against(world, f, blow(world, me, f, false) * n, &coming);
         if let Some((cells, cost)) = path(world, me, fc, 1).filter(|p| p.1 <= s.speed) {
             out.push(Appraisal {
                 damage: dmg,
-                target_left: left(world, f),
+                target_left,
                 risk: risk(world, me, &cells, &able),
                 closing: cost as f32,
                 other: impasse,
@@ -147,20 +245,20 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         {
             out.push(Appraisal {
                 damage: dmg,
-                target_left: left(world, f),
+                target_left,
                 risk: risk(world, me, &[to], &able),
                 closing: 0.5,
                 ..Appraisal::plain(Order::new(&who, "step").cell(to).target(&fname))
             });
         }
     }
-    spells(world, me, &mut out);
+    spells(world, me, &coming, &mut out);
     advance(world, me, &foes, &able, &mut out);
     out
 }
 
 /// Spells worth casting: harm on a foe, healing on a hurt ally.
-fn spells(world: &World, me: Entity, out: &mut Vec<Appraisal>) {
+fn spells(world: &World, me: Entity, coming: &[(Entity, Coming)], out: &mut Vec<Appraisal>) {
     let Some(m) = world.get::<Memorised>(me) else {
         return;
     };
@@ -183,12 +281,15 @@ fn spells(world: &World, me: Entity, out: &mut Vec<Appraisal>) {
             let foe = super::enemies(world, me, t);
             let order = Order::new(&who, "cast").with(sp).target(name(world, t));
             match s.effect {
-                SpellEffect::Damage(d) if foe => out.push(Appraisal {
-                    damage: d.mean(),
-                    target_left: left(world, t),
-                    risk: in_melee * 2.0,
-                    ..Appraisal::plain(order)
-                }),
+                SpellEffect::Damage(d) if foe => {
+                    let (damage, target_left) = against(world, t, d.mean(), coming);
+                    out.push(Appraisal {
+                        damage,
+                        target_left,
+                        risk: in_melee * 2.0,
+                        ..Appraisal::plain(order)
+                    });
+                }
                 SpellEffect::Heal(d) if !foe => {
                     let hp = world
                         .get::<HitPoints>(t)
