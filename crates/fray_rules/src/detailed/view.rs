@@ -17,18 +17,18 @@ use super::{
 /// Chance that 2D10 × `multiplier` + `add` exceeds `need`, or equals it
 /// (a hit with breakage checks); double ones always miss, double tens hit.
 pub fn hit_chance(multiplier: i32, add: i32, need: i32) -> f32 {
-    let mut hits = 0;
-    for a in 1..=10 {
-        for b in 1..=10 {
-            let hit = if a == 1 && b == 1 {
-                false
-            } else if a == 10 && b == 10 {
-                true
-            } else {
-                (a + b) * multiplier + add >= need
-            };
-            hits += i32::from(hit);
-        }
+    // The throws of each total, 2 to 20, counted once rather than thrown
+    // one by one: 10 − |total − 11| of the hundred.
+    let mut hits: i32 = (2..=20)
+        .filter(|t| t * multiplier + add >= need)
+        .map(|t: i32| 10 - (t - 11).abs())
+        .sum();
+    // Double ones always miss; double tens always hit.
+    if 2 * multiplier + add >= need {
+        hits -= 1;
+    }
+    if 20 * multiplier + add < need {
+        hits += 1;
     }
     hits as f32 / 100.0
 }
@@ -290,5 +290,27 @@ mod tests {
         assert_eq!(hit_chance(1, 100, 0), 0.99);
         // Impossible: double tens alone.
         assert_eq!(hit_chance(1, 0, 100), 0.01);
+        // Unalert: the throw doubled, 2 × 2D10 − 3 >= 20 needs 12 or more.
+        assert_eq!(hit_chance(2, -3, 20), 0.45);
+    }
+
+    #[test]
+    fn the_odds_are_those_of_the_hundred_throws_one_by_one() {
+        for multiplier in 1..=2 {
+            for add in -25..=25 {
+                for need in -5..=45 {
+                    let mut hits = 0;
+                    for a in 1..=10 {
+                        for b in 1..=10 {
+                            let total = (a + b) * multiplier + add;
+                            let hit = (a, b) != (1, 1) && ((a, b) == (10, 10) || total >= need);
+                            hits += i32::from(hit);
+                        }
+                    }
+                    let p = hit_chance(multiplier, add, need);
+                    assert_eq!(p, hits as f32 / 100.0, "{multiplier} {add} {need}");
+                }
+            }
+        }
     }
 }
