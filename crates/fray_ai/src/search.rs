@@ -103,6 +103,38 @@ pub struct Estimate {
     /// How sure it is better than the basic AI's choice: the mean of the
     /// paired differences over their standard error.
     pub edge: f32,
+    /// The chance of its futures coming out ahead of the basic AI's choice
+    /// as often as they did, or more, were the two orders worth the same.
+    pub sign: f32,
+}
+
+/// How unlikely it must be that an order came out ahead of the basic AI's
+/// choice as often as it did by luck alone before it is taken instead: the
+/// chance of one standard error on one side. Where most futures of two
+/// orders come out the same, one future ahead gives an edge of about one
+/// standard error; the count of futures ahead, not their mean, tells then.
+const SIGN_LEVEL: f32 = 0.16;
+
+/// Of the futures in which `v` and `base` differ, the chance that `v` came
+/// out ahead in as many as it did or more, were they worth the same (a
+/// one-sided sign test).
+fn sign(v: &[f32], base: &[f32]) -> f32 {
+    let ahead = v.iter().zip(base).filter(|(a, b)| a > b).count();
+    let behind = v.iter().zip(base).filter(|(a, b)| a < b).count();
+    let n = ahead + behind;
+    if n == 0 {
+        return 1.0;
+    }
+    // P(X >= ahead) for X ~ Binomial(n, 1/2), term by term.
+    let mut term = 0.5f64.powi(n as i32);
+    let mut tail = 0.0;
+    for k in 0..=n {
+        if k >= ahead {
+            tail += term;
+        }
+        term *= (n - k) as f64 / (k + 1) as f64;
+    }
+    tail.min(1.0) as f32
 }
 
 /// The paired differences of `v` over `base`, rollout by rollout: their
@@ -250,6 +282,7 @@ impl SearchAi {
                 value: v.iter().sum::<f32>() / v.len().max(1) as f32,
                 rollouts: v.len() as u32,
                 edge: edge(v, &values[0]),
+                sign: sign(v, &values[0]),
             })
             .collect())
     }
@@ -323,12 +356,13 @@ impl Controller for SearchAi {
             return candidates.into_iter().next();
         };
         // The basic AI's choice stands unless another beats it surely
-        // enough; the surest of those is taken.
+        // enough, by its edge and by how often it came out ahead; the
+        // surest of those is taken.
         let sure = self.budget.sureness;
         let best = estimates
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.edge > sure)
+            .filter(|(_, e)| e.edge > sure && e.sign < SIGN_LEVEL)
             .max_by(|a, b| a.1.edge.total_cmp(&b.1.edge).then(b.0.cmp(&a.0)))
             .map_or(0, |(i, _)| i);
         // The order given first, then the others by their estimates.
@@ -562,7 +596,7 @@ fn strength(t: &TokenView) -> f32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{Horizon, SearchAi, Strays, Unforeseen, edge, eliminate, step_cost};
+    use super::{Horizon, SearchAi, Strays, Unforeseen, edge, eliminate, sign, step_cost};
     use fray_core::decision::{Controller, Decisions, Order};
 
     #[test]
@@ -643,6 +677,23 @@ mod tests {
         assert_eq!(edge(&[0.25, 0.25], &[0.5, 0.5]), f32::NEG_INFINITY);
         assert_eq!(edge(&[0.5, 0.25], &[0.5, 0.25]), 0.0);
         assert_eq!(edge(&[1.0], &[0.0]), 0.0, "one future says nothing");
+    }
+
+    #[test]
+    fn a_sign_is_the_chance_of_coming_out_ahead_as_often_by_luck() {
+        let base = [0.5; 6];
+        // Ahead once, the same five times: an edge of one standard error,
+        // but one future in two comes out ahead by luck.
+        let once = [0.75, 0.5, 0.5, 0.5, 0.5, 0.5];
+        assert!((edge(&once, &base) - 1.0).abs() < 1e-5);
+        assert_eq!(sign(&once, &base), 0.5);
+        // Ahead three times of three: one chance in eight.
+        let thrice = [0.75, 0.75, 0.5, 0.75, 0.5, 0.5];
+        assert_eq!(sign(&thrice, &base), 0.125);
+        // Ahead five times and behind once: 7 chances in 64.
+        let mostly = [0.75, 0.75, 0.75, 0.75, 0.75, 0.25];
+        assert!((sign(&mostly, &base) - 7.0 / 64.0).abs() < 1e-6);
+        assert_eq!(sign(&base, &base), 1.0, "never different");
     }
 
     #[test]
