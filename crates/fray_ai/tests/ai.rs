@@ -294,3 +294,49 @@ fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
     );
     assert_ne!(o.action, "stabilise", "{o:?}");
 }
+
+/// The risk the `declared` appraisal gives Agna's stabilising Anna, who
+/// lies Dying four cells beyond her, with Bors and his spear (reach 2) at
+/// `bors`.
+fn stabilise_risk(bors: (i32, i32)) -> f32 {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "declared",
+    grid: (kind: Square, width: 10, height: 10),
+    options: {{"declaration": "round_robin"}},
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [
+        (name: "Agna", side: "A", template: "priest", at: (1, 1)),
+        (name: "Anna", side: "A", template: "knight", at: (1, 6)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: ({}, {}), weapons: ["spear"]),
+    ],
+)"#,
+        bors.0, bors.1
+    );
+    let mut battle = battle_from_text(&text, 1).unwrap();
+    let world = battle.world_mut();
+    let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
+    let mut agna = None;
+    for (e, c, mut wp, mut health) in q.iter_mut(world) {
+        match c.name.as_str() {
+            "Anna" => (wp.current, *health) = (-1, Health::Dying),
+            "Agna" => agna = Some(e),
+            _ => {}
+        }
+    }
+    common::awaited(&mut battle).expect("someone declares");
+    let hooks = *battle.world().resource::<fray_core::ai::AiHooks>();
+    (hooks.appraise)(battle.world(), agna.expect("Agna is there"))
+        .into_iter()
+        .find(|a| a.order == Order::new("Agna", "stabilise").target("Anna"))
+        .expect("stabilising Anna is weighed")
+        .risk
+}
+
+#[test]
+fn stabilising_across_a_threat_range_counts_the_riposte() {
+    // Bors stands across Agna's way to Anna, his spear not reaching her yet.
+    assert!(stabilise_risk((3, 4)) > 0.5);
+    // Out of the way, he provokes nothing.
+    assert_eq!(stabilise_risk((8, 1)), 0.0);
+}

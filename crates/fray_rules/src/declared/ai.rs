@@ -261,10 +261,6 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     if looked.is_none() {
         return (Vec::new(), 0);
     }
-    helped.sort_unstable_by_key(|h| h.0);
-    for (_, e, cell, how) in helped {
-        ally(world, m, e, cell, how, out);
-    }
     // The nearest is the one ahead, whose distance comes first in its key.
     let nearest = ahead.map(|((far, _), _, _)| far);
     if let Some(((far, (_, listing)), e, cell)) = ahead
@@ -282,7 +278,11 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
                 .all(|&o| m.grid.distance(o, c) >= m.grid.distance(here, c));
             foe(world, m, e, mine)
         })
-        .collect();
+        .collect::<Vec<Foe>>();
+    helped.sort_unstable_by_key(|h| h.0);
+    for (_, e, cell, how) in helped {
+        ally(world, m, (e, cell), &foes, how, out);
+    }
     (foes, nearest.unwrap_or(0))
 }
 
@@ -316,12 +316,14 @@ fn foe_ahead(
 /// 004 §Wound Points, §Spells: what `m` can do for ally `e` at `cell`:
 /// stabilise it if it is fallen (`tend`: `m` is a healer near enough),
 /// worth the chance of the Heal check against TN 10 + its worst wound times
-/// what it saves; mend its Stress (`mend`: `m` is a caster and `e` still fights).
+/// what it saves; mend its Stress (`mend`: `m` is a caster and `e` still
+/// fights). Either at the risk of the ripostes of the `foes` whose threat
+/// ranges the walk there crosses (ruling `riposte`).
 fn ally(
     world: &World,
     m: &Me,
-    e: Entity,
-    cell: Cell,
+    (e, cell): (Entity, Cell),
+    foes: &[Foe],
     (tend, mend_it): (bool, bool),
     out: &mut Vec<Appraisal>,
 ) {
@@ -347,13 +349,15 @@ fn ally(
         } else {
             STABILISE_INCAPACITATED
         };
+        let dist = m.grid.distance(m.here, cell);
         out.push(Appraisal {
             other: p * saved,
+            risk: crossing_risk(m, cell, foes, dist, 1),
             ..Appraisal::plain(m.order("stabilise").target(&k.name))
         });
     }
     if mend_it && let Some(stress) = stress {
-        mend(m, &k.name, cell, stress, out);
+        mend(m, (&k.name, cell), foes, stress, out);
     }
 }
 
@@ -409,11 +413,11 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
 }
 
 /// Ruling `riposte`: the ripostes a plain walk from `m` to within `reach` of
-/// `target`, `dist` away, would provoke. The target's, when its threat
-/// range reaches as far as `reach`; and every other foe's whose threat range
-/// lies across the way: near the straight line to the target, within reach
-/// of the walk, and not reaching `m` already.
-fn crossing_risk(m: &Me, target: &Foe, foes: &[Foe], dist: u32, reach: u32) -> f32 {
+/// the cell `to`, `dist` away, would provoke. The foe's there, when its
+/// threat range reaches as far as `reach`; and every other foe's whose
+/// threat range lies across the way: near the straight line to `to`, within
+/// reach of the walk, and not reaching `m` already.
+fn crossing_risk(m: &Me, to: Cell, foes: &[Foe], dist: u32, reach: u32) -> f32 {
     if dist <= reach {
         return 0.0;
     }
@@ -423,13 +427,13 @@ fn crossing_risk(m: &Me, target: &Foe, foes: &[Foe], dist: u32, reach: u32) -> f
         .filter(|g| g.reach > 0)
         .filter(|g| {
             // Two creatures fighting never share a cell.
-            if g.cell == target.cell {
+            if g.cell == to {
                 return g.reach >= reach;
             }
             let to_g = grid.distance(m.here, g.cell);
             to_g > g.reach
                 && to_g <= walk + g.reach
-                && to_g + grid.distance(g.cell, target.cell) <= dist + 2 * g.reach
+                && to_g + grid.distance(g.cell, to) <= dist + 2 * g.reach
         })
         .map(|g| g.riposte)
         .sum()
@@ -482,7 +486,7 @@ fn strike(
     };
     // Entering threat ranges on the way provokes ripostes; attacking
     // defensively does not, for +1 initiative.
-    let risk = crossing_risk(m, foe, foes, dist, reach);
+    let risk = crossing_risk(m, foe.cell, foes, dist, reach);
     if risk > 0.0 {
         out.push(Appraisal {
             risk,
@@ -524,7 +528,7 @@ fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec
     out.push(Appraisal {
         damage: THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
         target_left: foe.left,
-        risk: crossing_risk(m, foe, foes, dist, wd.range),
+        risk: crossing_risk(m, foe.cell, foes, dist, wd.range),
         closing: dist.saturating_sub(wd.range).min(m.stats.speed) as f32,
         ..Appraisal::plain(m.order("throw").target(foe.name.clone()).with(w))
     });
@@ -551,7 +555,7 @@ fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
 /// still fighting (or on itself) it can reach this round, worth its chance
 /// to go off times the Stress it would give back: harm undone, as much as
 /// harm dealt.
-fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>) {
+fn mend(m: &Me, (ally, at): (&str, Cell), foes: &[Foe], stress: &Stress, out: &mut Vec<Appraisal>) {
     let missing = (stress.max - stress.current.max(0)).max(0) as f32;
     if missing <= 0.0 {
         return;
@@ -561,8 +565,10 @@ fn mend(m: &Me, ally: &str, at: Cell, stress: &Stress, out: &mut Vec<Appraisal>)
             && m.grid.distance(m.here, at) <= spell.range + m.stats.speed
         {
             let p = hit_chance(m.stats.casting, spell.tn);
+            let dist = m.grid.distance(m.here, at);
             out.push(Appraisal {
                 other: p * dice.mean().min(missing),
+                risk: crossing_risk(m, at, foes, dist, spell.range),
                 ..Appraisal::plain(m.order("cast").target(ally).with(*s))
             });
         }
@@ -677,7 +683,7 @@ fn intimidate(
         return;
     }
     let risk = if dist > range {
-        crossing_risk(m, foe, foes, dist, range)
+        crossing_risk(m, foe.cell, foes, dist, range)
     } else {
         0.0
     };
