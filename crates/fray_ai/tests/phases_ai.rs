@@ -3,8 +3,9 @@
 //! the reach of a foe who acts before its next action (unless its side
 //! outnumbers its foes, or nobody has attacked for a turn), readies only for
 //! a foe who could come within its reach before then, does not walk into a
-//! readied strike worth more than its own, and a character the blows in
-//! reach could knock out blocks.
+//! readied strike worth more than its own, a character the blows in
+//! reach could knock out blocks, and a haymaker is weighed against the
+//! shots it lets in.
 
 mod common;
 
@@ -302,4 +303,41 @@ fn after_a_turn_without_an_attack_the_ai_walks_up_all_the_same() {
     let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
     let grid = b.world().resource::<fray_core::grid::Grid>();
     assert_eq!(grid.distance(to, Cell { x: 9, y: 5 }), 2);
+}
+
+/// What the basic AI has Bo do first, next to Ash, with Gus and his
+/// loaded pistol seven hexes off, on a field with `obstacles`.
+fn bo_next_to_ash_with_gus_off(obstacles: &str) -> Order {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "phases", round_cap: 1,
+    grid: (kind: Square, width: 12, height: 12, obstacles: [{obstacles}]),
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [
+        (name: "Bo", side: "A", template: "bravo", at: (4, 3), set: {{"lightning_reflexes": 3}}),
+        (name: "Ash", side: "B", template: "bravo", at: (3, 3), set: {{"pd": 8, "stun": 100}}),
+        (name: "Gus", side: "B", template: "gunman", at: (11, 3)),
+    ],
+)"#
+    );
+    let mut b = battle_from_text(&text, 1).unwrap();
+    let d = common::awaited(&mut b).expect("Bo is asked");
+    assert_eq!(d.actor_name, "Bo", "{}", d.prompt);
+    fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers")
+}
+
+#[test]
+fn a_haymaker_is_weighed_against_the_shots_it_lets_in() {
+    // Bo acts first (Initiative 8), Gus after him, this phase (002
+    // §Initiative). Against Ash's PD 8 a haymaker does more than twice the
+    // STUN of a strike, at -5 DCV until Bo acts again (ruling `haymaker`):
+    // worth it against Ash's sword alone, not once Gus can fire on Bo
+    // before then.
+    let open = bo_next_to_ash_with_gus_off("");
+    assert_eq!(open.action, "strike", "{open:?}");
+    // A wall between Gus and Bo blocks his line of sight (ruling `ranged`).
+    let walled = bo_next_to_ash_with_gus_off("(8, 3)");
+    assert_eq!(walled.action, "haymaker", "{walled:?}");
 }

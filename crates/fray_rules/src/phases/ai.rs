@@ -17,7 +17,10 @@
 //! worth it only when the blow coming could knock the character out; it then
 //! takes Dodge or Block, whichever spares more.
 //! When the blows of the foes in reach could knock it out, blocking on its
-//! action is weighed against striking.
+//! action is weighed against striking. A haymaker is weighed against what
+//! its -5 DCV lets in before the character acts again: the strikes of the
+//! foes within a half move and reach, and the shots of those who act first
+//! with a loaded gun in range and in line of sight.
 
 use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal, best_first};
@@ -26,7 +29,9 @@ use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::Rostered;
 
 use super::data::PhasesData;
-use super::orders::{self, Plan, in_reach, melee_weapon, movement_left, step_refusal, validate};
+use super::orders::{
+    self, Plan, in_reach, line_of_sight, melee_weapon, movement_left, step_refusal, validate,
+};
 use super::turn::{dcv, ocv};
 use super::view::chance_3d6_at_least;
 use super::{
@@ -174,28 +179,51 @@ fn exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
         .sum()
 }
 
-/// How much more STUN `me` would take at `cell` at the Haymaker's -5 DCV.
+/// How much more STUN `me` would take at `cell` at the Haymaker's -5 DCV
+/// (ruling `haymaker`), from each foe's worse blow: a strike, if it stands
+/// within a half move and reach of `cell`, or a shot, if it can fire on
+/// `cell` before `me` acts again ([`gun_on`]).
 fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
     let data = &world.resource::<Data>().0;
     let grid = world.resource::<Grid>();
     let penalty = data.manoeuvre("haymaker").map_or(0, |m| m.dcv);
     let d = dcv(world, me);
+    let worse = |f: Entity, manoeuvre: &str, w: &str| {
+        let (p, mean) = expected(world, f, me, manoeuvre, w);
+        let o = ocv(world, f, manoeuvre);
+        (chance_3d6_at_least(data.numbers.attack_base + d + penalty - o) - p) * mean
+    };
     foes.iter()
-        .filter(|&&f| {
-            world.get::<Stunned>(f).is_none()
-                && world
-                    .get::<Stats>(f)
-                    .zip(world.get::<Cell>(f))
-                    .is_some_and(|(s, &fc)| grid.distance(fc, cell) <= s.reach + s.movement / 2)
-        })
-        .filter_map(|&f| {
-            let (_, w) = melee_weapon(world, f)?;
-            let (p, mean) = expected(world, f, me, "strike", w);
-            let o = ocv(world, f, "strike");
-            let worse = chance_3d6_at_least(data.numbers.attack_base + d + penalty - o);
-            Some((worse - p) * mean)
+        .filter(|&&f| world.get::<Stunned>(f).is_none())
+        .map(|&f| {
+            let near = world
+                .get::<Stats>(f)
+                .zip(world.get::<Cell>(f))
+                .is_some_and(|(s, &fc)| grid.distance(fc, cell) <= s.reach + s.movement / 2);
+            let blow = melee_weapon(world, f)
+                .filter(|_| near)
+                .map(|(_, w)| worse(f, "strike", w));
+            let shot = gun_on(world, me, f, cell).map(|w| worse(f, "shoot", w));
+            blow.into_iter().chain(shot).fold(0.0, f32::max)
         })
         .sum()
+}
+
+/// 002 §Reach and Range · ruling `ranged`: the loaded ranged weapon with
+/// which foe `f` can fire on `cell` from where it stands — within range, in
+/// line of sight — when it acts before `me` acts again ([`acts_first`]).
+fn gun_on(world: &World, me: Entity, f: Entity, cell: Cell) -> Option<&str> {
+    acts_first(world, me, f)?;
+    let data = &world.resource::<Data>().0;
+    let (kit, &fc) = world.get::<Kit>(f).zip(world.get::<Cell>(f))?;
+    let distance = world.resource::<Grid>().distance(fc, cell);
+    let (_, w) = kit.weapons.iter().enumerate().find(|&(i, w)| {
+        data.weapons.get(w).is_some_and(|d| {
+            let loaded = d.shots == 0 || kit.shots.get(i).copied().unwrap_or(0) > 0;
+            !d.melee() && loaded && distance <= d.range
+        })
+    })?;
+    line_of_sight(world, fc, cell).then_some(w.as_str())
 }
 
 /// The orders open to `me` for what it is asked — an attack of opportunity,
@@ -515,8 +543,8 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
 /// order every phase) — and not Stunned (its next action is its recovery,
 /// ruling `stunned`) nor having aborted that action away (002 §Abort
 /// Consequences). Whether that is this phase's action, if so.
-fn acts_first(t: &Turn, f: Entity) -> Option<bool> {
-    let (world, flow) = (t.world, t.flow);
+fn acts_first(world: &World, me: Entity, f: Entity) -> Option<bool> {
+    let (flow, data) = (world.resource::<Flow>(), &world.resource::<Data>().0);
     if world.get::<Stunned>(f).is_some() {
         return None;
     }
@@ -524,13 +552,13 @@ fn acts_first(t: &Turn, f: Entity) -> Option<bool> {
     let this_phase =
         !(flow.done.contains(&f) || flow.phase == 0 && world.get::<Unaware>(f).is_some());
     let place = |e: Entity| flow.order.iter().position(|&x| x == e);
-    if !this_phase && place(f) > place(t.me) {
+    if !this_phase && place(f) > place(me) {
         return None;
     }
     let phase = if this_phase {
         flow.phase_index()
     } else {
-        flow.next_phase_index(t.data.numbers.phases_per_turn)
+        flow.next_phase_index(data.numbers.phases_per_turn)
     };
     let kept = world.get::<AbortedAhead>(f).is_none_or(|a| a.0 != phase);
     kept.then_some(this_phase)
@@ -540,7 +568,7 @@ fn acts_first(t: &Turn, f: Entity) -> Option<bool> {
 /// can strike before `me` acts again: a half move and a strike, or in a
 /// restricted phase the 1-hex step and a strike (002 §Restricted Phase).
 fn lunge(t: &Turn, f: Entity, s: &Stats) -> u32 {
-    match acts_first(t, f) {
+    match acts_first(t.world, t.me, f) {
         None => 0,
         Some(true) if t.flow.restricted => 1,
         Some(_) => orders::half_move(s),
@@ -722,7 +750,7 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     // and of reach no longer than its own.
     let lunging = |longer: bool| {
         t.foes.iter().copied().filter(move |&f| {
-            acts_first(t, f).is_some()
+            acts_first(world, me, f).is_some()
                 && world
                     .get::<Stats>(f)
                     .zip(world.get::<Cell>(f))
