@@ -143,3 +143,51 @@ fn an_axeman_keeps_the_second_blow_its_attack_needs() {
     );
     assert_eq!(answer_to_a_blow(&mut b, "Bo").action, "parry");
 }
+
+/// The AI's answer to the first decision `who` faces whose prompt says
+/// `asked`; the AI answers every decision before it.
+fn order_when(b: &mut Battle, who: &str, asked: &str) -> Order {
+    loop {
+        let d = common::awaited(b)
+            .unwrap_or_else(|_| panic!("the battle ended before {who} was asked {asked:?}"));
+        let order = BasicAi.decide(b.world_mut(), &d).expect("the AI answers");
+        if d.actor_name == who && d.prompt.contains(asked) {
+            return order;
+        }
+        b.answer(d.id, order);
+    }
+}
+
+#[test]
+fn a_fighter_draws_a_trace_to_an_archer_who_stands_to_shoot_rather_than_chasing() {
+    // 000 §1.2.5: Wren is unalert to shoot, not to run; a chase would cost
+    // Ash 2" and follow a trace that goes nowhere (000 §3.1), so he draws
+    // his own trace, stopping within reach of her.
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+           (name: "Wren", side: "B", template: "archer", at: (12, 4), surprised: true, set: {"active": 0, "reactive": 0})"#,
+    );
+    let o = order_when(&mut b, "Ash", "plot a trace");
+    assert_eq!(
+        (o.action.as_str(), o.target.as_deref()),
+        ("trace", Some("Wren")),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_fighter_does_not_chase_a_runner_with_no_movement_left_after_the_chase() {
+    // 000 §3.1: "A character who wishes to chase another character loses
+    // 2\" of movement": with 2 in all, Ash's chase of the running Bo would
+    // go nowhere; he draws a trace toward her.
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"move": 2}),
+           (name: "Bo", side: "B", template: "runner", at: (12, 4), surprised: true, set: {"active": 0, "reactive": 0})"#,
+    );
+    let o = order_when(&mut b, "Ash", "plot a trace");
+    assert_eq!(
+        (o.action.as_str(), o.target.as_deref()),
+        ("trace", Some("Bo")),
+        "{o:?}"
+    );
+}

@@ -8,7 +8,8 @@
 //! a foe at its side. A parry is worth the damage it spares against its EN
 //! and the attack it gives up when its blow is one an attack needs. In the
 //! noncombat phase the hurt rest, mages cast, the unarmoured put their
-//! armour on. Traces chase the nearest foe, stopping within reach;
+//! armour on. Traces run to the nearest foe, stopping within reach, and
+//! chase only a foe who runs (an unalert archer stands to shoot);
 //! whoever stops strikes the mover it can reach.
 
 use bevy_ecs::prelude::*;
@@ -18,7 +19,7 @@ use fray_core::grid::{Cell, Grid};
 use fray_core::model::Rostered;
 
 use super::orders::{
-    Need, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
+    Need, allowance, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
 };
 use super::view::chance;
 use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
@@ -45,6 +46,13 @@ fn attack_value(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
     };
     let bonus = 2.0 * super::orders::preparations(world, a, &w) as f32;
     p * weapon(world, &w).map_or(0.0, |d| d.damage.mean() + bonus)
+}
+
+/// Whether `e` holds a bow or sling to shoot with (000 §1.2.5).
+fn missile_in_hand(world: &World, e: Entity) -> bool {
+    attack_weapon(world, e)
+        .and_then(|w| weapon(world, &w))
+        .is_some_and(|d| d.kind.missile())
 }
 
 /// The EN `e` has left (none below 0).
@@ -135,10 +143,7 @@ fn option(s: &Asked, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     let weapon_name = attack_weapon(world, me);
-    let missile = weapon_name
-        .as_ref()
-        .and_then(|w| weapon(world, w))
-        .is_some_and(|d| d.kind.missile());
+    let missile = missile_in_hand(world, me);
     attacks(s, out);
     let in_reach = s
         .foes
@@ -495,18 +500,16 @@ fn spells(s: &Asked, stats: &Stats, out: &mut Vec<Appraisal>) {
     }
 }
 
-/// 000 §3.1: stay, chase the trace of a running foe, or draw a trace toward
-/// the nearest foe that stops within reach.
+/// 000 §3.1: stay, chase the trace of a running foe when the chase's 2"
+/// leave it movement, or draw a trace toward the nearest foe that stops
+/// within reach.
 fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     let (world, me, flow, name) = (s.world, s.me, s.flow, &s.name);
     out.push(Appraisal::plain(Order::new(name, "stay")));
-    let missile = attack_weapon(world, me)
-        .and_then(|w| weapon(world, &w))
-        .is_some_and(|d| d.kind.missile());
     let Some(f) = s.nearest else {
         return;
     };
-    if missile {
+    if missile_in_hand(world, me) {
         return;
     }
     let d = distance(world, me, f).unwrap_or(0);
@@ -526,10 +529,12 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
                 .any(|(x, _)| *x != me && world.get::<Cell>(*x) == Some(&c))
         })
         .and_then(|(p, _)| p.last().copied());
-    // An unalert foe is running: chase its trace (000 §3.1),
-    // unalert too, to keep up.
-    let running = !alert(world, f);
-    if running {
+    // An unalert foe is running: chase its trace (000 §3.1), unalert too,
+    // to keep up. An unalert archer stands to shoot (000 §1.2.5): the trace
+    // toward it stops within reach without the chase's 2" (000 §3.1).
+    let running = !alert(world, f) && !missile_in_hand(world, f);
+    let chase_cost = world.resource::<Data>().0.numbers.chase_cost;
+    if running && allowance(world, me, true) > chase_cost {
         out.push(Appraisal {
             other: 0.6,
             closing: d as f32,
