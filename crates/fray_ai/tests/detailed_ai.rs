@@ -191,3 +191,38 @@ fn a_fighter_does_not_chase_a_runner_with_no_movement_left_after_the_chase() {
         "{o:?}"
     );
 }
+
+#[test]
+fn an_unalert_fighter_becomes_alert_when_an_archer_can_shoot_at_it() {
+    // 000 §1.2.5.1.3: Wren's hit roll on an unalert Ash is doubled; twelve
+    // cells off, she reaches him with her bow, and a pass makes him alert
+    // for no blow (000 §1.2.1).
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), surprised: true),
+           (name: "Wren", side: "B", template: "archer", at: (14, 4), surprised: true)"#,
+    );
+    let o = first_order(&mut b, "Ash");
+    assert_eq!(
+        (o.action.as_str(), o.with.as_deref()),
+        ("pass", Some("alert")),
+        "{o:?}"
+    );
+}
+
+#[test]
+fn a_fighter_runs_up_to_an_archer_unalert_and_becomes_alert_as_it_stops() {
+    // 000 §3: with no melee foe to strike him first, Ash gives up
+    // alertness for his full movement toward Wren, and stops alert, out
+    // of the partial surprise of her next shots (000 §1.2.5.1.3).
+    let mut b = battle(
+        r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+           (name: "Wren", side: "B", template: "archer", at: (10, 4), surprised: true, set: {"active": 0, "reactive": 0})"#,
+    );
+    let o = order_when(&mut b, "Ash", "plot a trace");
+    assert_eq!(
+        (o.action.as_str(), o.with.as_deref()),
+        ("trace", Some("unalert")),
+        "{o:?}"
+    );
+    assert_eq!(order_when(&mut b, "Ash", "has stopped").action, "alert");
+}

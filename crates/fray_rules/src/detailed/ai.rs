@@ -21,7 +21,7 @@ use fray_core::model::Rostered;
 use super::orders::{
     Need, allowance, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
 };
-use super::view::chance;
+use super::view::{chance, chance_as};
 use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -354,21 +354,66 @@ fn exchange(world: &World, me: Entity, f: Entity, range: u32) -> f32 {
     }
     worth
 }
-/// 000 §1.2.1: an unalert fighter becomes alert to fight in melee once a
-/// foe is near.
+/// 000 §1.2.1: an unalert fighter becomes alert, to fight in melee once a
+/// foe is near, and to spare itself the partial surprise of the shots of
+/// foes who can shoot at it (000 §1.2.5.1.3).
 fn become_alert(s: &Asked, missile: bool, out: &mut Vec<Appraisal>) {
+    if missile || alert(s.world, s.me) {
+        return;
+    }
+    let worth = alertness_worth(s);
+    if worth > 0.0 {
+        out.push(Appraisal {
+            other: worth,
+            ..Appraisal::plain(Order::new(&s.name, "pass").with("alert"))
+        });
+    }
+}
+
+/// What being alert is worth to the character asked: a melee foe near
+/// (000 §1.2.5: only the alert strike in melee), and the shots it spares.
+fn alertness_worth(s: &Asked) -> f32 {
     let (world, me) = (s.world, s.me);
     let max_range = world.resource::<Data>().0.numbers.max_range;
     let near = s
         .nearest
         .and_then(|f| distance(world, me, f))
         .is_some_and(|d| d <= max_range);
-    if !missile && !alert(world, me) && near {
-        out.push(Appraisal {
-            other: 0.8,
-            ..Appraisal::plain(Order::new(&s.name, "pass").with("alert"))
-        });
+    let melee = if near { 0.8 } else { 0.0 };
+    melee + shots_spared(s)
+}
+
+/// 000 §1.2.5.1.3: what alertness spares the character asked of the foes
+/// who stand unalert with a bow or sling and reach it with a shot, each
+/// preparation before it multiplying the range (000 §1.2.4): the chance
+/// they hit it unalert, its roll doubled, less the chance they hit it
+/// alert, times their mean damage.
+fn shots_spared(s: &Asked) -> f32 {
+    let (world, me) = (s.world, s.me);
+    let mut worth = 0.0;
+    for &f in &s.foes {
+        if alert(world, f) || !missile_in_hand(world, f) {
+            continue;
+        }
+        let (Some(w), Some(stats)) = (attack_weapon(world, f), world.get::<Stats>(f)) else {
+            continue;
+        };
+        let range = weapon(world, &w).map_or(0, |d| d.range);
+        // All its active blows but the shot's spent preparing.
+        let reach = range * stats.active.max(1);
+        if distance(world, me, f).is_none_or(|d| d > reach) {
+            continue;
+        }
+        let (Some((unalert, _)), Some((alerted, _))) = (
+            chance_as(world, f, me, 0, false),
+            chance_as(world, f, me, 0, true),
+        ) else {
+            continue;
+        };
+        let damage = weapon(world, &w).map_or(0.0, |d| d.damage.mean());
+        worth += (unalert - alerted) * damage;
     }
+    worth
 }
 
 /// 000 §1.2.2 Draw weapon, §1.2.3 Grab object: what a weaponless character
@@ -517,8 +562,15 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     if d <= reach {
         return;
     }
-    // Run up unalert only when nobody could strike first.
-    let far = d > 2 * world.get::<Stats>(me).map_or(6, |s| s.movement);
+    // Run up unalert only when nobody could strike first in melee: the
+    // fighter becomes alert as it stops (000 §3), out of the archers'
+    // partial surprise.
+    let movement = world.get::<Stats>(me).map_or(6, |s| s.movement);
+    let far = s
+        .foes
+        .iter()
+        .filter(|&&x| !missile_in_hand(world, x))
+        .all(|&x| distance(world, me, x).is_none_or(|dx| dx > 2 * movement));
     let there = *world.get::<Cell>(f).unwrap_or(&Cell::new(0, 0));
     let grid = world.resource::<Grid>();
     let here = *world.get::<Cell>(me).unwrap_or(&there);
@@ -559,8 +611,18 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
 }
 
 /// 000 §3.2.2: one who just ended its movement may attack a mover it
-/// reaches.
+/// reaches; 000 §3: a fighter who ran up unalert becomes alert as it
+/// stops, when that is worth something.
 fn stopped(s: &Asked, out: &mut Vec<Appraisal>) {
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     attacks(s, out);
+    if !missile_in_hand(s.world, s.me) && !alert(s.world, s.me) {
+        let worth = alertness_worth(s);
+        if worth > 0.0 {
+            out.push(Appraisal {
+                other: worth,
+                ..Appraisal::plain(Order::new(&s.name, "alert"))
+            });
+        }
+    }
 }

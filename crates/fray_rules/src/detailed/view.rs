@@ -35,18 +35,31 @@ pub fn hit_chance(multiplier: i32, add: i32, need: i32) -> f32 {
 
 /// 000 §1.2.5.1.3 for `actor` attacking `target` now: the chance to hit.
 pub fn chance(world: &World, actor: Entity, target: Entity, parries: i32) -> Option<(f32, String)> {
+    chance_as(world, actor, target, parries, alert(world, target))
+}
+
+/// 000 §1.2.5.1.3: the chance to hit `target` were it `alert` or not: an
+/// unalert target is partially surprised, and only an alert one bears its
+/// shield.
+pub fn chance_as(
+    world: &World,
+    actor: Entity,
+    target: Entity,
+    parries: i32,
+    alert: bool,
+) -> Option<(f32, String)> {
     let data = &world.resource::<Data>().0;
     let w = attack_weapon(world, actor)?;
     let d = weapon(world, &w)?;
     let armour = armour_of(world, target);
-    let multiplier = if !alert(world, target) || world.get::<Fallen>(target).is_some() {
+    let multiplier = if !alert || world.get::<Fallen>(target).is_some() {
         2
     } else {
         1
     };
     let mut add =
         armour.ac - preparations(world, actor, &w) + parries * data.ruling_numbers.parry_modifier;
-    if alert(world, target) && super::orders::shield(world, target).is_some() {
+    if alert && super::orders::shield(world, target).is_some() {
         add += data.ruling_numbers.shield_modifier;
     }
     Some((hit_chance(multiplier, add, d.to_hit), w))
