@@ -163,16 +163,18 @@ fn a_fighter_draws_a_trace_to_an_archer_who_stands_to_shoot_rather_than_chasing(
     // 000 §1.2.5: Wren is unalert to shoot, not to run; a chase would cost
     // Ash 2" and follow a trace that goes nowhere (000 §3.1), so he draws
     // his own trace, stopping within reach of her.
-    let mut b = battle(
+    let o = traced(
         r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
            (name: "Wren", side: "B", template: "archer", at: (12, 4), surprised: true, set: {"active": 0, "reactive": 0})"#,
     );
+    assert_eq!((o.0.as_str(), o.1.as_deref()), ("trace", Some("Wren")));
+}
+
+/// What Ash plots in a battle of `combatants`: the action and its target.
+fn traced(combatants: &str) -> (String, Option<String>) {
+    let mut b = battle(combatants);
     let o = order_when(&mut b, "Ash", "plot a trace");
-    assert_eq!(
-        (o.action.as_str(), o.target.as_deref()),
-        ("trace", Some("Wren")),
-        "{o:?}"
-    );
+    (o.action.to_string(), o.target.map(|t| t.to_string()))
 }
 
 #[test]
@@ -180,16 +182,11 @@ fn a_fighter_does_not_chase_a_runner_with_no_movement_left_after_the_chase() {
     // 000 §3.1: "A character who wishes to chase another character loses
     // 2\" of movement": with 2 in all, Ash's chase of the running Bo would
     // go nowhere; he draws a trace toward her.
-    let mut b = battle(
+    let o = traced(
         r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"move": 2}),
            (name: "Bo", side: "B", template: "runner", at: (12, 4), surprised: true, set: {"active": 0, "reactive": 0})"#,
     );
-    let o = order_when(&mut b, "Ash", "plot a trace");
-    assert_eq!(
-        (o.action.as_str(), o.target.as_deref()),
-        ("trace", Some("Bo")),
-        "{o:?}"
-    );
+    assert_eq!((o.0.as_str(), o.1.as_deref()), ("trace", Some("Bo")));
 }
 
 #[test]
