@@ -74,10 +74,18 @@ fn left(world: &World, t: Entity) -> f32 {
 /// foe: their expected damage, and the chance that every blow of them
 /// misses. They land with `me`'s, a tie being simultaneous (003 §II F), or
 /// before a spell `me` begins (ruling `casting_time`).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Coming {
     damage: f32,
     all_miss: f32,
+}
+
+impl Coming {
+    /// Nothing aimed at the foe yet.
+    const NOTHING: Self = Self {
+        damage: 0.0,
+        all_miss: 1.0,
+    };
 }
 
 /// The blows and spells `me`'s allies were told to aim at each foe at this
@@ -113,20 +121,12 @@ fn coming(world: &World, me: Entity) -> Vec<(Entity, Coming)> {
         if dmg <= 0.0 {
             continue;
         }
-        let i = match out.iter().position(|(f, _)| *f == t) {
-            Some(i) => i,
-            None => {
-                out.push((
-                    t,
-                    Coming {
-                        damage: 0.0,
-                        all_miss: 1.0,
-                    },
-                ));
-                out.len() - 1
-            }
+        if !out.iter().any(|(f, _)| *f == t) {
+            out.push((t, Coming::NOTHING));
+        }
+        let Some((_, c)) = out.iter_mut().find(|(f, _)| *f == t) else {
+            continue;
         };
-        let c = &mut out[i].1;
         c.damage += hit * dmg * blows as f32;
         c.all_miss *= (1.0 - hit).powi(blows as i32);
     }

@@ -560,12 +560,12 @@ fn mend(m: &Me, (ally, at): (&str, Cell), foes: &[Foe], stress: &Stress, out: &m
     if missing <= 0.0 {
         return;
     }
+    let dist = m.grid.distance(m.here, at);
     for (s, spell) in &m.spells {
         if let SpellEffect::RestoreStress(dice) = spell.effect
-            && m.grid.distance(m.here, at) <= spell.range + m.stats.speed
+            && dist <= spell.range + m.stats.speed
         {
             let p = hit_chance(m.stats.casting, spell.tn);
-            let dist = m.grid.distance(m.here, at);
             out.push(Appraisal {
                 other: p * dice.mean().min(missing),
                 risk: crossing_risk(m, at, foes, dist, spell.range),

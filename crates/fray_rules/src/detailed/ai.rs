@@ -156,7 +156,7 @@ fn option(s: &Asked, out: &mut Vec<Appraisal>) {
             close_in(s, f, out);
         }
     }
-    become_alert(s, missile, out);
+    become_alert(s, Order::new(&s.name, "pass").with("alert"), out);
     // Weaponless: draw or grab.
     if weapon_name.is_none() {
         draw_or_grab(s, out);
@@ -357,15 +357,17 @@ fn exchange(world: &World, me: Entity, f: Entity, range: u32) -> f32 {
 /// 000 §1.2.1: an unalert fighter becomes alert, to fight in melee once a
 /// foe is near, and to spare itself the partial surprise of the shots of
 /// foes who can shoot at it (000 §1.2.5.1.3).
-fn become_alert(s: &Asked, missile: bool, out: &mut Vec<Appraisal>) {
-    if missile || alert(s.world, s.me) {
+/// `order` is how it becomes alert: a pass in the combat phase, the
+/// "alert" answer as it stops moving (000 §3).
+fn become_alert(s: &Asked, order: Order, out: &mut Vec<Appraisal>) {
+    if missile_in_hand(s.world, s.me) || alert(s.world, s.me) {
         return;
     }
     let worth = alertness_worth(s);
     if worth > 0.0 {
         out.push(Appraisal {
             other: worth,
-            ..Appraisal::plain(Order::new(&s.name, "pass").with("alert"))
+            ..Appraisal::plain(order)
         });
     }
 }
@@ -395,12 +397,14 @@ fn shots_spared(s: &Asked) -> f32 {
         if alert(world, f) || !missile_in_hand(world, f) {
             continue;
         }
-        let (Some(w), Some(stats)) = (attack_weapon(world, f), world.get::<Stats>(f)) else {
+        let Some((w, stats)) = attack_weapon(world, f).zip(world.get::<Stats>(f)) else {
             continue;
         };
-        let range = weapon(world, &w).map_or(0, |d| d.range);
+        let Some(bow) = weapon(world, &w) else {
+            continue;
+        };
         // All its active blows but the shot's spent preparing.
-        let reach = range * stats.active.max(1);
+        let reach = bow.range * stats.active.max(1);
         if distance(world, me, f).is_none_or(|d| d > reach) {
             continue;
         }
@@ -410,8 +414,7 @@ fn shots_spared(s: &Asked) -> f32 {
         ) else {
             continue;
         };
-        let damage = weapon(world, &w).map_or(0.0, |d| d.damage.mean());
-        worth += (unalert - alerted) * damage;
+        worth += (unalert - alerted) * bow.damage.mean();
     }
     worth
 }
@@ -616,13 +619,5 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
 fn stopped(s: &Asked, out: &mut Vec<Appraisal>) {
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     attacks(s, out);
-    if !missile_in_hand(s.world, s.me) && !alert(s.world, s.me) {
-        let worth = alertness_worth(s);
-        if worth > 0.0 {
-            out.push(Appraisal {
-                other: worth,
-                ..Appraisal::plain(Order::new(&s.name, "alert"))
-            });
-        }
-    }
+    become_alert(s, Order::new(&s.name, "alert"), out);
 }

@@ -218,10 +218,9 @@ fn gun_on(world: &World, me: Entity, f: Entity, cell: Cell) -> Option<&str> {
     let (kit, &fc) = world.get::<Kit>(f).zip(world.get::<Cell>(f))?;
     let distance = world.resource::<Grid>().distance(fc, cell);
     let (_, w) = kit.weapons.iter().enumerate().find(|&(i, w)| {
-        data.weapons.get(w).is_some_and(|d| {
-            let loaded = d.shots == 0 || kit.shots.get(i).copied().unwrap_or(0) > 0;
-            !d.melee() && loaded && distance <= d.range
-        })
+        data.weapons
+            .get(w)
+            .is_some_and(|d| !d.melee() && !kit.empty(i, d) && distance <= d.range)
     })?;
     line_of_sight(world, fc, cell).then_some(w.as_str())
 }

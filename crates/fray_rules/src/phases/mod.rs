@@ -81,6 +81,14 @@ pub struct Kit {
     pub shots: Vec<u32>,
 }
 
+impl Kit {
+    /// Whether the `i`-th weapon, `w`, has shots and none are left in it
+    /// (it must be reloaded before it fires).
+    pub fn empty(&self, i: usize, w: &data::Weapon) -> bool {
+        w.shots > 0 && self.shots.get(i).copied().unwrap_or(0) == 0
+    }
+}
+
 /// 002 §Initiative: the score, and where delay or ready moved the character.
 #[derive(Component, Clone, Debug, PartialEq, Eq)]
 pub struct Initiative {

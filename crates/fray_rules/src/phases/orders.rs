@@ -423,7 +423,7 @@ fn validate_shoot(turn: &TurnOrder) -> Result<Plan, String> {
         let Some(d) = data.weapons.get(w).filter(|d| !d.melee()) else {
             continue;
         };
-        if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
+        if kit.empty(i, d) {
             why = format!("the {w} is empty: reload it (a move action)");
         } else if distance > d.range {
             why = format!(
@@ -620,7 +620,7 @@ fn validate_ready_shot(turn: &TurnOrder) -> Result<Plan, String> {
         .get(&weapon)
         .filter(|d| !d.melee())
         .ok_or_else(|| format!("the {weapon} is not a ranged weapon"))?;
-    if d.shots > 0 && kit.shots.get(i).copied().unwrap_or(0) == 0 {
+    if kit.empty(i, d) {
         return Err(format!("the {weapon} is empty: reload it (a move action)"));
     }
     if order.target.is_none() {
