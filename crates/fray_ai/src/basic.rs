@@ -13,25 +13,34 @@ pub struct BasicAi;
 
 impl Controller for BasicAi {
     fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
-        ranked(world, decision.actor, 1).pop()
+        best(world, decision.actor)
     }
 }
 
-/// The `most` best legal orders for `actor`, best first, as the basic AI
-/// ranks them; equal scores keep the ruleset's order. Empty without hooks.
-pub fn ranked(world: &World, actor: Entity, most: usize) -> Vec<Order> {
-    let (mut orders, places) = appraised(world, actor);
-    let mut best: Vec<Order> = Vec::new();
-    for i in places {
-        if best.len() >= most {
-            break;
+/// The basic AI's choice for `actor`: the legal order it appraises best
+/// (of equal scores, the first appraised), found without putting the
+/// others in order.
+pub fn best(world: &World, actor: Entity) -> Option<Order> {
+    let hooks = world.get_resource::<AiHooks>().copied()?;
+    let mut all = (hooks.appraise)(world, actor);
+    let mut scores: Vec<Option<f32>> = all.iter().map(|a| Some(a.score())).collect();
+    loop {
+        // The highest score left, the first appraised among equals.
+        let mut top: Option<(usize, f32)> = None;
+        for (i, s) in scores.iter().enumerate() {
+            if let &Some(s) = s
+                && top.is_none_or(|(_, t)| s.total_cmp(&t).is_gt())
+            {
+                top = Some((i, s));
+            }
         }
-        let order = std::mem::take(&mut orders[i]);
-        if !best.contains(&order) && legal(world, actor, &order) {
-            best.push(order);
+        let (i, _) = top?;
+        scores[i] = None;
+        let order = std::mem::take(&mut all[i].order);
+        if (hooks.legal)(world, actor, &order) {
+            return Some(order);
         }
     }
-    best
 }
 
 /// Up to `most` legal orders for `actor` of as many kinds as there are:
@@ -149,4 +158,52 @@ pub fn mix(a: u64, b: u64, c: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{best, by_score, legal};
+    use bevy_ecs::prelude::*;
+    use fray_core::decision::Decisions;
+
+    /// The basic AI's choice is the first legal order of the whole ranking,
+    /// at every decision of a battle of every shipped scenario.
+    #[test]
+    fn the_choice_is_the_first_legal_order_of_the_ranking() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../assets/scenarios");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        paths.sort();
+        for path in paths {
+            let (scenario, data) = crate::load_scenario(&path).unwrap();
+            let options = crate::BattleOptions {
+                seed: 5,
+                all_ai: true,
+                ..crate::BattleOptions::default()
+            };
+            let mut battle = crate::build_battle(&scenario, &data, &options).unwrap();
+            let mut compared = 0;
+            loop {
+                let world = battle.world();
+                let actors: Vec<Entity> = world
+                    .resource::<Decisions>()
+                    .open()
+                    .iter()
+                    .map(|d| d.actor)
+                    .collect();
+                for actor in actors {
+                    let ranked = by_score(world, actor);
+                    let first = ranked.into_iter().find(|o| legal(world, actor, o));
+                    assert_eq!(best(world, actor), first, "{}", path.display());
+                    compared += 1;
+                }
+                if battle.advance().is_some() {
+                    break;
+                }
+            }
+            assert!(compared > 10, "{}: {compared}", path.display());
+        }
+    }
 }

@@ -300,6 +300,6 @@ pub fn build_battle(
         })
         .collect();
     let mut battle = Battle::new(app, controllers);
-    battle.set_foresight(|world, actor| basic::ranked(world, actor, 1).pop());
+    battle.set_foresight(|world, actor| basic::best(world, actor));
     Ok(battle)
 }

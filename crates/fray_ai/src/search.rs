@@ -405,7 +405,7 @@ impl Controller for Unforeseen {
             world.resource_mut::<Dice>().die(100, purpose).total as u32
         };
         if roll > self.share {
-            return crate::basic::ranked(world, decision.actor, 1).pop();
+            return crate::basic::best(world, decision.actor);
         }
         // The basic AI's choice first, then the best of each other kind.
         let mut orders = varied(world, decision.actor, 6);

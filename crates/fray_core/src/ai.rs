@@ -57,7 +57,7 @@ impl Appraisal {
 pub fn best_first(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
     let scores: Vec<f32> = scores.into_iter().collect();
     let mut places: Vec<usize> = (0..scores.len()).collect();
-    places.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    places.sort_unstable_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
     places
 }
 

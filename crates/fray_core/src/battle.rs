@@ -68,6 +68,7 @@ pub fn rules_app(dice: Dice) -> App {
         .init_resource::<crate::occupancy::Occupancy>()
         .init_resource::<crate::model::BlockingQuery>()
         .init_resource::<crate::model::ListedQuery>()
+        .init_resource::<crate::model::StandingQuery>()
         .init_resource::<crate::fork::CombatantQuery>();
     app
 }

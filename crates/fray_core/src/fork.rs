@@ -177,6 +177,7 @@ pub fn plugin(app: &mut App) {
             crate::casting::Spoiling,
             crate::model::BlockingQuery,
             crate::model::ListedQuery,
+            crate::model::StandingQuery,
             CombatantQuery,
         ],
     );

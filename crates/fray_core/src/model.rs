@@ -448,13 +448,35 @@ pub fn combatants(world: &mut World) -> Vec<Entity> {
     all.into_iter().map(|(_, e)| e).collect()
 }
 
+/// Who fights on which side: what the end-of-battle check reads of each
+/// combatant, kept with the world.
+pub type StandingQuery = KeptQuery<(&'static Side, Has<Fighting>)>;
+
+/// The side of each combatant of `roster` still `Fighting`, in the
+/// roster's order, until `f` says enough.
+pub fn each_fighting_side(
+    world: &World,
+    roster: impl IntoIterator<Item = Entity>,
+    mut f: impl FnMut(usize) -> std::ops::ControlFlow<()>,
+) {
+    StandingQuery::look(world, |standing| {
+        for e in roster {
+            if let Ok((side, true)) = standing.get_manual(world, e)
+                && f(side.0).is_break()
+            {
+                return;
+            }
+        }
+    });
+}
+
 /// The sides that still have someone `Fighting` among `roster`, in order.
 pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -> Vec<usize> {
-    let mut sides: Vec<usize> = roster
-        .into_iter()
-        .filter(|&e| world.get::<Fighting>(e).is_some())
-        .filter_map(|e| world.get::<Side>(e).map(|s| s.0))
-        .collect();
+    let mut sides: Vec<usize> = Vec::new();
+    each_fighting_side(world, roster, |s| {
+        sides.push(s);
+        std::ops::ControlFlow::Continue(())
+    });
     sides.sort_unstable();
     sides.dedup();
     sides
@@ -462,17 +484,29 @@ pub fn sides_standing(world: &World, roster: impl IntoIterator<Item = Entity>) -
 
 /// The end-of-battle check every ruleset shares: once at most one side has
 /// anyone `Fighting` among `roster`, the result after `rounds` — a victory
-/// for the side left, or nobody's.
+/// for the side left, or nobody's. The look stops at the first combatant
+/// of a second side still fighting.
 pub fn decided(
     world: &World,
     roster: impl IntoIterator<Item = Entity>,
     rounds: u32,
 ) -> Option<BattleResult> {
-    let standing = sides_standing(world, roster);
-    match standing[..] {
-        [] => Some(BattleResult::MutualDestruction { rounds }),
-        [side] => Some(BattleResult::Victory { side, rounds }),
-        _ => None,
+    let (mut first, mut second) = (None, false);
+    each_fighting_side(world, roster, |s| match first {
+        None => {
+            first = Some(s);
+            std::ops::ControlFlow::Continue(())
+        }
+        Some(f) if f == s => std::ops::ControlFlow::Continue(()),
+        Some(_) => {
+            second = true;
+            std::ops::ControlFlow::Break(())
+        }
+    });
+    match (first, second) {
+        (_, true) => None,
+        (None, _) => Some(BattleResult::MutualDestruction { rounds }),
+        (Some(side), _) => Some(BattleResult::Victory { side, rounds }),
     }
 }
 
@@ -648,6 +682,38 @@ mod tests {
             ));
         }
         world
+    }
+
+    /// The battle is decided once at most one side has anyone fighting:
+    /// a victory for that side, or nobody's; a third combatant of the
+    /// first side, listed between, changes nothing.
+    #[test]
+    fn the_battle_is_decided_when_one_side_or_none_fights_on() {
+        let mut world = two_sides();
+        world.init_resource::<StandingQuery>();
+        let third = Combatant {
+            name: "c2".into(),
+            listing: 2,
+        };
+        world.spawn((third, Side(0), Fighting));
+        let listed = combatants(&mut world);
+        let roster = vec![listed[0], listed[2], listed[1]];
+        assert_eq!(decided(&world, roster.clone(), 3), None);
+        assert_eq!(sides_standing(&world, roster.clone()), vec![0, 1]);
+        world.entity_mut(roster[2]).remove::<Fighting>();
+        assert_eq!(
+            decided(&world, roster.clone(), 3),
+            Some(BattleResult::Victory { side: 0, rounds: 3 })
+        );
+        assert_eq!(sides_standing(&world, roster.clone()), vec![0]);
+        for &e in &roster {
+            world.entity_mut(e).remove::<Fighting>();
+        }
+        assert_eq!(
+            decided(&world, roster.clone(), 4),
+            Some(BattleResult::MutualDestruction { rounds: 4 })
+        );
+        assert!(sides_standing(&world, roster).is_empty());
     }
 
     /// A look from inside another of the same kind gets a query of its own

@@ -42,16 +42,13 @@ pub struct Census(Vec<i32>);
 impl Census {
     pub fn of(world: &World, roster: &[Entity]) -> Self {
         let mut counts: Vec<i32> = Vec::new();
-        let sides = roster
-            .iter()
-            .filter(|&&x| world.get::<Fighting>(x).is_some())
-            .filter_map(|&x| world.get::<Side>(x));
-        for s in sides {
-            if counts.len() <= s.0 {
-                counts.resize(s.0 + 1, 0);
+        crate::model::each_fighting_side(world, roster.iter().copied(), |s| {
+            if counts.len() <= s {
+                counts.resize(s + 1, 0);
             }
-            counts[s.0] += 1;
-        }
+            counts[s] += 1;
+            std::ops::ControlFlow::Continue(())
+        });
         Self(counts)
     }
 

@@ -17,10 +17,14 @@
 //! monster is worth what it has left, times how much likelier the
 //! Intimidation makes it to fail its morale check and flee.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::{Order, SmolStr};
+use fray_core::dice::DiceExpr;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Listed, ListedQuery, Side};
 use fray_core::morale::{Census, Standing};
@@ -28,8 +32,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    Data, Health, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress, WoundPoints,
-    validate,
+    Data, Health, Hurts, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress,
+    WoundPoints, validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -99,15 +103,18 @@ impl Me<'_> {
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     // Room for what a creature facing a handful of foes is offered.
     let mut out = Vec::with_capacity(24);
-    let Some((c, stats, kit, wp, stress, &here, &side)) = fray_core::model::components::<(
-        &Combatant,
-        &Stats,
-        &Kit,
-        &WoundPoints,
-        &Stress,
-        &Cell,
-        &Side,
-    )>(world, me) else {
+    let Some((c, stats, kit, wp, stress, &here, &side, (hurts, round, health))) =
+        fray_core::model::components::<(
+            &Combatant,
+            &Stats,
+            &Kit,
+            &WoundPoints,
+            &Stress,
+            &Cell,
+            &Side,
+            (Option<&Hurts>, Option<&RoundState>, Option<&Health>),
+        )>(world, me)
+    else {
         return out;
     };
     let data = &world.resource::<Data>().0;
@@ -122,10 +129,10 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         kit,
         data,
         grid: world.resource::<Grid>(),
-        defense: super::resolve::defense(world, me),
+        defense: super::resolve::defense_of(data, Some(stats), hurts, round),
         left: (stress.current.max(0) + wp.current.max(0)) as f32,
     };
-    let health = world.get::<Health>(me).copied().unwrap_or(Health::Dead);
+    let health = health.copied().unwrap_or(Health::Dead);
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
     out.push(Appraisal::plain(m.order("wait")));
     consumables(&m, health, wp, stress, &mut out);
@@ -273,9 +280,8 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
         .into_iter()
         .filter_map(|(_, e, c)| {
             // Nobody of my side is nearer it than me: I am the one it goes for.
-            let mine = ours
-                .iter()
-                .all(|&o| m.grid.distance(o, c) >= m.grid.distance(here, c));
+            let from_me = m.grid.distance(here, c);
+            let mine = ours.iter().all(|&o| m.grid.distance(o, c) >= from_me);
             foe(world, m, e, mine)
         })
         .collect::<Vec<Foe>>();
@@ -380,10 +386,15 @@ const STABILISE_INCAPACITATED: f32 = 1.0;
 
 /// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
 fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
-    let (k, &cell, st, sr, w, kt) =
-        fray_core::model::components::<(&Combatant, &Cell, &Stats, &Stress, &WoundPoints, &Kit)>(
-            world, e,
-        )?;
+    let (k, &cell, st, sr, w, kt, (hurts, round)) = fray_core::model::components::<(
+        &Combatant,
+        &Cell,
+        &Stats,
+        &Stress,
+        &WoundPoints,
+        &Kit,
+        (Option<&Hurts>, Option<&RoundState>),
+    )>(world, e)?;
     let melee = kt
         .weapons
         .iter()
@@ -398,7 +409,7 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
         e,
         name: SmolStr::new(&k.name),
         cell,
-        defense: super::resolve::defense(world, e),
+        defense: super::resolve::defense_of(m.data, Some(st), hurts, round),
         armour: st.armour,
         left: (sr.current.max(0) + w.current.max(0)) as f32,
         reach: melee.map_or(0, |w| w.reach),
@@ -406,9 +417,7 @@ fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
         attack: st.attack,
         hit_on_me,
         mine,
-        attacked_me: world
-            .get::<RoundState>(e)
-            .is_some_and(|r| r.attacked_last_round == Some(m.e)),
+        attacked_me: round.is_some_and(|r| r.attacked_last_round == Some(m.e)),
     })
 }
 
@@ -660,7 +669,7 @@ fn intimidate(
     m: &Me,
     foe: &Foe,
     (foes, dist): (&[Foe], u32),
-    morale: &mut Option<(Census, Option<MoraleOdds>)>,
+    morale: &mut Option<(Census, Option<Rc<MoraleOdds>>)>,
     out: &mut Vec<Appraisal>,
 ) {
     let range = m.data.ruling_numbers.intimidate_range;
@@ -678,7 +687,13 @@ fn intimidate(
         (census, MoraleOdds::of(m.data))
     });
     let standing = census.standing(side);
-    let likelier = morale_failing(m.data, stats, standing, m.stats.intimidation, odds.as_ref());
+    let likelier = morale_failing(
+        m.data,
+        stats,
+        standing,
+        m.stats.intimidation,
+        odds.as_deref(),
+    );
     if likelier <= 0.0 {
         return;
     }
@@ -703,11 +718,42 @@ struct MoraleOdds {
     check: Vec<f64>,
 }
 
+/// The dice whose odds [`MoraleOdds`] counts: the morale dice and the
+/// check die.
+type MoraleDice = (DiceExpr, DiceExpr);
+
+/// The most sets of dice whose odds a thread keeps (a handful of rulesets'
+/// data is ever loaded at once).
+const ODDS_KEPT: usize = 8;
+
+thread_local! {
+    /// The odds counted so far on this thread, for each set of dice.
+    static ODDS: RefCell<Vec<(MoraleDice, Option<Rc<MoraleOdds>>)>> =
+        const { RefCell::new(Vec::new()) };
+}
+
 impl MoraleOdds {
-    fn of(data: &DeclaredData) -> Option<Self> {
+    /// The odds of `data`'s dice: counted once a thread for each set of
+    /// dice, since every decision with a monster in reach asks for them.
+    fn of(data: &DeclaredData) -> Option<Rc<Self>> {
+        let dice = (data.numbers.morale_dice, super::check_die(data));
+        ODDS.with_borrow_mut(|kept| {
+            if let Some((_, odds)) = kept.iter().find(|(d, _)| *d == dice) {
+                return odds.clone();
+            }
+            let odds = Self::count(dice).map(Rc::new);
+            if kept.len() >= ODDS_KEPT {
+                kept.clear();
+            }
+            kept.push((dice, odds.clone()));
+            odds
+        })
+    }
+
+    fn count((morale, check): MoraleDice) -> Option<Self> {
         Some(Self {
-            morale: data.numbers.morale_dice.odds()?,
-            check: super::check_die(data).odds()?,
+            morale: morale.odds()?,
+            check: check.odds()?,
         })
     }
 }
@@ -823,7 +869,7 @@ mod tests {
         assert!(odds.is_some());
         let failing = |allies, opponents| {
             let standing = Standing { allies, opponents };
-            morale_failing(&data, &hobgoblin(), standing, 3, odds.as_ref())
+            morale_failing(&data, &hobgoblin(), standing, 3, odds.as_deref())
         };
         // Alone against one: 1d20 + 3 against 3d6 + 2 fails 21 times in 40.
         let alone = failing(0, 1);

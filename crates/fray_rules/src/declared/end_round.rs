@@ -261,10 +261,12 @@ pub fn check_end(world: &mut World) -> bool {
     if world.resource::<Outcome>().0.is_some() {
         return true;
     }
-    let round = world.resource::<Flow>().round;
-    let Some(result) = fray_core::model::decided(world, roster(world), round) else {
+    let flow = world.resource::<Flow>();
+    let everyone = flow.roster.into_iter().map(|(e, _)| *e);
+    let Some(result) = fray_core::model::decided(world, everyone, flow.round) else {
         return false;
     };
+    let round = flow.round;
     let mut text = match &result {
         BattleResult::Victory { side, .. } => {
             let name = world.resource::<Sides>().name(Side(*side)).to_string();

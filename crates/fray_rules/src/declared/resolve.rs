@@ -798,11 +798,24 @@ fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
 
 /// The Defense of `e` now (004 §Defense, Full-Defense +4 of 004 §Step 3).
 pub(crate) fn defense(world: &World, e: Entity) -> i32 {
-    let data = &world.resource::<Data>().0;
-    let stats = world.get::<Stats>(e);
-    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
-    let full = world.get::<RoundState>(e).is_some_and(|r| r.full_defense);
-    10 + stats.map_or(0, |s| s.agility_mod + s.defense_bonus) - hurts.agility_damage / 2
+    defense_of(
+        &world.resource::<Data>().0,
+        world.get::<Stats>(e),
+        world.get::<Hurts>(e),
+        world.get::<RoundState>(e),
+    )
+}
+
+/// [`defense`] from what has been read of the combatant already.
+pub(crate) fn defense_of(
+    data: &super::DeclaredData,
+    stats: Option<&Stats>,
+    hurts: Option<&Hurts>,
+    round: Option<&RoundState>,
+) -> i32 {
+    let full = round.is_some_and(|r| r.full_defense);
+    10 + stats.map_or(0, |s| s.agility_mod + s.defense_bonus)
+        - hurts.map_or(0, |h| h.agility_damage) / 2
         + if full {
             data.numbers.full_defense_bonus
         } else {
