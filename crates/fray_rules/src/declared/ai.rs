@@ -67,7 +67,8 @@ struct Foe {
     /// Its attack bonus, and the mean damage of its melee hit on me.
     attack: i32,
     hit_on_me: f32,
-    /// Nobody of my side is nearer it: I am likely the one it attacks.
+    /// Its weapon may reach me, and nobody of my side is nearer it: I am
+    /// likely the one it attacks.
     mine: bool,
     /// It attacked me last round, as revealed since (004 §Step 3).
     attacked_me: bool,
@@ -215,8 +216,10 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let mut fighting = Vec::new();
     let striking = striking_distance(m);
     // The cells of my side still fighting, mine among them, near enough to
-    // be nearer than me to a foe within my striking distance.
+    // be nearer than me to a foe whose weapon reaches me (none reaches
+    // farther than the longest reach of any weapon).
     let mut ours = Vec::new();
+    let longest = m.data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
     let tending = m.stats.speed + 1;
@@ -250,7 +253,7 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
                 }
                 return;
             }
-            if is_fighting && far <= 2 * striking {
+            if is_fighting && far <= 2 * longest {
                 ours.push(cell);
             }
             let tend = healer && far <= tending;
@@ -279,9 +282,11 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     let foes = fighting
         .into_iter()
         .filter_map(|(_, e, c)| {
-            // Nobody of my side is nearer it than me: I am the one it goes for.
+            // Nobody of my side is nearer it than me: I am the one it goes
+            // for. Weighed only for a foe near enough for its weapon to
+            // reach me, the only one it matters for.
             let from_me = m.grid.distance(here, c);
-            let mine = ours.iter().all(|&o| m.grid.distance(o, c) >= from_me);
+            let mine = from_me <= longest && ours.iter().all(|&o| m.grid.distance(o, c) >= from_me);
             foe(world, m, e, mine)
         })
         .collect::<Vec<Foe>>();
