@@ -279,17 +279,21 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
         fighting.push((listing, e, cell));
     }
     fighting.sort_unstable_by_key(|f| f.0);
-    let foes = fighting
-        .into_iter()
-        .filter_map(|(_, e, c)| {
-            // Nobody of my side is nearer it than me: I am the one it goes
-            // for. Weighed only for a foe near enough for its weapon to
-            // reach me, the only one it matters for.
-            let from_me = m.grid.distance(here, c);
-            let mine = from_me <= longest && ours.iter().all(|&o| m.grid.distance(o, c) >= from_me);
-            foe(world, m, e, mine)
-        })
-        .collect::<Vec<Foe>>();
+    let foes = FoeQuery::look(world, |looks| {
+        fighting
+            .into_iter()
+            .filter_map(|(_, e, c)| {
+                // Nobody of my side is nearer it than me: I am the one it
+                // goes for. Weighed only for a foe near enough for its
+                // weapon to reach me, the only one it matters for.
+                let from_me = m.grid.distance(here, c);
+                let mine =
+                    from_me <= longest && ours.iter().all(|&o| m.grid.distance(o, c) >= from_me);
+                foe(m, looks.get_manual(world, e).ok()?, e, mine)
+            })
+            .collect::<Vec<Foe>>()
+    })
+    .unwrap_or_default();
     helped.sort_unstable_by_key(|h| h.0);
     for (_, e, cell, how) in helped {
         ally(world, m, (e, cell), &foes, how, out);
@@ -389,17 +393,25 @@ fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
 const STABILISE_DYING: f32 = 6.0;
 const STABILISE_INCAPACITATED: f32 = 1.0;
 
-/// What `m` weighs of foe `e`, who is likely to go for `m` when `mine`.
-fn foe(world: &World, m: &Me, e: Entity, mine: bool) -> Option<Foe> {
-    let (k, &cell, st, sr, w, kt, (hurts, round)) = fray_core::model::components::<(
-        &Combatant,
-        &Cell,
-        &Stats,
-        &Stress,
-        &WoundPoints,
-        &Kit,
-        (Option<&Hurts>, Option<&RoundState>),
-    )>(world, e)?;
+/// What the AI reads of a foe: all of it in one lookup.
+type Foeing = (
+    &'static Combatant,
+    &'static Cell,
+    &'static Stats,
+    &'static Stress,
+    &'static WoundPoints,
+    &'static Kit,
+    Option<&'static Hurts>,
+    Option<&'static RoundState>,
+);
+
+/// The query the appraisal of a creature's foes keeps with the world.
+pub type FoeQuery = fray_core::model::KeptQuery<Foeing>;
+
+/// What `m` weighs of foe `e`, read as `looked`, who is likely to go for
+/// `m` when `mine`.
+fn foe(m: &Me, looked: QueryItem<Foeing>, e: Entity, mine: bool) -> Option<Foe> {
+    let (k, &cell, st, sr, w, kt, hurts, round) = looked;
     let melee = kt
         .weapons
         .iter()

@@ -312,9 +312,10 @@ pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
         components: [Stats, Kit, BaseInitiative, Surprised, Health, Stabilised, Fled, Monster, SawThrough, Injuries, Hurts, RoundState, Declaration, LateAction, InitiativeGroup, Stress, WoundPoints],
         resources: [Flow],
-        set_up: [Data, ScenarioSource, resolve::RiposteQuery],
+        set_up: [Data, ScenarioSource, resolve::RiposteQuery, ai::FoeQuery],
     );
-    app.init_resource::<resolve::RiposteQuery>();
+    app.init_resource::<resolve::RiposteQuery>()
+        .init_resource::<ai::FoeQuery>();
     crate::ruleset::stages!(app, Phase {
         Start => start_of_combat, when stage_is(Stage::Start);
         BeginRound => begin_round, when stage_is(Stage::BeginRound);
