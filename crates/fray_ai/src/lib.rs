@@ -300,6 +300,6 @@ pub fn build_battle(
         })
         .collect();
     let mut battle = Battle::new(app, controllers);
-    battle.set_foresight(|world, actor| basic::best(world, actor));
+    battle.set_foresight(basic::best);
     Ok(battle)
 }
