@@ -404,7 +404,9 @@ pub fn spawn_combatant(
 /// Clear every combatant for the next battle of a batch, keeping their
 /// entities spare.
 pub fn clear_combatants(world: &mut World) {
-    let all = combatants(world);
+    let all: Vec<Entity> =
+        crate::fork::CombatantQuery::look(world, |q| q.iter_manual(world).collect())
+            .unwrap_or_default();
     for &e in &all {
         world.entity_mut(e).clear();
     }
