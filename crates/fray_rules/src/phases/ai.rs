@@ -22,11 +22,13 @@
 //! foes within a half move and reach, and the shots of those who act first
 //! with a loaded gun in range and in line of sight.
 
+use std::cell::{OnceCell, RefCell};
+
 use bevy_ecs::prelude::*;
-use fray_core::ai::{AiHooks, Appraisal, best_first};
+use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
-use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::Rostered;
+use fray_core::grid::{Cell, CellSet, Grid, GridGeometry};
+use fray_core::model::{Rostered, Side};
 
 use super::data::PhasesData;
 use super::orders::{
@@ -35,8 +37,8 @@ use super::orders::{
 use super::turn::{dcv, ocv};
 use super::view::chance_3d6_at_least;
 use super::{
-    AbortedAhead, Asking, Data, Flow, Guard, Hold, Kit, Stats, Stun, Stunned, Trigger, Unaware,
-    Use, Work, enemies, up,
+    AbortedAhead, Asking, Data, Flow, Guard, Hold, Kit, RecoveryStarted, Stats, Stun, Stunned,
+    Trigger, Unaware, Use, Work, up,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -84,11 +86,21 @@ fn stun_left(world: &World, e: Entity) -> f32 {
         .map_or(0.0, |s| s.current.max(0) as f32)
 }
 
-/// Foes who could take an attack of opportunity on `me` as it leaves a
-/// cell within their reach, in `foes`' order, with their cell and reach.
-fn opportunists(world: &World, me: Entity, foes: &[Entity]) -> Vec<(Entity, Cell, u32)> {
-    let data = &world.resource::<Data>().0;
-    foes.iter()
+/// A foe who could take an attack of opportunity on `me` as it leaves a
+/// cell within its reach, with its cell, reach and strike on `me`.
+struct Opportunist {
+    foe: Entity,
+    cell: Cell,
+    reach: u32,
+    strike: f32,
+}
+
+/// The foes who could take an attack of opportunity on `me`, in `foes`'
+/// order.
+fn opportunists(t: &Turn) -> Vec<Opportunist> {
+    let (world, me, data) = (t.world, t.me, t.data);
+    t.foes
+        .iter()
         .filter_map(|&f| {
             let (s, &fc, u, g) =
                 fray_core::model::components::<(&Stats, &Cell, &Use, &Guard)>(world, f)?;
@@ -96,57 +108,46 @@ fn opportunists(world: &World, me: Entity, foes: &[Entity]) -> Vec<(Entity, Cell
                 && !g.dodge
                 && u.opportunities < data.numbers.opportunities_per_phase + s.combat_reflexes
                 && !u.left_by.contains(&me);
-            able.then_some((f, fc, s.reach))
+            able.then(|| Opportunist {
+                foe: f,
+                cell: fc,
+                reach: s.reach,
+                strike: strike(t, f, me),
+            })
         })
         .collect()
 }
 
-/// Expected STUN taken from the attacks of opportunity a walk gives.
-fn walk_risk(world: &World, me: Entity, path: &[Cell], spare_first: bool, foes: &[Entity]) -> f32 {
-    let Some(&here) = world.get::<Cell>(me) else {
-        return 0.0;
-    };
-    let grid = world.resource::<Grid>();
-    let threats = opportunists(world, me, foes);
+/// Expected STUN taken from the attacks of opportunity a walk from where
+/// `me` stands along `path` gives.
+fn walk_risk(t: &Turn, path: &[Cell]) -> f32 {
+    let threats = t.opportunists.get_or_init(|| opportunists(t));
     let mut seen: Vec<Entity> = Vec::new();
     let mut risk = 0.0;
-    let left = std::iter::once(here).chain(path.iter().copied().take(path.len().saturating_sub(1)));
-    for (i, cell) in left.enumerate() {
-        if i == 0 && spare_first {
-            continue;
-        }
-        for &(f, fc, reach) in &threats {
-            if fc != cell && grid.distance(fc, cell) <= reach && !seen.contains(&f) {
-                seen.push(f);
-                risk += strike_value(world, f, me, "strike");
+    let left =
+        std::iter::once(t.here).chain(path.iter().copied().take(path.len().saturating_sub(1)));
+    for cell in left {
+        for o in threats {
+            if o.cell != cell && t.grid.distance(o.cell, cell) <= o.reach && !seen.contains(&o.foe)
+            {
+                seen.push(o.foe);
+                risk += o.strike;
             }
         }
     }
-    let acrobatics = world
-        .get::<Stats>(me)
-        .and_then(|s| s.skills.get("acrobatics").copied());
-    match acrobatics {
+    match t.stats.skills.get("acrobatics").copied() {
         // The roll (3d6 at or under the skill) negates the whole move's opportunities.
         Some(skill) => risk * chance_3d6_at_least(skill + 1),
         None => risk,
     }
 }
 
-/// 002 §Ready Conditions · ruling `ready_trigger`: expected STUN from the
-/// readied strikes a walk along `path` sets off, of each foe readied for
-/// whoever comes within its reach whose reach the walk enters.
-fn readied_risk(world: &World, me: Entity, path: &[Cell], foes: &[Entity]) -> f32 {
-    let Some(&here) = world.get::<Cell>(me) else {
-        return 0.0;
-    };
-    let grid = world.resource::<Grid>();
-    let enters = |fc: Cell, reach: u32| {
-        std::iter::once(here)
-            .chain(path.iter().copied())
-            .zip(path.iter().copied())
-            .any(|(from, to)| grid.distance(fc, to) <= reach && grid.distance(fc, from) > reach)
-    };
-    foes.iter()
+/// The foes readied for whoever comes within their reach, not Stunned:
+/// each one's cell, reach and strike on `me`, in `foes`' order.
+fn readied_foes(t: &Turn) -> Vec<(Cell, u32, f32)> {
+    let (world, me) = (t.world, t.me);
+    t.foes
+        .iter()
         .filter(|&&f| {
             matches!(
                 world.get::<Hold>(f),
@@ -155,19 +156,38 @@ fn readied_risk(world: &World, me: Entity, path: &[Cell], foes: &[Entity]) -> f3
                     ..
                 })
             ) && world.get::<Stunned>(f).is_none()
-                && world
-                    .get::<Stats>(f)
-                    .zip(world.get::<Cell>(f))
-                    .is_some_and(|(s, &fc)| enters(fc, s.reach))
         })
-        .map(|&f| strike_value(world, f, me, "strike"))
+        .filter_map(|&f| {
+            let (s, &fc) = world.get::<Stats>(f).zip(world.get::<Cell>(f))?;
+            Some((fc, s.reach, strike(t, f, me)))
+        })
+        .collect()
+}
+
+/// 002 §Ready Conditions · ruling `ready_trigger`: expected STUN from the
+/// readied strikes a walk along `path` sets off, of each foe readied for
+/// whoever comes within its reach whose reach the walk enters.
+fn readied_risk(t: &Turn, path: &[Cell]) -> f32 {
+    let grid = t.grid;
+    let enters = |fc: Cell, reach: u32| {
+        std::iter::once(t.here)
+            .chain(path.iter().copied())
+            .zip(path.iter().copied())
+            .any(|(from, to)| grid.distance(fc, to) <= reach && grid.distance(fc, from) > reach)
+    };
+    t.readied
+        .get_or_init(|| readied_foes(t))
+        .iter()
+        .filter(|&&(fc, reach, _)| enters(fc, reach))
+        .map(|&(_, _, strike)| strike)
         .sum()
 }
 
 /// Expected STUN `me` would take standing in `cell` from foes who reach it.
-fn exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
-    let grid = world.resource::<Grid>();
-    foes.iter()
+fn exposure(t: &Turn, cell: Cell) -> f32 {
+    let (world, me, grid) = (t.world, t.me, t.grid);
+    t.foes
+        .iter()
         .filter(|&&f| {
             world.get::<Stunned>(f).is_none()
                 && world
@@ -175,7 +195,7 @@ fn exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
                     .zip(world.get::<Cell>(f))
                     .is_some_and(|(s, &fc)| fc != cell && grid.distance(fc, cell) <= s.reach)
         })
-        .map(|&f| strike_value(world, f, me, "strike"))
+        .map(|&f| strike(t, f, me))
         .sum()
 }
 
@@ -341,11 +361,75 @@ struct Turn<'a> {
     flow: &'a Flow,
     /// In initiative order.
     foes: Vec<Entity>,
+    /// Where each foe stands.
+    cells: Vec<Option<Cell>>,
+    /// Those on their feet who are not `me`'s foes, `me` too.
+    allies_up: usize,
+    /// [`opportunists`], once asked: one list for every walk weighed.
+    opportunists: OnceCell<Vec<Opportunist>>,
+    /// [`readied_foes`], once asked.
+    readied: OnceCell<Vec<(Cell, u32, f32)>>,
+    /// [`acts_first`] of each foe, once asked.
+    first: OnceCell<Vec<Option<bool>>>,
+    /// The combatants' sheets read so far: [`sheet`].
+    sheets: RefCell<Vec<(Entity, Sheet)>>,
+}
+
+/// What a combatant brings to a strike, given or taken (002 §Attack Roll).
+#[derive(Clone, Copy)]
+struct Sheet {
+    /// OCV of a strike.
+    ocv: i32,
+    dcv: i32,
+    pd: f32,
+    /// Whether it has a melee weapon, and that weapon's mean damage if the
+    /// ruleset lists it.
+    blow: Option<Option<f32>>,
+}
+
+/// `e`'s [`Sheet`], read once a decision.
+fn sheet(t: &Turn, e: Entity) -> Sheet {
+    let known = t.sheets.borrow().iter().find(|k| k.0 == e).map(|k| k.1);
+    known.unwrap_or_else(|| {
+        let world = t.world;
+        let sheet = Sheet {
+            ocv: ocv(world, e, "strike"),
+            dcv: dcv(world, e),
+            pd: world.get::<Stats>(e).map_or(0, |s| s.pd) as f32,
+            blow: melee_weapon(world, e)
+                .map(|(_, w)| t.data.weapons.get(w).map(|d| d.damage.mean())),
+        };
+        t.sheets.borrow_mut().push((e, sheet));
+        sheet
+    })
+}
+
+/// [`strike_value`] of `a`'s strike on `target`, from their sheets.
+fn strike(t: &Turn, a: Entity, target: Entity) -> f32 {
+    let (sa, st) = (sheet(t, a), sheet(t, target));
+    let v = sa.blow.map_or(0.0, |mean| {
+        let p = chance_3d6_at_least(t.data.numbers.attack_base + st.dcv - sa.ocv);
+        let m = mean.map_or(0.0, |mean| (mean - st.pd).max(0.0));
+        p * m
+    });
+    debug_assert_eq!(
+        v.to_bits(),
+        strike_value(t.world, a, target, "strike").to_bits()
+    );
+    v
 }
 
 /// The rules' plan for `order` if they would take it now.
 fn can(t: &Turn, order: &Order) -> Option<Plan> {
     validate(t.world, t.me, order).ok()
+}
+
+/// Whether foe `i` of `t.foes` is within `me`'s melee reach ([`in_reach`]).
+fn reaches(t: &Turn, i: usize) -> bool {
+    let within =
+        t.cells[i].is_some_and(|fc| fc != t.here && t.grid.distance(t.here, fc) <= t.stats.reach);
+    debug_assert_eq!(within, in_reach(t.world, t.me, t.foes[i]));
+    within
 }
 
 /// Hexes from `c` to the nearest of the foes at `foe_cells` (0 with none
@@ -368,12 +452,18 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
     let data = &world.resource::<Data>().0;
     let grid = world.resource::<Grid>();
     let flow = world.resource::<Flow>();
-    let foes: Vec<Entity> = flow
-        .order
-        .iter()
-        .copied()
-        .filter(|&e| enemies(world, me, e) && up(world, e))
-        .collect();
+    let side = world.get::<Side>(me);
+    let (mut foes, mut allies_up) = (Vec::new(), 0);
+    for &e in &flow.order {
+        if !up(world, e) {
+            continue;
+        }
+        // As `enemies` has it: on two sides.
+        match (side, world.get::<Side>(e)) {
+            (Some(a), Some(b)) if a != b => foes.push(e),
+            _ => allies_up += 1,
+        }
+    }
     if foes.is_empty() {
         return out;
     }
@@ -386,14 +476,23 @@ fn turn_options(world: &World, me: Entity, name: &str) -> Vec<Appraisal> {
         data,
         grid,
         flow,
+        cells: foes
+            .iter()
+            .map(|&f| world.get::<Cell>(f).copied())
+            .collect(),
         foes,
+        allies_up,
+        opportunists: OnceCell::new(),
+        readied: OnceCell::new(),
+        first: OnceCell::new(),
+        sheets: RefCell::new(Vec::new()),
     };
-    let here_exposure = exposure(world, me, here, &t.foes);
+    let here_exposure = exposure(&t, here);
     attacks(&t, &mut out);
     reload(&t, &mut out);
     let ranged = shooter(world, data, me);
     moves(&t, here_exposure, ranged, &mut out);
-    let in_reach_now = t.foes.iter().any(|&f| in_reach(world, me, f));
+    let in_reach_now = (0..t.foes.len()).any(|i| reaches(&t, i));
     ready(&t, in_reach_now, &mut out);
     recover(&t, &mut out);
     let danger = (here_exposure / stun_left(world, me).max(1.0)).min(1.0);
@@ -431,11 +530,11 @@ fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
             .iter()
             .any(|w| t.data.weapons.get(w).is_some_and(|d| !d.melee()))
     });
-    for &f in &t.foes {
-        let n = t.flow.name(f).to_string();
-        if in_reach(world, me, f) {
+    for (i, &f) in t.foes.iter().enumerate() {
+        let n = t.flow.name(f);
+        if reaches(t, i) {
             for m in ["strike", "haymaker"] {
-                let order = Order::new(name, m).target(&n);
+                let order = Order::new(name, m).target(n);
                 if can(t, &order).is_none() {
                     continue;
                 }
@@ -445,7 +544,11 @@ fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
                     0.0
                 };
                 out.push(Appraisal {
-                    damage: strike_value(world, me, f, m),
+                    damage: if m == "strike" {
+                        strike(t, me, f)
+                    } else {
+                        strike_value(world, me, f, m)
+                    },
                     target_left: stun_left(world, f),
                     risk,
                     ..Appraisal::plain(order)
@@ -456,7 +559,7 @@ fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
         if !armed {
             continue;
         }
-        let order = Order::new(name, "shoot").target(&n);
+        let order = Order::new(name, "shoot").target(n);
         if let Some(Plan::Attack { weapon, .. }) = can(t, &order) {
             let (p, mean) = expected(world, me, f, "shoot", &weapon);
             out.push(Appraisal {
@@ -472,15 +575,15 @@ fn attacks(t: &Turn, out: &mut Vec<Appraisal>) {
 /// attacks of opportunity it gives (halved with Fast Draw).
 fn reload(t: &Turn, out: &mut Vec<Appraisal>) {
     let reload = Order::new(t.name, "reload");
-    if can(t, &reload).is_some()
-        && let Some(kit) = t.world.get::<Kit>(t.me)
+    if let Some(kit) = t.world.get::<Kit>(t.me)
         && kit
             .shots
             .iter()
             .zip(&kit.weapons)
             .any(|(s, w)| *s == 0 && t.data.weapons.get(w).is_some_and(|d| d.shots > 0))
+        && can(t, &reload).is_some()
     {
-        let risk = walk_risk(t.world, t.me, &[t.here], false, &t.foes)
+        let risk = walk_risk(t, &[t.here])
             * if t.stats.skills.contains_key("fast_draw") {
                 0.5
             } else {
@@ -524,12 +627,12 @@ fn foe_info(t: &Turn) -> Vec<FoeInfo> {
             Some(FoeInfo {
                 cell: *world.get::<Cell>(f)?,
                 reach: s.reach,
-                mine: strike_value(world, me, f, "strike"),
+                mine: strike(t, me, f),
                 left: stun_left(world, f),
                 theirs: if world.get::<Stunned>(f).is_some() {
                     0.0
                 } else {
-                    strike_value(world, f, me, "strike")
+                    strike(t, f, me)
                 },
                 lunge: s.reach + lunge,
             })
@@ -563,11 +666,25 @@ fn acts_first(world: &World, me: Entity, f: Entity) -> Option<bool> {
     kept.then_some(this_phase)
 }
 
+/// [`acts_first`] of foe `f`, reckoned once a decision for every foe.
+fn first(t: &Turn, f: Entity) -> Option<bool> {
+    let all = t.first.get_or_init(|| {
+        t.foes
+            .iter()
+            .map(|&f| acts_first(t.world, t.me, f))
+            .collect()
+    });
+    match t.foes.iter().position(|&x| x == f) {
+        Some(i) => all[i],
+        None => acts_first(t.world, t.me, f),
+    }
+}
+
 /// 002 §Normal Phase · §1-Hex Step: how much farther than its reach foe `f`
 /// can strike before `me` acts again: a half move and a strike, or in a
 /// restricted phase the 1-hex step and a strike (002 §Restricted Phase).
 fn lunge(t: &Turn, f: Entity, s: &Stats) -> u32 {
-    match acts_first(t.world, t.me, f) {
+    match first(t, f) {
         None => 0,
         Some(true) if t.flow.restricted => 1,
         Some(_) => orders::half_move(s),
@@ -595,95 +712,173 @@ fn first_blow_among(info: &[FoeInfo], grid: &Grid, cell: Cell) -> f32 {
 /// 002 §Moving Out · 002 §1-Hex Step: a move to a hex within reach of a foe
 /// (to strike after), else closer; the best of each kind.
 fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
-    let (world, me, name, here, stats, grid, flow) =
-        (t.world, t.me, t.name, t.here, t.stats, t.grid, t.flow);
-    let used = world.get::<Use>(me).cloned().unwrap_or_default();
-    let attack_left =
-        !used.attack && !used.full_phase && used.actions < if flow.restricted { 1 } else { 2 };
+    let (world, me, here, grid, flow) = (t.world, t.me, t.here, t.grid, t.flow);
+    let unused = Use::default();
+    let used = world.get::<Use>(me).unwrap_or(&unused);
     let budget = movement_left(world, me);
     let step_open = step_refusal(world, me).is_none();
     let taken = orders::occupied(world, me);
     // In the cells' order.
-    let mut cells = grid.reachable(here, budget.max(u32::from(step_open)), |c| {
+    let cells = grid.reachable(here, budget.max(u32::from(step_open)), |c| {
         taken.contains(&c)
     });
-    cells.retain(|(c, _)| *c != here);
-    let foe_cells: Vec<Cell> = t
-        .foes
-        .iter()
-        .filter_map(|&f| world.get::<Cell>(f).copied())
-        .collect();
-    let before = nearest(t, &foe_cells, here);
-    // A readied character waits for its foes rather than walk up to them.
-    let waiting = matches!(
-        world.get::<super::Hold>(me),
-        Some(super::Hold::Readied { .. })
-    );
-    let info = foe_info(t);
-    let half = orders::half_move(stats);
-    // Outnumbering the foes on their feet, it walks up all the same: the
-    // first blow is theirs, the next blows its side's. So it does in a
-    // standoff, which waiting longer would not break.
-    let allies_up = flow
-        .order
-        .iter()
-        .filter(|&&e| !enemies(world, me, e) && up(world, e))
-        .count();
-    let press = allies_up > t.foes.len() || impasse(t);
+    let foe_cells: Vec<Cell> = t.cells.iter().flatten().copied().collect();
+    let ground = Ground {
+        here_exposure,
+        ranged,
+        attack_left: !used.attack
+            && !used.full_phase
+            && used.actions < if flow.restricted { 1 } else { 2 },
+        actions: used.actions,
+        step_open,
+        half: orders::half_move(t.stats),
+        // A readied character waits for its foes rather than walk up to them.
+        waiting: matches!(world.get::<Hold>(me), Some(Hold::Readied { .. })),
+        // Outnumbering the foes on their feet, it walks up all the same: the
+        // first blow is theirs, the next blows its side's. So it does in a
+        // standoff, which waiting longer would not break.
+        press: t.allies_up > t.foes.len() || impasse(t),
+        before: nearest(t, &foe_cells, here),
+        info: foe_info(t),
+        foe_cells,
+    };
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of
     // the way there.
-    let mut strikes: Vec<(f32, Appraisal)> = Vec::new();
-    let mut closes: Vec<(f32, Appraisal)> = Vec::new();
+    let mut strikes: Vec<Hex> = Vec::new();
+    let mut closes: Vec<Hex> = Vec::new();
     for (cell, cost) in cells {
-        let step = step_open && cost == 1 && grid.distance(here, cell) == 1;
-        let attack_after =
-            attack_left && (step || (cost <= half && !flow.restricted && used.actions == 0));
-        let strike_there = info
-            .iter()
-            .filter(|f| grid.distance(cell, f.cell) <= stats.reach)
-            .map(|f| (f.mine, f.left))
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let exposure_there = exposure_among(&info, grid, cell);
-        let closing = before - nearest(t, &foe_cells, cell);
-        let mut a = Appraisal {
-            closing: if ranged { -closing } else { closing },
-            ..Appraisal::plain(Order::new(name, if step { "step" } else { "move" }).cell(cell))
-        };
-        match strike_there {
-            Some((value, left)) if attack_after && !ranged => {
-                a.damage = value * 0.9;
-                a.target_left = left;
-                // Where fewer foes reach back is better.
-                a.other = -(exposure_there - here_exposure).max(0.0) * 0.2;
-                strikes.push((a.score(), a));
-            }
-            _ => {
-                // Stopping where a foe who acts before my next action can step or
-                // walk up and strike invites the first blow: better to wait
-                // beyond and strike first when it comes.
-                let first_blow = if press {
-                    0.0
-                } else {
-                    first_blow_among(&info, grid, cell)
-                };
-                if step && here_exposure > 0.0 {
-                    // Stepping out of reach is worth what it spares.
-                    a.other = (here_exposure - first_blow) * 0.5;
-                } else {
-                    a.other = -first_blow * 0.5;
-                }
-                if waiting {
-                    a.closing = 0.0;
-                }
-                closes.push((a.score(), a));
-            }
+        if cell == here {
+            continue;
+        }
+        match weigh(t, &ground, cell, cost) {
+            (hex, true) => strikes.push(hex),
+            (hex, false) => closes.push(hex),
         }
     }
-    let best_strike = best(t, strikes);
-    let best_close = best(t, closes);
-    out.extend(best_strike);
-    out.extend(best_close);
+    out.extend(best(t, &taken, &strikes));
+    out.extend(best(t, &taken, &closes));
+}
+
+/// What [`moves`] reckons once for every hex.
+struct Ground {
+    /// Expected STUN from the foes who reach `me` where it stands.
+    here_exposure: f32,
+    /// `me` would rather shoot than strike.
+    ranged: bool,
+    /// An attack action is left this phase.
+    attack_left: bool,
+    /// Actions taken this phase.
+    actions: u8,
+    /// The 1-hex step is open.
+    step_open: bool,
+    /// Half of `me`'s movement.
+    half: u32,
+    /// `me` holds a readied action.
+    waiting: bool,
+    /// `me` walks up all the same: its side outnumbers the foes, or the
+    /// fight stands off.
+    press: bool,
+    /// Hexes from where `me` stands to the nearest foe.
+    before: f32,
+    info: Vec<FoeInfo>,
+    foe_cells: Vec<Cell>,
+}
+
+/// A hex [`moves`] weighs, appraised cheaply (no path, no risk): the order
+/// to go there is made only for the few best.
+#[derive(Clone, Copy)]
+struct Hex {
+    cell: Cell,
+    /// The movement it costs to get there.
+    cost: u32,
+    /// Reached by the 1-hex step, else by a move.
+    step: bool,
+    damage: f32,
+    target_left: f32,
+    other: f32,
+    closing: f32,
+}
+
+impl Hex {
+    /// The order to go there for `name`, appraised as the hex is.
+    fn appraisal(&self, name: &str) -> Appraisal {
+        let action = if self.step { "step" } else { "move" };
+        Appraisal {
+            damage: self.damage,
+            target_left: self.target_left,
+            other: self.other,
+            closing: self.closing,
+            ..Appraisal::plain(Order::new(name, action).cell(self.cell))
+        }
+    }
+
+    /// How the basic AI ranks its cheap appraisal ([`Appraisal::score`]).
+    fn score(&self) -> f32 {
+        Appraisal {
+            damage: self.damage,
+            target_left: self.target_left,
+            other: self.other,
+            closing: self.closing,
+            ..Appraisal::plain(Order::default())
+        }
+        .score()
+    }
+}
+
+/// 002 §Moving Out · 002 §1-Hex Step: the cheap appraisal of going to
+/// `cell` at `cost`, and whether it is to strike from there (else to close).
+fn weigh(t: &Turn, g: &Ground, cell: Cell, cost: u32) -> (Hex, bool) {
+    let (grid, stats, flow) = (t.grid, t.stats, t.flow);
+    let step = g.step_open && cost == 1 && grid.distance(t.here, cell) == 1;
+    let attack_after =
+        g.attack_left && (step || (cost <= g.half && !flow.restricted && g.actions == 0));
+    let strike_there = g
+        .info
+        .iter()
+        .filter(|f| grid.distance(cell, f.cell) <= stats.reach)
+        .map(|f| (f.mine, f.left))
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let closing = g.before - nearest(t, &g.foe_cells, cell);
+    let mut hex = Hex {
+        cell,
+        cost,
+        step,
+        damage: 0.0,
+        target_left: 0.0,
+        other: 0.0,
+        closing: if g.ranged { -closing } else { closing },
+    };
+    match strike_there {
+        Some((value, left)) if attack_after && !g.ranged => {
+            let exposure_there = exposure_among(&g.info, grid, cell);
+            hex.damage = value * 0.9;
+            hex.target_left = left;
+            // Where fewer foes reach back is better.
+            hex.other = -(exposure_there - g.here_exposure).max(0.0) * 0.2;
+            (hex, true)
+        }
+        _ => {
+            // Stopping where a foe who acts before my next action can step or
+            // walk up and strike invites the first blow: better to wait
+            // beyond and strike first when it comes.
+            let first_blow = if g.press {
+                0.0
+            } else {
+                first_blow_among(&g.info, grid, cell)
+            };
+            if step && g.here_exposure > 0.0 {
+                // Stepping out of reach is worth what it spares.
+                hex.other = (g.here_exposure - first_blow) * 0.5;
+            } else {
+                hex.other = -first_blow * 0.5;
+            }
+            if g.waiting {
+                hex.closing = 0.0;
+            }
+            (hex, false)
+        }
+    }
 }
 
 /// Phases in a row without an attack after which holding back is a
@@ -697,29 +892,34 @@ fn impasse(t: &Turn) -> bool {
 }
 
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
-/// best the rules take, priced for the attacks of opportunity on the way.
-fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
+/// best priced for the attacks of opportunity on the way.
+fn best(t: &Turn, taken: &CellSet, list: &[Hex]) -> Option<Appraisal> {
     let mut chosen: Option<Appraisal> = None;
-    for i in best_first(list.iter().map(|(cheap, _)| *cheap))
-        .into_iter()
-        .take(4)
-    {
-        let (cheap, mut a) = list[i].clone();
+    for i in first_best::<4>(list.iter().map(Hex::score)) {
+        let hex = list[i];
         // The risk of the way only lowers a score, and the rest score no
         // more than this one cheaply: none of them can beat the best now.
         if chosen
             .as_ref()
-            .is_some_and(|c| c.score().total_cmp(&cheap).is_gt())
+            .is_some_and(|c| c.score().total_cmp(&hex.score()).is_gt())
         {
             break;
         }
-        let Some(Plan::Move { path, how, .. }) = can(t, &a.order) else {
-            continue;
-        };
-        if how != super::MoveHow::Step {
-            a.risk = walk_risk(t.world, t.me, &path, false, &t.foes);
+        let mut a = hex.appraisal(t.name);
+        if out_of_harm(t, hex.cost) {
+            // No strike can fall on the way, whichever way it is: none is
+            // looked for.
+            debug_assert!(way(t, taken, &hex, &a.order).is_some());
+            a.risk += readied_risk(t, &[]);
+        } else {
+            let Some(path) = way(t, taken, &hex, &a.order) else {
+                continue;
+            };
+            if !hex.step {
+                a.risk = walk_risk(t, &path);
+            }
+            a.risk += readied_risk(t, &path);
         }
-        a.risk += readied_risk(t.world, t.me, &path, &t.foes);
         // Of equal scores, the later is kept.
         if chosen
             .as_ref()
@@ -729,6 +929,61 @@ fn best(t: &Turn, list: Vec<(f32, Appraisal)>) -> Option<Appraisal> {
         }
     }
     chosen
+}
+
+/// 002 §Moving Out · §Ready Conditions: whether every foe who could take an
+/// attack of opportunity on `me`, or has a strike readied for whoever comes
+/// within its reach, stands farther from `me` than its reach and `cost`:
+/// then no walk of that cost comes within its reach.
+fn out_of_harm(t: &Turn, cost: u32) -> bool {
+    let far = |c: Cell, reach: u32| t.grid.distance(c, t.here) > reach.saturating_add(cost);
+    t.opportunists
+        .get_or_init(|| opportunists(t))
+        .iter()
+        .all(|o| far(o.cell, o.reach))
+        && t.readied
+            .get_or_init(|| readied_foes(t))
+            .iter()
+            .all(|&(c, reach, _)| far(c, reach))
+}
+
+/// The places of the `N` best of `scores`, best first; of equal scores,
+/// the earlier first: the first `N` of [`fray_core::ai::best_first`], the rest unsorted.
+fn first_best<const N: usize>(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
+    let mut top: Vec<(f32, usize)> = Vec::with_capacity(N + 1);
+    for (i, s) in scores.into_iter().enumerate() {
+        let at = top.partition_point(|(x, _)| x.total_cmp(&s).is_ge());
+        if at < N {
+            top.insert(at, (s, i));
+            top.truncate(N);
+        }
+    }
+    top.into_iter().map(|(_, i)| i).collect()
+}
+
+/// 002 §1-Hex Step · §Normal Phase: the way the rules take to `hex` for
+/// `order` ([`validate`]): the step itself, or the shortest path around
+/// the characters in `taken`. Every hex [`moves`] reaches within the
+/// movement left is one the rules take `me` to.
+fn way(t: &Turn, taken: &CellSet, hex: &Hex, order: &Order) -> Option<Vec<Cell>> {
+    let path = if hex.step {
+        Some(vec![hex.cell])
+    } else {
+        t.grid
+            .path_toward(t.here, hex.cell, 0, |c| taken.contains(&c))
+            .map(|(path, _)| path)
+    };
+    debug_assert_eq!(
+        path.as_ref(),
+        match &can(t, order) {
+            Some(Plan::Move { path, how, .. }) if (*how == super::MoveHow::Step) == hex.step =>
+                Some(path),
+            _ => None,
+        },
+        "the way to {} is the rules' own",
+        hex.cell
+    );
+    path
 }
 
 /// 002 §Ready · §Ready Conditions: a strike readied for whoever comes
@@ -749,7 +1004,7 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     // and of reach no longer than its own.
     let lunging = |longer: bool| {
         t.foes.iter().copied().filter(move |&f| {
-            acts_first(world, me, f).is_some()
+            first(t, f).is_some()
                 && world
                     .get::<Stats>(f)
                     .zip(world.get::<Cell>(f))
@@ -766,7 +1021,7 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     let place = |e: Entity| t.flow.order.iter().position(|&x| x == e);
     let coming = lunging(false)
         .map(|f| {
-            let v = strike_value(world, me, f, "strike");
+            let v = strike(t, me, f);
             let ahead = place(f) < place(me);
             v * (READIED_SHARE + if ahead { INITIATIVE_WORTH } else { 0.0 })
         })
@@ -808,7 +1063,7 @@ fn block(t: &Turn, danger: f32, out: &mut Vec<Appraisal>) {
         .filter(|&&f| in_reach(world, f, me) && world.get::<Stunned>(f).is_none())
         .map(|&f| {
             let o = ocv(world, f, "strike");
-            block_chance(world, me, o) * strike_value(world, f, me, "strike")
+            block_chance(world, me, o) * strike(t, f, me)
         })
         .fold(0.0, f32::max);
     out.push(Appraisal {
@@ -836,9 +1091,17 @@ fn recover(t: &Turn, out: &mut Vec<Appraisal>) {
     });
     if let Some(stun) = world.get::<Stun>(t.me) {
         let missing = (stun.max - stun.current).min(stats.rec) as f32;
-        for action in ["recover", "start_recovery", "complete_recovery"] {
+        // 002 §Restricted Phase · ruling `split_full_phase`: the rules take
+        // a whole Recovery only in a normal phase, its start only in a
+        // restricted one, and its completion only once started.
+        let started = world.get::<RecoveryStarted>(t.me).is_some();
+        let open = [!t.flow.restricted, t.flow.restricted, started];
+        for (action, open) in ["recover", "start_recovery", "complete_recovery"]
+            .into_iter()
+            .zip(open)
+        {
             let order = Order::new(t.name, action);
-            if can(t, &order).is_some() {
+            if open && can(t, &order).is_some() {
                 let worth = if action == "complete_recovery" {
                     missing
                 } else if safe {
@@ -851,6 +1114,45 @@ fn recover(t: &Turn, out: &mut Vec<Appraisal>) {
                     ..Appraisal::plain(order)
                 });
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use fray_core::ai::best_first;
+
+    use super::first_best;
+
+    /// The four best places are those the full ranking puts first, ties
+    /// and all, on many lists with many equal scores.
+    #[test]
+    fn the_four_best_are_the_first_four_of_the_ranking() {
+        let mut seed = 0x2545_f491_u32;
+        let mut draw = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for n in 0..3000 {
+            let len = draw(40) as usize;
+            let scores: Vec<f32> = (0..len)
+                .map(|_| match draw(5) {
+                    0 => -0.0,
+                    1 => 0.0,
+                    _ => draw(9) as f32 * 0.5 - 2.0,
+                })
+                .collect();
+            let ranked: Vec<usize> = best_first(scores.iter().copied())
+                .into_iter()
+                .take(4)
+                .collect();
+            assert_eq!(
+                first_best::<4>(scores.iter().copied()),
+                ranked,
+                "list {n}: {scores:?}"
+            );
         }
     }
 }

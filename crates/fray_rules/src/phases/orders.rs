@@ -90,19 +90,19 @@ pub fn movement_left(world: &World, me: Entity) -> u32 {
 }
 
 /// Whether a move action fits what is left of the phase.
-fn move_action_left(world: &World, used: &Use) -> bool {
-    let restricted = world.resource::<Flow>().restricted;
+fn move_action_left(flow: &Flow, used: &Use) -> bool {
+    let restricted = flow.restricted;
     !used.full_phase && used.actions < if restricted { 1 } else { 2 }
 }
 
 /// Whether an attack action fits: a normal phase allows one, with a move.
-fn attack_action_left(world: &World, used: &Use) -> bool {
-    move_action_left(world, used) && !used.attack
+fn attack_action_left(flow: &Flow, used: &Use) -> bool {
+    move_action_left(flow, used) && !used.attack
 }
 
 /// Whether a full-phase action fits: nothing else done, not restricted.
-fn full_phase_left(world: &World, used: &Use) -> bool {
-    !world.resource::<Flow>().restricted && used.actions == 0 && !used.full_phase
+fn full_phase_left(flow: &Flow, used: &Use) -> bool {
+    !flow.restricted && used.actions == 0 && !used.full_phase
 }
 
 /// Why `me` cannot take a 1-hex step now, if it cannot (002 §1-Hex Step,
@@ -255,7 +255,8 @@ struct TurnOrder<'w> {
     world: &'w World,
     me: Entity,
     order: &'w Order,
-    used: Use,
+    flow: &'w Flow,
+    used: &'w Use,
     here: Cell,
     stats: &'w Stats,
 }
@@ -263,12 +264,12 @@ struct TurnOrder<'w> {
 impl TurnOrder<'_> {
     /// 002 §Normal Phase and §Restricted Phase: an attack action fits.
     fn need_attack(&self) -> Result<(), String> {
-        let (used, flow) = (&self.used, self.world.resource::<Flow>());
+        let (used, flow) = (self.used, self.flow);
         if used.full_phase {
             Err("a full-phase action took this phase".into())
         } else if used.attack {
             Err("one attack action a phase (002 §Normal Phase)".into())
-        } else if !attack_action_left(self.world, used) {
+        } else if !attack_action_left(flow, used) {
             Err(if flow.restricted {
                 "only one attack or move action in this phase (002 §Restricted Phase)".into()
             } else {
@@ -281,10 +282,10 @@ impl TurnOrder<'_> {
 
     /// 002 §Normal Phase and §Restricted Phase: a move action fits.
     fn need_move(&self) -> Result<(), String> {
-        let (used, flow) = (&self.used, self.world.resource::<Flow>());
+        let (used, flow) = (self.used, self.flow);
         if used.full_phase {
             Err("a full-phase action took this phase".into())
-        } else if !move_action_left(self.world, used) {
+        } else if !move_action_left(flow, used) {
             Err(if flow.restricted {
                 "only one attack or move action in this phase (002 §Restricted Phase)".into()
             } else {
@@ -297,9 +298,9 @@ impl TurnOrder<'_> {
 
     /// 002 §Full-Phase Actions: a full-phase action fits.
     fn need_full(&self) -> Result<(), String> {
-        if self.world.resource::<Flow>().restricted {
+        if self.flow.restricted {
             Err("no full-phase action in a restricted phase (002 §Restricted Phase)".into())
-        } else if !full_phase_left(self.world, &self.used) {
+        } else if !full_phase_left(self.flow, self.used) {
             Err("a full-phase action needs the whole phase (002 §Full-Phase Actions)".into())
         } else {
             Ok(())
@@ -310,7 +311,8 @@ impl TurnOrder<'_> {
 /// 002 §Normal Phase and §Restricted Phase: check an order given on the
 /// character's own turn, action by action.
 fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
-    let used = world.get::<Use>(me).cloned().unwrap_or_default();
+    let unused = Use::default();
+    let used = world.get::<Use>(me).unwrap_or(&unused);
     let flow = world.resource::<Flow>();
     let (&here, stats) = fray_core::model::components::<(&Cell, &Stats)>(world, me)
         .ok_or("not on the battlefield")?;
@@ -318,6 +320,7 @@ fn validate_turn(world: &World, me: Entity, order: &Order) -> Result<Plan, Strin
         world,
         me,
         order,
+        flow,
         used,
         here,
         stats,
