@@ -44,6 +44,7 @@ use std::fmt;
 use hexx::{Hex, HexOrientation, OffsetHexMode};
 use pathfinding::prelude::{astar, dijkstra_reach};
 
+mod range;
 mod search;
 
 /// A cell on the battlefield: column `x`, row `y`.
@@ -764,6 +765,9 @@ impl Grid {
         budget: u32,
         blocked: impl Fn(Cell) -> bool,
     ) -> Vec<(Cell, u32)> {
+        if let Some(cells) = range::reach_in_box(self, from, budget, &blocked) {
+            return cells;
+        }
         let mut cells: Vec<(Cell, u32)> = if self.keeps_slots(from) {
             let board = search::Board {
                 slots: self.width as usize * self.height as usize,
