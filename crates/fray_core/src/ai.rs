@@ -61,6 +61,21 @@ pub fn best_first(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
     places
 }
 
+/// The places of the `N` best of `scores`, best first; of equal scores,
+/// the earlier first: the first `N` of [`best_first`],
+/// found without sorting the rest.
+pub fn first_best<const N: usize>(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
+    let mut top: Vec<(f32, usize)> = Vec::with_capacity(N + 1);
+    for (i, s) in scores.into_iter().enumerate() {
+        let at = top.partition_point(|(x, _)| x.total_cmp(&s).is_ge());
+        if at < N {
+            top.insert(at, (s, i));
+            top.truncate(N);
+        }
+    }
+    top.into_iter().map(|(_, i)| i).collect()
+}
+
 /// The ruleset's appraisal of the orders worth considering for a combatant,
 /// and the rules' own check of an order (the AI gives the best legal one).
 #[derive(Resource, Clone, Copy)]
@@ -100,5 +115,37 @@ mod tests {
             ..hit(4.0, 16.0)
         };
         assert_eq!(risky.score(), 2.0);
+    }
+
+    /// The four best places are those the full ranking puts first, ties
+    /// and all, on many lists with many equal scores.
+    #[test]
+    fn the_four_best_are_the_first_four_of_the_ranking() {
+        let mut seed = 0x2545_f491_u32;
+        let mut draw = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % n
+        };
+        for n in 0..3000 {
+            let len = draw(40) as usize;
+            let scores: Vec<f32> = (0..len)
+                .map(|_| match draw(5) {
+                    0 => -0.0,
+                    1 => 0.0,
+                    _ => draw(9) as f32 * 0.5 - 2.0,
+                })
+                .collect();
+            let ranked: Vec<usize> = best_first(scores.iter().copied())
+                .into_iter()
+                .take(4)
+                .collect();
+            assert_eq!(
+                first_best::<4>(scores.iter().copied()),
+                ranked,
+                "list {n}: {scores:?}"
+            );
+        }
     }
 }

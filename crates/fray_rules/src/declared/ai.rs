@@ -219,7 +219,7 @@ fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
     // be nearer than me to a foe whose weapon reaches me (none reaches
     // farther than the longest reach of any weapon).
     let mut ours = Vec::new();
-    let longest = m.data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
+    let longest = m.data.longest_reach();
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
     let tending = m.stats.speed + 1;

@@ -293,4 +293,9 @@ impl DeclaredData {
     pub fn ruling(&self, id: &str) -> String {
         format!("ruling {id}")
     }
+
+    /// The longest reach of any melee weapon: no threat range is longer.
+    pub fn longest_reach(&self) -> u32 {
+        self.weapons.values().map(|w| w.reach).max().unwrap_or(0)
+    }
 }

@@ -963,7 +963,7 @@ fn count_move(world: &mut World, e: Entity, cost: u32) {
 fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Threatener> {
     let side = world.get::<Side>(e).copied();
     let data = &world.resource::<Data>().0;
-    let longest = data.weapons.values().map(|w| w.reach).max().unwrap_or(0);
+    let longest = data.longest_reach();
     let grid = world.resource::<Grid>();
     // Those near enough, in listing order.
     let within = budget.saturating_add(longest);

@@ -25,7 +25,7 @@
 use std::cell::{OnceCell, RefCell};
 
 use bevy_ecs::prelude::*;
-use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::ai::{AiHooks, Appraisal, first_best};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, CellSet, Grid, GridGeometry};
 use fray_core::model::{Rostered, Side};
@@ -947,20 +947,6 @@ fn out_of_harm(t: &Turn, cost: u32) -> bool {
             .all(|&(c, reach, _)| far(c, reach))
 }
 
-/// The places of the `N` best of `scores`, best first; of equal scores,
-/// the earlier first: the first `N` of [`fray_core::ai::best_first`], the rest unsorted.
-fn first_best<const N: usize>(scores: impl IntoIterator<Item = f32>) -> Vec<usize> {
-    let mut top: Vec<(f32, usize)> = Vec::with_capacity(N + 1);
-    for (i, s) in scores.into_iter().enumerate() {
-        let at = top.partition_point(|(x, _)| x.total_cmp(&s).is_ge());
-        if at < N {
-            top.insert(at, (s, i));
-            top.truncate(N);
-        }
-    }
-    top.into_iter().map(|(_, i)| i).collect()
-}
-
 /// 002 §1-Hex Step · §Normal Phase: the way the rules take to `hex` for
 /// `order` ([`validate`]): the step itself, or the shortest path around
 /// the characters in `taken`. Every hex [`moves`] reaches within the
@@ -1114,45 +1100,6 @@ fn recover(t: &Turn, out: &mut Vec<Appraisal>) {
                     ..Appraisal::plain(order)
                 });
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use fray_core::ai::best_first;
-
-    use super::first_best;
-
-    /// The four best places are those the full ranking puts first, ties
-    /// and all, on many lists with many equal scores.
-    #[test]
-    fn the_four_best_are_the_first_four_of_the_ranking() {
-        let mut seed = 0x2545_f491_u32;
-        let mut draw = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed % n
-        };
-        for n in 0..3000 {
-            let len = draw(40) as usize;
-            let scores: Vec<f32> = (0..len)
-                .map(|_| match draw(5) {
-                    0 => -0.0,
-                    1 => 0.0,
-                    _ => draw(9) as f32 * 0.5 - 2.0,
-                })
-                .collect();
-            let ranked: Vec<usize> = best_first(scores.iter().copied())
-                .into_iter()
-                .take(4)
-                .collect();
-            assert_eq!(
-                first_best::<4>(scores.iter().copied()),
-                ranked,
-                "list {n}: {scores:?}"
-            );
         }
     }
 }
