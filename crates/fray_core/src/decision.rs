@@ -116,7 +116,8 @@ pub struct Decision {
     /// The combatant the decision is for.
     pub actor: Entity,
     pub actor_name: String,
-    /// What is asked, in words ("Brienne: declare an action for round 3").
+    /// What is asked, in words ("Brienne: declare an action for round 3"):
+    /// empty where nobody reads it ([`in_words`], built with [`prompt`]).
     pub prompt: String,
     /// The paragraph that asks for it.
     pub rule: String,
@@ -351,7 +352,8 @@ impl Decisions {
 /// What a ruleset asks of a combatant's side, to be published as a [`Decision`].
 pub struct Question {
     pub actor: Entity,
-    /// What is asked, in words ("Brienne: declare an action for round 3").
+    /// What is asked, in words ("Brienne: declare an action for round 3"):
+    /// empty where nobody reads it ([`in_words`], built with [`prompt`]).
     pub prompt: String,
     /// The paragraph that asks for it.
     pub rule: String,
@@ -365,18 +367,47 @@ pub struct Question {
     pub choices: fn(&World, Entity) -> Vec<Choice>,
 }
 
-/// Publish `ask` for the controller of the actor's side; returns the
-/// decision's id.
-pub fn ask(world: &mut World, ask: Question) -> u64 {
-    let side = world
-        .get::<crate::model::Side>(ask.actor)
-        .map_or(0, |s| s.0);
-    let human = world
+/// The side `actor` fights for (the first, for a stranger).
+fn side_of(world: &World, actor: Entity) -> usize {
+    world.get::<crate::model::Side>(actor).map_or(0, |s| s.0)
+}
+
+/// Whether a person answers for `side`.
+fn seated_human(world: &World, side: usize) -> bool {
+    world
         .resource::<crate::model::Sides>()
         .0
         .get(side)
-        .is_some_and(|s| s.seat == crate::model::Seat::Human);
-    let choices = if human {
+        .is_some_and(|s| s.seat == crate::model::Seat::Human)
+}
+
+/// Whether a question to `actor` is put in words ([`Question::prompt`]): a
+/// person answers for its side, or the log keeps what happens (a battle
+/// played, watched or replayed). In a batch of battles between AIs, and in
+/// every future a search plays out, nobody reads the words: the question
+/// is asked without them (an empty prompt).
+pub fn in_words(world: &World, actor: Entity) -> bool {
+    world
+        .get_resource::<crate::log::BattleLog>()
+        .is_none_or(crate::log::BattleLog::keeps)
+        || seated_human(world, side_of(world, actor))
+}
+
+/// The words of a question to `actor`, built by `words` only when someone
+/// may read them ([`in_words`]).
+pub fn prompt(world: &World, actor: Entity, words: impl FnOnce(&World) -> String) -> String {
+    if in_words(world, actor) {
+        words(world)
+    } else {
+        String::new()
+    }
+}
+
+/// Publish `ask` for the controller of the actor's side; returns the
+/// decision's id.
+pub fn ask(world: &mut World, ask: Question) -> u64 {
+    let side = side_of(world, ask.actor);
+    let choices = if seated_human(world, side) {
         (ask.choices)(world, ask.actor)
     } else {
         Vec::new()
@@ -637,5 +668,28 @@ mod tests {
         assert_eq!(d.generation, before + 2);
         assert!(d.close_many(&[]).is_empty());
         assert_eq!(d.generation, before + 2);
+    }
+
+    /// A question is put in words for a person, or for a log that keeps
+    /// what happens; between AIs in a batch, nobody reads it.
+    #[test]
+    fn a_question_is_put_in_words_only_where_someone_reads_it() {
+        use crate::log::BattleLog;
+        use crate::model::{Seat, Side, SideInfo, Sides};
+        let side = |seat| SideInfo {
+            name: "s".into(),
+            seat,
+            morale: false,
+        };
+        let mut world = World::new();
+        world.insert_resource(Sides(vec![side(Seat::Human), side(Seat::Ai)]));
+        world.insert_resource(BattleLog::counting_only());
+        let person = world.spawn(Side(0)).id();
+        let computer = world.spawn(Side(1)).id();
+        let words = |w: &World, e| prompt(w, e, |_| "Anna: declare an action".to_string());
+        assert_eq!(words(&world, person), "Anna: declare an action");
+        assert_eq!(words(&world, computer), "", "nobody reads it");
+        world.insert_resource(BattleLog::default());
+        assert_eq!(words(&world, computer), "Anna: declare an action");
     }
 }

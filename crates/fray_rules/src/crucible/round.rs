@@ -93,10 +93,9 @@ pub fn readied_missiles(world: &mut World) {
                     world,
                     Question {
                         actor: e,
-                        prompt: format!(
-                            "{}: fire your readied missile now, or hold it",
-                            name(world, e)
-                        ),
+                        prompt: decision::prompt(world, e, |w| {
+                            format!("{}: fire your readied missile now, or hold it", name(w, e))
+                        }),
                         rule: "003 §III A".into(),
                         secret: false,
                         move_order: None,

@@ -157,7 +157,9 @@ fn turn(world: &mut World, e: Entity) {
         world,
         Question {
             actor: e,
-            prompt: format!("{}: your turn in round {round}", name(world, e)),
+            prompt: decision::prompt(world, e, |w| {
+                format!("{}: your turn in round {round}", name(w, e))
+            }),
             rule: "003 §II A".into(),
             secret: false,
             move_order: Some(Order::new(name(world, e), "move")),

@@ -423,17 +423,18 @@ fn capitalise(s: &str) -> String {
 pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool) {
     let round = world.resource::<Flow>().round;
     let name = world.resource::<Flow>().name(actor).to_string();
-    let health = world.get::<Health>(actor).copied().unwrap_or(Health::Fine);
-    let mut prompt = format!("{name}: declare an action for round {round}");
-    match health {
-        Health::Incapacitated => {
-            prompt.push_str(" (Incapacitated: it can crawl; any other action costs 1 Wound Point)")
+    let prompt = decision::prompt(world, actor, |w| {
+        let health = w.get::<Health>(actor).copied().unwrap_or(Health::Fine);
+        let mut prompt = format!("{name}: declare an action for round {round}");
+        match health {
+            Health::Incapacitated => prompt
+                .push_str(" (Incapacitated: it can crawl; any other action costs 1 Wound Point)"),
+            Health::Dying => prompt
+                .push_str(" (Dying: one action, not both move and act; each costs 1 Wound Point)"),
+            _ => {}
         }
-        Health::Dying => {
-            prompt.push_str(" (Dying: one action, not both move and act; each costs 1 Wound Point)")
-        }
-        _ => {}
-    }
+        prompt
+    });
     let question = Question {
         actor,
         prompt,

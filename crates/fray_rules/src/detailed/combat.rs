@@ -33,14 +33,20 @@ pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
 
 /// Publish a decision for `actor`; choices are listed for people only.
 /// Options taken together, noncombat options and traces are secret.
-pub(super) fn ask(world: &mut World, actor: Entity, what: Ask, prompt: String, rule: &str) {
+pub(super) fn ask(
+    world: &mut World,
+    actor: Entity,
+    what: Ask,
+    prompt: impl FnOnce(&World) -> String,
+    rule: &str,
+) {
     world.resource_mut::<Flow>().open.push((0, actor, what));
     let secret = matches!(what, Ask::Noncombat | Ask::Trace)
         || (what == Ask::Option && world.resource::<Flow>().initiative.len() > 1);
     let move_order = (what == Ask::Trace).then(|| Order::new(name(world, actor), "trace"));
     let question = Question {
         actor,
-        prompt,
+        prompt: decision::prompt(world, actor, prompt),
         rule: rule.to_string(),
         secret,
         move_order,
@@ -340,7 +346,7 @@ fn chains_go_on(world: &mut World) -> bool {
             world,
             e,
             Ask::Option,
-            format!("{who} goes on with its great blow{together}: prepare again or attack."),
+            |_| format!("{who} goes on with its great blow{together}: prepare again or attack."),
             "000 §1.2.4",
         );
     }
@@ -381,16 +387,18 @@ fn give_initiative(world: &mut World, holders: Vec<Entity>, why: String) {
             world,
             e,
             Ask::Option,
-            format!(
-                "{who} has the initiative{}: choose an option ({} active, {} reactive blows left).",
-                if together {
-                    " with others, in secret"
-                } else {
-                    ""
-                },
-                b.active,
-                b.reactive
-            ),
+            |_| {
+                format!(
+                    "{who} has the initiative{}: choose an option ({} active, {} reactive blows left).",
+                    if together {
+                        " with others, in secret"
+                    } else {
+                        ""
+                    },
+                    b.active,
+                    b.reactive
+                )
+            },
             "000 §1.2",
         );
     }
@@ -1067,15 +1075,17 @@ pub(super) fn ask_parrier(world: &mut World) -> bool {
             continue;
         }
         let (who, a, t) = (name(world, x), name(world, attacker), name(world, target));
-        let odds = parry_odds(world, attacker, target);
         ask(
             world,
             x,
             Ask::Parry { attacker, target },
-            if x == target {
-                format!("{a} attacks {who}{odds}: parry (a blow)?")
-            } else {
-                format!("{a} attacks {t}{odds}; {who} is alert and in range: parry (a blow)?")
+            |world| {
+                let odds = parry_odds(world, attacker, target);
+                if x == target {
+                    format!("{a} attacks {who}{odds}: parry (a blow)?")
+                } else {
+                    format!("{a} attacks {t}{odds}; {who} is alert and in range: parry (a blow)?")
+                }
             },
             "000 §1.2.5",
         );

@@ -54,9 +54,11 @@ pub fn movement_phase(world: &mut World) {
                     world,
                     s,
                     Ask::Stopped,
-                    format!(
-                        "{who} has stopped: strike a character still moving, borrowing a blow from the next round?"
-                    ),
+                    |_| {
+                        format!(
+                            "{who} has stopped: strike a character still moving, borrowing a blow from the next round?"
+                        )
+                    },
                     "000 §3.2.2",
                 );
                 return;
@@ -66,7 +68,7 @@ pub fn movement_phase(world: &mut World) {
                     world,
                     s,
                     Ask::Stopped,
-                    format!("{who} has stopped: become alert?"),
+                    |_| format!("{who} has stopped: become alert?"),
                     "000 §3",
                 );
                 return;
@@ -111,14 +113,16 @@ fn asked_traces(world: &mut World) -> bool {
             world,
             e,
             Ask::Trace,
-            format!(
-                "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
-                if m != full {
-                    format!(" ({full} if it stops being alert)")
-                } else {
-                    String::new()
-                }
-            ),
+            |_| {
+                format!(
+                    "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
+                    if m != full {
+                        format!(" ({full} if it stops being alert)")
+                    } else {
+                        String::new()
+                    }
+                )
+            },
             "000 §3.1",
         );
     }

@@ -50,9 +50,11 @@ pub fn noncombat_phase(world: &mut World) {
                     world,
                     e,
                     Ask::Noncombat,
-                    format!(
-                        "{n} spent nothing in the combat phase: choose a noncombat option, in secret."
-                    ),
+                    |_| {
+                        format!(
+                            "{n} spent nothing in the combat phase: choose a noncombat option, in secret."
+                        )
+                    },
                     "000 §2.1",
                 );
             }

@@ -31,6 +31,11 @@ pub(super) use fray_core::log::record as log;
 
 /// Stamp the log with the turn and the phase (and whose place it is).
 fn stamp(world: &mut World, actor: Option<Entity>) {
+    if !world.resource::<BattleLog>().keeps() {
+        // Nobody reads the mark: only the turn is noted.
+        world.resource_mut::<BattleLog>().round = world.resource::<Flow>().turn;
+        return;
+    }
     let (turn, words) = {
         let f = world.resource::<Flow>();
         (f.turn, f.phase_words())
@@ -113,14 +118,20 @@ fn take_answer(world: &mut World) -> bool {
 
 /// Publish a decision for `actor` and note what it asks. On its own turn
 /// it may name any cell to move to.
-fn ask(world: &mut World, actor: Entity, asking: Asking, prompt: String, rule: &str) {
+fn ask(
+    world: &mut World,
+    actor: Entity,
+    asking: Asking,
+    prompt: impl FnOnce(&World) -> String,
+    rule: &str,
+) {
     world.resource_mut::<Flow>().asking = Some((0, actor, asking));
     let move_order = (asking == Asking::Turn
         && (orders::movement_left(world, actor) > 0 || step_refusal(world, actor).is_none()))
     .then(|| Order::new(name(world, actor), "move"));
     let question = Question {
         actor,
-        prompt,
+        prompt: decision::prompt(world, actor, prompt),
         rule: rule.to_string(),
         secret: false,
         move_order,
@@ -313,7 +324,7 @@ fn work_on(world: &mut World, work: Work) -> Next {
                 world,
                 threatener,
                 Asking::Opportunity { mover },
-                format!("{m} lets its guard down within {t}'s reach: attack of opportunity?"),
+                |_| format!("{m} lets its guard down within {t}'s reach: attack of opportunity?"),
                 "002 §Attacks of Opportunity",
             );
             Next::Asked(work)
@@ -341,6 +352,14 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         end_turn(world, actor);
         return Next::Done;
     }
+    let prompt = move |w: &World| turn_prompt(w, actor, kind);
+    ask(world, actor, Asking::Turn, prompt, "002 §Normal Phase");
+    Next::Asked(this)
+}
+
+/// 002 §Normal Phase: what `actor` is asked on its turn, in words — what
+/// it has left to do.
+fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
     let who = name(world, actor);
     let (words, restricted) = {
         let f = world.resource::<Flow>();
@@ -363,12 +382,10 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         }
         parts.join(", and ")
     };
-    let prompt = match kind {
+    match kind {
         TurnKind::Regular => format!("{who}, {words}: {left} left."),
         TurnKind::Delayed => format!("{who} acts now (delayed), {words}: {left} left."),
-    };
-    ask(world, actor, Asking::Turn, prompt, "002 §Normal Phase");
-    Next::Asked(this)
+    }
 }
 
 /// The start of a character's turn: a delayed or readied action not taken
@@ -1401,10 +1418,12 @@ fn attack(world: &mut World, work: Work) -> Next {
             world,
             target,
             Asking::Abort { attacker },
-            format!(
-                "{a} attacks {t} ({manoeuvre}: {}): abort to a defensive action?",
-                abort_odds(world, attacker, target, &manoeuvre, &weapon)
-            ),
+            |world| {
+                format!(
+                    "{a} attacks {t} ({manoeuvre}: {}): abort to a defensive action?",
+                    abort_odds(world, attacker, target, &manoeuvre, &weapon)
+                )
+            },
             "002 §Abort",
         );
         return Next::Asked(Work::Attack {

@@ -326,22 +326,23 @@ pub fn begin_round(world: &mut World) {
 fn publish(world: &mut World, actor: Entity) {
     let flow = world.resource::<Flow>();
     let who = flow.name(actor).to_string();
-    let (prompt, rule) = match flow.period {
-        Period::Surprise => (
-            format!(
+    let rule = match flow.period {
+        Period::Surprise => "001 §1 Surprise segments",
+        Period::Round => "001 §2",
+    };
+    let prompt = decision::prompt(world, actor, |w| {
+        let flow = w.resource::<Flow>();
+        match flow.period {
+            Period::Surprise => format!(
                 "{who}: declare an action for surprise segment {} (it must fit in one segment)",
                 flow.last
             ),
-            "001 §1 Surprise segments",
-        ),
-        Period::Round => (
-            format!(
+            Period::Round => format!(
                 "{who}: declare a spell or a general action for round {}",
                 flow.round
             ),
-            "001 §2",
-        ),
-    };
+        }
+    });
     decision::ask(
         world,
         Question {

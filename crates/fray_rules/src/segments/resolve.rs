@@ -446,9 +446,11 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
             };
             vec![(
                 slot.actor,
-                format!(
-                    "{mover}: begin casting {spell} now, or decline (no other action is allowed)"
-                ),
+                decision::prompt(world, slot.actor, |_| {
+                    format!(
+                        "{mover}: begin casting {spell} now, or decline (no other action is allowed)"
+                    )
+                }),
                 "ruling decline_cast",
             )]
         }
@@ -458,7 +460,9 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
                 let n = name(world, f);
                 (
                     f,
-                    format!("{n}: {mover} flees from you — strike at its back?"),
+                    decision::prompt(world, f, |_| {
+                        format!("{n}: {mover} flees from you — strike at its back?")
+                    }),
                     "ruling fleeing_attack",
                 )
             })
@@ -469,7 +473,9 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
                 let n = name(world, f);
                 (
                     f,
-                    format!("{n}: {mover} charges onto your set spear — strike first?"),
+                    decision::prompt(world, f, |_| {
+                        format!("{n}: {mover} charges onto your set spear — strike first?")
+                    }),
                     "ruling set_spear",
                 )
             })
