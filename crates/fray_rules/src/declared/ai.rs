@@ -208,24 +208,28 @@ fn striking_distance(m: &Me) -> u32 {
     far + m.stats.speed
 }
 
+/// How many foes, allies or allies to help [`survey`] makes room for.
+const ROOM: usize = 8;
+
 /// 004 §Wound Points: stabilising a fallen ally `me` can reach is worth
 /// offering a healer. Returned: the enemies still fighting that matter, in
 /// roster order (those within striking distance, and the nearest, to
 /// advance on), and how far the nearest of them all is.
 fn survey(world: &World, m: &Me, out: &mut Vec<Appraisal>) -> (Vec<Foe>, u32) {
-    let mut fighting = Vec::new();
+    // Room for a skirmish's worth of each, so that most never grow.
+    let mut fighting = Vec::with_capacity(ROOM);
     let striking = striking_distance(m);
     // The cells of my side still fighting, mine among them, near enough to
     // be nearer than me to a foe whose weapon reaches me (none reaches
     // farther than the longest reach of any weapon).
-    let mut ours = Vec::new();
+    let mut ours = Vec::with_capacity(ROOM);
     let longest = m.data.longest_reach();
     let healer = m.stats.heal >= 3;
     let caster = !m.kit.spells.is_empty();
     let tending = m.stats.speed + 1;
     // Each with its place in the listing: what comes out in listing order
     // is put in it after.
-    let mut helped = Vec::new();
+    let mut helped = Vec::with_capacity(ROOM);
     let here = m.here;
     // Those near enough to matter; everyone, for a caster, who may help
     // any ally still fighting.
@@ -786,16 +790,13 @@ fn morale_failing(
     intimidation: i32,
     odds: Option<&MoraleOdds>,
 ) -> f32 {
-    use super::end_round::{morale_modifiers, obvious_defeat, outnumbered, unaided_target};
+    use super::end_round::{morale_parts, obvious_defeat, outnumbered, unaided_target};
     let (allies, opponents) = (standing.allies, standing.opponents);
     let outnumbered = outnumbered(allies, opponents);
     if obvious_defeat(data, allies, opponents) {
         return if outnumbered { 0.0 } else { 1.0 };
     }
-    let added: i32 = morale_modifiers(stats, allies)
-        .iter()
-        .map(|m| m.value)
-        .sum();
+    let added: i32 = morale_parts(stats, allies).iter().map(|p| p.1).sum();
     let morale = data.numbers.morale_dice.plus(added);
     let check = super::check_die(data);
     let Some(odds) = odds else {

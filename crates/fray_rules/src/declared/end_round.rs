@@ -108,13 +108,21 @@ pub(super) fn obvious_defeat(data: &DeclaredData, allies: i32, opponents: i32) -
 }
 
 /// 004 §Step 4: what a monster adds to its morale dice: its Insight
-/// modifier, its HD and its allies.
-pub(super) fn morale_modifiers(stats: &Stats, allies: i32) -> Vec<Modifier> {
-    vec![
-        Modifier::new("Insight", stats.insight_mod),
-        Modifier::new("HD", stats.hd as i32),
-        Modifier::new("allies", allies),
+/// modifier, its HD and its allies, each by its name.
+pub(super) fn morale_parts(stats: &Stats, allies: i32) -> [(&'static str, i32); 3] {
+    [
+        ("Insight", stats.insight_mod),
+        ("HD", stats.hd as i32),
+        ("allies", allies),
     ]
+}
+
+/// [`morale_parts`], as the roll lists them.
+fn morale_modifiers(stats: &Stats, allies: i32) -> Vec<Modifier> {
+    morale_parts(stats, allies)
+        .into_iter()
+        .map(|(name, value)| Modifier::new(name, value))
+        .collect()
 }
 
 /// 004 §Step 4: the morale check's target without an Intimidation, 11 +
