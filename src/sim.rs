@@ -203,7 +203,9 @@ fn run_batch(
                 let done = &done;
                 scope.spawn(move || {
                     let seeds = (from..to).map(|i| seed0.wrapping_add(u64::from(i)));
-                    run_part(batch, seeds, done)
+                    // When its last battle ended, not when the watch next
+                    // looked (it looks every 50 ms).
+                    (run_part(batch, seeds, done), start.elapsed())
                 })
             })
             .collect();
@@ -211,14 +213,18 @@ fn run_batch(
         handles
             .into_iter()
             .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(failed("a simulation thread failed")))
+                h.join().unwrap_or_else(|_| {
+                    let lost = Err(failed("a simulation thread failed"));
+                    (lost, start.elapsed())
+                })
             })
             .collect::<Vec<_>>()
     });
-    tally.secs = start.elapsed().as_secs_f64();
+    // The batch took as long as its slowest thread.
+    let took = parts.iter().map(|(_, took)| *took).max();
+    tally.secs = took.unwrap_or_else(|| start.elapsed()).as_secs_f64();
     tally.rss_end = resident_kib();
-    for part in parts {
+    for (part, _) in parts {
         tally.merge(part?);
     }
     Ok(tally)
