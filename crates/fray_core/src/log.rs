@@ -539,6 +539,19 @@ pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event)
     world.resource_mut::<BattleLog>().add(event);
 }
 
+/// Words for an entry that read the world, built only when the log keeps
+/// entries (else empty: the entry is only counted, and nobody reads them).
+pub fn if_kept(
+    world: &bevy_ecs::world::World,
+    words: impl FnOnce(&bevy_ecs::world::World) -> String,
+) -> String {
+    if world.resource::<BattleLog>().keeps() {
+        words(world)
+    } else {
+        String::new()
+    }
+}
+
 /// The battle's log, a resource.
 #[derive(Resource, Debug, Clone)]
 pub struct BattleLog {

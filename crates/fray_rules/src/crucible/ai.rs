@@ -60,7 +60,7 @@ fn swing(world: &World, a: Entity, t: Entity, missile: bool) -> (f32, f32) {
             if w.range == 0 { s.damage_bonus } else { 0 },
         )
     });
-    let need = (s.thac0 - armour_class(world, t).0).clamp(2, 20);
+    let need = (s.thac0 - armour_class(world, t)).clamp(2, 20);
     ((21 - need) as f32 / 20.0, (dmg + bonus as f32).max(1.0))
 }
 

@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use fray_core::casting::{Casting, Memorised};
 use fray_core::dice::Dice;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::{Check, Event, EventKind, Modifier, record};
+use fray_core::log::{Check, Event, EventKind, Modifier, if_kept, record};
 
 use super::data::{Class, SpellEffect, Weapon};
 use super::orders::{acts, may_take_opportunity, melee_weapon, missile_weapon, threats};
@@ -23,17 +23,29 @@ pub struct Hit {
 }
 
 /// 003 §III E: armour class, with the Dexterity bonus lost while casting.
-pub fn armour_class(world: &World, e: Entity) -> (i32, String) {
-    let Some(s) = world.get::<Stats>(e) else {
-        return (10, String::new());
-    };
-    if world.get::<Casting>(e).is_some() && s.dex_ac != 0 {
-        return (
-            s.ac,
-            format!("AC {} (no Dexterity bonus while casting, 003 §III E)", s.ac),
-        );
+pub fn armour_class(world: &World, e: Entity) -> i32 {
+    match world.get::<Stats>(e) {
+        Some(s) if casting_without_dexterity(world, e, s) => s.ac,
+        Some(s) => s.ac + s.dex_ac,
+        None => 10,
     }
-    (s.ac + s.dex_ac, format!("AC {}", s.ac + s.dex_ac))
+}
+
+/// Whether `e` casts a spell and so loses a Dexterity bonus it has.
+fn casting_without_dexterity(world: &World, e: Entity, s: &Stats) -> bool {
+    world.get::<Casting>(e).is_some() && s.dex_ac != 0
+}
+
+/// [`armour_class`] in words, with why it is lower while casting.
+pub fn armour_class_words(world: &World, e: Entity) -> String {
+    let ac = armour_class(world, e);
+    match world.get::<Stats>(e) {
+        Some(s) if casting_without_dexterity(world, e, s) => {
+            format!("AC {ac} (no Dexterity bonus while casting, 003 §III E)")
+        }
+        Some(_) => format!("AC {ac}"),
+        None => String::new(),
+    }
 }
 
 /// 003 §Multiple Attacks Per Round By Level: attacks this round (a
@@ -80,7 +92,8 @@ fn attack_roll(
 ) -> Option<Hit> {
     let (who, whom) = (name(world, attacker), name(world, target));
     let thac0 = world.get::<Stats>(attacker).map_or(20, |s| s.thac0);
-    let (ac, ac_words) = armour_class(world, target);
+    let ac = armour_class(world, target);
+    let ac_words = if_kept(world, |w| armour_class_words(w, target));
     let die = world.resource::<Data>().0.ruling_numbers.attack_die;
     let roll = world
         .resource_mut::<Dice>()
@@ -89,24 +102,23 @@ fn attack_roll(
     let total = roll.total + bonuses.iter().map(|m| m.value).sum::<i32>();
     let natural = roll.total;
     let hits = natural == 20 || (natural != 1 && total >= need);
-    let check = Check {
-        against: format!("THAC0 {thac0} − {ac_words}"),
-        target: need,
-        modifiers: bonuses,
-        total,
-        success: hits,
-    };
     let (kind, verdict) = if hits {
         (EventKind::Hit, "hits")
     } else {
         (EventKind::Miss, "misses")
     };
-    let text = format!(
-        "{who} attacks {whom} with the {weapon}: {total} against {need} ({}): {verdict}.",
-        check.against
-    );
-    let rule = rule.to_string();
     record(world, || {
+        let check = Check {
+            against: format!("THAC0 {thac0} − {ac_words}"),
+            target: need,
+            modifiers: bonuses,
+            total,
+            success: hits,
+        };
+        let text = format!(
+            "{who} attacks {whom} with the {weapon}: {total} against {need} ({}): {verdict}.",
+            check.against
+        );
         Event::new(kind, rule, text)
             .actor(&who)
             .target(&whom)

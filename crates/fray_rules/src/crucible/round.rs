@@ -5,7 +5,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::decision::{self, Question};
 use fray_core::dice::Dice;
-use fray_core::log::{BattleLog, Event, EventKind, record};
+use fray_core::log::{BattleLog, Event, EventKind, if_kept, record};
 use fray_core::model::{Side, Sides};
 
 use super::orders::{self, Plan};
@@ -194,20 +194,21 @@ fn roll_initiative(world: &mut World) {
             )
         };
         let result = roll.total - group;
-        let text = if own && members.len() > 1 {
-            format!("{who} rolls initiative {} ({how}).", roll.total)
-        } else {
-            format!(
-                "{who} rolls initiative {} − {group} (Dexterity) = {result}{}.",
-                roll.total,
-                if members.len() > 1 {
-                    format!(", {how}")
-                } else {
-                    String::new()
-                }
-            )
-        };
+        let several = members.len() > 1;
         record(world, || {
+            let text = if own && several {
+                format!("{who} rolls initiative {} ({how}).", roll.total)
+            } else {
+                format!(
+                    "{who} rolls initiative {} − {group} (Dexterity) = {result}{}.",
+                    roll.total,
+                    if several {
+                        format!(", {how}")
+                    } else {
+                        String::new()
+                    }
+                )
+            };
             Event::new(EventKind::Initiative, rule, text).roll(roll.clone())
         });
         for &e in &members {
@@ -227,7 +228,7 @@ fn roll_initiative(world: &mut World) {
         });
     }
     queue.sort_by_key(|(c, _)| *c);
-    let words = order_words(world, &queue);
+    let words = if_kept(world, |w| order_words(w, &queue));
     world.resource_mut::<Flow>().queue = queue;
     record(world, || {
         Event::new(

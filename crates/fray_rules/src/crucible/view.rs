@@ -6,7 +6,7 @@ use bevy_ecs::prelude::*;
 use fray_core::casting::{Casting, Memorised};
 use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
-use super::combat::{armour_class, attacks_this_round};
+use super::combat::{armour_class, armour_class_words, attacks_this_round};
 use super::{
     Data, Down, Fled, Flow, HitPoints, Kit, Readied, RoundState, Stage, Stats, Surprised,
     Surrendered, Withdrawal, name, roster, up,
@@ -15,7 +15,10 @@ use super::{
 /// Chance to hit and damage of `actor` against `target` (ruling attack_roll).
 pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
     let s = world.get::<Stats>(actor)?;
-    let (ac, words) = armour_class(world, target);
+    let (ac, words) = (
+        armour_class(world, target),
+        armour_class_words(world, target),
+    );
     let need = (s.thac0 - ac).clamp(2, 20);
     let chance = (21 - need) * 5;
     let (weapon, w) = super::orders::melee_weapon(world, actor)
@@ -153,7 +156,7 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
             |n| format!("{n}/1"),
         ),
     ));
-    out.push(("AC".into(), armour_class(world, e).1));
+    out.push(("AC".into(), armour_class_words(world, e)));
     out.push(("THAC0".into(), s.thac0.to_string()));
     out.push(("Move".into(), format!("{} squares", s.speed)));
     if let Some(hp) = world.get::<HitPoints>(e) {

@@ -122,12 +122,14 @@ fn attack_order(s: &Asked, t: Entity) -> Order {
 }
 
 /// 000 §1.2.5: an attack on every foe the character may attack now, worth
-/// its chance to hit times the mean damage.
-fn attacks(s: &Asked, out: &mut Vec<Appraisal>) {
+/// its chance to hit times the mean damage; whether there was any.
+fn attacks(s: &Asked, out: &mut Vec<Appraisal>) -> bool {
     let (world, me) = (s.world, s.me);
+    let mut any = false;
     for &f in &s.foes {
         let o = attack_order(s, f);
         if validate(world, me, &o).is_ok() {
+            any = true;
             out.push(Appraisal {
                 damage: attack_value(world, me, f, 0),
                 target_left: en_left(world, f),
@@ -135,6 +137,7 @@ fn attacks(s: &Asked, out: &mut Vec<Appraisal>) {
             });
         }
     }
+    any
 }
 
 /// 000 §1.2: the options of the character with initiative — pass, attack,
@@ -144,11 +147,8 @@ fn option(s: &Asked, out: &mut Vec<Appraisal>) {
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
     let weapon_name = attack_weapon(world, me);
     let missile = missile_in_hand(world, me);
-    attacks(s, out);
-    let in_reach = s
-        .foes
-        .iter()
-        .any(|&f| validate(world, me, &attack_order(s, f)).is_ok());
+    // A foe it may attack now: one is in reach.
+    let in_reach = attacks(s, out);
     if let (Some(f), Some(w)) = (s.nearest, weapon_name.clone()) {
         if missile {
             missile_options(s, f, &w, in_reach, out);
