@@ -92,7 +92,10 @@ fn begin_count(world: &mut World) -> bool {
             .map(|s| flow.name(s.actor).to_string())
             .collect()
     };
-    world.resource_mut::<BattleLog>().time = format!("initiative {init}");
+    let mut log_kept = world.resource_mut::<BattleLog>();
+    if log_kept.keeps() {
+        log_kept.time = format!("initiative {init}");
+    }
     if names.len() > 1 {
         log(world, || {
             Event::new(

@@ -8,7 +8,7 @@ use fray_core::decision::{self, Order, Question};
 use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
-use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::log::{BattleLog, Check, Event, Modifier, if_kept};
 use fray_core::model::Ending;
 
 use super::data::{Consequence, DetailedData, Heft, Weapon, WeaponKind};
@@ -29,6 +29,15 @@ pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
     let mut l = world.resource_mut::<BattleLog>();
     l.round = round;
     l.time = time.into();
+}
+
+/// [`stamp`], the phase in words only for a log that keeps entries.
+fn stamp_kept(world: &mut World, time: impl FnOnce() -> String) {
+    if world.resource::<BattleLog>().keeps() {
+        stamp(world, time());
+    } else {
+        world.resource_mut::<BattleLog>().round = world.resource::<Flow>().round;
+    }
 }
 
 /// Publish a decision for `actor`; choices are listed for people only.
@@ -208,9 +217,22 @@ pub fn initiative(world: &World) -> (Vec<Entity>, String) {
         .copied()
         .filter(|&e| standing(world, e) == best)
         .collect();
+    let next = all.iter().copied().find(|e| !holders.contains(e));
+    let why = if_kept(world, |w| initiative_words(w, best, next, holders.len()));
+    (holders, why)
+}
+
+/// Why the initiative goes where it does, in words: the standing of those
+/// who hold it (`best`), against the next best's, if any.
+fn initiative_words(
+    world: &World,
+    best: (u32, u32, i32),
+    next: Option<Entity>,
+    holders: usize,
+) -> String {
     let (a, r, en) = best;
     let mut why = format!("{a} active, {r} reactive, {en} EN");
-    if let Some(&next) = all.iter().find(|e| !holders.contains(e)) {
+    if let Some(next) = next {
         let (na, nr, nen) = standing(world, next);
         let decider = if a != na {
             "more active blows"
@@ -223,10 +245,10 @@ pub fn initiative(world: &World) -> (Vec<Entity>, String) {
             " against {}'s {na}, {nr}, {nen}: {decider}",
             name(world, next)
         ));
-    } else if holders.len() == 1 {
+    } else if holders == 1 {
         why.push_str(": nobody else is eligible");
     }
-    (holders, why)
+    why
 }
 
 /// 000 §1: the combat phase, segment after segment.
@@ -334,7 +356,7 @@ fn chains_go_on(world: &mut World) -> bool {
         return false;
     }
     let names: Vec<String> = going.iter().map(|&e| name(world, e)).collect();
-    stamp(world, format!("combat, {}", names.join(" & ")));
+    stamp_kept(world, || format!("combat, {}", names.join(" & ")));
     world.resource_mut::<Flow>().initiative = going.clone();
     let together = if going.len() > 1 {
         ", together with the others, in secret"
@@ -358,7 +380,7 @@ fn chains_go_on(world: &mut World) -> bool {
 /// option (000 §1.2).
 fn give_initiative(world: &mut World, holders: Vec<Entity>, why: String) {
     let names: Vec<String> = holders.iter().map(|&e| name(world, e)).collect();
-    stamp(world, format!("combat, {}", names.join(" & ")));
+    stamp_kept(world, || format!("combat, {}", names.join(" & ")));
     {
         let mut flow = world.resource_mut::<Flow>();
         flow.initiative = holders.clone();

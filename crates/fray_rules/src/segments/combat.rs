@@ -226,10 +226,11 @@ pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>
         let ac = world.get::<Stats>(r.target).map_or(10, |s| s.ac);
         let need = stats.thac0 - ac;
         let (who, them) = (name(world, r.attacker), name(world, r.target));
-        let roll = world.resource_mut::<Dice>().roll(
-            data.ruling_numbers.attack_die,
-            format!("{who}'s attack on {them}"),
-        );
+        let roll = world
+            .resource_mut::<Dice>()
+            .roll_for(data.ruling_numbers.attack_die, || {
+                format!("{who}'s attack on {them}")
+            });
         let nat = roll.total;
         let total = nat + mods.iter().map(|m| m.value).sum::<i32>();
         let hits = nat == 20 || (nat != 1 && total >= need);

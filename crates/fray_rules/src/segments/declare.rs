@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use fray_core::casting::Casting;
 use fray_core::decision::{self, Choice, Decisions, Order, Question};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::log::{BattleLog, Event, EventKind, record};
+use fray_core::log::{BattleLog, Event, EventKind, if_kept, record};
 use fray_core::model::{Combatant, Rostered};
 
 use super::{
@@ -414,7 +414,7 @@ fn reveal(world: &mut World) {
     order.sort_by_key(|(e, _)| listing(world, *e));
     for (e, action) in order {
         let who = name(world, e);
-        let words = describe(world, &action);
+        let words = if_kept(world, |w| describe(w, &action));
         record(world, || {
             Event::new(
                 EventKind::Declare,

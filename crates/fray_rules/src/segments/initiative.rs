@@ -5,7 +5,7 @@
 
 use bevy_ecs::prelude::*;
 use fray_core::dice::Dice;
-use fray_core::log::{BattleLog, Event, EventKind, record};
+use fray_core::log::{BattleLog, Event, EventKind, if_kept, record};
 use fray_core::model::{Side, Sides};
 
 use super::{Action, Data, Declared, Flow, Routine, Slot, Stage, Stats, able, roster};
@@ -52,23 +52,23 @@ pub fn roll_initiative(world: &mut World) {
         sides.name(Side(0)).to_string(),
         sides.name(Side(1)).to_string(),
     );
-    let text = if rolls[0] == rolls[1] {
-        format!(
-            "Initiative: the {a} and the {b} both roll {}: both act in segment {}, simultaneously (001 §3 Ties).",
-            rolls[0], rolls[0]
-        )
-    } else {
-        format!(
-            "Initiative: the {a} roll {}, the {b} roll {}. The {a} act in segment {} (the {} roll), the {b} in segment {} (the {} roll).",
-            rolls[0],
-            rolls[1],
-            rolls[1],
-            possessive(&b),
-            rolls[0],
-            possessive(&a)
-        )
-    };
     record(world, || {
+        let text = if rolls[0] == rolls[1] {
+            format!(
+                "Initiative: the {a} and the {b} both roll {}: both act in segment {}, simultaneously (001 §3 Ties).",
+                rolls[0], rolls[0]
+            )
+        } else {
+            format!(
+                "Initiative: the {a} roll {}, the {b} roll {}. The {a} act in segment {} (the {} roll), the {b} in segment {} (the {} roll).",
+                rolls[0],
+                rolls[1],
+                rolls[1],
+                possessive(&b),
+                rolls[0],
+                possessive(&a)
+            )
+        };
         Event::new(EventKind::Initiative, "001 §3", text).rolls(dice_rolled)
     });
     world.resource_mut::<Flow>().initiative = Some(rolls);
@@ -90,7 +90,9 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         let side = world.get::<Side>(e).map_or(0, |s| s.0);
         let other = 1 - side.min(1);
         let side_segment = rolls[other];
-        let why = format!("the {} rolled {side_segment}", sides.name(Side(other)));
+        let why = if_kept(world, |_| {
+            format!("the {} rolled {side_segment}", sides.name(Side(other)))
+        });
         let stats = world.get::<Stats>(e).cloned();
         let bonus = stats.as_ref().map_or(0, |s| s.missile_bonus);
         let mut segment = personal_segment(side_segment, shoots(world, &action), bonus);
@@ -119,11 +121,13 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
                 actor: e,
                 action: action.clone(),
                 routine: Routine::Second,
-                why: format!(
-                    "second routine, after the {} segment {}",
-                    possessive(sides.name(Side(other))),
-                    rolls[side]
-                ),
+                why: if_kept(world, |_| {
+                    format!(
+                        "second routine, after the {} segment {}",
+                        possessive(sides.name(Side(other))),
+                        rolls[side]
+                    )
+                }),
             });
         }
         slots.push(Slot {

@@ -8,7 +8,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::casting::Casting;
 use fray_core::decision::{self, Choice, Decisions, Order, Question};
-use fray_core::log::{BattleLog, Event, EventKind, Modifier, record};
+use fray_core::log::{BattleLog, Event, EventKind, Modifier, if_kept, record};
 use fray_core::model::{Ending, Side};
 use fray_core::simultaneous::Simultaneous;
 
@@ -104,35 +104,17 @@ fn open_segment(world: &mut World, s: u32) -> Next {
         .collect();
     sides.sort_unstable();
     sides.dedup();
-    let names: Vec<String> = here.iter().map(|x| name(world, x.actor)).collect();
     let mixed = sides.len() > 1;
-    let (kind, rule, text) = if mixed {
-        (
-            EventKind::Simultaneous,
-            "001 §3 Ties",
-            format!(
-                "{}: {} act at the same instant; their damage lands together.",
-                capital(&words),
-                names.join(", ")
-            ),
-        )
+    let (kind, rule) = if mixed {
+        (EventKind::Simultaneous, "001 §3 Ties")
     } else {
-        let why = &here[0].why;
         let rule = match world.resource::<Flow>().period {
             Period::Surprise => "001 §1 Surprise segments",
             Period::Round => "001 §3",
         };
-        (
-            EventKind::Phase,
-            rule,
-            format!(
-                "{}: {} {} ({why}).",
-                capital(&words),
-                names.join(", "),
-                if names.len() == 1 { "acts" } else { "act" }
-            ),
-        )
+        (EventKind::Phase, rule)
     };
+    let text = if_kept(world, |w| segment_words(w, &here, &words, mixed));
     record(world, || Event::new(kind, rule, text));
     let mut flow = world.resource_mut::<Flow>();
     if mixed {
@@ -145,6 +127,26 @@ fn open_segment(world: &mut World, s: u32) -> Next {
         flow.group = Simultaneous::begin(vec![first]);
     }
     Next::Act
+}
+
+/// Who acts in the segment `words` names, in words: at one instant when
+/// enemies act in it (`mixed`), else why it is theirs.
+fn segment_words(world: &World, here: &[Slot], words: &str, mixed: bool) -> String {
+    let names: Vec<String> = here.iter().map(|x| name(world, x.actor)).collect();
+    if mixed {
+        return format!(
+            "{}: {} act at the same instant; their damage lands together.",
+            capital(words),
+            names.join(", ")
+        );
+    }
+    let why = &here[0].why;
+    format!(
+        "{}: {} {} ({why}).",
+        capital(words),
+        names.join(", "),
+        if names.len() == 1 { "acts" } else { "act" }
+    )
 }
 
 fn capital(s: &str) -> String {
