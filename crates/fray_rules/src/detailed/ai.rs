@@ -122,11 +122,19 @@ fn attack_order(s: &Asked, t: Entity) -> Order {
 }
 
 /// 000 §1.2.5: an attack on every foe the character may attack now, worth
-/// its chance to hit times the mean damage; whether there was any.
+/// its chance to hit times the mean damage; whether there was any. A foe
+/// beyond the reach of the weapon in hand is not asked of the rules: they
+/// refuse an attack on it whatever else holds (`attack_plan`).
 fn attacks(s: &Asked, out: &mut Vec<Appraisal>) -> bool {
     let (world, me) = (s.world, s.me);
+    let Some(reach) = attack_weapon(world, me).map(|w| reach_of(world, me, &w)) else {
+        return false;
+    };
     let mut any = false;
     for &f in &s.foes {
+        if distance(world, me, f).unwrap_or(u32::MAX) > reach {
+            continue;
+        }
         let o = attack_order(s, f);
         if validate(world, me, &o).is_ok() {
             any = true;
