@@ -14,11 +14,11 @@ use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::model::Combatant;
+use fray_core::model::{Combatant, Fighting, Side};
 
 use super::data::{SegmentsData, SpellEffect};
 use super::{
-    Action, Data, Flow, HitPoints, Kit, PauseKind, Period, Stage, Stats, SurpriseSegments, able,
+    Action, Data, Dead, Flow, HitPoints, Kit, PauseKind, Period, Stage, Stats, SurpriseSegments,
     roster,
 };
 
@@ -55,26 +55,50 @@ struct Other<'w> {
     enemy: bool,
 }
 
+/// What [`survey`] reads of everyone, in one look each: name, place,
+/// stats, hit points, kit and side, and whether it can still act
+/// (fighting and not dead, as [`able`](super::able) asks).
+type Looked = (
+    &'static Combatant,
+    &'static Cell,
+    &'static Stats,
+    &'static HitPoints,
+    &'static Kit,
+    Option<&'static Side>,
+    Has<Fighting>,
+    Has<Dead>,
+);
+
+/// [`Looked`], kept with the world.
+pub type OtherQuery = fray_core::model::KeptQuery<Looked>;
+
+/// Everyone else who can still act, in roster order.
 fn survey(world: &World, me: Entity) -> Vec<Other<'_>> {
-    roster(world)
-        .into_iter()
-        .filter(|&e| e != me && able(world, e))
-        .filter_map(|e| {
-            let (c, cell, stats, hp, kit) =
-                fray_core::model::components::<(&Combatant, &Cell, &Stats, &HitPoints, &Kit)>(
-                    world, e,
-                )?;
-            Some(Other {
-                e,
-                name: &c.name,
-                cell: *cell,
-                stats,
-                hp: *hp,
-                kit,
-                enemy: fray_core::model::enemies(world, me, e),
+    let mine = world.get::<Side>(me).copied();
+    let everyone = roster(world);
+    OtherQuery::look(world, |looks| {
+        everyone
+            .into_iter()
+            .filter(|&e| e != me)
+            .filter_map(|e| {
+                let (c, cell, stats, hp, kit, side, fighting, dead) =
+                    looks.get_manual(world, e).ok()?;
+                if !fighting || dead {
+                    return None;
+                }
+                Some(Other {
+                    e,
+                    name: &c.name,
+                    cell: *cell,
+                    stats,
+                    hp: *hp,
+                    kit,
+                    enemy: matches!((mine, side), (Some(a), Some(&b)) if a != b),
+                })
             })
-        })
-        .collect()
+            .collect()
+    })
+    .unwrap_or_default()
 }
 
 /// Expected damage of one routine of `weapon` by `s` against armour class `ac`.

@@ -290,8 +290,9 @@ pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
         components: [Stats, Kit, SurpriseSegments, Dead, Fled, SpellTarget, SpearUsed, Declared, HitPoints],
         resources: [Flow, Alerted],
-        set_up: [Data],
+        set_up: [Data, ai::OtherQuery],
     );
+    app.init_resource::<ai::OtherQuery>();
     crate::ruleset::stages!(app, Phase {
         Start => surprise::start_of_combat, when stage_is(Stage::Start);
         BeginRound => declare::begin_round, when stage_is(Stage::BeginRound);
