@@ -637,8 +637,15 @@ where
 
 /// Whether `a` and `b` fight on different sides.
 pub fn enemies(world: &World, a: Entity, b: Entity) -> bool {
-    match (world.get::<Side>(a), world.get::<Side>(b)) {
-        (Some(x), Some(y)) => x != y,
+    enemies_of(world, a)(b)
+}
+
+/// Whether each one asked about fights on another side than `e`, as
+/// [`enemies`] says, `e`'s side read once for all of them.
+pub fn enemies_of(world: &World, e: Entity) -> impl Fn(Entity) -> bool + '_ {
+    let mine = world.get::<Side>(e).copied();
+    move |x| match (mine, world.get::<Side>(x)) {
+        (Some(a), Some(&b)) => a != b,
         _ => false,
     }
 }

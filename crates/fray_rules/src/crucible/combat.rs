@@ -12,7 +12,7 @@ use fray_core::log::{Check, Event, EventKind, Modifier, if_kept, record};
 use super::data::{Class, SpellEffect, Weapon};
 use super::orders::{acts, may_take_opportunity, melee_weapon, missile_weapon, threats};
 use super::{
-    Data, Down, Flow, HitPoints, Readied, RoundState, Stats, cell, enemies, name, roster, up,
+    Data, Down, Flow, HitPoints, Readied, RoundState, Stats, cell, enemies_of, name, roster, up,
 };
 
 /// Damage dealt, to land at once or with the rest of a tie (003 §II F).
@@ -492,8 +492,9 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
 
 /// The enemies of `e` still fighting, in listing order.
 pub fn foes(world: &World, e: Entity) -> Vec<Entity> {
+    let foe = enemies_of(world, e);
     roster(world)
         .into_iter()
-        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .filter(|&x| foe(x) && up(world, x))
         .collect()
 }

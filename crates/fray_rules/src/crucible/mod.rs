@@ -561,4 +561,4 @@ pub fn cell(world: &World, e: Entity) -> Cell {
     world.get::<Cell>(e).copied().unwrap_or(Cell::new(0, 0))
 }
 
-pub use fray_core::model::{enemies, name};
+pub use fray_core::model::{enemies, enemies_of, name};

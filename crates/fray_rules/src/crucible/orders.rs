@@ -11,7 +11,9 @@ use fray_core::movement::{Provokes, Walk};
 use fray_core::threat::Threatener;
 
 use super::data::{Spell, Weapon};
-use super::{Data, Flow, Kit, RoundState, Stats, Surprised, cell, enemies, name, roster, up};
+use super::{
+    Data, Flow, Kit, RoundState, Stats, Surprised, cell, enemies, enemies_of, name, roster, up,
+};
 
 /// An order as the rules take it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,9 +103,10 @@ pub fn acts(world: &World, e: Entity) -> bool {
 /// Enemies of `e` whose melee range covers cells (003 §III F), able to
 /// react now: fighting, armed or not, acting this round.
 pub fn threats(world: &World, e: Entity) -> Vec<Threatener> {
+    let foe = enemies_of(world, e);
     roster(world)
         .into_iter()
-        .filter(|&x| enemies(world, e, x) && acts(world, x))
+        .filter(|&x| foe(x) && acts(world, x))
         .map(|x| Threatener {
             entity: x,
             cell: cell(world, x),
@@ -189,9 +192,10 @@ pub fn provokers_among(
 /// Enemies adjacent to `e` at `at` (in its melee range).
 pub fn adjacent_enemies(world: &World, e: Entity, at: Cell) -> Vec<Entity> {
     let grid = world.resource::<Grid>();
+    let foe = enemies_of(world, e);
     roster(world)
         .into_iter()
-        .filter(|&x| enemies(world, e, x) && up(world, x) && grid.distance(cell(world, x), at) == 1)
+        .filter(|&x| foe(x) && up(world, x) && grid.distance(cell(world, x), at) == 1)
         .collect()
 }
 
@@ -396,9 +400,10 @@ fn fall_back(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     reachable(world, e, to, most)?;
     let grid = world.resource::<Grid>();
     let here = cell(world, e);
+    let foe = enemies_of(world, e);
     let foes: Vec<Cell> = roster(world)
         .into_iter()
-        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .filter(|&x| foe(x) && up(world, x))
         .map(|x| cell(world, x))
         .collect();
     let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);

@@ -22,7 +22,7 @@ use super::orders::{
     Need, allowance, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
 };
 use super::view::{chance, chance_as};
-use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies, up};
+use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies_of, up};
 
 pub const HOOKS: AiHooks = AiHooks {
     appraise,
@@ -80,17 +80,18 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return Vec::new();
     };
     let name = flow.name(me).to_string();
+    let foe = enemies_of(world, me);
     let foes: Vec<Entity> = flow
         .roster
         .iter()
         .map(|(e, _)| *e)
-        .filter(|&e| enemies(world, me, e) && up(world, e))
+        .filter(|&e| foe(e) && up(world, e))
         .collect();
     let friends: Vec<Entity> = flow
         .roster
         .iter()
         .map(|(e, _)| *e)
-        .filter(|&e| !enemies(world, me, e) && up(world, e))
+        .filter(|&e| !foe(e) && up(world, e))
         .collect();
     let nearest = foes
         .iter()

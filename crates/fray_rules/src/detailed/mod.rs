@@ -24,7 +24,7 @@ use bevy_ecs::prelude::*;
 use fray_core::data::{LoadError, Source};
 use fray_core::grid::Cell;
 pub use fray_core::model::Rostered;
-pub use fray_core::model::{enemies, name};
+pub use fray_core::model::{enemies, enemies_of, name};
 use fray_core::scenario::{CombatantSpec, LoadedScenario};
 
 pub mod ai;
