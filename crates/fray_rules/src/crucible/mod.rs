@@ -282,8 +282,9 @@ pub fn plugin(app: &mut App) {
     fray_core::fork_state!(app,
         components: [Stats, Kit, Monster, Surprised, Readied, Down, Fled, Surrendered, Withdrawal, RoundState, MoraleDone, HitPoints],
         resources: [Flow, Dictated],
-        set_up: [Data],
+        set_up: [Data, orders::FallenQuery],
     );
+    app.init_resource::<orders::FallenQuery>();
     crate::ruleset::stages!(app, Phase {
         Surprise => start::surprise, when stage_is(Stage::Surprise);
         BeginRound => round::begin_round, when stage_is(Stage::BeginRound);

@@ -132,12 +132,18 @@ pub fn occupied(world: &World, e: Entity) -> fray_core::grid::CellSet {
 /// Cells where the fallen lie (ruling `fallen_bodies`): passed over, not
 /// stood on.
 pub fn bodies(world: &World, e: Entity) -> Vec<Cell> {
-    roster(world)
-        .into_iter()
-        .filter(|&x| x != e && world.get::<super::Down>(x).is_some())
-        .filter_map(|x| world.get::<Cell>(x).copied())
-        .collect()
+    FallenQuery::look(world, |fallen| {
+        fallen
+            .iter_manual(world)
+            .filter(|&(x, _)| x != e)
+            .map(|(_, &c)| c)
+            .collect()
+    })
+    .unwrap_or_default()
 }
+
+/// Where the fallen lie, kept with the world: read as a set, in no order.
+pub type FallenQuery = fray_core::model::KeptQuery<(Entity, &'static Cell), With<super::Down>>;
 
 /// The path from `e` to within `within` of `goal`, and its cost: over the
 /// fallen, never ending on one (ruling `fallen_bodies`).
