@@ -77,8 +77,9 @@ pub fn melee_weapon(world: &World, e: Entity) -> Option<(String, Weapon)> {
     let data = &world.resource::<Data>().0;
     kit.weapons
         .iter()
-        .filter_map(|w| data.weapons.get(w).map(|d| (w.clone(), d.clone())))
+        .filter_map(|w| data.weapons.get(w).map(|d| (w, d)))
         .find(|(_, d)| d.range == 0)
+        .map(|(w, d)| (w.clone(), d.clone()))
 }
 
 /// The missile weapon `e` carries, if any.
@@ -90,8 +91,9 @@ pub fn missile_weapon(world: &World, e: Entity) -> Option<(String, Weapon)> {
     let data = &world.resource::<Data>().0;
     kit.weapons
         .iter()
-        .filter_map(|w| data.weapons.get(w).map(|d| (w.clone(), d.clone())))
+        .filter_map(|w| data.weapons.get(w).map(|d| (w, d)))
         .find(|(_, d)| d.range > 0)
+        .map(|(w, d)| (w.clone(), d.clone()))
 }
 
 /// Whether `e` acts in this round (not surprised in the surprise round).
