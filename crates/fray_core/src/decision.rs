@@ -387,10 +387,7 @@ fn seated_human(world: &World, side: usize) -> bool {
 /// every future a search plays out, nobody reads the words: the question
 /// is asked without them (an empty prompt).
 pub fn in_words(world: &World, actor: Entity) -> bool {
-    world
-        .get_resource::<crate::log::BattleLog>()
-        .is_none_or(crate::log::BattleLog::keeps)
-        || seated_human(world, side_of(world, actor))
+    crate::log::kept(world) || seated_human(world, side_of(world, actor))
 }
 
 /// The words of a question to `actor`, built by `words` only when someone

@@ -539,16 +539,37 @@ pub fn record(world: &mut bevy_ecs::world::World, event: impl FnOnce() -> Event)
     world.resource_mut::<BattleLog>().add(event);
 }
 
+/// Whether the battle's log keeps its entries, so that words for them are
+/// read (a world with no log is taken as keeping them).
+pub fn kept(world: &bevy_ecs::world::World) -> bool {
+    world
+        .get_resource::<BattleLog>()
+        .is_none_or(BattleLog::keeps)
+}
+
 /// Words for an entry that read the world, built only when the log keeps
 /// entries (else empty: the entry is only counted, and nobody reads them).
 pub fn if_kept(
     world: &bevy_ecs::world::World,
     words: impl FnOnce(&bevy_ecs::world::World) -> String,
 ) -> String {
-    if world.resource::<BattleLog>().keeps() {
+    if kept(world) {
         words(world)
     } else {
         String::new()
+    }
+}
+
+/// Mark the entries that follow with the time `time` words, in the
+/// ruleset's own terms ("initiative 8"): only for a log that keeps them,
+/// as nobody reads the mark of one that only counts them.
+pub fn mark_time(
+    world: &mut bevy_ecs::world::World,
+    time: impl FnOnce(&bevy_ecs::world::World) -> String,
+) {
+    if world.resource::<BattleLog>().keeps() {
+        let time = time(world);
+        world.resource_mut::<BattleLog>().time = time;
     }
 }
 

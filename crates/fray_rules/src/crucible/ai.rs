@@ -121,12 +121,11 @@ fn coming(world: &World, me: Entity) -> Vec<(Entity, Coming)> {
         if dmg <= 0.0 {
             continue;
         }
-        if !out.iter().any(|(f, _)| *f == t) {
+        let at = out.iter().position(|(f, _)| *f == t).unwrap_or_else(|| {
             out.push((t, Coming::NOTHING));
-        }
-        let Some((_, c)) = out.iter_mut().find(|(f, _)| *f == t) else {
-            continue;
-        };
+            out.len() - 1
+        });
+        let c = &mut out[at].1;
         c.damage += hit * dmg * blows as f32;
         c.all_miss *= (1.0 - hit).powi(blows as i32);
     }

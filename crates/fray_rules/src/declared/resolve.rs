@@ -12,7 +12,7 @@ use fray_core::decision::SmolStr;
 use fray_core::dice::{Dice, DiceExpr};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::EventKind;
-use fray_core::log::{BattleLog, Check, Event, Modifier};
+use fray_core::log::{Check, Event, Modifier};
 use fray_core::model::{Fighting, Side};
 use fray_core::model::{Listed, ListedQuery, Rostered};
 use fray_core::movement::{Halt, Provokes, Walk, cells};
@@ -92,10 +92,7 @@ fn begin_count(world: &mut World) -> bool {
             .map(|s| flow.name(s.actor).to_string())
             .collect()
     };
-    let mut log_kept = world.resource_mut::<BattleLog>();
-    if log_kept.keeps() {
-        log_kept.time = format!("initiative {init}");
-    }
+    fray_core::log::mark_time(world, |_| format!("initiative {init}"));
     if names.len() > 1 {
         log(world, || {
             Event::new(

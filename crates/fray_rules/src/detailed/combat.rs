@@ -23,21 +23,11 @@ use super::{
 /// Log an event (its text built only when the log keeps entries).
 pub(super) use fray_core::log::record as log;
 
-/// Stamp the log with the round and the phase.
-pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
-    let round = world.resource::<Flow>().round;
-    let mut l = world.resource_mut::<BattleLog>();
-    l.round = round;
-    l.time = time.into();
-}
-
-/// [`stamp`], the phase in words only for a log that keeps entries.
-fn stamp_kept(world: &mut World, time: impl FnOnce() -> String) {
-    if world.resource::<BattleLog>().keeps() {
-        stamp(world, time());
-    } else {
-        world.resource_mut::<BattleLog>().round = world.resource::<Flow>().round;
-    }
+/// Stamp the log with the round and the phase (the phase in words only
+/// for a log that keeps entries).
+pub(super) fn stamp(world: &mut World, time: impl FnOnce() -> String) {
+    world.resource_mut::<BattleLog>().round = world.resource::<Flow>().round;
+    fray_core::log::mark_time(world, |_| time());
 }
 
 /// Publish a decision for `actor`; choices are listed for people only.
@@ -152,7 +142,7 @@ pub fn start_of_round(world: &mut World) {
         return;
     }
     world.resource_mut::<Flow>().round = round;
-    stamp(world, "combat");
+    stamp(world, || "combat".into());
     for e in roster(world) {
         let Some(stats) = world.get::<Stats>(e).cloned() else {
             continue;
@@ -356,7 +346,7 @@ fn chains_go_on(world: &mut World) -> bool {
         return false;
     }
     let names: Vec<String> = going.iter().map(|&e| name(world, e)).collect();
-    stamp_kept(world, || format!("combat, {}", names.join(" & ")));
+    stamp(world, || format!("combat, {}", names.join(" & ")));
     world.resource_mut::<Flow>().initiative = going.clone();
     let together = if going.len() > 1 {
         ", together with the others, in secret"
@@ -380,7 +370,7 @@ fn chains_go_on(world: &mut World) -> bool {
 /// option (000 §1.2).
 fn give_initiative(world: &mut World, holders: Vec<Entity>, why: String) {
     let names: Vec<String> = holders.iter().map(|&e| name(world, e)).collect();
-    stamp_kept(world, || format!("combat, {}", names.join(" & ")));
+    stamp(world, || format!("combat, {}", names.join(" & ")));
     {
         let mut flow = world.resource_mut::<Flow>();
         flow.initiative = holders.clone();
@@ -1821,7 +1811,7 @@ fn end_combat_phase(world: &mut World) {
             "Nobody is eligible for the initiative: the combat phase ends; the noncombat phase begins.",
         )
     });
-    stamp(world, "noncombat");
+    stamp(world, || "noncombat".into());
 }
 
 /// Ruling `unconscious`: the battle ends when at most one side has anyone

@@ -368,7 +368,7 @@ fn advance(world: &mut World) {
         .strip_prefix("movement, step ")
         .and_then(|n| n.parse::<u32>().ok())
         .map_or(1, |n| n + 1);
-    super::combat::stamp(world, format!("movement, step {step}"));
+    super::combat::stamp(world, || format!("movement, step {step}"));
     let stops = end_points(world, &grid, &traces, &movers);
     // The smallest fraction k / r, compared exactly.
     let Some(&(_, k0, r0, _)) = stops.iter().min_by(|a, b| (a.1 * b.2).cmp(&(b.1 * a.2))) else {

@@ -64,7 +64,7 @@ pub fn noncombat_phase(world: &mut World) {
     resolve(world);
     let mut flow = world.resource_mut::<Flow>();
     flow.stage = Stage::Movement;
-    stamp(world, "movement");
+    stamp(world, || "movement".into());
     log(world, || {
         Event::new(
             EventKind::Phase,

@@ -31,22 +31,15 @@ pub(super) use fray_core::log::record as log;
 
 /// Stamp the log with the turn and the phase (and whose place it is).
 fn stamp(world: &mut World, actor: Option<Entity>) {
-    if !world.resource::<BattleLog>().keeps() {
-        // Nobody reads the mark: only the turn is noted.
-        world.resource_mut::<BattleLog>().round = world.resource::<Flow>().turn;
-        return;
-    }
-    let (turn, words) = {
-        let f = world.resource::<Flow>();
-        (f.turn, f.phase_words())
-    };
-    let who = actor.and_then(|a| {
-        let score = world.get::<Initiative>(a)?.score;
-        Some(format!("{words}, {score} {}", name(world, a)))
+    world.resource_mut::<BattleLog>().round = world.resource::<Flow>().turn;
+    fray_core::log::mark_time(world, |w| {
+        let words = w.resource::<Flow>().phase_words();
+        let who = actor.and_then(|a| {
+            let score = w.get::<Initiative>(a)?.score;
+            Some(format!("{words}, {score} {}", name(w, a)))
+        });
+        who.unwrap_or(words)
     });
-    let mut l = world.resource_mut::<BattleLog>();
-    l.round = turn;
-    l.time = who.unwrap_or(words);
 }
 
 /// What a piece of work does next.
