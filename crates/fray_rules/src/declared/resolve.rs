@@ -823,18 +823,20 @@ pub(crate) fn defense_of(
         }
 }
 
-/// The enemies of `e` still fighting, nearest first.
-fn nearest_enemy(world: &mut World, e: Entity) -> Option<Entity> {
+/// The enemy of `e` still fighting nearest it (ruling `retarget`).
+fn nearest_enemy(world: &World, e: Entity) -> Option<Entity> {
     let side = world.get::<Side>(e).copied()?;
     let here = cell(world, e);
     let grid = world.resource::<Grid>();
-    world
-        .resource::<Flow>()
-        .roster
-        .iter()
-        .map(|(x, _)| *x)
-        .filter(|x| world.get::<Fighting>(*x).is_some() && world.get::<Side>(*x) != Some(&side))
-        .min_by_key(|x| grid.distance(here, cell(world, *x)))
+    // In one pass over everyone: of those as near, the first listed.
+    ListedQuery::look(world, |everyone| {
+        everyone
+            .iter_manual(world)
+            .filter(|&(_, _, s, _, fighting)| fighting && *s != side)
+            .min_by_key(|&(_, k, _, &c, _)| (grid.distance(here, c), k.listing))
+            .map(|(x, ..)| x)
+    })
+    .flatten()
 }
 
 /// Cells taken by combatants other than `e` (the fallen still lie there;
