@@ -171,7 +171,8 @@ fn parse_forced_arg(text: &str) -> Result<ForcedDice, String> {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub(crate) struct AiArgs {
     /// How well the AI plays: `SIDE=LEVEL` for one side, `LEVEL` for every
-    /// side (levels: random, greedy, basic, search), to pit one against another.
+    /// side not named (levels: random, greedy, basic, search), to pit one
+    /// against another.
     #[arg(long, value_name = "SIDE=LEVEL", value_parser = parse_ai_arg)]
     pub ai: Vec<AiArg>,
     /// The work a search AI may spend on each decision, in rules steps
@@ -201,15 +202,20 @@ fn parse_ai_arg(text: &str) -> Result<AiArg, String> {
     }
 }
 
-/// Each side's AI level as `--ai` asks, in the scenario's order of sides.
+/// Each side's AI level as `--ai` asks, in the scenario's order of sides:
+/// a side named (`SIDE=LEVEL`) plays at its level, the others at the level
+/// given for every side (`LEVEL`), whichever comes first on the line. One
+/// side, or every side, given two levels is bad input.
 pub(crate) fn ai_levels(
     scenario: &LoadedScenario,
     args: &[AiArg],
 ) -> Result<Vec<AiLevel>, Failure> {
-    let mut levels = vec![AiLevel::default(); scenario.scenario.sides.len()];
+    let sides = scenario.scenario.sides.len();
+    let mut every: Option<AiLevel> = None;
+    let mut named: Vec<Option<AiLevel>> = vec![None; sides];
     for arg in args {
-        match &arg.side {
-            None => levels.iter_mut().for_each(|l| *l = arg.level),
+        let (slot, what) = match &arg.side {
+            None => (&mut every, "every side".to_string()),
             Some(name) => {
                 let i = scenario.side_index(name).ok_or_else(|| {
                     bad_input(format!(
@@ -218,11 +224,21 @@ pub(crate) fn ai_levels(
                         side_names(scenario)
                     ))
                 })?;
-                levels[i] = arg.level;
+                (&mut named[i], format!("side {name:?}"))
             }
+        };
+        if let Some(before) = slot.replace(arg.level)
+            && before != arg.level
+        {
+            return Err(bad_input(format!(
+                "--ai: {what} is given two levels, {} and {}",
+                before.name(),
+                arg.level.name()
+            )));
         }
     }
-    Ok(levels)
+    let every = every.unwrap_or_default();
+    Ok(named.into_iter().map(|l| l.unwrap_or(every)).collect())
 }
 
 /// The scenario's side names, quoted, for messages.

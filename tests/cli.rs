@@ -963,6 +963,32 @@ fn each_side_gets_the_ai_level_asked_for_and_the_sim_report_names_it() {
         "{}",
         stderr(&o)
     );
+    // A side named keeps its level whatever `--ai LEVEL` comes after it.
+    let o = fray(&[
+        "sim",
+        duel,
+        "--battles",
+        "1",
+        "--threads",
+        "1",
+        "--ai",
+        "Wardens=greedy",
+        "--ai",
+        "random",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("Wardens (greedy)"), "{}", stdout(&o));
+    assert!(stdout(&o).contains("Raiders (random)"), "{}", stdout(&o));
+    // A side given two levels is bad input, and so is every side.
+    for (first, second, what) in [
+        ("Raiders=search", "Raiders=basic", "side \"Raiders\""),
+        ("search", "basic", "every side"),
+    ] {
+        let o = fray(&["run", duel, "--ai", first, "--ai", second]);
+        assert_eq!(o.status.code(), Some(2));
+        let said = format!("--ai: {what} is given two levels, search and basic");
+        assert!(stderr(&o).contains(&said), "{}", stderr(&o));
+    }
 }
 
 #[test]
