@@ -933,20 +933,20 @@ fn each_side_gets_the_ai_level_asked_for_and_the_sim_report_names_it() {
     assert_eq!(seats[0]["ai"], "search");
     assert_eq!(seats[1]["ai"], "random");
     assert!(seats[0]["ai_decision_ms"]["decisions"].as_u64().unwrap() > 0);
-    // `--ai LEVEL` seats every side; the text report names each seat's AI.
-    let o = fray(&[
-        "sim",
-        duel,
-        "--battles",
-        "1",
-        "--threads",
-        "1",
-        "--ai",
-        "random",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("Wardens (random)"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("Raiders (random)"), "{}", stdout(&o));
+    // `--ai LEVEL` seats every side not named, whether it comes before or
+    // after `--ai SIDE=LEVEL`; the text report names each seat's AI.
+    for (ai, wardens) in [
+        (&["--ai", "random"][..], "random"),
+        (&["--ai", "Wardens=greedy", "--ai", "random"][..], "greedy"),
+    ] {
+        let mut args = vec!["sim", duel, "--battles", "1", "--threads", "1"];
+        args.extend_from_slice(ai);
+        let o = fray(&args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let seat = format!("Wardens ({wardens})");
+        assert!(stdout(&o).contains(&seat), "{}", stdout(&o));
+        assert!(stdout(&o).contains("Raiders (random)"), "{}", stdout(&o));
+    }
     // A side or a level that does not exist is bad input.
     let o = fray(&["sim", duel, "--ai", "Nobody=search"]);
     assert_eq!(o.status.code(), Some(2));
@@ -963,22 +963,6 @@ fn each_side_gets_the_ai_level_asked_for_and_the_sim_report_names_it() {
         "{}",
         stderr(&o)
     );
-    // A side named keeps its level whatever `--ai LEVEL` comes after it.
-    let o = fray(&[
-        "sim",
-        duel,
-        "--battles",
-        "1",
-        "--threads",
-        "1",
-        "--ai",
-        "Wardens=greedy",
-        "--ai",
-        "random",
-    ]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(stdout(&o).contains("Wardens (greedy)"), "{}", stdout(&o));
-    assert!(stdout(&o).contains("Raiders (random)"), "{}", stdout(&o));
     // A side given two levels is bad input, and so is every side.
     for (first, second, what) in [
         ("Raiders=search", "Raiders=basic", "side \"Raiders\""),
