@@ -10,7 +10,7 @@ use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
 use fray_core::decision::{Controller, Order};
 use fray_core::model::Combatant;
-use fray_rules::declared::{Health, Stress, WoundPoints};
+use fray_rules::declared::{Health, Stabilised, Stress, WoundPoints};
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
@@ -293,6 +293,39 @@ fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
         },
     );
     assert_ne!(o.action, "stabilise", "{o:?}");
+}
+
+#[test]
+fn a_creature_down_still_shoots_unless_the_strain_would_kill_it() {
+    // Wren lies Incapacitated at 0 Wound Points, Bors six cells off: a shot
+    // costs her a Wound Point (004 §Wound Points), worth it for the blow.
+    let down = |wp: i32, state: Health, stabilised: bool| {
+        first_order_after(
+            r#"(name: "Wren", side: "A", template: "archer", at: (1, 1)),
+               (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (7, 1))"#,
+            "Wren",
+            move |world| {
+                let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
+                let mut wren = None;
+                for (e, c, mut points, mut health) in q.iter_mut(world) {
+                    if c.name == "Wren" {
+                        (points.current, *health) = (wp, state);
+                        wren = Some(e);
+                    }
+                }
+                if let (true, Some(e)) = (stabilised, wren) {
+                    world.entity_mut(e).insert(Stabilised);
+                }
+            },
+        )
+    };
+    let shot = Order::new("Wren", "attack").target("Bors").with("shortbow");
+    assert_eq!(down(0, Health::Incapacitated, false), shot);
+    assert_eq!(down(-4, Health::Dying, false), shot);
+    // One Wound Point short of minus her Strength (11), the strain would
+    // kill her: she keeps still; stabilised, her first action costs nothing.
+    assert_eq!(down(-10, Health::Dying, false), Order::new("Wren", "wait"));
+    assert_eq!(down(-10, Health::Dying, true), shot);
 }
 
 /// The risk the `declared` appraisal gives Agna's stabilising Anna, who

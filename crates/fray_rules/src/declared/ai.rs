@@ -12,8 +12,10 @@
 //! last round and still reaches it, likely to again, it is worth the
 //! riposte and what the +4 spares. A badly hurt creature values a
 //! draught; a healer values stabilising a fallen ally; a caster values
-//! mending an ally's Stress; a creature that is down values nothing
-//! strenuous (each such action costs it a Wound Point). Intimidating a
+//! mending an ally's Stress; a creature that is down values only its blows
+//! and spells at a foe within its reduced reach, each less the Wound Point
+//! it costs (none for a Stabilised one's first), and nothing that would
+//! kill it. Intimidating a
 //! monster is worth what it has left, times how much likelier the
 //! Intimidation makes it to fail its morale check and flee.
 
@@ -138,7 +140,14 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     out.push(Appraisal::plain(m.order("wait")));
     consumables(&m, health, wp, stress, &mut out);
     if health != Health::Fine {
-        // Down: anything strenuous costs a Wound Point (004 §Wound Points).
+        let stabilised = world.get::<Stabilised>(me).is_some();
+        if let Some(down) = Down::of(health, stabilised, stats, wp) {
+            let still = Stats {
+                speed: down.speed,
+                ..stats.clone()
+            };
+            strike_while_down(world, &Me { stats: &still, ..m }, down.cost, &mut out);
+        }
         return out;
     }
     let (foes, nearest) = survey(world, &m, &mut out);
@@ -154,6 +163,60 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     full_defense(&m, &foes, &mut out);
     advance(&m, &foes, &mut out);
     out
+}
+
+/// What a Wound Point costs a creature already down, in points of damage:
+/// it no longer counts among those still fighting, so the point weighs on
+/// its own life rather than on the battle, and counts for half.
+const DOWN_ACTION_COST: f32 = 0.5;
+
+/// How a creature that is down may still act (004 §Wound Points): an
+/// Incapacitated one crawls a cell and a Dying one stays where it lies,
+/// each action costing it a Wound Point; a Stabilised one moves at half
+/// its Speed and takes its first action of the round for nothing.
+struct Down {
+    speed: u32,
+    cost: f32,
+}
+
+impl Down {
+    /// `None` when it should only wait: dead, or one more Wound Point
+    /// would kill it.
+    fn of(health: Health, stabilised: bool, stats: &Stats, wp: &WoundPoints) -> Option<Self> {
+        let speed = match health {
+            Health::Fine | Health::Dead => return None,
+            _ if stabilised => {
+                return Some(Self {
+                    speed: stats.speed / 2,
+                    cost: 0.0,
+                });
+            }
+            Health::Incapacitated => 1,
+            Health::Dying => 0,
+        };
+        (wp.current - 1 > -stats.strength).then_some(Self {
+            speed,
+            cost: DOWN_ACTION_COST,
+        })
+    }
+}
+
+/// 004 §Wound Points: a creature down can still strike or cast at a foe
+/// within its reduced reach, each blow worth what it deals less what the
+/// action costs it.
+fn strike_while_down(world: &World, m: &Me, cost: f32, out: &mut Vec<Appraisal>) {
+    // Only its blows and spells: what the survey offers allies is dropped.
+    let first = out.len();
+    let (foes, _) = survey(world, m, out);
+    out.truncate(first);
+    for foe in &foes {
+        let dist = m.grid.distance(m.here, foe.cell);
+        weapon_attacks(m, foe, &foes, dist, 0, out);
+        spell_attacks(m, foe, dist, out);
+    }
+    for a in &mut out[first..] {
+        a.other -= cost;
+    }
 }
 
 /// The names in `names` that `table` holds, each with what it holds.
