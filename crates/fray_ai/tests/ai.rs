@@ -237,25 +237,38 @@ fn the_ai_throws_its_javelin_at_a_foe_beyond_a_walk_of_its_sword() {
 /// Grusk's AI order in round 2, beside Brienne who gave `brienne` in both
 /// rounds; Grusk waited in round 1.
 fn grusk_after(brienne: &Order) -> Order {
-    let text = r#"(
+    second_order(
+        ("Grusk", "bugbear_scoundrel"),
+        ("Brienne", "knight"),
+        brienne,
+    )
+}
+
+/// The AI's order in round 2 for `me` (name, template), beside `foe` who
+/// gave `given` in both rounds; `me` waited in round 1.
+fn second_order(me: (&str, &str), foe: (&str, &str), given: &Order) -> Order {
+    let text = format!(
+        r#"(
     name: "t", ruleset: "declared",
     grid: (kind: Square, width: 10, height: 10),
-    options: {"declaration": "round_robin"},
+    options: {{"declaration": "round_robin"}},
     sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
-    combatants: [(name: "Grusk", side: "A", template: "bugbear_scoundrel", at: (1, 1)),
-           (name: "Brienne", side: "B", template: "knight", at: (2, 1))],
+    combatants: [(name: "{}", side: "A", template: "{}", at: (1, 1)),
+           (name: "{}", side: "B", template: "{}", at: (2, 1))],
     dice: [5, 9, 9, 4],
-)"#;
-    let mut battle = battle_from_text(text, 1).unwrap();
+)"#,
+        me.0, me.1, foe.0, foe.1
+    );
+    let mut battle = battle_from_text(&text, 1).unwrap();
     let mut waited = false;
     loop {
         let d = common::awaited(&mut battle).expect("the battle goes on");
-        let order = match (d.actor_name.as_str(), waited) {
-            ("Grusk", false) => Order::new("Grusk", "wait"),
-            ("Grusk", true) => return BasicAi.decide(battle.world_mut(), &d).unwrap(),
-            _ => brienne.clone(),
+        let order = match (d.actor_name == me.0, waited) {
+            (true, false) => Order::new(me.0, "wait"),
+            (true, true) => return BasicAi.decide(battle.world_mut(), &d).unwrap(),
+            _ => given.clone(),
         };
-        waited |= d.actor_name == "Grusk";
+        waited |= d.actor_name == me.0;
         battle.answer(d.id, order);
     }
 }
@@ -272,6 +285,14 @@ fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
     // Brienne waited: nothing says she will attack, and Grusk strikes.
     let wait = Order::new("Brienne", "wait");
     assert_eq!(grusk_after(&wait).action, "attack");
+    // A knight whom a hobgoblin struck last round counts on the blow coming
+    // again: her riposte and the hits the +4 spares outweigh her own blow
+    // (counted at four chances in five, they did not).
+    let bors = Order::new("Bors", "attack")
+        .target("Anna")
+        .with("longsword");
+    let anna = second_order(("Anna", "knight"), ("Bors", "hobgoblin_warrior"), &bors);
+    assert_eq!(anna, Order::new("Anna", "full_defense"));
 }
 
 #[test]
