@@ -204,7 +204,7 @@ fn parse_ai_arg(text: &str) -> Result<AiArg, String> {
 
 /// Each side's AI level as `--ai` asks, in the scenario's order of sides:
 /// a side named (`SIDE=LEVEL`) plays at its level, the others at the level
-/// given for every side (`LEVEL`), whichever comes first on the line. One
+/// given for every side (`LEVEL`), in whatever order the two come. One
 /// side, or every side, given two levels is bad input.
 pub(crate) fn ai_levels(
     scenario: &LoadedScenario,

@@ -567,7 +567,7 @@ pub fn mark_time(
     world: &mut bevy_ecs::world::World,
     time: impl FnOnce(&bevy_ecs::world::World) -> String,
 ) {
-    if world.resource::<BattleLog>().keeps() {
+    if kept(world) {
         let time = time(world);
         world.resource_mut::<BattleLog>().time = time;
     }

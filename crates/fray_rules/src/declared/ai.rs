@@ -211,6 +211,7 @@ fn strike_while_down(world: &World, m: &Me, cost: f32, out: &mut Vec<Appraisal>)
     out.truncate(first);
     for foe in &foes {
         let dist = m.grid.distance(m.here, foe.cell);
+        // It barely moves: closing in is worth nothing to it (nearest 0).
         weapon_attacks(m, foe, &foes, dist, 0, out);
         spell_attacks(m, foe, dist, out);
     }
