@@ -178,7 +178,14 @@ struct BarFill {
 #[derive(Component)]
 struct Floating {
     ttl: f32,
+    /// The combatant whose number it is.
+    on: String,
+    /// Damage taken, or healing (negative).
+    amount: i32,
 }
+
+/// How long a number floats, in seconds.
+const FLOAT_SECS: f32 = 1.6;
 
 /// A strike shown as a line from attacker to target for a moment.
 #[derive(Component)]
@@ -469,6 +476,7 @@ fn announce(
     session: Option<NonSendMut<Session>>,
     layout: Option<Res<Layout>>,
     tokens: Query<&Token>,
+    mut floating: Query<(&mut Floating, &mut Text2d, &mut TextColor)>,
     views: Res<Views>,
 ) {
     let (Some(mut s), Some(layout)) = (session, layout) else {
@@ -479,25 +487,16 @@ fn announce(
         return;
     }
     let views = &views.0;
-    let at = |name: &str| {
-        views
-            .iter()
-            .find(|v| v.name == name)
-            .map(|v| layout.centre(v.cell))
-    };
-    let now = |name: &str| {
-        views
-            .iter()
-            .find(|v| v.name == name)
-            .and_then(|v| tokens.iter().find(|t| t.of == v.entity))
-            .map(|t| t.pos)
+    let place = |name: &str| {
+        let v = views.iter().find(|v| v.name == name)?;
+        let now = tokens.iter().find(|t| t.of == v.entity).map(|t| t.pos);
+        Some(now.unwrap_or_else(|| layout.centre(v.cell)))
     };
     // Only the latest events get a flash: a long jump (skipping a round) would be a tangle.
     let recent = total.saturating_sub(12).max(s.seen);
-    for (i, e) in s.log().entries()[s.seen..total].iter().enumerate() {
-        if s.seen + i >= recent
-            && let (Some(actor), Some(target)) = (e.actor.as_deref(), e.target.as_deref())
-        {
+    let new = &s.log().entries()[s.seen..total];
+    for e in &new[recent - s.seen..] {
+        if let (Some(actor), Some(target)) = (e.actor.as_deref(), e.target.as_deref()) {
             commands.spawn((
                 BoardPart,
                 Flash {
@@ -507,29 +506,80 @@ fn announce(
                 },
             ));
         }
-        if let (Some(amount), Some(actor)) = (e.amount, e.actor.as_deref())
-            && let Some(p) = now(actor).or_else(|| at(actor))
-        {
-            commands.spawn((
-                BoardPart,
-                Floating { ttl: 1.6 },
-                // Damage in red, healing (a negative amount) in green.
-                Text2d::new(if amount < 0 {
-                    format!("+{}", -amount)
-                } else {
-                    format!("-{amount}")
-                }),
-                TextFont::from_font_size(20.0),
-                TextColor(if amount < 0 {
-                    Color::srgb(0.4, 0.95, 0.45)
-                } else {
-                    Color::srgb(1.0, 0.35, 0.3)
-                }),
-                Transform::from_translation(p.extend(20.0) + Vec3::new(0.0, R * 0.6, 0.0)),
-            ));
+    }
+    for (name, amount) in amounts(new) {
+        if let Some(p) = place(&name) {
+            float_amount(&mut commands, &mut floating, name, amount, p);
         }
     }
     s.seen = total;
+}
+
+/// A number floating up from a combatant at `p`. A number of the same kind
+/// that began rising from it within the last 0.6 s (played fast, hits come
+/// several a second) takes this one in; otherwise it floats above those
+/// still rising.
+fn float_amount(
+    commands: &mut Commands,
+    floating: &mut Query<(&mut Floating, &mut Text2d, &mut TextColor)>,
+    on: String,
+    amount: i32,
+    p: Vec2,
+) {
+    let mut rising = 0.0;
+    for (mut f, mut text, mut colour) in floating.iter_mut().filter(|(f, ..)| f.on == on) {
+        if (f.amount < 0) == (amount < 0) && f.ttl > FLOAT_SECS - 0.6 {
+            f.amount += amount;
+            (text.0, colour.0) = amount_words(f.amount);
+            return;
+        }
+        rising += 1.0;
+    }
+    let (words, colour) = amount_words(amount);
+    commands.spawn((
+        BoardPart,
+        Text2d::new(words),
+        TextFont::from_font_size(20.0),
+        TextColor(colour),
+        // Beside the token, clear of the name over it.
+        Transform::from_translation(
+            p.extend(20.0) + Vec3::new(R + 16.0, R * 0.2 + 20.0 * rising, 0.0),
+        ),
+        Floating {
+            ttl: FLOAT_SECS,
+            on,
+            amount,
+        },
+    ));
+}
+
+/// Damage in red, healing (a negative amount) in green.
+fn amount_words(amount: i32) -> (String, Color) {
+    if amount < 0 {
+        (format!("+{}", -amount), Color::srgb(0.4, 0.95, 0.45))
+    } else {
+        (format!("-{amount}"), Color::srgb(1.0, 0.35, 0.3))
+    }
+}
+
+/// What the entries did to each combatant, damage and healing apart, in the
+/// order each first appears: several hits arriving at once (a round played
+/// to its end) show as one number a token rather than a pile.
+fn amounts(entries: &[fray_core::log::LogEntry]) -> Vec<(String, i32)> {
+    let mut out: Vec<(String, i32)> = Vec::new();
+    for e in entries {
+        let (Some(amount), Some(actor)) = (e.amount, e.actor.as_deref()) else {
+            continue;
+        };
+        match out
+            .iter_mut()
+            .find(|(name, sum)| name == actor && (*sum < 0) == (amount < 0))
+        {
+            Some((_, sum)) => *sum += amount,
+            None => out.push((actor.to_string(), amount)),
+        }
+    }
+    out
 }
 
 fn draw_flashes(
@@ -589,7 +639,7 @@ fn float_up(
     for (e, mut f, mut tf, mut colour) in &mut q {
         f.ttl -= time.delta_secs();
         tf.translation.y += time.delta_secs() * 30.0;
-        colour.0 = colour.0.with_alpha((f.ttl / 1.6).clamp(0.0, 1.0));
+        colour.0 = colour.0.with_alpha((f.ttl / FLOAT_SECS).clamp(0.0, 1.0));
         if f.ttl <= 0.0 {
             commands.entity(e).despawn();
         }

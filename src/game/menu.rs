@@ -101,8 +101,10 @@ fn rescan_saves(state: Option<ResMut<MenuState>>) {
 }
 
 fn scan() -> MenuState {
-    let mut state = MenuState::default();
-    state.saved = scan_saves();
+    let mut state = MenuState {
+        saved: scan_saves(),
+        ..Default::default()
+    };
     let dir = assets_dir().join("scenarios");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -465,7 +467,7 @@ fn result_ui(
             let text = match s.result() {
                 Some(BattleResult::Victory { side, rounds }) => {
                     format!(
-                        "{} wins after {}.",
+                        "{} win after {}.",
                         sides.0.get(*side).map_or("?", |x| x.name.as_str()),
                         rounds_words(*rounds)
                     )

@@ -679,7 +679,7 @@ const FULL_DEFENSE_DANGER: f32 = 0.4;
 /// attacks it again this round, as full defense counts it. Between basic
 /// AIs such a foe attacks the same creature again about four times in
 /// five, yet counted as certain the side that does so wins more, seat for
-/// seat, than counting four in five (the README has the figures): its
+/// seat, than counting four in five (`docs/ai.md` has the figures): its
 /// riposte lands at the foe's count, before the foe's blow and its own,
 /// and the +4 stands against every foe, which the appraisal leaves out.
 /// Two who take full defense against each other attack again the round
