@@ -34,6 +34,9 @@ pub struct MenuState {
     saved: Vec<Saved>,
     problems: Vec<String>,
     selected: usize,
+    /// Bring the selected scenario into view in the list (once, when the
+    /// menu opens).
+    show_selected: bool,
     seats: Vec<Seat>,
     /// The AI's level on each side it plays.
     ai: Vec<AiLevel>,
@@ -127,11 +130,14 @@ fn scan() -> MenuState {
             Err(e) => state.problems.push(e.to_string()),
         }
     }
+    // Grouped by ruleset, each group in the files' order.
+    state.entries.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));
     let preferred = state
         .entries
         .iter()
         .position(|e| e.path.ends_with("skirmish_4v4.ron"));
     state.selected = preferred.unwrap_or(0);
+    state.show_selected = true;
     if let Some(e) = state.entries.get(state.selected) {
         state.seats = proposed_seats(&e.seats);
         state.ai = vec![AiLevel::default(); e.seats.len()];
@@ -337,14 +343,20 @@ fn menu_ui(
                 .max_height(260.0)
                 .show(ui, |ui| {
                     for (i, e) in state.entries.iter().enumerate() {
-                        let label =
-                            format!("{} — {} ({})", e.name, e.ruleset, e.sides.join(" vs "));
+                        if i == 0 || state.entries[i - 1].ruleset != e.ruleset {
+                            ui.label(egui::RichText::new(&e.ruleset).strong());
+                        }
+                        let label = format!("{} ({})", e.name, e.sides.join(" vs "));
                         let r = ui.selectable_label(i == state.selected, label);
+                        if i == state.selected && state.show_selected {
+                            r.scroll_to_me(Some(egui::Align::Center));
+                        }
                         if r.on_hover_text(&e.description).clicked() {
                             picked = Some(i);
                         }
                     }
                 });
+            state.show_selected = false;
             if let Some(i) = picked {
                 state.selected = i;
                 let e = &state.entries[i];
@@ -360,6 +372,7 @@ fn menu_ui(
             if let Some(e) = state.entries.get(state.selected) {
                 let (path, ruleset, sides) = (e.path.clone(), e.ruleset.clone(), e.sides.clone());
                 ui.separator();
+                ui.label(&e.description);
                 ui.label(format!(
                     "Ruleset: {ruleset} — run `fray rules {ruleset}` for its phases and rulings."
                 ));
