@@ -870,6 +870,22 @@ fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
 }
 
 #[test]
+fn a_scenario_given_as_a_saved_battle_is_named_for_what_it_is() {
+    let s = "assets/scenarios/duel.ron";
+    for args in [&["replay", s][..], &["run", "--load", s]] {
+        let o = fray(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains(
+                "assets/scenarios/duel.ron: a scenario, not a saved battle: `fray run assets/scenarios/duel.ron`"
+            ),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
 fn a_batch_shared_over_threads_ends_as_on_one_thread() {
     // Each battle is its seed's alone: 1 or 3 threads, the same tally. Not
     // on a terminal, no progress bar is drawn.

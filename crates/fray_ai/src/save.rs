@@ -146,7 +146,16 @@ impl BattleFile {
     /// Read and parse a battle file, or where it is wrong.
     pub fn read(path: &Path) -> Result<Self, Refused> {
         let source = Source::read(path).map_err(|e| e.to_string())?;
-        let file: Self = source.parse().map_err(|e| e.to_string())?;
+        let file: Self = source.parse().map_err(|e| {
+            if source.parse::<fray_core::scenario::Scenario>().is_ok() {
+                format!(
+                    "{}: a scenario, not a saved battle: `fray run {0}` or `fray play {0}` plays it",
+                    path.display()
+                )
+            } else {
+                e.to_string()
+            }
+        })?;
         if file.fray_battle != VERSION {
             let why = format!(
                 "a battle file of version {}; this Fray reads version {VERSION}",
