@@ -126,13 +126,7 @@ fn rewound(s: &mut Session, how: impl FnOnce(&mut Session) -> Result<(), String>
 /// Decide whether a secret decision must be handed to its side first.
 fn hand_off(session: Option<NonSendMut<Session>>) {
     let Some(mut s) = session else { return };
-    let secret_open = s
-        .battle
-        .world()
-        .resource::<Decisions>()
-        .open()
-        .iter()
-        .any(|d| d.secret);
+    let secret_open = s.battle.world().resource::<Decisions>().writing_in_secret();
     if !secret_open {
         s.shown_side = None;
         s.written.clear();
@@ -540,6 +534,12 @@ fn thinking(ui: &mut egui::Ui, s: &Session) {
         .on_hover_text("The orders the searching AI played out for its last decision, each with the share of the battle its side held after them.");
     ui.data_mut(|d| d.insert_persisted(id, on));
     if !on {
+        return;
+    }
+    // What it weighed for an order still secret would show the order: a
+    // person playing sees it once the orders are revealed.
+    if s.people() > 0 && s.battle.world().resource::<Decisions>().writing_in_secret() {
+        ui.label("Hidden while orders are written in secret: shown once they are revealed.");
         return;
     }
     egui::ScrollArea::vertical()

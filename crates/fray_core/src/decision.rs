@@ -261,6 +261,14 @@ impl Decisions {
         &self.open
     }
 
+    /// Whether orders are being written down in secret: a secret decision
+    /// is open. The rules publish a secret batch at once and reveal it once
+    /// every order of it is in, so until then what any side wrote down, or
+    /// weighed writing, is its own.
+    pub fn writing_in_secret(&self) -> bool {
+        self.open.iter().any(|d| d.secret)
+    }
+
     pub fn get(&self, id: u64) -> Option<&Decision> {
         self.open.iter().find(|d| d.id == id)
     }
@@ -630,6 +638,20 @@ mod tests {
             });
         }
         d
+    }
+
+    /// Orders are written in secret while a secret decision is open, and no
+    /// longer once it is closed.
+    #[test]
+    fn a_secret_decision_open_means_orders_are_written_in_secret() {
+        let mut d = five();
+        assert!(!d.writing_in_secret());
+        let mut secret = d.open()[2].clone();
+        secret.secret = true;
+        let id = d.publish(secret);
+        assert!(d.writing_in_secret());
+        d.close_many(&[id]);
+        assert!(!d.writing_in_secret());
     }
 
     /// A decision lent from the middle, the start or the end of the open
