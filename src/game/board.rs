@@ -541,10 +541,8 @@ fn float_amount(
         Text2d::new(words),
         TextFont::from_font_size(20.0),
         TextColor(colour),
-        // Beside the token, clear of the name over it.
-        Transform::from_translation(
-            p.extend(20.0) + Vec3::new(R + 16.0, R * 0.2 + 20.0 * rising, 0.0),
-        ),
+        // Over its own token, where no neighbour's could be mistaken for it.
+        Transform::from_translation(p.extend(20.0) + Vec3::new(0.0, R * 0.6 + 20.0 * rising, 0.0)),
         Floating {
             ttl: FLOAT_SECS,
             on,
