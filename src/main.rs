@@ -521,7 +521,7 @@ fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {
 fn describe_result(result: &BattleResult, sides: &Sides) -> String {
     match result {
         BattleResult::Victory { side, rounds } => format!(
-            "{} win after {rounds} round{}",
+            "the winner is {}, after {rounds} round{}",
             sides.0.get(*side).map_or("?", |s| s.name.as_str()),
             if *rounds == 1 { "" } else { "s" }
         ),

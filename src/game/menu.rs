@@ -480,7 +480,7 @@ fn result_ui(
             let text = match s.result() {
                 Some(BattleResult::Victory { side, rounds }) => {
                     format!(
-                        "{} win after {}.",
+                        "The winner is {}, after {}.",
                         sides.0.get(*side).map_or("?", |x| x.name.as_str()),
                         rounds_words(*rounds)
                     )

@@ -736,7 +736,7 @@ fn outnumbered_monsters_check_morale_and_rout_on_failure() {
     assert_has(&b, "Bors breaks and flees; it no longer fights.");
     assert_has(
         &b,
-        "Combat ends: A alone are still fighting, and win after 1 round. B: 1 routed.",
+        "Combat ends after 1 round: the only side still fighting is A, the winner. B: 1 routed.",
     );
     assert_eq!(r, BattleResult::Victory { side: 0, rounds: 1 });
 }

@@ -909,7 +909,7 @@ fn simultaneous_blows_land_together_and_two_can_fell_each_other() {
     assert!(on_bo < on_ash && on_ash < land);
     assert!(land < line(&b, "Bo falls unconscious: EN -5."));
     line(&b, "Ash falls unconscious: EN -5.");
-    line(&b, "Combat ends: nobody is conscious, in round 1.");
+    line(&b, "Combat ends in round 1: nobody is conscious.");
 }
 
 #[test]

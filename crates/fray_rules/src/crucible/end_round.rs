@@ -40,9 +40,13 @@ pub fn end_of_round(world: &mut World) {
         rule: "003 §Withdrawal Tactics",
         words: |side, rounds| match side {
             Some(s) => format!(
-                "The battle is over after {rounds} rounds: {s} hold the field; the others are down, fled or surrendered."
+                "The battle is over after {}: the only side holding the field is {s}; the others are down, fled or surrendered.",
+                fray_core::model::count_of(rounds, "round")
             ),
-            None => format!("The battle is over after {rounds} rounds: nobody is left fighting."),
+            None => format!(
+                "The battle is over after {}: nobody is left fighting.",
+                fray_core::model::count_of(rounds, "round")
+            ),
         },
     };
     if fray_core::model::ended_now(world, started, roster(world), round, ending) {

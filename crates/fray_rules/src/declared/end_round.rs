@@ -279,7 +279,7 @@ pub fn check_end(world: &mut World) -> bool {
         BattleResult::Victory { side, .. } => {
             let name = world.resource::<Sides>().name(Side(*side)).to_string();
             format!(
-                "Combat ends: {name} alone are still fighting, and win after {}.",
+                "Combat ends after {}: the only side still fighting is {name}, the winner.",
                 rounds(round)
             )
         }

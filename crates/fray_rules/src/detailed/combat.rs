@@ -1828,7 +1828,9 @@ pub fn check_end(world: &mut World) {
 const ENDING: Ending = Ending {
     rule: "ruling unconscious",
     words: |side, n| match side {
-        Some(side) => format!("Combat ends: {side} alone have anyone conscious, in round {n}."),
-        None => format!("Combat ends: nobody is conscious, in round {n}."),
+        Some(side) => {
+            format!("Combat ends in round {n}: the only side with anyone conscious is {side}.")
+        }
+        None => format!("Combat ends in round {n}: nobody is conscious."),
     },
 };

@@ -1887,7 +1887,9 @@ pub fn check_end(world: &mut World) {
 const ENDING: Ending = Ending {
     rule: "ruling knocked_out",
     words: |side, n| match side {
-        Some(side) => format!("Combat ends: {side} alone have anyone on their feet, in turn {n}."),
-        None => format!("Combat ends: nobody is left on their feet, in turn {n}."),
+        Some(side) => {
+            format!("Combat ends in turn {n}: the only side with anyone on their feet is {side}.")
+        }
+        None => format!("Combat ends in turn {n}: nobody is left on their feet."),
     },
 };

@@ -762,7 +762,9 @@ pub fn check_end(world: &mut World) -> bool {
             words: |side, rounds| match side {
                 Some(s) => {
                     let rounds = fray_core::model::count_of(rounds, "round");
-                    format!("The battle is over: the {s} are left standing after {rounds}.")
+                    format!(
+                        "The battle is over after {rounds}: the only side left standing is {s}."
+                    )
                 }
                 None => {
                     let rounds = fray_core::model::count_of(rounds, "round");
