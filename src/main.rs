@@ -147,6 +147,10 @@ enum Command {
         /// win counts are the same for any number.
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
         threads: Option<u32>,
+        /// Play the batch again with the two sides' AI levels exchanged, on
+        /// the same seeds, and report each level's wins over both.
+        #[arg(long)]
+        swap: bool,
         #[command(flatten)]
         ai: AiArgs,
     },
@@ -413,8 +417,19 @@ fn main() -> ExitCode {
             seed,
             json,
             threads,
+            swap,
             ai,
-        }) => sim::sim(&scenario, battles, seed, json, threads, &ai),
+        }) => sim::sim(
+            &scenario,
+            sim::Ask {
+                battles,
+                seed,
+                json,
+                threads,
+                swap,
+            },
+            &ai,
+        ),
         Some(Command::Check { files }) => check(&files),
         Some(Command::Rules { id }) => rules(id.as_deref()),
     };

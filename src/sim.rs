@@ -20,42 +20,83 @@ use crate::{Failure, bad_input, failed, load_scenario, lost};
 /// in its last slot).
 const HISTOGRAM_US: usize = 60_000;
 
-/// `fray sim`: run a batch of battles, print the report, and fail if any
+/// What `fray sim` was asked for, beside the scenario and its AI.
+pub struct Ask {
+    pub battles: u32,
+    pub seed: Option<u64>,
+    pub json: bool,
+    pub threads: Option<u32>,
+    /// Play the batch again with the two sides' levels exchanged.
+    pub swap: bool,
+}
+
+/// `fray sim`: run a batch of battles (and, asked to swap, the batch again
+/// with the sides' AI levels exchanged), print the report, and fail if any
 /// battle could not finish.
-pub fn sim(
-    path: &Path,
-    battles: u32,
-    seed: Option<u64>,
-    json: bool,
-    threads: Option<u32>,
-    ai: &crate::AiArgs,
-) -> Result<(), Failure> {
-    if battles == 0 {
+pub fn sim(path: &Path, ask: Ask, ai: &crate::AiArgs) -> Result<(), Failure> {
+    if ask.battles == 0 {
         return Err(bad_input("--battles must be at least 1"));
     }
     let (scenario, data) = load_scenario(path)?;
     let levels = crate::ai_levels(&scenario, &ai.ai)?;
-    let seed0 = seed.unwrap_or(scenario.scenario.seed);
+    let swapped = if ask.swap {
+        Some(swapped(&levels)?)
+    } else {
+        None
+    };
+    let seed0 = ask.seed.unwrap_or(scenario.scenario.seed);
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get() as u32);
-    let threads = threads.unwrap_or(cores).min(battles);
-    let show_progress = !json && std::io::stderr().is_terminal();
-    let batch = Batch {
+    let threads = ask.threads.unwrap_or(cores).min(ask.battles);
+    let show_progress = !ask.json && std::io::stderr().is_terminal();
+    let mut batches = vec![Batch {
         scenario: &scenario,
         data: &data,
         levels: &levels,
         search_work: ai.search_work,
-    };
-    let tally = run_batch(&batch, battles, seed0, threads, show_progress)?;
+    }];
+    if let Some(levels) = &swapped {
+        batches.push(Batch {
+            levels,
+            ..batches[0]
+        });
+    }
+    let mut tallies = Vec::new();
+    for batch in &batches {
+        tallies.push(run_batch(
+            batch,
+            ask.battles,
+            seed0,
+            threads,
+            show_progress,
+        )?);
+    }
     let mut out = Out::new();
-    print_report(&mut out, &batch, &tally, json);
+    print_reports(&mut out, &batches, &tallies, ask.json);
     out.finish().map_err(lost)?;
-    if let Some((seed, why)) = tally.first_failure {
+    let failures: u32 = tallies.iter().map(|t| t.failures).sum();
+    let first = tallies.iter().find_map(|t| t.first_failure.clone());
+    if let Some((seed, why)) = first {
         return Err(failed(format!(
-            "{} battles could not finish; the first, seed {seed}: {why}",
-            tally.failures
+            "{failures} battles could not finish; the first, seed {seed}: {why}"
         )));
     }
     Ok(())
+}
+
+/// The two sides' levels exchanged, for `--swap`: only two sides, at two
+/// levels, can be swapped.
+fn swapped(levels: &[AiLevel]) -> Result<Vec<AiLevel>, Failure> {
+    match levels {
+        [a, b] if a != b => Ok(vec![*b, *a]),
+        [a, _] => Err(bad_input(format!(
+            "--swap: both sides play {}; give one side another level (--ai SIDE=LEVEL)",
+            a.name()
+        ))),
+        _ => Err(bad_input(format!(
+            "--swap: the scenario has {} sides; only two can swap",
+            levels.len()
+        ))),
+    }
 }
 
 /// Resident memory of this process in KiB (Linux), for the sim report.
@@ -397,14 +438,86 @@ fn seats(batch: &Batch, tally: &SimTally) -> Vec<Seat> {
         .collect()
 }
 
-/// Print the sim report of `tally`: win rates, lengths and speed, as JSON or
-/// as text.
-fn print_report(out: &mut impl Write, batch: &Batch, tally: &SimTally, json: bool) {
+/// Print the sim report of each batch: win rates, lengths and speed, as JSON
+/// or as text; after two batches with the sides swapped, each level's wins
+/// over both.
+fn print_reports(out: &mut impl Write, batches: &[Batch], tallies: &[SimTally], json: bool) {
+    let reports = batches.iter().zip(tallies);
     if json {
-        print_json(out, batch, tally);
-    } else {
-        print_text(out, batch, tally);
+        let mut each: Vec<serde_json::Value> = reports.map(|(b, t)| report_json(b, t)).collect();
+        let report = match each.len() {
+            1 => each.remove(0),
+            _ => serde_json::json!({
+                "batches": each,
+                "levels": level_shares(batches, tallies).iter().map(|l| serde_json::json!({
+                    "ai": l.ai, "wins": l.wins, "battles": l.battles,
+                    "as": l.as_side.iter().cloned().collect::<std::collections::BTreeMap<_, _>>(),
+                })).collect::<Vec<_>>(),
+            }),
+        };
+        let _ = writeln!(out, "{report}");
+        return;
     }
+    for (b, t) in reports {
+        print_text(out, b, t);
+    }
+    if batches.len() == 2 {
+        let _ = writeln!(out, "Sides swapped, each level over both batches:");
+        for l in level_shares(batches, tallies) {
+            let sides: Vec<String> = l
+                .as_side
+                .iter()
+                .map(|(s, w)| format!("{w} as {s}"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "  {:<28} wins {:>7} of {} ({:5.1}%): {}",
+                l.ai,
+                l.wins,
+                l.battles,
+                100.0 * f64::from(l.wins) / f64::from(l.battles.max(1)),
+                sides.join(", ")
+            );
+        }
+    }
+}
+
+/// One AI level's wins over two batches with the sides swapped.
+struct LevelShare {
+    ai: String,
+    wins: u32,
+    battles: u32,
+    /// Its wins as each side.
+    as_side: Vec<(String, u32)>,
+}
+
+/// Each level of the first batch, with its wins there and, as the other
+/// side, in the second.
+fn level_shares(batches: &[Batch], tallies: &[SimTally]) -> Vec<LevelShare> {
+    let seats: Vec<Vec<Seat>> = batches
+        .iter()
+        .zip(tallies)
+        .map(|(b, t)| seats(b, t))
+        .collect();
+    let battles: u32 = tallies.iter().map(|t| t.battles).sum();
+    (0..seats[0].len())
+        .map(|i| {
+            let here = &seats[0][i];
+            let mut as_side = vec![(here.name.clone(), here.wins)];
+            // The same level, on the other side, in the swapped batch.
+            for (j, s) in seats[1].iter().enumerate() {
+                if j != i && s.ai == here.ai {
+                    as_side.push((s.name.clone(), s.wins));
+                }
+            }
+            LevelShare {
+                ai: here.ai.clone(),
+                wins: as_side.iter().map(|(_, w)| w).sum(),
+                battles,
+                as_side,
+            }
+        })
+        .collect()
 }
 
 /// The mean, least and most rounds of the battles that finished.
@@ -420,11 +533,12 @@ fn rounds(tally: &SimTally) -> (f64, u32, u32) {
     )
 }
 
-fn print_json(out: &mut impl Write, batch: &Batch, tally: &SimTally) {
+/// The JSON report of one batch.
+fn report_json(batch: &Batch, tally: &SimTally) -> serde_json::Value {
     let seats = seats(batch, tally);
     let (mean, min, max) = rounds(tally);
     let scenario = &batch.scenario.scenario;
-    let report = serde_json::json!({
+    serde_json::json!({
         "scenario": scenario.name,
         "ruleset": scenario.ruleset,
         "battles": tally.battles,
@@ -443,8 +557,7 @@ fn print_json(out: &mut impl Write, batch: &Batch, tally: &SimTally) {
         "threads": tally.threads,
         "ai_decision_ms": Latency::of(&tally.histograms).json(),
         "resident_kib": { "start": tally.rss_start, "middle": tally.rss_mid, "end": tally.rss_end },
-    });
-    let _ = writeln!(out, "{report}");
+    })
 }
 
 fn print_text(out: &mut impl Write, batch: &Batch, tally: &SimTally) {

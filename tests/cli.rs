@@ -886,6 +886,60 @@ fn a_scenario_given_as_a_saved_battle_is_named_for_what_it_is() {
 }
 
 #[test]
+fn a_swapped_batch_plays_each_level_as_each_side() {
+    let sim = |args: &[&str]| {
+        let mut all = vec![
+            "sim",
+            "assets/scenarios/duel.ron",
+            "--battles",
+            "30",
+            "--json",
+        ];
+        all.extend_from_slice(args);
+        let o = fray(&all);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()
+    };
+    let wins = |report: &serde_json::Value, side: &str| report["wins"][side].as_u64().unwrap();
+    // The two seatings, each played on its own.
+    let first = sim(&["--ai", "Raiders=greedy"]);
+    let second = sim(&["--ai", "Wardens=greedy"]);
+    let both = sim(&["--ai", "Raiders=greedy", "--swap"]);
+    let batches = both["batches"].as_array().unwrap();
+    assert_eq!(batches[0]["wins"], first["wins"]);
+    assert_eq!(batches[1]["wins"], second["wins"]);
+    let levels = both["levels"].as_array().unwrap();
+    assert_eq!(levels.len(), 2);
+    assert_eq!(
+        (&levels[0]["ai"], &levels[1]["ai"]),
+        (&"basic".into(), &"greedy".into())
+    );
+    let basic = wins(&first, "Wardens") + wins(&second, "Raiders");
+    assert_eq!(levels[0]["wins"], basic);
+    assert_eq!(levels[0]["as"]["Wardens"], wins(&first, "Wardens"));
+    assert_eq!(levels[0]["as"]["Raiders"], wins(&second, "Raiders"));
+    assert_eq!(
+        levels[1]["wins"],
+        wins(&first, "Raiders") + wins(&second, "Wardens")
+    );
+    assert_eq!(levels[0]["battles"], 60);
+    // Only two sides at two levels can swap.
+    let o = fray(&[
+        "sim",
+        "assets/scenarios/duel.ron",
+        "--battles",
+        "2",
+        "--swap",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--swap: both sides play basic"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn a_batch_shared_over_threads_ends_as_on_one_thread() {
     // Each battle is its seed's alone: 1 or 3 threads, the same tally. Not
     // on a terminal, no progress bar is drawn.

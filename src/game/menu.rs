@@ -46,6 +46,32 @@ pub struct MenuState {
     pub error: Option<String>,
 }
 
+/// The scenarios under their rulesets, the chosen one brought into view
+/// when the menu opens; the one clicked, if any.
+fn scenario_list(ui: &mut egui::Ui, state: &mut MenuState) -> Option<usize> {
+    let mut picked = None;
+    egui::ScrollArea::vertical()
+        .id_salt("scenarios")
+        .max_height(260.0)
+        .show(ui, |ui| {
+            for (i, e) in state.entries.iter().enumerate() {
+                if i == 0 || state.entries[i - 1].ruleset != e.ruleset {
+                    ui.label(egui::RichText::new(&e.ruleset).strong());
+                }
+                let label = format!("{} ({})", e.name, e.sides.join(" vs "));
+                let r = ui.selectable_label(i == state.selected, label);
+                if i == state.selected && state.show_selected {
+                    r.scroll_to_me(Some(egui::Align::Center));
+                }
+                if r.on_hover_text(&e.description).clicked() {
+                    picked = Some(i);
+                }
+            }
+        });
+    state.show_selected = false;
+    picked
+}
+
 /// A battle the menu (or the command line) asked for; started by an exclusive system.
 #[derive(Resource)]
 pub struct StartBattle(pub Setup);
@@ -337,26 +363,7 @@ fn menu_ui(
             ui.label("Tactical combat that plays tabletop combat procedures faithfully.");
             ui.separator();
             ui.heading("Scenario");
-            let mut picked = None;
-            egui::ScrollArea::vertical()
-                .id_salt("scenarios")
-                .max_height(260.0)
-                .show(ui, |ui| {
-                    for (i, e) in state.entries.iter().enumerate() {
-                        if i == 0 || state.entries[i - 1].ruleset != e.ruleset {
-                            ui.label(egui::RichText::new(&e.ruleset).strong());
-                        }
-                        let label = format!("{} ({})", e.name, e.sides.join(" vs "));
-                        let r = ui.selectable_label(i == state.selected, label);
-                        if i == state.selected && state.show_selected {
-                            r.scroll_to_me(Some(egui::Align::Center));
-                        }
-                        if r.on_hover_text(&e.description).clicked() {
-                            picked = Some(i);
-                        }
-                    }
-                });
-            state.show_selected = false;
+            let picked = scenario_list(ui, &mut state);
             if let Some(i) = picked {
                 state.selected = i;
                 let e = &state.entries[i];
