@@ -560,17 +560,19 @@ fn drive(
         s.progress = s.battle.advance();
         return;
     }
+    // Steps that take long (a searching AI's decisions) are spread over
+    // frames, so the window keeps answering.
+    let started = std::time::Instant::now();
+    let in_time = || started.elapsed() < FRAME_STEPPING;
     if let Some(round) = s.skip_to_round {
-        let now = (s.view.round)(s.battle.world());
-        if now <= round {
-            for _ in 0..10_000 {
-                if !s.advance() || (s.view.round)(s.battle.world()) > round {
-                    break;
-                }
-            }
+        let mut reached = (s.view.round)(s.battle.world()) > round;
+        while !reached && in_time() {
+            reached = !s.advance() || (s.view.round)(s.battle.world()) > round;
         }
-        s.skip_to_round = None;
-        s.paused = true;
+        if reached {
+            s.skip_to_round = None;
+            s.paused = true;
+        }
         return;
     }
     if s.paused {
@@ -578,7 +580,7 @@ fn drive(
     }
     match SPEEDS[s.speed] {
         None => {
-            for _ in 0..10_000 {
+            while in_time() {
                 if !s.advance() {
                     break;
                 }
@@ -603,6 +605,10 @@ fn drive(
         }
     }
 }
+
+/// The longest a frame spends stepping the battle at the fastest speed or
+/// skipping to the next round; what is left goes on in the next frame.
+const FRAME_STEPPING: std::time::Duration = std::time::Duration::from_millis(12);
 
 /// Seconds an interrupt (a riposte, an attack of opportunity, a parry, an
 /// abort, a readied action) stays on screen before the battle goes on, at
