@@ -513,8 +513,8 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
     if !quiet {
         print_new(&game.battle, printed, &mut out);
     }
-    let sides = game.battle.world().resource::<Sides>().clone();
-    let _ = writeln!(out, "Result: {}", describe_result(&result, &sides));
+    let words = describe_result(&result, &game.battle);
+    let _ = writeln!(out, "Result: {words}");
     if let Some((file, f)) = &mut log {
         game.battle
             .world()
@@ -533,19 +533,26 @@ fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {
     entries.len()
 }
 
-fn describe_result(result: &BattleResult, sides: &Sides) -> String {
+/// The result in words, counted in the ruleset's rounds (turns under
+/// `phases`).
+fn describe_result(result: &BattleResult, battle: &Battle) -> String {
+    let world = battle.world();
+    let unit = world
+        .get_resource::<fray_core::view::RulesView>()
+        .map_or("round", |v| v.round_unit);
+    let count = |n: u32| fray_core::model::count_of(n, unit);
+    let sides = world.resource::<Sides>();
     match result {
         BattleResult::Victory { side, rounds } => format!(
-            "the winner is {}, after {rounds} round{}",
+            "the winner is {}, after {}",
             sides.0.get(*side).map_or("?", |s| s.name.as_str()),
-            if *rounds == 1 { "" } else { "s" }
+            count(*rounds)
         ),
         BattleResult::MutualDestruction { rounds } => {
-            let rounds = fray_core::model::count_of(*rounds, "round");
-            format!("nobody is left standing after {rounds}")
+            format!("nobody is left standing after {}", count(*rounds))
         }
         BattleResult::RoundCap { rounds } => {
-            format!("no winner: the round cap of {rounds} was reached")
+            format!("no winner: the {unit} cap of {rounds} was reached")
         }
     }
 }

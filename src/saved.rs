@@ -217,8 +217,8 @@ pub fn replay(path: &Path, log_file: Option<PathBuf>, until: Option<u64>) -> Res
     }
     match battle.outcome() {
         Some(result) if shown.len() == entries.len() => {
-            let sides = battle.world().resource::<fray_core::model::Sides>();
-            let _ = writeln!(out, "Result: {}", crate::describe_result(result, sides));
+            let words = crate::describe_result(result, &battle);
+            let _ = writeln!(out, "Result: {words}");
         }
         Some(_) => {}
         None => {

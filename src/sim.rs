@@ -74,10 +74,19 @@ pub fn sim(path: &Path, ask: Ask, ai: &crate::AiArgs) -> Result<(), Failure> {
     print_reports(&mut out, &batches, &tallies, ask.json);
     out.finish().map_err(lost)?;
     let failures: u32 = tallies.iter().map(|t| t.failures).sum();
-    let first = tallies.iter().find_map(|t| t.first_failure.clone());
-    if let Some((seed, why)) = first {
+    let first = tallies
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| t.first_failure.clone().map(|f| (i, f)));
+    if let Some((batch, (seed, why))) = first {
+        let swapped = if batch == 0 {
+            ""
+        } else {
+            " with the levels swapped"
+        };
         return Err(failed(format!(
-            "{failures} battles could not finish; the first, seed {seed}: {why}"
+            "{} could not finish; the first, seed {seed}{swapped}: {why}",
+            fray_core::model::count_of(failures, "battle")
         )));
     }
     Ok(())

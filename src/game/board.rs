@@ -186,6 +186,8 @@ struct Floating {
 
 /// How long a number floats, in seconds.
 const FLOAT_SECS: f32 = 1.6;
+/// The height of a floating number's line, in world units.
+const FLOAT_LINE: f32 = 20.0;
 
 /// A strike shown as a line from attacker to target for a moment.
 #[derive(Component)]
@@ -476,7 +478,7 @@ fn announce(
     session: Option<NonSendMut<Session>>,
     layout: Option<Res<Layout>>,
     tokens: Query<&Token>,
-    mut floating: Query<(&mut Floating, &mut Text2d, &mut TextColor)>,
+    mut floating: Query<(&mut Floating, &mut Text2d, &mut TextColor, &Transform)>,
     views: Res<Views>,
 ) {
     let (Some(mut s), Some(layout)) = (session, layout) else {
@@ -507,34 +509,52 @@ fn announce(
             ));
         }
     }
+    // Numbers spawned here, by token and height: the commands wait for the
+    // frame's end, so the query does not see them yet.
+    let mut spawned: Vec<(String, f32)> = Vec::new();
     for (name, amount) in amounts(new) {
         if let Some(p) = place(&name) {
-            float_amount(&mut commands, &mut floating, name, amount, p);
+            let float = Float {
+                on: name,
+                amount,
+                p,
+            };
+            float_amount(&mut commands, &mut floating, &mut spawned, float);
         }
     }
     s.seen = total;
 }
 
-/// A number floating up from a combatant at `p`. A number of the same kind
-/// that began rising from it within the last 0.6 s (played fast, hits come
-/// several a second) takes this one in; otherwise it floats above those
-/// still rising.
-fn float_amount(
-    commands: &mut Commands,
-    floating: &mut Query<(&mut Floating, &mut Text2d, &mut TextColor)>,
+/// A number to float up from the token of `on`, at `p`.
+struct Float {
     on: String,
     amount: i32,
     p: Vec2,
+}
+
+/// A number floating up from a combatant. A number of the same kind that
+/// began rising from it within the last 0.6 s (played fast, hits come
+/// several a second) takes this one in; otherwise it starts a line above
+/// the highest still rising from that token.
+fn float_amount(
+    commands: &mut Commands,
+    floating: &mut Query<(&mut Floating, &mut Text2d, &mut TextColor, &Transform)>,
+    spawned: &mut Vec<(String, f32)>,
+    Float { on, amount, p }: Float,
 ) {
-    let mut rising = 0.0;
-    for (mut f, mut text, mut colour) in floating.iter_mut().filter(|(f, ..)| f.on == on) {
+    let mut y = p.y + R * 0.6;
+    for (mut f, mut text, mut colour, at) in floating.iter_mut().filter(|(f, ..)| f.on == on) {
         if (f.amount < 0) == (amount < 0) && f.ttl > FLOAT_SECS - 0.6 {
             f.amount += amount;
             (text.0, colour.0) = amount_words(f.amount);
             return;
         }
-        rising += 1.0;
+        y = y.max(at.translation.y + FLOAT_LINE);
     }
+    for (_, above) in spawned.iter().filter(|(n, _)| *n == on) {
+        y = y.max(above + FLOAT_LINE);
+    }
+    spawned.push((on.clone(), y));
     let (words, colour) = amount_words(amount);
     commands.spawn((
         BoardPart,
@@ -542,7 +562,7 @@ fn float_amount(
         TextFont::from_font_size(20.0),
         TextColor(colour),
         // Over its own token, where no neighbour's could be mistaken for it.
-        Transform::from_translation(p.extend(20.0) + Vec3::new(0.0, R * 0.6 + 20.0 * rising, 0.0)),
+        Transform::from_xyz(p.x, y, 20.0),
         Floating {
             ttl: FLOAT_SECS,
             on,
@@ -562,11 +582,14 @@ fn amount_words(amount: i32) -> (String, Color) {
 
 /// What the entries did to each combatant, damage and healing apart, in the
 /// order each first appears: several hits arriving at once (a round played
-/// to its end) show as one number a token rather than a pile.
+/// to its end) show as one number a token rather than a pile. An amount is
+/// the target's where the entry names one (a healer's spell on an ally, a
+/// blow under `crucible`), else the actor's (who took it).
 fn amounts(entries: &[fray_core::log::LogEntry]) -> Vec<(String, i32)> {
     let mut out: Vec<(String, i32)> = Vec::new();
     for e in entries {
-        let (Some(amount), Some(actor)) = (e.amount, e.actor.as_deref()) else {
+        let whom = e.target.as_deref().or(e.actor.as_deref());
+        let (Some(amount), Some(actor)) = (e.amount, whom) else {
             continue;
         };
         match out

@@ -63,11 +63,10 @@ fn keys(
         return;
     }
     if actions.just_pressed(&GameAction::Pause) {
-        s.paused = !s.paused;
+        s.pause_or_play();
     }
     if actions.just_pressed(&GameAction::Step) {
-        s.paused = true;
-        s.advance();
+        s.step_once();
     }
     if actions.just_pressed(&GameAction::Back) {
         rewound(&mut s, Session::back_one_step);
@@ -319,11 +318,10 @@ fn battle_ui(
     }
     s.picked_entry = picked;
     if asked.pause_toggle {
-        s.paused = !s.paused;
+        s.pause_or_play();
     }
     if asked.step {
-        s.paused = true;
-        s.advance();
+        s.step_once();
     }
     if asked.skip {
         s.skip_to_round = Some(round);

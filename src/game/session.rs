@@ -317,7 +317,24 @@ impl Session {
         self.given.clear();
         self.paused = true;
         self.reviewing = false;
+        self.skip_to_round = None;
         Ok(())
+    }
+
+    /// Pause, or play on; a skip to the next round under way stops, paused.
+    pub fn pause_or_play(&mut self) {
+        if self.skip_to_round.take().is_some() {
+            self.paused = true;
+        } else {
+            self.paused = !self.paused;
+        }
+    }
+
+    /// One step, paused (a skip under way stops).
+    pub fn step_once(&mut self) {
+        self.skip_to_round = None;
+        self.paused = true;
+        self.advance();
     }
 
     /// Back to the end of the step before the last one that wrote the log.

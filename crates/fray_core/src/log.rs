@@ -440,7 +440,8 @@ pub struct LogEntry {
     /// Whom it was done to, if anyone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
-    /// Damage taken (or healed, negative), for the window's floating numbers.
+    /// Damage taken (or healed, negative), for the window's floating numbers:
+    /// by the target where the entry names one, else by the actor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub amount: Option<i32>,
     /// A sentence a player can read.
