@@ -1021,6 +1021,37 @@ pub(super) fn plugin(app: &mut App) {
 mod tests {
     use super::*;
 
+    /// Amounts arriving together are summed by the one they touched, damage
+    /// and healing apart: the target where the entry names one, else the
+    /// actor.
+    #[test]
+    fn amounts_arriving_together_are_summed_by_whom_they_touched() {
+        use fray_core::log::{BattleLog, Event, EventKind};
+        let mut log = BattleLog::default();
+        let hit = |who: &str, n: i32| Event::new(EventKind::Damage, "r", "").actor(who).amount(n);
+        log.push(hit("Gash", 5));
+        log.push(hit("Rot", 2));
+        log.push(hit("Gash", 8));
+        // A blow under crucible names only its target; a healer's spell
+        // names the healer and the one healed.
+        log.push(
+            Event::new(EventKind::Damage, "r", "")
+                .target("Rot")
+                .amount(3),
+        );
+        log.push(
+            Event::new(EventKind::Note, "r", "")
+                .actor("Agna")
+                .target("Gash")
+                .amount(-4),
+        );
+        log.push(Event::new(EventKind::Note, "r", "").actor("Gash"));
+        let got = amounts(log.entries());
+        let want = [("Gash", 13), ("Rot", 5), ("Gash", -4)];
+        let want: Vec<(String, i32)> = want.iter().map(|(n, a)| (n.to_string(), *a)).collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn a_tokens_states_fit_one_short_line() {
         let states = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
