@@ -182,6 +182,9 @@ struct Floating {
     on: String,
     /// Damage taken, or healing (negative).
     amount: i32,
+    /// How far above its token's centre it has risen: it follows the token
+    /// still walking to where the blow found it.
+    above: f32,
 }
 
 /// How long a number floats, in seconds.
@@ -567,6 +570,7 @@ fn float_amount(
             ttl: FLOAT_SECS,
             on,
             amount,
+            above: y - p.y,
         },
     ));
 }
@@ -655,11 +659,21 @@ fn draw_traces(mut gizmos: Gizmos, views: Res<Views>, layout: Option<Res<Layout>
 fn float_up(
     mut commands: Commands,
     time: Res<Time>,
+    views: Res<Views>,
+    tokens: Query<&Token>,
     mut q: Query<(Entity, &mut Floating, &mut Transform, &mut TextColor)>,
 ) {
+    let pos = |name: &str| {
+        let v = views.0.iter().find(|v| v.name == name)?;
+        tokens.iter().find(|t| t.of == v.entity).map(|t| t.pos)
+    };
     for (e, mut f, mut tf, mut colour) in &mut q {
         f.ttl -= time.delta_secs();
-        tf.translation.y += time.delta_secs() * 30.0;
+        f.above += time.delta_secs() * 30.0;
+        match pos(&f.on) {
+            Some(p) => tf.translation = Vec3::new(p.x, p.y + f.above, 20.0),
+            None => tf.translation.y += time.delta_secs() * 30.0,
+        }
         colour.0 = colour.0.with_alpha((f.ttl / FLOAT_SECS).clamp(0.0, 1.0));
         if f.ttl <= 0.0 {
             commands.entity(e).despawn();

@@ -473,10 +473,14 @@ fn result_ui(
     session: Option<NonSendMut<Session>>,
     mut commands: Commands,
     mut next: ResMut<NextState<Screen>>,
+    board: (
+        ResMut<super::panels::BoardArea>,
+        ResMut<super::board::Refit>,
+    ),
 ) -> Result {
     let ctx = contexts.ctx_mut()?;
     let Some(mut s) = session else { return Ok(()) };
-    egui::Window::new("The battle is over")
+    let shown = egui::Window::new("The battle is over")
         .anchor(egui::Align2::RIGHT_TOP, [-16.0, 16.0])
         .collapsible(false)
         .resizable(false)
@@ -547,7 +551,28 @@ fn result_ui(
                 }
             });
         });
+    if let Some(shown) = shown {
+        beside(ctx, shown.response.rect, board);
+    }
     Ok(())
+}
+
+/// The board fitted to the window's space left of the result, so the
+/// result covers none of it.
+fn beside(
+    ctx: &egui::Context,
+    result: egui::Rect,
+    (mut area, mut refit): (
+        ResMut<super::panels::BoardArea>,
+        ResMut<super::board::Refit>,
+    ),
+) {
+    let window = ctx.viewport_rect();
+    let free = Rect::new(window.min.x, window.min.y, result.min.x - 8.0, window.max.y);
+    if area.0 != Some(free) {
+        area.0 = Some(free);
+        refit.0 = true;
+    }
 }
 
 /// Leaving the result screen for the menu ends the session.

@@ -872,6 +872,11 @@ pub(super) fn plugin(app: &mut App) {
     app.init_resource::<PanelRects>()
         .init_resource::<BoardArea>()
         .init_resource::<BattleMenu>()
+        // The board is fitted once the battle screen's panels are laid
+        // out, not to the space another screen left it.
+        .add_systems(OnEnter(Screen::Battle), |mut area: ResMut<BoardArea>| {
+            area.0 = None;
+        })
         .add_systems(
             Update,
             // After the driver (and so after the autoplay's key presses,
