@@ -529,7 +529,7 @@ fn thinking(ui: &mut egui::Ui, s: &Session) {
     let id = ui.id().with("show_thinking");
     let mut on = ui.data_mut(|d| *d.get_persisted_mut_or_default::<bool>(id));
     ui.checkbox(&mut on, "Show the AI's thinking")
-        .on_hover_text("The orders the searching AI played out for its last decision, each with the share of the battle its side held after them.");
+        .on_hover_text("The orders the searching AI played out for its last decision, each with the share of the battle its side held after them, over the futures it played, and which was the basic AI's own choice: the search gives another only when its futures come out surely ahead.");
     ui.data_mut(|d| d.insert_persisted(id, on));
     if !on {
         return;
@@ -550,16 +550,29 @@ fn thinking(ui: &mut egui::Ui, s: &Session) {
                 if thoughts.is_empty() {
                     ui.label("    nothing weighed yet");
                 }
-                for (n, (order, value)) in thoughts.iter().enumerate() {
-                    let mark = if n == 0 { "chose" } else { "     " };
-                    ui.label(format!(
-                        "{mark} {:>3.0}%  {}",
-                        value * 100.0,
-                        order_words(order)
-                    ));
+                for (n, thought) in thoughts.iter().enumerate() {
+                    ui.label(thought_words(n == 0, thought));
                 }
             }
         });
+}
+
+/// One order the search weighed, in words: whether it was chosen, its side's
+/// share of the battle after it, over how many futures, and whether it was
+/// the basic AI's own choice.
+fn thought_words(chosen: bool, t: &fray_core::decision::Thought) -> String {
+    format!(
+        "{} {:>3.0}% over {} {}{}",
+        if chosen { "chose" } else { "     " },
+        t.share * 100.0,
+        fray_core::model::count_of(t.futures, "future"),
+        order_words(&t.order),
+        if t.plain {
+            " (the basic AI's choice)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// `word` with a capital first letter.

@@ -327,7 +327,7 @@ impl Controller for Replay {
         Some(given.order)
     }
 
-    fn thoughts(&self) -> Vec<(Order, f32)> {
+    fn thoughts(&self) -> Vec<fray_core::decision::Thought> {
         self.live.thoughts()
     }
 

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
 use fray_core::battle::Battle;
-use fray_core::decision::{Controller, Decision, Decisions, Order, SmolStr};
+use fray_core::decision::{Controller, Decision, Decisions, Order, SmolStr, Thought};
 use fray_core::dice::Dice;
 use fray_core::model::{BattleResult, Outcome, set_resource};
 use fray_core::view::{RulesView, TokenView};
@@ -106,6 +106,8 @@ pub struct Estimate {
     /// The chance of its futures coming out ahead of the basic AI's choice
     /// as often as they did, or more, were the two orders worth the same.
     pub sign: f32,
+    /// It is the basic AI's choice.
+    pub plain: bool,
 }
 
 /// How unlikely it must be that an order came out ahead of the basic AI's
@@ -277,12 +279,14 @@ impl SearchAi {
         Ok(candidates
             .iter()
             .zip(&values)
-            .map(|(order, v)| Estimate {
+            .enumerate()
+            .map(|(i, (order, v))| Estimate {
                 order: order.clone(),
                 value: v.iter().sum::<f32>() / v.len().max(1) as f32,
                 rollouts: v.len() as u32,
                 edge: edge(v, &values[0]),
                 sign: sign(v, &values[0]),
+                plain: i == 0,
             })
             .collect())
     }
@@ -333,10 +337,15 @@ impl Controller for SearchAi {
         }
     }
 
-    fn thoughts(&self) -> Vec<(Order, f32)> {
+    fn thoughts(&self) -> Vec<Thought> {
         self.last
             .iter()
-            .map(|e| (e.order.clone(), e.value))
+            .map(|e| Thought {
+                order: e.order.clone(),
+                share: e.value,
+                futures: e.rollouts,
+                plain: e.plain,
+            })
             .collect()
     }
 

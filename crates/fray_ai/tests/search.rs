@@ -228,3 +228,49 @@ fn the_search_plays_as_the_basic_ai_over_a_field_too_large_to_search() {
     assert_eq!(searched, basic);
     assert!(search.last.is_empty(), "nothing was played out");
 }
+
+#[test]
+fn its_thoughts_give_the_order_chosen_first_and_mark_the_basic_ais() {
+    let mut battle = duel("simultaneous");
+    battle.run();
+    let world = battle.world_mut();
+    let grusk = world
+        .resource::<Decisions>()
+        .open()
+        .iter()
+        .find(|d| d.actor_name == "Grusk")
+        .map(|d| d.id)
+        .expect("Grusk is asked to declare");
+    let lent = world.resource_mut::<Decisions>().lend(grusk).unwrap();
+    let mut search = SearchAi::new(5, counted());
+    let order = search.decide(world, &lent);
+    world.resource_mut::<Decisions>().give_back(lent);
+    let thoughts = search.thoughts();
+    // The order given first, each order as the search weighed it.
+    assert_eq!(Some(&thoughts[0].order), order.as_ref());
+    assert_eq!(thoughts.len(), search.last.len());
+    for (t, e) in thoughts.iter().zip(&search.last) {
+        assert_eq!(
+            (&t.order, t.share, t.futures, t.plain),
+            (&e.order, e.value, e.rollouts, e.plain)
+        );
+        assert!(t.futures > 0 && (0.0..=1.0).contains(&t.share), "{t:?}");
+    }
+    // Exactly one is the basic AI's own choice: the basic AI's order.
+    let plain: Vec<_> = thoughts.iter().filter(|t| t.plain).collect();
+    assert_eq!(plain.len(), 1);
+    let basic = fray_ai::basic::best(battle.world(), battle_actor(&battle, "Grusk"));
+    assert_eq!(Some(&plain[0].order), basic.as_ref());
+}
+
+/// The entity of the combatant named `name`.
+fn battle_actor(battle: &Battle, name: &str) -> Entity {
+    battle
+        .world()
+        .resource::<Decisions>()
+        .open()
+        .iter()
+        .find(|d| d.actor_name == name)
+        .map(|d| d.actor)
+        .expect("asked")
+}

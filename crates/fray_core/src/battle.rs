@@ -137,7 +137,7 @@ impl Battle {
 
     /// What the controller of `side` weighed for its last decision, when it
     /// looks ahead (see [`Controller::thoughts`]).
-    pub fn thoughts(&self, side: usize) -> Vec<(crate::decision::Order, f32)> {
+    pub fn thoughts(&self, side: usize) -> Vec<crate::decision::Thought> {
         self.controllers
             .get(side)
             .map(|c| c.thoughts())

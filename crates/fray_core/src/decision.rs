@@ -482,16 +482,28 @@ pub fn take_answers<P>(
 /// A controller reads the world (it must not change rules state: every change
 /// goes through an order) and returns an order, or `None` when a person has
 /// to decide.
+/// An order a controller that looks ahead weighed for a decision.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Thought {
+    pub order: Order,
+    /// The share of the battle it expects its side to hold after the order
+    /// (0 to 1).
+    pub share: f32,
+    /// The futures it played the order out in.
+    pub futures: u32,
+    /// The order the basic AI would give.
+    pub plain: bool,
+}
+
 pub trait Controller {
     fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order>;
 
     /// The rules refused an order this controller gave.
     fn refused(&mut self, _refusal: &Refusal) {}
 
-    /// What it weighed for its last decision, when it looks ahead: each
-    /// order with the share of the battle it expects its side to hold after
-    /// it (0 to 1), the order given first.
-    fn thoughts(&self) -> Vec<(Order, f32)> {
+    /// What it weighed for its last decision, when it looks ahead: the
+    /// order given first, then the others.
+    fn thoughts(&self) -> Vec<Thought> {
         Vec::new()
     }
 
@@ -599,7 +611,7 @@ impl Controller for Scripted {
         self.fallback.refused(refusal);
     }
 
-    fn thoughts(&self) -> Vec<(Order, f32)> {
+    fn thoughts(&self) -> Vec<Thought> {
         self.fallback.thoughts()
     }
 
