@@ -857,9 +857,19 @@ fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
             good.replacen("target: \"Grusk\"", "target: \"Nobody\"", 1),
             "the rules now refuse it: there is no combatant named \"Nobody\"",
         ),
+        (
+            good.replacen("seats: [", "seats: [\n        Ai,", 1),
+            "b.ron:13:5: 3 seats for a scenario of 2 sides: one a side",
+        ),
     ] {
         std::fs::write(&save, &damage).unwrap();
-        for args in [&["run", "--load", s][..], &["replay", s], &["check", s]] {
+        let all_ai = ["run", "--load", s, "--all-ai"];
+        for args in [
+            &["run", "--load", s][..],
+            &all_ai,
+            &["replay", s],
+            &["check", s],
+        ] {
             let o = fray(args);
             assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
             assert!(stderr(&o).contains(expected), "{args:?}: {}", stderr(&o));

@@ -176,6 +176,7 @@ impl BattleFile {
         );
         let scenario = LoadedScenario::from_source(Source::inline(&name, &self.scenario))
             .map_err(|e| e.to_string())?;
+        self.check_sides(path, scenario.scenario.sides.len())?;
         let info = fray_rules::ruleset(&self.ruleset)
             .ok_or_else(|| format!("{}: unknown ruleset {:?}", path.display(), self.ruleset))?;
         let beside = Path::new(&self.scenario_file)
@@ -200,6 +201,22 @@ impl BattleFile {
             self.ruleset_data,
             data_hash(info.data)
         ))
+    }
+
+    /// A seat for each of the scenario's `sides`, and an AI level for each
+    /// or none: a file that seats more or fewer is refused where it does.
+    fn check_sides(&self, path: &Path, sides: usize) -> Result<(), Refused> {
+        let wrong = [("seats", self.seats.len()), ("ai", self.ai.len())]
+            .into_iter()
+            .find(|&(field, n)| n != sides && (field == "seats" || n > 0));
+        let Some((field, n)) = wrong else {
+            return Ok(());
+        };
+        let why = format!("{n} {field} for a scenario of {sides} sides: one a side");
+        Err(match Source::read(path) {
+            Ok(source) => source.error_at_field(field, why).to_string(),
+            Err(_) => format!("{}: {why}", path.display()),
+        })
     }
 
     /// How the battle was set up: its seed and forced dice, its log kept.
