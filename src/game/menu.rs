@@ -166,7 +166,7 @@ fn scan() -> MenuState {
     state.show_selected = true;
     if let Some(e) = state.entries.get(state.selected) {
         state.seats = proposed_seats(&e.seats);
-        state.ai = vec![AiLevel::default(); e.seats.len()];
+        state.ai = vec![MENU_AI; e.seats.len()];
         state.seed = e.seed;
     }
     state
@@ -252,6 +252,13 @@ fn start_battle(world: &mut World) {
     }
 }
 
+/// The AI level the menu proposes for a seat the AI plays: the search, as
+/// strong as the basic AI in every ruleset and stronger in most (README,
+/// "How strong"), deciding within a few milliseconds, so that a person at
+/// the screen meets the strongest opponent Fray has. The command
+/// line keeps the basic AI as its default, for batches and logs.
+const MENU_AI: AiLevel = AiLevel::Search;
+
 /// What the menu offers for a seat: who plays, at which AI level (none:
 /// the level is kept, for the AI after a script).
 const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 6] = [
@@ -260,7 +267,7 @@ const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 6] = [
         Seat::Ai,
         Some(AiLevel::Search),
         "AI — search",
-        "Plays out a few rounds ahead for its best few orders, about 20 ms a decision.",
+        "Plays its best few orders out to the end of the round, on forks of the battle, and gives another than the basic AI's only when surely better: a few milliseconds a decision.",
     ),
     (
         Seat::Ai,
@@ -291,7 +298,7 @@ const SEAT_CHOICES: [(Seat, Option<AiLevel>, &str, &str); 6] = [
 /// The seat choices of side `i`, in one row.
 fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
     if state.ai.len() <= i {
-        state.ai.resize(i + 1, AiLevel::default());
+        state.ai.resize(i + 1, MENU_AI);
     }
     let Some(&current) = state.seats.get(i) else {
         return;
@@ -369,7 +376,7 @@ fn menu_ui(
                 let e = &state.entries[i];
                 let seats = proposed_seats(&e.seats);
                 let seed = e.seed;
-                state.ai = vec![AiLevel::default(); seats.len()];
+                state.ai = vec![MENU_AI; seats.len()];
                 state.seats = seats;
                 state.seed = seed;
             }
