@@ -541,6 +541,27 @@ fn ties_are_simultaneous_unless_weapon_speed_decides() {
 }
 
 #[test]
+fn charging_in_with_the_longer_weapon_strikes_first_even_in_a_tie() {
+    // 003 §II E: Pike charges Gash with the spear (8') against the battle
+    // axe (4'); both sides act at 2, yet the spear lands first and Gash,
+    // dropped, never swings, whichever of them the listing names first.
+    let pike = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (1, 3))";
+    let gash = "(name: \"Gash\", side: \"B\", template: \"orc\", at: (3, 3), set: {\"hp\": 2})";
+    let orders = [
+        Order::new("Pike", "attack").target("Gash"),
+        Order::new("Gash", "attack").target("Pike"),
+    ];
+    for sides in [format!("{pike}, {gash}"), format!("{gash}, {pike}")] {
+        let b = battle(NO_SURPRISE, &sides, &[2, 2, 20, 5], &orders);
+        assert_has(&b, "act at the same instant: their blows land together.");
+        assert_has(&b, "strikes first, regardless of initiative");
+        assert_has(&b, "Pike attacks Gash with the spear: 20");
+        assert_has(&b, "Gash falls");
+        assert_eq!(common::count(&b, "Gash attacks Pike"), 0, "{sides}");
+    }
+}
+
+#[test]
 fn a_tie_of_two_killers_drops_both() {
     let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"], set: {\"hp\": 2}),
                  (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 2})";
@@ -571,6 +592,72 @@ fn a_readied_missile_fires_before_initiative_or_its_action_is_lost() {
         &b,
         "Aelis does not fire the readied missile by its turn: the action is lost.",
     );
+}
+
+#[test]
+fn a_missile_fired_before_initiative_spends_the_rounds_attack() {
+    // Ruling readied_missile: Aelis fires before initiative, and on her
+    // turn a second volley is refused (003 §III B); she may still move.
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (8, 3), set: {\"hp\": 60})";
+    let fire = Order::new("Aelis", "fire").target("Grum");
+    let b = battle(NO_SURPRISE, sides, &[], &[fire.clone(), fire]);
+    assert_eq!(
+        common::count(&b, "Aelis attacks Grum with the shortbow"),
+        2,
+        "one volley of two arrows, before initiative"
+    );
+    let refused = b.last_refusal.as_ref().map(|r| r.reason.clone());
+    assert!(
+        refused.is_some_and(|r| r.starts_with("its attacks of this round are spent")),
+        "{:?}",
+        b.last_refusal
+    );
+}
+
+#[test]
+fn a_fighter_who_struck_first_at_a_charger_strikes_no_more_that_round() {
+    // Ruling length_strike: Pike's spear struck first as Osric came in, so
+    // his attacks of the round are spent; his own turn's attack is refused.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (1, 2), weapons: [\"longsword\"], set: {\"hp\": 60}),
+                 (name: \"Pike\", side: \"B\", template: \"spearman\", at: (5, 2), set: {\"hp\": 60})";
+    let orders = [
+        Order::new("Osric", "attack").target("Pike"),
+        Order::new("Pike", "attack").target("Osric"),
+    ];
+    // Osric's side acts at 2, Pike's at 9.
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &orders);
+    assert_eq!(common::count(&b, "Pike attacks Osric"), 1);
+    assert!(
+        b.last_refusal
+            .as_ref()
+            .is_some_and(|r| r.order.actor == "Pike" && r.reason.contains("spent")),
+        "{:?}",
+        b.last_refusal
+    );
+}
+
+#[test]
+fn an_archer_moves_its_rate_and_still_shoots() {
+    // 003 §III D: "All characters may move their standard rate and still use
+    // their full attack routine": Aelis, 11 squares from Grum, beyond her
+    // shortbow's 10, steps to (1, 3) and shoots her two arrows.
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3), set: {\"hp\": 60})";
+    let from_here = [Order::new("Aelis", "fire").target("Grum")];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &from_here);
+    assert_eq!(
+        common::count(&b, "Aelis attacks Grum"),
+        0,
+        "beyond range 10"
+    );
+    let moved = [Order::new("Aelis", "fire")
+        .target("Grum")
+        .cell(fray_core::grid::Cell::new(1, 3))];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &moved);
+    let walk = common::line(&b, "Aelis moves from (0, 3) to (1, 3) (1 cell).");
+    assert!(walk < common::line(&b, "Aelis attacks Grum with the shortbow"));
+    assert_eq!(common::count(&b, "Aelis attacks Grum with the shortbow"), 2);
 }
 
 #[test]

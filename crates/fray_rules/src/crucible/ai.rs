@@ -186,23 +186,39 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let readied = world.resource::<Flow>().stage == Stage::Readied;
     let coming = coming(world, me);
     if let Some((_, w)) = missile_weapon(world, me) {
-        for &f in foes
-            .iter()
-            .filter(|&&f| grid.distance(here, cell(world, f)) <= w.range)
-        {
-            let adjacent = orders::adjacent_enemies(world, me, here);
-            let r: f32 = adjacent
+        // Before initiative, or holding, it fires from where it stands.
+        let may_move = !readied && !holding;
+        for &f in &foes {
+            let order = Order::new(&who, "fire").target(name(world, f));
+            let (walked, order) = if grid.distance(here, cell(world, f)) <= w.range {
+                (Vec::new(), order)
+            } else {
+                match may_move
+                    .then(|| orders::firing_square(world, me, f))
+                    .flatten()
+                {
+                    Some((cells, to)) => (cells, order.cell(to)),
+                    None => continue,
+                }
+            };
+            let from = walked.last().copied().unwrap_or(here);
+            let r: f32 = orders::adjacent_enemies(world, me, from)
                 .iter()
                 .filter(|&&x| melee_weapon(world, x).is_some())
                 .map(|&x| blow(world, x, me, false))
                 .sum();
+            let walk_risk = if walked.is_empty() {
+                0.0
+            } else {
+                risk(world, me, &walked, &threats(world, me))
+            };
             let (damage, target_left) =
                 against(world, f, blow(world, me, f, true) * w.rate as f32, &coming);
             out.push(Appraisal {
                 damage,
                 target_left,
-                risk: r,
-                ..Appraisal::plain(Order::new(&who, "fire").target(name(world, f)))
+                risk: r + walk_risk,
+                ..Appraisal::plain(order)
             });
         }
     }

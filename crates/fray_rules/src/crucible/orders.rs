@@ -37,9 +37,11 @@ pub enum Plan {
     Run {
         to: Cell,
     },
-    /// Shoot or throw a missile.
+    /// Shoot or throw a missile, after moving to `from` if given, up to
+    /// the standard rate (003 §III D).
     Fire {
         target: Entity,
+        from: Option<Cell>,
     },
     /// Begin a spell (003 §II C), after moving to `from` if given.
     Cast {
@@ -297,6 +299,12 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
         );
     }
+    if strikes(order) && world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
+        return Err(
+            "its attacks of this round are spent: it may still move, but not strike, shoot, cast or parry again (003 §III B; rulings length_strike, readied_missile)"
+                .into(),
+        );
+    }
     match order.action.as_str() {
         "attack" => {
             let target = enemy(world, e, order)?;
@@ -347,21 +355,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             reachable(world, e, to, rate * mult)?;
             Ok(Plan::Run { to })
         }
-        "fire" => {
-            let (_, w) = missile_weapon(world, e).ok_or("no missile weapon")?;
-            let target = enemy(world, e, order)?;
-            let d = world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, target));
-            if d > w.range {
-                return Err(format!(
-                    "{} is beyond range {}",
-                    name(world, target),
-                    w.range
-                ));
-            }
-            Ok(Plan::Fire { target })
-        }
+        "fire" => fire(world, e, order, rate),
         "cast" => cast(world, e, order, rate),
         "ready" => missile_weapon(world, e)
             .map(|_| Plan::Ready)
@@ -373,6 +367,52 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "surrender" => Ok(Plan::Surrender),
         "wait" => Ok(Plan::Wait),
         other => Err(format!("{other:?} is not an order on one's turn")),
+    }
+}
+
+/// 003 §III D: a shot at `order`'s target, from where `e` stands or from
+/// the order's cell, moved to first within the standard `rate`.
+fn fire(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let (_, w) = missile_weapon(world, e).ok_or("no missile weapon")?;
+    let target = enemy(world, e, order)?;
+    if let Some(to) = order.cell {
+        not_pursuing(world, e)?;
+        reachable(world, e, to, rate)?;
+    }
+    let from = order.cell.unwrap_or(cell(world, e));
+    let d = world.resource::<Grid>().distance(from, cell(world, target));
+    if d > w.range {
+        return Err(format!(
+            "{} is beyond range {}",
+            name(world, target),
+            w.range
+        ));
+    }
+    Ok(Plan::Fire {
+        target,
+        from: order.cell,
+    })
+}
+
+/// 003 §III D: where `e` would move to shoot `target`, out of range now:
+/// the first square of its way there within the missile's range, if the
+/// standard rate reaches it; with the squares walked.
+pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Cell>, Cell)> {
+    let (_, w) = missile_weapon(world, e)?;
+    let rate = world.get::<Stats>(e)?.speed;
+    let (cells, cost) = path(world, e, cell(world, target), w.range)?;
+    let to = *cells.last()?;
+    (cost <= rate).then_some((cells, to))
+}
+
+/// Whether `order` spends the round's attacks (003 §III B, §III D: the
+/// full attack routine or a spell): a strike, a shot, a spell, a parry
+/// (its attacks given up), or a step or fall back that strikes.
+fn strikes(order: &Order) -> bool {
+    match order.action.as_str() {
+        "attack" | "fire" | "cast" | "parry" => true,
+        "step" | "fall_back" => order.target.is_some(),
+        _ => false,
     }
 }
 
@@ -428,6 +468,9 @@ fn fall_back(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
 /// Check an answer about a readied missile (003 §III A).
 pub fn validate_readied(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     match order.action.as_str() {
+        "fire" if order.cell.is_some() => {
+            Err("a readied missile fires from where it stands (003 §III A)".into())
+        }
         "fire" => validate(world, e, order),
         "hold" => Ok(Plan::Hold),
         other => Err(format!(
@@ -459,10 +502,18 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
         Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
             by(provokers(world, e, &walked(*to, 0), aoo))
         }
-        Plan::Fire { .. } => by(adjacent_enemies(world, e, here)
-            .into_iter()
-            .filter(|&x| melee_weapon(world, x).is_some() && may_take_opportunity(world, x))
-            .collect()),
+        Plan::Fire { from, .. } => {
+            let mut who = from.map_or_else(Vec::new, |to| provokers(world, e, &walked(to, 0), aoo));
+            for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
+                if melee_weapon(world, x).is_some()
+                    && may_take_opportunity(world, x)
+                    && !who.contains(&x)
+                {
+                    who.push(x);
+                }
+            }
+            by(who)
+        }
         Plan::Cast { from, .. } => by(adjacent_enemies(world, e, from.unwrap_or(here))
             .into_iter()
             .filter(|&x| may_take_opportunity(world, x))
@@ -515,12 +566,20 @@ pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
             format!("Attack {n}"),
         ));
         if missile_weapon(world, e).is_some() {
-            out.push(offer(
-                world,
-                e,
-                Order::new(&me, "fire").target(&n),
-                format!("Fire at {n}"),
-            ));
+            let fire = Order::new(&me, "fire").target(&n);
+            let moved = validate(world, e, &fire)
+                .is_err()
+                .then(|| firing_square(world, e, f))
+                .flatten();
+            out.push(match moved {
+                Some((_, to)) => offer(
+                    world,
+                    e,
+                    fire.cell(to),
+                    format!("Move to {to} and fire at {n}"),
+                ),
+                None => offer(world, e, fire, format!("Fire at {n}")),
+            });
         }
     }
     for to in grid.neighbours(cell(world, e)).collect::<Vec<_>>() {

@@ -126,7 +126,7 @@ fn take_readied(world: &mut World) {
             .retain(|(id, _)| *id != d.id);
         world.entity_mut(d.actor).remove::<Readied>();
         match plan {
-            Plan::Fire { target } => combat::fire(world, d.actor, target, "003 §III A"),
+            Plan::Fire { target, .. } => combat::fire(world, d.actor, target, "003 §III A"),
             _ => {
                 if let Some(mut rs) = world.get_mut::<RoundState>(d.actor) {
                     rs.holding_readied = true;

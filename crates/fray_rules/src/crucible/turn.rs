@@ -360,7 +360,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             walk(world, e, cells, rate, Provokes::Within { free: 1 });
         }
         Plan::Run { to } => run(world, e, to, rate),
-        Plan::Fire { target } => combat::fire(world, e, target, "ruling attack_roll"),
+        Plan::Fire { target, from } => fire(world, e, target, from, rate),
         Plan::Cast {
             spell,
             target,
@@ -387,6 +387,18 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
     }
 }
 
+/// 003 §III D: move to `from`, if given, within the standard rate, then
+/// shoot.
+fn fire(world: &mut World, e: Entity, target: Entity, from: Option<Cell>, rate: u32) {
+    if let Some(to) = from {
+        let cells = path_cells(world, e, to);
+        if !walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
+            return;
+        }
+    }
+    combat::fire(world, e, target, "ruling attack_roll");
+}
+
 /// The cells of `e`'s path to `to`, empty when there is none.
 fn path_cells(world: &World, e: Entity, to: Cell) -> Vec<Cell> {
     orders::path(world, e, to, 0)
@@ -410,7 +422,11 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         .distance(cell(world, e), cell(world, target))
         == 1;
     if up(world, target) && adjacent && !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
-        routine(world, e, target, "003 §III B", false);
+        let first = moved > 0 && combat::longer(world, e, target);
+        if first {
+            charging_first(world, e, target);
+        }
+        routine(world, e, target, "003 §III B", first);
     } else if up(world, target) && !adjacent {
         let (who, whom) = (name(world, e), name(world, target));
         note(
@@ -425,6 +441,21 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         let cells = path_cells(world, e, to);
         walk(world, e, cells, rate.saturating_sub(moved), within);
     }
+}
+
+/// 003 §II E: charging into `target`'s melee range with the longer weapon,
+/// `e` strikes first, regardless of initiative: its blows land at once,
+/// even when the two act at the same instant.
+fn charging_first(world: &mut World, e: Entity, target: Entity) {
+    let (who, whom) = (name(world, e), name(world, target));
+    let text = format!(
+        "{who} charges into {whom}'s melee range with the longer weapon and strikes first, regardless of initiative."
+    );
+    record(world, || {
+        Event::new(EventKind::Attack, "003 §II E", text)
+            .actor(&who)
+            .target(&whom)
+    });
 }
 
 /// 003 §The 5' Step: a shift that draws nothing, then the attack.
