@@ -242,6 +242,34 @@ fn a_scenario_may_start_a_caster_with_its_spell_in_progress() {
     assert_lacks(&b, "Hal declares");
 }
 
+#[test]
+fn a_spell_in_progress_goes_off_in_a_surprise_segment_nobody_acts_in() {
+    // Both sides roll 2 for surprise: nobody acts in surprise segments 1
+    // and 2, yet Hal's fire_bolt, one segment of it left, is complete as
+    // the battle's second segment ends and goes off there (001 §Note about
+    // spells). 2d6 = 2 + 3; then initiative 3 and 4.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 1), starts: ["casting fire_bolt 1 at Bors"]),
+        (name: "Bors", side: "B", template: "orc", at: (6, 1), set: {"hp": 20}),"#;
+    let mut b = battle("", c, &[2, 2, 2, 3, 3, 4], &[]);
+    run(&mut b);
+    assert_has(&b, "The A roll 2 for surprise: surprised for 2 segments.");
+    assert_has(&b, "The B roll 2 for surprise: surprised for 2 segments.");
+    assert_lacks(&b, "may act");
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    let bolt = log
+        .entries()
+        .iter()
+        .find(|e| {
+            e.text.contains(
+                "Hal's fire_bolt, begun before the battle, goes off: it strikes Bors for 5.",
+            )
+        })
+        .unwrap_or_else(|| panic!("no bolt:\n{}", texts(&b).join("\n")));
+    assert_eq!(bolt.time, "surprise segment 2");
+    assert_has(&b, "Hal declares");
+}
+
 fn start_hal(state: &str) -> Result<(), String> {
     let text = field(
         "segments",
@@ -511,6 +539,33 @@ fn a_second_routine_waits_until_the_other_sides_segment_is_resolved() {
 }
 
 #[test]
+fn a_second_routine_of_a_charge_runs_no_further() {
+    // Ruling second_routine: Aran charges Bors, 9 cells off, and his run
+    // (150% of 5: 7 cells) falls short; his second routine repeats the
+    // attack without moving, so it cannot reach either.
+    let c = r#"
+        (name: "Aran", side: "A", template: "veteran", at: (0, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (9, 1), set: {"hp": 30}),"#;
+    let orders = [(1, Order::new("Aran", "charge").target("Bors"))];
+    let mut b = battle(ALERTED, c, &[5, 2], &orders);
+    run(&mut b);
+    assert_has(&b, "Aran charges Bors.");
+    assert_eq!(common::count(&b, "Aran charges Bors."), 1, "one run");
+    assert_has(
+        &b,
+        "Segment 6: Aran acts (second routine, after the B's segment 5).",
+    );
+    assert_eq!(
+        common::count(
+            &b,
+            "Aran cannot reach Bors this segment (2 cells away, reach 1)."
+        ),
+        2
+    );
+    assert_lacks(&b, "Aran attacks Bors");
+}
+
+#[test]
 fn a_held_action_waits_for_the_segment_named() {
     let c = r#"
         (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
@@ -524,6 +579,24 @@ fn a_held_action_waits_for_the_segment_named() {
     assert_has(&b, "Anna holds its action from segment 3 to segment 8.");
     assert_has(&b, "Segment 8: Anna acts (the B rolled 3).");
     assert!(line(&b, "Bors attacks Anna") < line(&b, "Anna attacks Bors"));
+}
+
+#[test]
+fn a_held_attack_keeps_the_second_routine() {
+    // 001 §3 Attack routines: Aran, of two routines, holds to segment 8,
+    // past the B's segment 1: both his routines strike there.
+    let c = r#"
+        (name: "Aran", side: "A", template: "veteran", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1), set: {"hp": 40}),"#;
+    let orders = [
+        (1, Order::new("Aran", "hold").target("Bors").with("8")),
+        (1, attack("Bors", "Aran")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "Aran holds its action from segment 3 to segment 8.");
+    assert_has(&b, "Segment 8: Aran acts twice (the B rolled 3).");
+    assert_eq!(common::count(&b, "Aran attacks Bors"), 2);
 }
 
 #[test]

@@ -113,7 +113,12 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
             });
             segment = until;
         }
-        let attacks = matches!(action, Action::Attack { .. } | Action::Charge { .. });
+        // A held action attacks too (ruling `held_action`): holding costs no
+        // routine.
+        let attacks = matches!(
+            action,
+            Action::Attack { .. } | Action::Charge { .. } | Action::Hold { .. }
+        );
         if attacks && stats.is_some_and(|s| s.routines > 1) {
             let second = second_routine_segment(segment, rolls[side]);
             slots.push(Slot {

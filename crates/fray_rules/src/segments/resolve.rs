@@ -132,8 +132,20 @@ fn open_segment(world: &mut World, s: u32) -> Next {
 /// Who acts in the segment `words` names, in words: at one instant when
 /// enemies act in it (`mixed`), else why it is theirs.
 fn segment_words(world: &World, here: &[Slot], words: &str, mixed: bool) -> String {
-    let names: Vec<String> = here.iter().map(|x| name(world, x.actor)).collect();
+    // Each actor once: one whose two routines both fall here acts twice.
+    let mut actors: Vec<(Entity, bool)> = Vec::new();
+    for x in here {
+        match actors.iter_mut().find(|(a, _)| *a == x.actor) {
+            Some((_, twice)) => *twice = true,
+            None => actors.push((x.actor, false)),
+        }
+    }
+    let named = |&(a, twice): &(Entity, bool)| match twice {
+        true => format!("{} (twice)", name(world, a)),
+        false => name(world, a).to_string(),
+    };
     if mixed {
+        let names: Vec<String> = actors.iter().map(named).collect();
         return format!(
             "{}: {} act at the same instant; their damage lands together.",
             capital(words),
@@ -141,12 +153,15 @@ fn segment_words(world: &World, here: &[Slot], words: &str, mixed: bool) -> Stri
         );
     }
     let why = &here[0].why;
-    format!(
-        "{}: {} {} ({why}).",
-        capital(words),
-        names.join(", "),
-        if names.len() == 1 { "acts" } else { "act" }
-    )
+    let acts = match actors.as_slice() {
+        [(a, true)] => format!("{} acts twice", name(world, *a)),
+        [(a, false)] => format!("{} acts", name(world, *a)),
+        _ => {
+            let names: Vec<String> = actors.iter().map(named).collect();
+            format!("{} act", names.join(", "))
+        }
+    };
+    format!("{}: {acts} ({why}).", capital(words))
 }
 
 fn capital(s: &str) -> String {
@@ -331,6 +346,13 @@ fn charge(
     let Some(target) = living_target(world, e, target) else {
         return Acted::Done(held);
     };
+    // Ruling `second_routine`: the second routine repeats the attack
+    // without moving further: no second run, no second charge bonus.
+    if slot.routine == Routine::Second {
+        let mut held = held;
+        attack(world, &slot, target, weapon, &mut held);
+        return Acted::Done(held);
+    }
     let reach = reach_of(world, weapon);
     if distance(world, e, target) <= reach {
         let (who, them) = (name(world, e), name(world, target));

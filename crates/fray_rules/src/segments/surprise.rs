@@ -160,6 +160,23 @@ pub fn acting_in(world: &World, k: u32) -> Vec<bevy_ecs::entity::Entity> {
         .collect()
 }
 
+/// 001 §Note about spells: a spell whose casting is complete in surprise
+/// segment `k`, in which nobody acts, goes off all the same. True if that
+/// ended the battle.
+fn spells_in_a_quiet_segment(world: &mut World, k: u32) -> bool {
+    let due = roster(world).into_iter().any(|e| {
+        world
+            .get::<fray_core::casting::Casting>(e)
+            .is_some_and(|c| c.completes == k)
+    });
+    if !due {
+        return false;
+    }
+    world.resource_mut::<fray_core::log::BattleLog>().time = format!("surprise segment {k}");
+    super::combat::spells_going_off(world, k);
+    super::resolve::check_end(world)
+}
+
 /// 001 §1 Surprise segments: go on to the next surprise segment in which
 /// anyone can act, asking for its actions; or, once they are over, to the
 /// first round.
@@ -179,6 +196,9 @@ pub fn next_surprise_segment(world: &mut World) {
             .filter(|&e| world.get::<fray_core::casting::Casting>(e).is_none())
             .collect();
         if acting.is_empty() {
+            if spells_in_a_quiet_segment(world, k) {
+                return;
+            }
             continue;
         }
         let names: Vec<String> = acting
