@@ -1191,6 +1191,32 @@ fn a_weapon_free_of_ones_own_simultaneous_option_parries_at_full_effect() {
 }
 
 #[test]
+fn a_weapon_drawn_in_ones_own_simultaneous_option_cannot_parry() {
+    // 000 §1.1.3: "Only weapons not used in one's own option can be used in
+    // responses to others' options." Ash and Bo tie; Ash drops his sword
+    // and shield and draws his dagger, Bo attacks him: the dagger, used in
+    // Ash's own option, cannot parry Bo's blow.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+        &[2, 3, 2, 3],
+        vec![
+            (Q::Option, Order::new("Ash", "drop+draw").with("dagger")),
+            at(Q::Option, "Bo", "attack", "Ash"),
+            o(Q::Parry, "Ash", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "The simultaneous options are revealed");
+    line(&b, "Ash draws the dagger");
+    line(&b, "Bo attacks Ash with the broadsword");
+    common::assert_lacks(&b, "Ash parries");
+}
+
+#[test]
 fn blows_borrowed_in_the_movement_phase_come_from_the_next_rounds_active_blows_first() {
     // Ruling borrowed_blows: Bo stays and strikes Mira as she runs past with
     // his heavy battleaxe, two blows borrowed from the next round. Both come

@@ -434,7 +434,11 @@ fn reveal(world: &mut World) {
     let mut busy = Vec::new();
     let mut words = Vec::new();
     for (e, plan) in &hidden {
-        if let Plan::Attack { weapon, .. } | Plan::Prepare { weapon } = plan.option() {
+        if let Plan::Attack { weapon, .. }
+        | Plan::Prepare { weapon }
+        | Plan::Draw { weapon }
+        | Plan::Grab { weapon, .. } = plan.option()
+        {
             busy.push((*e, weapon.clone()));
         }
         words.push(format!("{}: {}", name(world, *e), describe(world, plan)));
