@@ -911,6 +911,41 @@ fn a_shot_can_be_readied_for_a_foes_first_action() {
 }
 
 #[test]
+fn a_dodge_still_stands_against_a_strike_readied_for_the_dodgers_next_action() {
+    // Ruling dodge: +3 DCV "until the character's next action"; 002 §Ready:
+    // the readied action "occurs just before the action that triggers it".
+    // Bo (first in the order) dodges in phase 1; Ash readies a strike for
+    // Bo's next action. In phase 2 it cuts in just before Bo's strike, and
+    // meets Bo's dodge: DCV 6 + 3.
+    let characters = r#"
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6}),
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3)),
+    "#;
+    let mut b = battle(
+        characters,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Bo", "dodge").into(),
+            o("Ash", "ready").target("Bo"),
+            (Q::Turn(Some(2)), Order::new("Bo", "strike").target("Ash")),
+        ],
+    );
+    run(&mut b);
+    let dodge = line(&b, "Bo dodges: +3 DCV until its next action.");
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let strike = line(&b, "Ash strikes at Bo (readied)");
+    assert!(dodge < fires && fires < strike);
+    assert!(
+        texts(&b)[strike].contains("against 10 + DCV 9 = 19 (DCV: Manoeuvres +3)"),
+        "{}",
+        texts(&b)[strike]
+    );
+}
+
+#[test]
 fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
     // Ruling ready_trigger: Bo delays (not an action): nothing goes off. At
     // its delayed turn its strike is its first action: Ash's readied strike

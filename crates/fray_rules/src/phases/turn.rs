@@ -428,10 +428,6 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
         end_turn(world, actor);
         return false;
     }
-    // Dodge, Block and the manoeuvres' DCV last until this, the next action.
-    if let Some(mut g) = world.get_mut::<Guard>(actor) {
-        *g = Guard::default();
-    }
     if stunned(world, actor) && world.resource::<Flow>().phase == 0 {
         // Recovering is a full-phase action, which the Surprise Phase
         // forbids: the character stays Stunned until its next phase.
@@ -449,6 +445,7 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
         return false;
     }
     if stunned(world, actor) {
+        next_action(world, actor);
         world.entity_mut(actor).remove::<Stunned>();
         if let Some(mut u) = world.get_mut::<Use>(actor) {
             u.full_phase = true;
@@ -523,8 +520,23 @@ fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
     perform(world, actor, asking, plan);
 }
 
+/// Rulings `dodge`, `block`, `haymaker`: what they do to `actor`'s DCV
+/// lasts until its next action, which begins now: after the strikes readied
+/// for it, which come just before it (002 §Ready).
+fn next_action(world: &mut World, actor: Entity) {
+    if let Some(mut g) = world.get_mut::<Guard>(actor) {
+        *g = Guard::default();
+    }
+}
+
 /// Do what a checked order says.
 fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
+    let first = world
+        .get::<Use>(actor)
+        .is_some_and(|u| u.actions == 0 && !u.full_phase);
+    if asking == Asking::Turn && plan.is_action() && first {
+        next_action(world, actor);
+    }
     match plan {
         Plan::Attack {
             target,
