@@ -610,7 +610,8 @@ fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
 
 #[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
-    // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert) chases:
+    // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert: ruling
+    // unalert_movement lets him react all the same) chases:
     // 7 cells to her start, then her trace: 13 cells after the chase's 2, on
     // a trace of 14 (his movement). At 9/14 of it Hal is within reach; Mira
     // has moved 3 of her 6.
@@ -640,7 +641,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     run(&mut b);
     line(
         &b,
-        "The traces are revealed — Mira to (16, 4) (6 cells), unalert; Hal chases Mira (13 cells after the 2 the chase costs), unalert.",
+        "The traces are revealed — Mira to (16, 4) (6 cells), unalert; Hal chases Mira (13 cells after the 2 the chase costs), unalert (ruling unalert_movement).",
     );
     line(
         &b,

@@ -248,10 +248,21 @@ fn plot_trace(
     };
     // Said in the reveal: an unalert character's foes double their hit rolls
     // (000 §1.2.5.1.3).
-    let words = if up(world, e) && !alert(world, e) {
-        format!("{words}, unalert")
-    } else {
-        words
+    // Ruling `unalert_movement`: reacting to others' movement unalert,
+    // at full movement, is said where it happens.
+    let reacts = matches!(
+        plan,
+        Plan::Chase { .. }
+            | Plan::Trace {
+                stop_near: Some(_),
+                ..
+            }
+            | Plan::Stay { watch: Some(_), .. }
+    );
+    let words = match (up(world, e) && !alert(world, e), reacts) {
+        (true, true) => format!("{words}, unalert (ruling unalert_movement)"),
+        (true, false) => format!("{words}, unalert"),
+        (false, _) => words,
     };
     let trace = Trace {
         who: e,
