@@ -548,6 +548,63 @@ fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
 }
 
 #[test]
+fn a_stabilised_creature_healed_to_zero_stays_stabilised() {
+    // 004 §Wound Points: "A Dying or Incapacitated creature can be
+    // stabilized": healing a stabilised Anna from -4 to exactly 0 leaves her
+    // Incapacitated and still stabilised (her first action of a round free,
+    // half her Speed), not as if never tended. Her draught, a stabilised
+    // creature's first action, strains nothing: 1 + 1 + 2 = 4.
+    let text = duel(
+        "",
+        "",
+        "9, 2, 2, 1, 1, 1",
+        r#"(round: 1, order: (actor: "Anna", action: "consumable", with: "healing_draught"))"#,
+        1,
+    );
+    let text = text.replace(
+        r#"(name: "Bors""#,
+        &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = -4;
+    w.entity_mut(anna)
+        .insert((Health::Dying, declared::Stabilised))
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    assert!(!has(&b, "Anna strains herself"));
+    assert_has(
+        &b,
+        "Anna is healed to 0 Wound Points: Incapacitated, no longer Dying.",
+    );
+    assert_eq!(wounds(&mut b, "Anna").2, Health::Incapacitated);
+    assert!(b.world().get::<declared::Stabilised>(anna).is_some());
+}
+
+#[test]
+fn one_dying_who_cannot_breathe_loses_a_wound_point_for_each() {
+    // 004 §Wound Points and ruling injury_effects: a mace critical, 1d6+1+2
+    // with a 6 = 9, x2 = 18, less 1 = 17, takes Bors (Strength 10) to -7,
+    // Dying; d% 10 <= 17, d20 15: a Crushed Windpipe. At the round's end he
+    // loses 1 Wound Point for dying and 1 for not breathing: -9.
+    let text = duel(
+        r#", weapons: ["mace"]"#,
+        r#", set: {"strength": 10}"#,
+        "5, 9, 9, 20, 6, 10, 15",
+        r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "mace"))"#,
+        1,
+    );
+    // Bors's ally far away, so the fight goes on to the round's end.
+    let mut b = battle(&text.replace(r#"(name: "Bors""#, BYSTANDER));
+    let _ = b.run();
+    assert_has(&b, "Bors suffers a Combat Injury: Crushed Windpipe");
+    assert_has(&b, "Bors is dying and loses 1 Wound Point.");
+    assert_has(&b, "Bors cannot breathe and loses 1 Wound Point.");
+    assert_eq!(wounds(&mut b, "Bors").1, -9);
+}
+
+#[test]
 fn a_broken_rib_acts_every_second_round_waiting_in_between() {
     // 004 §Combat Injuries, Broken Rib: "take only 1 action per 2 turns".
     // Waiting is no action: after waiting in round 2, Anna acts in round 3.

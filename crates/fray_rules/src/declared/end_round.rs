@@ -6,26 +6,28 @@ use fray_core::log::EventKind;
 
 /// 004 §Wound Points: a Dying creature loses 1 Wound Point at the end of
 /// every round, unless stabilised; so does one who cannot breathe (ruling
-/// `injury_effects`).
+/// `injury_effects`), and one both dying and unable to breathe loses both.
 pub fn dying_lose_wound_points(world: &mut World) {
-    let bleeding: Vec<(Entity, &'static str)> = roster(world)
-        .into_iter()
-        .filter_map(|e| {
-            let h = *world.get::<Health>(e)?;
-            let suffocating = world.get::<Hurts>(e)?.suffocating;
-            if h == Health::Dead {
-                None
-            } else if h == Health::Dying && world.get::<Stabilised>(e).is_none() {
-                Some((e, "004 §Wound Points"))
-            } else if suffocating {
-                Some((e, "ruling injury_effects"))
-            } else {
-                None
-            }
-        })
-        .collect();
+    let mut bleeding: Vec<(Entity, &'static str)> = Vec::new();
+    for e in roster(world) {
+        let (Some(&h), Some(hurts)) = (world.get::<Health>(e), world.get::<Hurts>(e)) else {
+            continue;
+        };
+        if h == Health::Dead {
+            continue;
+        }
+        if h == Health::Dying && world.get::<Stabilised>(e).is_none() {
+            bleeding.push((e, "004 §Wound Points"));
+        }
+        if hurts.suffocating {
+            bleeding.push((e, "ruling injury_effects"));
+        }
+    }
     world.resource_mut::<BattleLog>().time = "end of round".into();
     for (e, rule) in bleeding {
+        if world.get::<Health>(e) == Some(&Health::Dead) {
+            continue;
+        }
         let name = world.resource::<Flow>().name(e).to_string();
         let why = if rule == "004 §Wound Points" {
             "is dying"

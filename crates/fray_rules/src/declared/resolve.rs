@@ -1585,11 +1585,9 @@ fn heal(world: &mut World, e: Entity, amount: i32) -> (i32, i32) {
         }
     } else if now == 0 && was == Health::Dying {
         // 004 §Wound Points: at exactly 0 a creature is Incapacitated, not
-        // Dying: it no longer bleeds.
-        world
-            .entity_mut(e)
-            .insert(Health::Incapacitated)
-            .remove::<Stabilised>();
+        // Dying: it no longer bleeds. One stabilised stays so: the text
+        // stabilises the Incapacitated as well as the Dying.
+        world.entity_mut(e).insert(Health::Incapacitated);
         let t = name(world, e);
         log(world, || {
             Event::new(
