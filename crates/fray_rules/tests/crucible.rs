@@ -562,6 +562,25 @@ fn charging_in_with_the_longer_weapon_strikes_first_even_in_a_tie() {
 }
 
 #[test]
+fn the_first_tie_option_that_decides_orders_the_tie() {
+    // 003 §II G, both options on: Sigur (level 13, two attacks a round,
+    // longsword WSF 5) ties with Gob (one attack, short sword WSF 3). More
+    // attacks, the first option, puts Sigur first; the lower WSF, which
+    // would put Gob first, comes after it and does not make it a tie again.
+    let sides = "(name: \"Sigur\", side: \"A\", template: \"swordmaster\", at: (3, 3), set: {\"level\": 13}),
+                 (name: \"Gob\", side: \"B\", template: \"goblin\", at: (4, 3), set: {\"hp\": 40})";
+    let orders = [
+        Order::new("Sigur", "attack").target("Gob"),
+        Order::new("Gob", "attack").target("Sigur"),
+    ];
+    let more =
+        "options: {\"surprise\": \"none\", \"wsf_ties\": \"on\", \"more_attacks_ties\": \"on\"},";
+    let b = battle(more, sides, &[3, 2], &orders);
+    assert_has(&b, "The tie is broken by more attacks: Sigur before Gob.");
+    assert!(common::line(&b, "Sigur attacks Gob") < common::line(&b, "Gob attacks Sigur"));
+}
+
+#[test]
 fn a_tie_of_two_killers_drops_both() {
     let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"], set: {\"hp\": 2}),
                  (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 2})";

@@ -246,28 +246,57 @@ fn blow(world: &World, p: &Planned) -> Blow {
 }
 
 /// 003 §II G: whether `a` goes before `b` in a tie at `count`, by the
-/// first option that decides (none on: a tie is simultaneous, §II F).
+/// first option, in the text's order, that decides between the two either
+/// way (none on: a tie is simultaneous, §II F).
 fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'static str> {
     if !super::enemies(world, a.actor, b.actor) {
         return None;
     }
     let o = world.resource::<Flow>().options;
-    let attacks = |x: Blow| match x {
+    let (x, y) = (blow(world, a), blow(world, b));
+    let tie_breaks: [TieBreak; 4] = [more_attacks, lower_wsf, spell_against_melee, missile_first];
+    for tie_break in tie_breaks {
+        if let Some(why) = tie_break(&o, x, y, count) {
+            return Some(why);
+        }
+        if tie_break(&o, y, x, count).is_some() {
+            return None;
+        }
+    }
+    None
+}
+
+/// One option of 003 §II G: why the blow `x` goes before `y` in a tie at
+/// `count`, if it does.
+type TieBreak = fn(&super::Options, Blow, Blow, i32) -> Option<&'static str>;
+
+/// "Ties involving multiple weapon attacks (missiles too) go to whoever has
+/// more attacks."
+fn more_attacks(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
+    let attacks = |b: Blow| match b {
         Blow::Melee { attacks, .. } | Blow::Missile { attacks } => Some(attacks),
         _ => None,
     };
-    let (x, y) = (blow(world, a), blow(world, b));
-    if o.more_attacks_ties
-        && let (Some(m), Some(n)) = (attacks(x), attacks(y))
-        && m > n
-        && m > 1
-    {
-        return Some("more attacks");
+    match (attacks(x), attacks(y)) {
+        (Some(m), Some(n)) if o.more_attacks_ties && m > n && m > 1 => Some("more attacks"),
+        _ => None,
     }
+}
+
+/// "Ties between melee weapons may be decided by comparing WSF."
+fn lower_wsf(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
     match (x, y) {
         (Blow::Melee { wsf: m, .. }, Blow::Melee { wsf: n, .. }) if o.wsf_ties && m < n => {
             Some("the lower weapon speed factor")
         }
+        _ => None,
+    }
+}
+
+/// "Ties between spell completion and a melee strike go to whichever is
+/// lower of the casting time or WSF."
+fn spell_against_melee(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
+    match (x, y) {
         (Blow::Spell { casting_time }, Blow::Melee { wsf, .. })
             if o.spell_vs_melee_ties && casting_time < wsf =>
         {
@@ -278,6 +307,14 @@ fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'st
         {
             Some("a weapon speed factor lower than the casting time")
         }
+        _ => None,
+    }
+}
+
+/// "Ties between missile fire and spell completion go to the missile if
+/// spell casting time is actually higher than initiative die result."
+fn missile_first(o: &super::Options, x: Blow, y: Blow, count: i32) -> Option<&'static str> {
+    match (x, y) {
         (Blow::Missile { .. }, Blow::Spell { casting_time })
             if o.missile_vs_spell_ties && casting_time as i32 > count =>
         {
