@@ -661,6 +661,44 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
 }
 
 #[test]
+fn a_chaser_of_a_chaser_follows_the_trace_it_follows() {
+    // 000 §3.1: "the chasing character's trace is considered to follow that
+    // of the character being chased". Cai runs 6 cells east; Bo (10 cells
+    // after the chase's 2) chases Cai; Al, listed first, (14 cells) chases
+    // Bo: 6 cells to Bo's start, then along Bo's trace, which follows Cai's.
+    let mut b = battle(
+        r#"
+        (name: "Al", side: "A", template: "runner", at: (2, 4), surprised: true, set: {"move": 16}),
+        (name: "Bo", side: "B", template: "runner", at: (8, 4), surprised: true, set: {"move": 12}),
+        (name: "Cai", side: "A", template: "runner", at: (14, 4), surprised: true, set: {"move": 6}),
+    "#,
+        &[],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Cai", "trace")
+                    .cell(Cell::new(20, 4))
+                    .with("unalert"),
+            ),
+            (
+                Q::Trace,
+                Order::new("Bo", "chase").target("Cai").with("unalert"),
+            ),
+            (
+                Q::Trace,
+                Order::new("Al", "chase").target("Bo").with("unalert"),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Cai to (20, 4) (6 cells), unalert; Bo chases Cai (10 cells after the 2 the chase costs), unalert (ruling unalert_movement); Al chases Bo (14 cells after the 2 the chase costs), unalert (ruling unalert_movement).",
+    );
+}
+
+#[test]
 fn movement_is_halved_when_alert_and_after_a_noncombat_option_less_a_cell_a_blow() {
     // 000 §3: Ash, alert, 6 cells: 3; spent one blow: 2.
     let mut b = battle(

@@ -140,6 +140,7 @@ fn reveal_traces(world: &mut World) {
             .map_or(u32::MAX, |c| c.listing)
     };
     plans.sort_by_key(|(e, p)| (matches!(p, Plan::Chase { .. }), listing(*e)));
+    let plans = chasers_after_the_chased(plans);
     let grid = world.resource::<Grid>().clone();
     let mut traces: Vec<Trace> = Vec::new();
     let mut words = Vec::new();
@@ -178,6 +179,25 @@ fn reveal_traces(world: &mut World) {
     flow.traces = traces;
     flow.traced = true;
     flow.stopped = staying;
+}
+
+/// 000 §3.1: a chaser's trace follows the trace of the one it chases, so a
+/// chaser comes after a chaser it chases; of chasers chasing each other
+/// round, the first listed comes first. `plans` has the chasers last.
+fn chasers_after_the_chased(mut plans: Vec<(Entity, Plan)>) -> Vec<(Entity, Plan)> {
+    let first_chaser = plans
+        .iter()
+        .position(|(_, p)| matches!(p, Plan::Chase { .. }))
+        .unwrap_or(plans.len());
+    let mut chasers = plans.split_off(first_chaser);
+    while !chasers.is_empty() {
+        let ready = chasers.iter().position(|(_, p)| match p {
+            Plan::Chase { target, .. } => !chasers.iter().any(|(c, _)| c == target),
+            _ => true,
+        });
+        plans.push(chasers.remove(ready.unwrap_or(0)));
+    }
+    plans
 }
 
 /// 000 §3.1: one character's trace, as long as its available movement after
