@@ -21,6 +21,7 @@ enum Q {
     Turn(Option<u32>),
     Opportunity,
     Abort,
+    Readied,
 }
 
 /// Which question a decision asks.
@@ -29,14 +30,16 @@ fn asked(world: &World, _: &Decision) -> Q {
     match flow.asking.map(|a| a.2) {
         Some(Asking::Opportunity { .. }) => Q::Opportunity,
         Some(Asking::Abort { .. }) => Q::Abort,
+        Some(Asking::Readied { .. }) => Q::Readied,
         _ => Q::Turn(Some(flow.phase)),
     }
 }
 
 /// Plays the orders given, each once, to the first question of its kind for
-/// its actor; otherwise ends turns and lets opportunities and aborts pass.
+/// its actor; otherwise ends turns, lets opportunities and aborts pass, and
+/// takes a readied action when its condition is met.
 fn script(orders: Vec<(Q, Order, bool)>) -> Box<dyn Controller> {
-    Box::new(Script {
+    Box::new(TakesReadied(Script {
         orders,
         asked,
         fits: |order, asked| match (order, asked) {
@@ -47,7 +50,29 @@ fn script(orders: Vec<(Q, Order, bool)>) -> Box<dyn Controller> {
             Q::Turn(_) => Order::new(&d.actor_name, "end"),
             _ => Order::new(&d.actor_name, "pass"),
         },
-    })
+    }))
+}
+
+/// A script that takes a readied action it was given no order for: the
+/// first legal choice of the question, the readied strike or shot.
+struct TakesReadied(Script<Q>);
+
+impl Controller for TakesReadied {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let scripted = self
+            .0
+            .orders
+            .iter()
+            .any(|(q, o, used)| !used && o.actor == d.actor_name && *q == Q::Readied);
+        if asked(world, d) == Q::Readied && !scripted {
+            let hooks = *world.resource::<fray_core::ai::AiHooks>();
+            return (hooks.appraise)(world, d.actor)
+                .into_iter()
+                .map(|a| a.order)
+                .find(|o| o.action != "pass" && (hooks.legal)(world, d.actor, o));
+        }
+        self.0.decide(world, d)
+    }
 }
 
 /// A battle on a square field, one turn long, from a list of characters
@@ -943,6 +968,42 @@ fn a_dodge_still_stands_against_a_strike_readied_for_the_dodgers_next_action() {
         "{}",
         texts(&b)[strike]
     );
+}
+
+#[test]
+fn a_readied_strike_may_be_held_past_a_feint_for_the_real_threat() {
+    // 002 §Ready: "any time before your next action, you may take the
+    // readied action in response to that condition." Ash readies a strike
+    // for whoever comes within reach; Bo steps up first and Ash holds it;
+    // then Cy walks up and Ash takes it, just before Cy goes on.
+    let characters = r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+        (name: "Cy", side: "B", template: "bravo", at: (3, 6)),
+    "#;
+    let mut b = battle(
+        characters,
+        // Bo wins the roll-off for the order (2 against 1): Bo, then Cy.
+        &[2, 1, 4, 4, 4, 3, 3, 3],
+        vec![
+            o("Ash", "ready").into(),
+            o("Bo", "move").cell(Cell::new(4, 3)),
+            (Q::Readied, Order::new("Ash", "pass")),
+            o("Cy", "move").cell(Cell::new(3, 4)),
+        ],
+    );
+    run(&mut b);
+    let held = line(
+        &b,
+        "Ash holds its readied action: Bo goes on, and it stays readied until Ash's next action.",
+    );
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Cy goes on",
+    );
+    assert!(held < fires);
+    assert_eq!(count(&b, "Ash strikes at Cy (readied)"), 1);
+    assert_eq!(count(&b, "Ash strikes at Bo"), 0);
 }
 
 #[test]

@@ -269,6 +269,28 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             ]
         }
         Asking::Abort { attacker } => abort_options(world, me, attacker, &name),
+        // 002 §Ready: it readied the action for this; it takes it.
+        Asking::Readied { by } => {
+            let Some(super::Hold::Readied { weapon, .. }) = world.get::<super::Hold>(me) else {
+                return Vec::new();
+            };
+            let shot = world
+                .resource::<Data>()
+                .0
+                .weapons
+                .get(weapon)
+                .is_some_and(|d| !d.melee());
+            let action = if shot { "shoot" } else { "strike" };
+            let (p, m) = expected(world, me, by, action, weapon);
+            vec![
+                Appraisal {
+                    damage: p * m,
+                    target_left: stun_left(world, by),
+                    ..Appraisal::plain(Order::new(&name, action).target(flow.name(by)))
+                },
+                Appraisal::plain(Order::new(&name, "pass")),
+            ]
+        }
         Asking::Turn => turn_options(world, me, &name),
     }
 }

@@ -260,6 +260,14 @@ pub enum Work {
     Reload { actor: Entity, weapon: usize },
     /// Ask `threatener` whether it takes its attack of opportunity.
     Opportunity { threatener: Entity, mover: Entity },
+    /// Ask `readier` whether it takes the action it readied, its condition
+    /// met by `by` (002 §Ready: "you may take the readied action").
+    Readied {
+        readier: Entity,
+        by: Entity,
+        weapon: String,
+        asked: bool,
+    },
     /// An order held back while the strikes readied for it resolve.
     Perform { actor: Entity, plan: orders::Plan },
 }
@@ -268,8 +276,16 @@ pub enum Work {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Asking {
     Turn,
-    Opportunity { mover: Entity },
-    Abort { attacker: Entity },
+    Opportunity {
+        mover: Entity,
+    },
+    Abort {
+        attacker: Entity,
+    },
+    /// Whether to take the readied action now, `by` having met its condition.
+    Readied {
+        by: Entity,
+    },
 }
 
 /// Where the battle is.

@@ -52,6 +52,8 @@ pub enum Plan {
     Abort {
         block: bool,
     },
+    /// Take the readied action (002 §Ready).
+    Readied,
     /// Let the opportunity go, or take the attack without aborting.
     Pass,
 }
@@ -213,6 +215,35 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
             }
             other => Err(format!(
                 "an attack of opportunity is a strike or a haymaker (ruling opportunity_manoeuvre), or pass; not {other:?}"
+            )),
+        },
+        Asking::Readied { by } => match order.action.as_str() {
+            "pass" => Ok(Plan::Pass),
+            "strike" | "shoot" => {
+                if order.target.as_deref() != Some(flow.name(by)) {
+                    return Err(format!(
+                        "the readied action is at {}, who met its condition",
+                        flow.name(by)
+                    ));
+                }
+                let Some(super::Hold::Readied { weapon, .. }) = world.get::<super::Hold>(me) else {
+                    return Err("nothing is readied".into());
+                };
+                let shot = world
+                    .resource::<Data>()
+                    .0
+                    .weapons
+                    .get(weapon)
+                    .is_some_and(|d| !d.melee());
+                let readied = if shot { "shoot" } else { "strike" };
+                if order.action != readied {
+                    return Err(format!("the readied action is to {readied}"));
+                }
+                Ok(Plan::Readied)
+            }
+            other => Err(format!(
+                "take the readied action ({}) or pass; not {other:?}",
+                "strike or shoot"
             )),
         },
         Asking::Abort { .. } => match order.action.as_str() {
@@ -666,6 +697,31 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                 format!("Attack of opportunity: haymaker at {m} (-5 DCV)"),
             );
             offer(Order::new(&name, "pass"), format!("Let {m} go"));
+        }
+        Asking::Readied { by } => {
+            let b = flow.name(by).to_string();
+            let shot = match world.get::<super::Hold>(me) {
+                Some(super::Hold::Readied { weapon, .. }) => world
+                    .resource::<Data>()
+                    .0
+                    .weapons
+                    .get(weapon)
+                    .is_some_and(|d| !d.melee()),
+                _ => false,
+            };
+            let (action, what) = if shot {
+                ("shoot", "shot")
+            } else {
+                ("strike", "strike")
+            };
+            offer(
+                Order::new(&name, action).target(&b),
+                format!("Take the readied {what} at {b} now"),
+            );
+            offer(
+                Order::new(&name, "pass"),
+                format!("Hold it: {b} goes on, and the {what} stays readied"),
+            );
         }
         Asking::Abort { attacker } => {
             let a = flow.name(attacker).to_string();

@@ -308,6 +308,17 @@ fn work_on(world: &mut World, work: Work) -> Next {
             }
             Next::Done
         }
+        Work::Readied {
+            readier,
+            by,
+            weapon,
+            asked,
+        } => {
+            if asked {
+                return Next::Done;
+            }
+            ask_readied(world, (readier, by), weapon)
+        }
         Work::Opportunity { threatener, mover } => {
             if !can_take_opportunity(world, threatener, mover) {
                 return Next::Done;
@@ -510,10 +521,10 @@ fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             Vec::new()
         };
         if !fired.is_empty() {
-            let strikes = fire(world, fired, actor);
+            let questions = readied_questions(fired, actor);
             let mut flow = world.resource_mut::<Flow>();
             flow.stack.push(Work::Perform { actor, plan });
-            flow.stack.extend(strikes.into_iter().rev());
+            flow.stack.extend(questions.into_iter().rev());
             return;
         }
     }
@@ -603,11 +614,16 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             };
             abort(world, actor, attacker, block);
         }
-        Plan::Pass => {
-            if let Asking::Opportunity { mover } = asking {
-                let_go(world, actor, mover);
+        Plan::Readied => {
+            if let Asking::Readied { by } = asking {
+                take_readied(world, actor, by);
             }
         }
+        Plan::Pass => match asking {
+            Asking::Opportunity { mover } => let_go(world, actor, mover),
+            Asking::Readied { by } => hold_readied(world, actor, by),
+            _ => {}
+        },
     }
 }
 
@@ -1216,8 +1232,8 @@ fn walk(world: &mut World, work: Work) -> Next {
     if !readied.is_empty() {
         // Log where the mover stands when the readied strike cuts in.
         log_walk(world, actor, &mut logged_from, how, kind);
-        let strikes = fire(world, readied, actor);
-        return Next::Keep(keep(walk, skill, false, logged_from), strikes);
+        let questions = readied_questions(readied, actor);
+        return Next::Keep(keep(walk, skill, false, logged_from), questions);
     }
     if walk.done() {
         log_walk(world, actor, &mut logged_from, how, kind);
@@ -1341,39 +1357,105 @@ fn readied_by(
         .collect()
 }
 
-/// Set off the readied strikes: each readier moves just ahead of `by`.
-fn fire(world: &mut World, fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work> {
-    let mut out = Vec::new();
-    for (r, weapon) in fired {
-        world.entity_mut(r).remove::<Hold>();
-        move_before(world, r, Some(by), "readied");
-        let (rn, bn) = (name(world, r), name(world, by));
-        let shot = world
-            .resource::<Data>()
-            .0
-            .weapons
-            .get(&weapon)
-            .is_some_and(|d| !d.melee());
-        let what = if shot { "shot" } else { "strike" };
-        log(world, || {
-            Event::new(
-                EventKind::Readied,
-                "002 §Ready Conditions",
-                format!("{rn}'s readied {what} goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
-            )
-            .actor(&rn)
-            .target(&bn)
-        });
-        out.push(Work::Attack {
-            attacker: r,
-            target: by,
-            manoeuvre: if shot { "shoot" } else { "strike" }.into(),
+/// 002 §Ready: `by` has met the condition of each readier in `fired`: each
+/// is asked, in turn, whether it takes its readied action now.
+fn readied_questions(fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work> {
+    fired
+        .into_iter()
+        .map(|(readier, weapon)| Work::Readied {
+            readier,
+            by,
             weapon,
-            kind: AttackKind::Readied,
-            abort_asked: false,
-        });
+            asked: false,
+        })
+        .collect()
+}
+
+/// Whether `weapon` shoots rather than strikes.
+fn shoots(world: &World, weapon: &str) -> bool {
+    world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(weapon)
+        .is_some_and(|d| !d.melee())
+}
+
+/// Ask `readier` whether it takes the action readied with `weapon`, `by`
+/// having met its condition ("you may take the readied action", 002 §Ready);
+/// unless that is moot now.
+fn ask_readied(world: &mut World, (readier, by): (Entity, Entity), weapon: String) -> Next {
+    let still = matches!(world.get::<Hold>(readier), Some(Hold::Readied { .. }));
+    if !still || !up(world, readier) || stunned(world, readier) || !up(world, by) {
+        return Next::Done;
     }
-    out
+    let (r, b) = (name(world, readier), name(world, by));
+    let what = if shoots(world, &weapon) {
+        "shot"
+    } else {
+        "strike"
+    };
+    ask(
+        world,
+        readier,
+        Asking::Readied { by },
+        |_| {
+            format!(
+                "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on?"
+            )
+        },
+        "002 §Ready",
+    );
+    Next::Asked(Work::Readied {
+        readier,
+        by,
+        weapon,
+        asked: true,
+    })
+}
+
+/// 002 §Ready Conditions: `r` takes its readied action at `by`: it cuts in
+/// just before `by` goes on, and `r` acts just ahead of `by` from now on.
+fn take_readied(world: &mut World, r: Entity, by: Entity) {
+    let Some(Hold::Readied { weapon, .. }) = world.get::<Hold>(r).cloned() else {
+        return;
+    };
+    world.entity_mut(r).remove::<Hold>();
+    move_before(world, r, Some(by), "readied");
+    let (rn, bn) = (name(world, r), name(world, by));
+    let shot = shoots(world, &weapon);
+    let what = if shot { "shot" } else { "strike" };
+    log(world, || {
+        Event::new(
+            EventKind::Readied,
+            "002 §Ready Conditions",
+            format!("{rn}'s readied {what} goes off: it cuts in just before {bn} goes on, and acts just ahead of {bn} from now on."),
+        )
+        .actor(&rn)
+        .target(&bn)
+    });
+    world.resource_mut::<Flow>().stack.push(Work::Attack {
+        attacker: r,
+        target: by,
+        manoeuvre: if shot { "shoot" } else { "strike" }.into(),
+        weapon,
+        kind: AttackKind::Readied,
+        abort_asked: false,
+    });
+}
+
+/// 002 §Ready: `r` lets `by` go on, its action still readied.
+fn hold_readied(world: &mut World, r: Entity, by: Entity) {
+    let (rn, bn) = (name(world, r), name(world, by));
+    log(world, || {
+        Event::new(
+            EventKind::Ready,
+            "002 §Ready",
+            format!("{rn} holds its readied action: {bn} goes on, and it stays readied until {rn}'s next action."),
+        )
+        .actor(&rn)
+        .target(&bn)
+    });
 }
 
 /// An attack: check it can still be made, let the target abort, then roll.
