@@ -605,6 +605,26 @@ fn one_dying_who_cannot_breathe_loses_a_wound_point_for_each() {
 }
 
 #[test]
+fn full_defense_ripostes_at_a_caster_whose_harmful_spell_is_its_attack() {
+    // 004 §Step 3: "if they are attacked they may make a Reposte"; ruling
+    // spell_attack: a harmful spell's casting total is its attack. Cato,
+    // beside Anna in full defense, casts firebolt at her; she ripostes.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Cato", side: "B", template: "priest", at: (2, 1)),"#,
+        "5, 9, 15, 3, 3, 15, 4",
+        r#"(round: 1, order: (actor: "Anna", action: "full_defense")),
+        (round: 1, order: (actor: "Cato", action: "cast", with: "firebolt", target: "Anna"))"#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    let bolt = common::line(&b, "Cato casts firebolt");
+    let riposte = common::line(&b, "Anna ripostes at Cato");
+    assert!(bolt < riposte);
+}
+
+#[test]
 fn a_broken_rib_acts_every_second_round_waiting_in_between() {
     // 004 §Combat Injuries, Broken Rib: "take only 1 action per 2 turns".
     // Waiting is no action: after waiting in round 2, Anna acts in round 3.

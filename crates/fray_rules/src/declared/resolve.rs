@@ -449,7 +449,12 @@ fn cast(
         total,
     };
     match s.effect {
-        SpellEffect::Damage(dice, dtype) => spell_attack(world, a, &c, dice, dtype, deferred),
+        SpellEffect::Damage(dice, dtype) => {
+            spell_attack(world, a, &c, dice, dtype, deferred);
+            // Ruling spell_attack: the casting is the attack, so a target in
+            // full defense ripostes at a caster within its reach.
+            full_defense_riposte(world, target, a.e);
+        }
         SpellEffect::RestoreStress(dice) => spell_heal(world, a, &c, dice),
     }
 }
