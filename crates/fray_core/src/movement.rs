@@ -42,8 +42,10 @@ pub struct Walk {
     pub spent: u32,
     pub budget: u32,
     pub provokes: Provokes,
-    /// Steps taken within a threat (for [`Provokes::Within`]).
-    pub within: u32,
+    /// Steps taken within each opponent's threat, by opponent (for
+    /// [`Provokes::Within`]: 003 §III F counts "within melee range of an
+    /// opponent", each opponent its own).
+    pub within: Vec<(Entity, u32)>,
     /// Cells the walk may pass over but not stop on (where the fallen lie,
     /// under a ruleset whose fallen do not block).
     pub pass_only: Vec<Cell>,
@@ -58,13 +60,6 @@ pub enum Halt {
     Budget,
     /// Someone stands in the next cell now.
     Taken(Cell),
-}
-
-/// Whether the step `from` → `to` stays within someone's threat.
-fn stays_within(grid: &Grid, from: Cell, to: Cell, threateners: &[Threatener]) -> bool {
-    threateners
-        .iter()
-        .any(|t| t.covers(grid, from) && t.covers(grid, to))
 }
 
 /// Everyone a walk along `path` from `start` would provoke under
@@ -86,9 +81,7 @@ pub fn provoked_along(
                 met.push(e);
             }
         }
-        if stays_within(grid, from, to, threateners) {
-            walk.within += 1;
-        }
+        walk.count_within(grid, (from, to), threateners);
         from = to;
     }
     met
@@ -112,7 +105,7 @@ impl Walk {
             spent: 0,
             budget,
             provokes,
-            within: 0,
+            within: Vec::new(),
             pass_only: Vec::new(),
         }
     }
@@ -177,7 +170,12 @@ impl Walk {
             Provokes::Entering => !t.covers(grid, from) && t.covers(grid, to),
             Provokes::Leaving => t.covers(grid, from),
             Provokes::Within { free } => {
-                self.within >= free && t.covers(grid, from) && t.covers(grid, to)
+                let steps = self
+                    .within
+                    .iter()
+                    .find(|(e, _)| *e == t.entity)
+                    .map_or(0, |w| w.1);
+                steps >= free && t.covers(grid, from) && t.covers(grid, to)
             }
         };
         threateners
@@ -187,12 +185,31 @@ impl Walk {
             .collect()
     }
 
+    /// Count the step `from` → `to` for each of the `threateners` whose
+    /// threat it stays within (for [`Provokes::Within`] alone).
+    pub fn count_within(
+        &mut self,
+        grid: &Grid,
+        (from, to): (Cell, Cell),
+        threateners: &[Threatener],
+    ) {
+        if !matches!(self.provokes, Provokes::Within { .. }) {
+            return;
+        }
+        for t in threateners {
+            if !(t.covers(grid, from) && t.covers(grid, to)) {
+                continue;
+            }
+            match self.within.iter_mut().find(|(e, _)| *e == t.entity) {
+                Some((_, n)) => *n += 1,
+                None => self.within.push((t.entity, 1)),
+            }
+        }
+    }
+
     /// Take `step`: the mover stands in its cell.
     pub fn take(&mut self, world: &mut World, step: &Step, threateners: &[Threatener]) {
-        let grid = world.resource::<Grid>();
-        if stays_within(grid, step.from, step.to, threateners) {
-            self.within += 1;
-        }
+        self.count_within(world.resource::<Grid>(), (step.from, step.to), threateners);
         self.at += 1;
         self.spent = self.spent.saturating_add(step.cost);
         world.entity_mut(self.mover).insert(step.to);
@@ -278,6 +295,54 @@ mod tests {
     }
 
     #[test]
+    fn the_free_step_within_melee_range_is_counted_for_each_opponent() {
+        // 003 §III F: "Moving more than 5' while remaining within melee
+        // range of an opponent": one step within A's range, then, out of
+        // it, one within B's: neither is more than 5' within one's range.
+        let g = Grid::new(GridKind::Square, 12, 9);
+        let (a, b) = (
+            Entity::from_raw_u32(7).unwrap(),
+            Entity::from_raw_u32(8).unwrap(),
+        );
+        let t = [
+            Threatener {
+                entity: a,
+                ..foe(3, 4)
+            },
+            Threatener {
+                entity: b,
+                ..foe(8, 4)
+            },
+        ];
+        let within = Provokes::Within { free: 1 };
+        let start = Cell::new(1, 3);
+        let walk = path(&[
+            (2, 3),
+            (3, 3),
+            (4, 2),
+            (5, 2),
+            (6, 3),
+            (7, 3),
+            (8, 3),
+            (9, 2),
+        ]);
+        assert!(provoked_along(&g, within, start, &walk, &t).is_empty());
+        // Two steps within B's range: the second provokes it.
+        let on = path(&[
+            (2, 3),
+            (3, 3),
+            (4, 2),
+            (5, 2),
+            (6, 3),
+            (7, 3),
+            (8, 3),
+            (9, 3),
+            (10, 2),
+        ]);
+        assert_eq!(provoked_along(&g, within, start, &on, &t), vec![b]);
+    }
+
+    #[test]
     fn a_walk_halts_at_a_taken_cell_and_at_its_budget() {
         let mut world = World::new();
         let mut grid = Grid::new(GridKind::Square, 9, 9);
@@ -357,7 +422,7 @@ mod tests {
             .next(&grid, Cell::new(3, 4), &CellSet::new(&grid), &t)
             .unwrap();
         assert!(second.provoked.is_empty(), "(2,5) leaves the threat");
-        assert_eq!(w.within, 1);
+        assert_eq!(w.within, [(t[0].entity, 1)]);
         let on = w.provoked(&grid, Cell::new(3, 4), Cell::new(3, 5), &t);
         assert_eq!(on.len(), 1, "a second step within provokes");
     }

@@ -188,12 +188,7 @@ pub fn provokers_among(
                 out.push(p);
             }
         }
-        if able
-            .iter()
-            .any(|t| t.covers(grid, from) && t.covers(grid, to))
-        {
-            walk.within += 1;
-        }
+        walk.count_within(grid, (from, to), able);
         from = to;
     }
     out
