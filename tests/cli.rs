@@ -1157,3 +1157,34 @@ fn the_search_budget_is_the_players_to_set_kept_in_the_save_and_checked() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_person_a_script_hands_over_to_is_offered_the_choices() {
+    // A side seated `Script` with `after_script: Person`: once its orders
+    // run out, the person at the terminal is shown what the rules allow.
+    let dir = std::env::temp_dir().join(format!("fray-after-script-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("handover.ron");
+    std::fs::write(
+        &path,
+        r#"(
+    name: "Hand-over", ruleset: "phases", round_cap: 1,
+    grid: (kind: Hex, width: 12, height: 12),
+    sides: [(name: "A", seat: Script, after_script: Person), (name: "B", seat: Ai)],
+    combatants: [
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (7, 3)),
+    ],
+    orders: [(round: 1, order: (actor: "Ash", action: "ready"))],
+)"#,
+    )
+    .unwrap();
+    let o = fray_with_input(&["run", path.to_str().unwrap()], "7\n");
+    let out = stdout(&o);
+    let handed = out
+        .find("a person decides what it does not cover")
+        .expect("the script hands over");
+    assert!(out[handed..].contains("   7. End the turn"), "{out}");
+    assert!(out[handed..].contains("Choose 1-7"), "{out}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

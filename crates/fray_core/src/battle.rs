@@ -225,6 +225,15 @@ impl Battle {
             };
             let started = self.decision_times.is_some().then(std::time::Instant::now);
             let order = controller.decide(world, &decision);
+            // A person decides: one seated so was offered its choices when
+            // asked; one a script hands over to is offered them now.
+            let mut decision = decision;
+            if order.is_none()
+                && decision.choices.is_empty()
+                && let Some(offer) = decision.offer
+            {
+                decision.choices = offer(world, decision.actor);
+            }
             if let (Some(t), Some(times)) = (started, self.decision_times.as_mut()) {
                 let us = t.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
                 times.push((decision.side, us));
