@@ -509,11 +509,10 @@ fn a_monster_that_held_against_an_intimidation_sees_through_the_next() {
     );
 }
 
-#[test]
-fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
-    // 004 §Wound Points: at 0 Incapacitated; below 0 Dying. Anna, Dying at
-    // -3, strains herself to -4 by acting, then drinks a healing draught for
-    // 1 + 1 + 2 = 4: she is at 0 and stops bleeding.
+/// Anna Dying at `wp` Wound Points (stabilised or not) drinks a healing
+/// draught in round 1 for 1 + 1 + 2 = 4, allies far away on both sides so
+/// the fight goes on around her.
+fn anna_dying_drinks(wp: i32, stabilised: bool) -> Battle {
     let text = duel(
         "",
         "",
@@ -521,7 +520,6 @@ fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
         r#"(round: 1, order: (actor: "Anna", action: "consumable", with: "healing_draught"))"#,
         1,
     );
-    // Allies far away on both sides, so the fight goes on around her.
     let text = text.replace(
         r#"(name: "Bors""#,
         &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
@@ -529,11 +527,23 @@ fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
     let mut b = battle(&text);
     let anna = entity(&mut b, "Anna");
     let w = b.world_mut();
-    w.get_mut::<WoundPoints>(anna).unwrap().current = -3;
-    w.entity_mut(anna)
-        .insert(Health::Dying)
+    w.get_mut::<WoundPoints>(anna).unwrap().current = wp;
+    let mut e = w.entity_mut(anna);
+    e.insert(Health::Dying)
         .remove::<fray_core::model::Fighting>();
+    if stabilised {
+        e.insert(declared::Stabilised);
+    }
     let _ = b.run();
+    b
+}
+
+#[test]
+fn healed_from_below_zero_to_exactly_zero_is_incapacitated_not_dying() {
+    // 004 §Wound Points: at 0 Incapacitated; below 0 Dying. Anna, Dying at
+    // -3, strains herself to -4 by acting, then drinks a healing draught for
+    // 1 + 1 + 2 = 4: she is at 0 and stops bleeding.
+    let mut b = anna_dying_drinks(-3, false);
     assert_has(
         &b,
         "Anna uses a healing draught: 4 Wound Points and 0 Stress restored.",
@@ -554,25 +564,8 @@ fn a_stabilised_creature_healed_to_zero_stays_stabilised() {
     // Incapacitated and still stabilised (her first action of a round free,
     // half her Speed), not as if never tended. Her draught, a stabilised
     // creature's first action, strains nothing: 1 + 1 + 2 = 4.
-    let text = duel(
-        "",
-        "",
-        "9, 2, 2, 1, 1, 1",
-        r#"(round: 1, order: (actor: "Anna", action: "consumable", with: "healing_draught"))"#,
-        1,
-    );
-    let text = text.replace(
-        r#"(name: "Bors""#,
-        &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
-    );
-    let mut b = battle(&text);
+    let mut b = anna_dying_drinks(-4, true);
     let anna = entity(&mut b, "Anna");
-    let w = b.world_mut();
-    w.get_mut::<WoundPoints>(anna).unwrap().current = -4;
-    w.entity_mut(anna)
-        .insert((Health::Dying, declared::Stabilised))
-        .remove::<fray_core::model::Fighting>();
-    let _ = b.run();
     assert!(!has(&b, "Anna strains herself"));
     assert_has(
         &b,

@@ -271,16 +271,9 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         Asking::Abort { attacker } => abort_options(world, me, attacker, &name),
         // 002 §Ready: it readied the action for this; it takes it.
         Asking::Readied { by } => {
-            let Some(super::Hold::Readied { weapon, .. }) = world.get::<super::Hold>(me) else {
+            let Some((action, weapon)) = super::orders::readied_action(world, me) else {
                 return Vec::new();
             };
-            let shot = world
-                .resource::<Data>()
-                .0
-                .weapons
-                .get(weapon)
-                .is_some_and(|d| !d.melee());
-            let action = if shot { "shoot" } else { "strike" };
             let (p, m) = expected(world, me, by, action, weapon);
             vec![
                 Appraisal {

@@ -265,7 +265,6 @@ pub enum Work {
     Readied {
         readier: Entity,
         by: Entity,
-        weapon: String,
         asked: bool,
     },
     /// An order held back while the strikes readied for it resolve.

@@ -226,24 +226,14 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                         flow.name(by)
                     ));
                 }
-                let Some(super::Hold::Readied { weapon, .. }) = world.get::<super::Hold>(me) else {
-                    return Err("nothing is readied".into());
-                };
-                let shot = world
-                    .resource::<Data>()
-                    .0
-                    .weapons
-                    .get(weapon)
-                    .is_some_and(|d| !d.melee());
-                let readied = if shot { "shoot" } else { "strike" };
+                let (readied, _) = readied_action(world, me).ok_or("nothing is readied")?;
                 if order.action != readied {
                     return Err(format!("the readied action is to {readied}"));
                 }
                 Ok(Plan::Readied)
             }
             other => Err(format!(
-                "take the readied action ({}) or pass; not {other:?}",
-                "strike or shoot"
+                "take the readied action (strike or shoot) or pass; not {other:?}"
             )),
         },
         Asking::Abort { .. } => match order.action.as_str() {
@@ -700,20 +690,8 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         }
         Asking::Readied { by } => {
             let b = flow.name(by).to_string();
-            let shot = match world.get::<super::Hold>(me) {
-                Some(super::Hold::Readied { weapon, .. }) => world
-                    .resource::<Data>()
-                    .0
-                    .weapons
-                    .get(weapon)
-                    .is_some_and(|d| !d.melee()),
-                _ => false,
-            };
-            let (action, what) = if shot {
-                ("shoot", "shot")
-            } else {
-                ("strike", "strike")
-            };
+            let (action, _) = readied_action(world, me).unwrap_or(("strike", ""));
+            let what = if action == "shoot" { "shot" } else { "strike" };
             offer(
                 Order::new(&name, action).target(&b),
                 format!("Take the readied {what} at {b} now"),
@@ -959,4 +937,19 @@ pub fn withdraw_cell(world: &World, me: Entity) -> Option<Cell> {
 /// Whether `me` is Stunned.
 pub fn stunned(world: &World, me: Entity) -> bool {
     world.get::<Stunned>(me).is_some()
+}
+
+/// 002 §Ready: what `e` has readied, if anything: `strike` or `shoot`, and
+/// the weapon.
+pub(crate) fn readied_action(world: &World, e: Entity) -> Option<(&'static str, &str)> {
+    let Some(super::Hold::Readied { weapon, .. }) = world.get::<super::Hold>(e) else {
+        return None;
+    };
+    let shot = world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(weapon)
+        .is_some_and(|d| !d.melee());
+    Some((if shot { "shoot" } else { "strike" }, weapon))
 }

@@ -308,16 +308,11 @@ fn work_on(world: &mut World, work: Work) -> Next {
             }
             Next::Done
         }
-        Work::Readied {
-            readier,
-            by,
-            weapon,
-            asked,
-        } => {
+        Work::Readied { readier, by, asked } => {
             if asked {
                 return Next::Done;
             }
-            ask_readied(world, (readier, by), weapon)
+            ask_readied(world, (readier, by))
         }
         Work::Opportunity { threatener, mover } => {
             if !can_take_opportunity(world, threatener, mover) {
@@ -1362,46 +1357,37 @@ fn readied_by(
 fn readied_questions(fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work> {
     fired
         .into_iter()
-        .map(|(readier, weapon)| Work::Readied {
+        .map(|(readier, _)| Work::Readied {
             readier,
             by,
-            weapon,
             asked: false,
         })
         .collect()
 }
 
-/// Whether `weapon` shoots rather than strikes.
-fn shoots(world: &World, weapon: &str) -> bool {
-    world
-        .resource::<Data>()
-        .0
-        .weapons
-        .get(weapon)
-        .is_some_and(|d| !d.melee())
-}
-
-/// Ask `readier` whether it takes the action readied with `weapon`, `by`
-/// having met its condition ("you may take the readied action", 002 §Ready);
-/// unless that is moot now.
-fn ask_readied(world: &mut World, (readier, by): (Entity, Entity), weapon: String) -> Next {
-    let still = matches!(world.get::<Hold>(readier), Some(Hold::Readied { .. }));
-    if !still || !up(world, readier) || stunned(world, readier) || !up(world, by) {
+/// Ask `readier` whether it takes its readied action, `by` having met its
+/// condition ("you may take the readied action", 002 §Ready); unless that
+/// is moot now.
+fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
+    let Some((action, _)) = orders::readied_action(world, readier) else {
+        return Next::Done;
+    };
+    if !up(world, readier) || stunned(world, readier) || !up(world, by) {
         return Next::Done;
     }
     let (r, b) = (name(world, readier), name(world, by));
-    let what = if shoots(world, &weapon) {
-        "shot"
-    } else {
-        "strike"
-    };
+    let what = if action == "shoot" { "shot" } else { "strike" };
     ask(
         world,
         readier,
         Asking::Readied { by },
-        |_| {
+        |w| {
+            let base = w.resource::<Data>().0.numbers.attack_base;
+            let hits =
+                super::view::chance_3d6_at_least(base + dcv(w, by) - ocv(w, readier, action));
             format!(
-                "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on?"
+                "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on? It hits {:.0}% of the time.",
+                hits * 100.0
             )
         },
         "002 §Ready",
@@ -1409,7 +1395,6 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity), weapon: Strin
     Next::Asked(Work::Readied {
         readier,
         by,
-        weapon,
         asked: true,
     })
 }
@@ -1417,13 +1402,14 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity), weapon: Strin
 /// 002 §Ready Conditions: `r` takes its readied action at `by`: it cuts in
 /// just before `by` goes on, and `r` acts just ahead of `by` from now on.
 fn take_readied(world: &mut World, r: Entity, by: Entity) {
-    let Some(Hold::Readied { weapon, .. }) = world.get::<Hold>(r).cloned() else {
+    let Some((action, weapon)) = orders::readied_action(world, r).map(|(a, w)| (a, w.to_string()))
+    else {
         return;
     };
     world.entity_mut(r).remove::<Hold>();
     move_before(world, r, Some(by), "readied");
     let (rn, bn) = (name(world, r), name(world, by));
-    let shot = shoots(world, &weapon);
+    let shot = action == "shoot";
     let what = if shot { "shot" } else { "strike" };
     log(world, || {
         Event::new(
@@ -1437,7 +1423,7 @@ fn take_readied(world: &mut World, r: Entity, by: Entity) {
     world.resource_mut::<Flow>().stack.push(Work::Attack {
         attacker: r,
         target: by,
-        manoeuvre: if shot { "shoot" } else { "strike" }.into(),
+        manoeuvre: action.into(),
         weapon,
         kind: AttackKind::Readied,
         abort_asked: false,
