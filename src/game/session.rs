@@ -380,12 +380,21 @@ impl Session {
         self.battle.world().resource::<Sides>()
     }
 
-    /// The number of sides seated with people.
+    /// The number of sides people play: seated so, or scripted with a
+    /// person to go on once the script's orders run out.
     pub fn people(&self) -> usize {
+        let sides = &self.scenario.scenario.sides;
         self.setup
             .seats
             .iter()
-            .filter(|s| **s == Seat::Human)
+            .enumerate()
+            .filter(|&(i, s)| match s {
+                Seat::Human => true,
+                Seat::Script => sides
+                    .get(i)
+                    .is_some_and(|d| d.after_script == fray_core::scenario::AfterScript::Person),
+                _ => false,
+            })
             .count()
     }
 
@@ -638,4 +647,48 @@ pub struct Drive;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Update, drive.in_set(Drive).run_if(in_state(Screen::Battle)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Seat, Session, Setup};
+
+    /// A session of a two-sided `phases` scenario whose first side is
+    /// scripted, a person or the AI going on after its script.
+    fn scripted(after: &str) -> Session {
+        let dir = std::env::temp_dir().join(format!("fray-people-{after}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("s.ron");
+        std::fs::write(
+            &path,
+            format!(
+                r#"(name: "s", ruleset: "phases", round_cap: 1,
+                   grid: (kind: Hex, width: 8, height: 8),
+                   sides: [(name: "A", seat: Script, after_script: {after}), (name: "B", seat: Ai)],
+                   combatants: [
+                     (name: "Ash", side: "A", template: "bravo", at: (1, 1)),
+                     (name: "Bo", side: "B", template: "bravo", at: (6, 6)),
+                   ])"#
+            ),
+        )
+        .unwrap();
+        let setup = Setup {
+            path,
+            seed: 1,
+            seats: vec![Seat::Script, Seat::Ai],
+            ai: Vec::new(),
+            search_work: None,
+            load: None,
+        };
+        let session = Session::start(setup).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        session
+    }
+
+    #[test]
+    fn a_side_a_person_plays_after_its_script_is_a_persons() {
+        // Not watch mode, and what the AI writes in secret stays hidden.
+        assert_eq!(scripted("Person").people(), 1);
+        assert_eq!(scripted("Ai").people(), 0);
+    }
 }
