@@ -577,11 +577,7 @@ fn ask_human(
         .map_or("?", |s| s.name.as_str())
         .to_string();
     let mut line = String::new();
-    let people = sides
-        .0
-        .iter()
-        .filter(|s| s.seat == fray_core::model::Seat::Human)
-        .count();
+    let people = sides.0.iter().filter(|s| s.played_by_person()).count();
     let hand_off = decision.secret && people > 1;
     if hand_off {
         let _ = write!(out, "\n— Pass to {side_name} — press Enter —");

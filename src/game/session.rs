@@ -383,18 +383,10 @@ impl Session {
     /// The number of sides people play: seated so, or scripted with a
     /// person to go on once the script's orders run out.
     pub fn people(&self) -> usize {
-        let sides = &self.scenario.scenario.sides;
-        self.setup
-            .seats
+        self.sides()
+            .0
             .iter()
-            .enumerate()
-            .filter(|&(i, s)| match s {
-                Seat::Human => true,
-                Seat::Script => sides
-                    .get(i)
-                    .is_some_and(|d| d.after_script == fray_core::scenario::AfterScript::Person),
-                _ => false,
-            })
+            .filter(|s| s.played_by_person())
             .count()
     }
 
@@ -498,7 +490,11 @@ impl Session {
     fn person_must_decide(&self) -> bool {
         let decisions = self.battle.world().resource::<Decisions>();
         decisions.open().iter().any(|d| {
-            self.setup.seats.get(d.side) == Some(&Seat::Human) && !decisions.is_answered(d.id)
+            self.sides()
+                .0
+                .get(d.side)
+                .is_some_and(|s| s.played_by_person())
+                && !decisions.is_answered(d.id)
         })
     }
 

@@ -710,6 +710,7 @@ mod tests {
         let side = |seat| SideInfo {
             name: "s".into(),
             seat,
+            after_script: Default::default(),
             morale: false,
         };
         let mut world = World::new();

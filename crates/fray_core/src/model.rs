@@ -285,8 +285,22 @@ pub enum Seat {
 pub struct SideInfo {
     pub name: String,
     pub seat: Seat,
+    /// Who goes on for a scripted side once its orders run out.
+    pub after_script: crate::scenario::AfterScript,
     /// Whether this side's creatures take morale checks (the texts' "monsters").
     pub morale: bool,
+}
+
+impl SideInfo {
+    /// Whether a person plays this side: seated so, or going on after its
+    /// script.
+    pub fn played_by_person(&self) -> bool {
+        match self.seat {
+            Seat::Human => true,
+            Seat::Script => self.after_script == crate::scenario::AfterScript::Person,
+            _ => false,
+        }
+    }
 }
 
 /// The sides of the battle, in the scenario's order.
@@ -349,6 +363,7 @@ pub fn install_battlefield(world: &mut World, scenario: &crate::scenario::Loaded
                 .map(|side| SideInfo {
                     name: side.name.clone(),
                     seat: side.seat,
+                    after_script: side.after_script,
                     morale: side.morale,
                 })
                 .collect(),

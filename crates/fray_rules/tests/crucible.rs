@@ -562,11 +562,33 @@ fn charging_in_with_the_longer_weapon_strikes_first_even_in_a_tie() {
 }
 
 #[test]
+fn stepping_into_melee_with_the_longer_weapon_strikes_first_too() {
+    // 003 §II E: "When entering/charging into melee range": Pike enters
+    // Gash's range by the 5' step; at the same count, the spear lands first.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (1, 3)),
+                 (name: \"Gash\", side: \"B\", template: \"orc\", at: (3, 3), set: {\"hp\": 2})";
+    let orders = [
+        Order::new("Pike", "step")
+            .cell(fray_core::grid::Cell::new(2, 3))
+            .target("Gash"),
+        Order::new("Gash", "attack").target("Pike"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[2, 2, 20, 5], &orders);
+    assert_has(
+        &b,
+        "Pike comes into Gash's melee range with the longer weapon and strikes first, regardless of initiative.",
+    );
+    assert_has(&b, "Gash falls");
+    assert_eq!(common::count(&b, "Gash attacks Pike"), 0);
+}
+
+#[test]
 fn the_first_tie_option_that_decides_orders_the_tie() {
     // 003 §II G, both options on: Sigur (level 13, two attacks a round,
-    // longsword WSF 5) ties with Gob (one attack, short sword WSF 3). More
-    // attacks, the first option, puts Sigur first; the lower WSF, which
-    // would put Gob first, comes after it and does not make it a tie again.
+    // longsword WSF 5) ties with Gob (one attack, short sword WSF 3). The
+    // lower WSF, the text's first option, puts Gob first; more attacks,
+    // which would put Sigur first, comes after it and does not make it a
+    // tie again.
     let sides = "(name: \"Sigur\", side: \"A\", template: \"swordmaster\", at: (3, 3), set: {\"level\": 13}),
                  (name: \"Gob\", side: \"B\", template: \"goblin\", at: (4, 3), set: {\"hp\": 40})";
     let orders = [
@@ -576,8 +598,11 @@ fn the_first_tie_option_that_decides_orders_the_tie() {
     let more =
         "options: {\"surprise\": \"none\", \"wsf_ties\": \"on\", \"more_attacks_ties\": \"on\"},";
     let b = battle(more, sides, &[3, 2], &orders);
-    assert_has(&b, "The tie is broken by more attacks: Sigur before Gob.");
-    assert!(common::line(&b, "Sigur attacks Gob") < common::line(&b, "Gob attacks Sigur"));
+    assert_has(
+        &b,
+        "The tie is broken by the lower weapon speed factor: Gob before Sigur.",
+    );
+    assert!(common::line(&b, "Gob attacks Sigur") < common::line(&b, "Sigur attacks Gob"));
 }
 
 #[test]

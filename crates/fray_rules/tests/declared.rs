@@ -612,9 +612,15 @@ fn full_defense_ripostes_at_a_caster_whose_harmful_spell_is_its_attack() {
     );
     let mut b = battle(&text);
     let _ = b.run();
-    let bolt = common::line(&b, "Cato casts firebolt");
-    let riposte = common::line(&b, "Anna ripostes at Cato");
+    // Firebolt 15 + 4 = 19 meets her Defense 14 + 4; her riposte, 15 + 4
+    // against Cato's 13, hits for 1d8 + 2 with a 4, less 2 Armour.
+    let bolt = common::line(&b, "firebolt strikes Anna (19 against Defense 18)");
+    let riposte = common::line(
+        &b,
+        "Anna ripostes at Cato with the longsword: 15 + 4 = 19 against Defense 13: a hit.",
+    );
     assert!(bolt < riposte);
+    assert_has(&b, "Cato takes 4 damage, all of it to Stress");
 }
 
 #[test]

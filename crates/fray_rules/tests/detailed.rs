@@ -696,6 +696,12 @@ fn a_chaser_of_a_chaser_follows_the_trace_it_follows() {
         &b,
         "The traces are revealed — Cai to (20, 4) (6 cells), unalert; Bo chases Cai (10 cells after the 2 the chase costs), unalert (ruling unalert_movement); Al chases Bo (14 cells after the 2 the chase costs), unalert (ruling unalert_movement).",
     );
+    // Nobody catches up: each runs to the end of its trace, the chasers
+    // passing the cells the ones ahead of them end on.
+    line(
+        &b,
+        "The traces advance by the smallest fraction, 14/14 of the first stopper's remaining trace: Al stops at (16, 4) (the end of its trace), Bo stops at (18, 4) (the end of its trace), Cai stops at (20, 4) (the end of its trace).",
+    );
 }
 
 #[test]

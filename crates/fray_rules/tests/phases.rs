@@ -1007,6 +1007,55 @@ fn a_readied_strike_may_be_held_past_a_feint_for_the_real_threat() {
 }
 
 #[test]
+fn the_readied_question_gives_the_chance_to_hit() {
+    // 002 §Attack Roll: Ash's strike, 3d6 + OCV 6 against 10 + Bo's DCV 5,
+    // hits on 9 or more: 160 throws of 216, 74%.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: "A"), (name: "B")],
+          combatants: [
+            (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+            (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+          ])"#;
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let heard = asked.clone();
+    let mut b = common::battle(text, &[6, 6, 6], move |_| {
+        let inner = script(vec![
+            (Q::Turn(None), Order::new("Ash", "ready"), false),
+            (
+                Q::Turn(None),
+                Order::new("Bo", "move").cell(Cell::new(4, 3)),
+                false,
+            ),
+        ]);
+        Box::new(Hears(inner, heard.clone()))
+    });
+    run(&mut b);
+    let prompts = asked.lock().unwrap();
+    assert_eq!(
+        prompts.as_slice(),
+        [
+            "Bo meets the condition of Ash's readied strike: take it now, just before Bo goes on? It hits 74% of the time."
+        ]
+    );
+}
+
+/// Passes the decisions on, noting the prompts of the readied questions.
+struct Hears(
+    Box<dyn Controller>,
+    std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+);
+
+impl Controller for Hears {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        if asked(world, d) == Q::Readied {
+            self.1.lock().unwrap().push(d.prompt.clone());
+        }
+        self.0.decide(world, d)
+    }
+}
+
+#[test]
 fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
     // Ruling ready_trigger: Bo delays (not an action): nothing goes off. At
     // its delayed turn its strike is its first action: Ash's readied strike

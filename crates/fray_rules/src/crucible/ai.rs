@@ -185,43 +185,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         .is_some_and(|r| r.holding_readied);
     let readied = world.resource::<Flow>().stage == Stage::Readied;
     let coming = coming(world, me);
-    if let Some((_, w)) = missile_weapon(world, me) {
-        // Before initiative, or holding, it fires from where it stands.
-        let may_move = !readied && !holding;
-        for &f in &foes {
-            let order = Order::new(&who, "fire").target(name(world, f));
-            let (walked, order) = if grid.distance(here, cell(world, f)) <= w.range {
-                (Vec::new(), order)
-            } else {
-                match may_move
-                    .then(|| orders::firing_square(world, me, f))
-                    .flatten()
-                {
-                    Some((cells, to)) => (cells, order.cell(to)),
-                    None => continue,
-                }
-            };
-            let from = walked.last().copied().unwrap_or(here);
-            let r: f32 = orders::adjacent_enemies(world, me, from)
-                .iter()
-                .filter(|&&x| melee_weapon(world, x).is_some())
-                .map(|&x| blow(world, x, me, false))
-                .sum();
-            let walk_risk = if walked.is_empty() {
-                0.0
-            } else {
-                risk(world, me, &walked, &threats(world, me))
-            };
-            let (damage, target_left) =
-                against(world, f, blow(world, me, f, true) * w.rate as f32, &coming);
-            out.push(Appraisal {
-                damage,
-                target_left,
-                risk: r + walk_risk,
-                ..Appraisal::plain(order)
-            });
-        }
-    }
+    // Before initiative, or holding, it fires from where it stands.
+    missiles(world, me, (&foes, &coming), !readied && !holding, &mut out);
     if readied {
         out.push(Appraisal::plain(Order::new(&who, "hold")));
         return out;
@@ -270,6 +235,58 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     spells(world, me, &coming, &mut out);
     advance(world, me, &foes, &able, &mut out);
     out
+}
+
+/// 003 §III A, §III C–D: a shot at each foe in range of `me`'s missile,
+/// or brought within it by moving first when `may_move`; weighed against
+/// the attacks of opportunity of the armed foes beside where it shoots
+/// from and those of the way there.
+fn missiles(
+    world: &World,
+    me: Entity,
+    (foes, coming): (&[Entity], &[(Entity, Coming)]),
+    may_move: bool,
+    out: &mut Vec<Appraisal>,
+) {
+    let Some((_, w)) = missile_weapon(world, me) else {
+        return;
+    };
+    let grid = world.resource::<Grid>();
+    let here = cell(world, me);
+    let who = name(world, me);
+    for &f in foes {
+        let order = Order::new(&who, "fire").target(name(world, f));
+        let (walked, order) = if grid.distance(here, cell(world, f)) <= w.range {
+            (Vec::new(), order)
+        } else {
+            match may_move
+                .then(|| orders::firing_square(world, me, f))
+                .flatten()
+            {
+                Some((cells, to)) => (cells, order.cell(to)),
+                None => continue,
+            }
+        };
+        let from = walked.last().copied().unwrap_or(here);
+        let r: f32 = orders::adjacent_enemies(world, me, from)
+            .iter()
+            .filter(|&&x| melee_weapon(world, x).is_some())
+            .map(|&x| blow(world, x, me, false))
+            .sum();
+        let walk_risk = if walked.is_empty() {
+            0.0
+        } else {
+            risk(world, me, &walked, &threats(world, me))
+        };
+        let (damage, target_left) =
+            against(world, f, blow(world, me, f, true) * w.rate as f32, coming);
+        out.push(Appraisal {
+            damage,
+            target_left,
+            risk: r + walk_risk,
+            ..Appraisal::plain(order)
+        });
+    }
 }
 
 /// Spells worth casting: harm on a foe, healing on a hurt ally.

@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use fray_core::casting::Memorised;
 use fray_core::decision::{Choice, Order};
 use fray_core::grid::{Cell, Grid, GridGeometry};
-use fray_core::movement::{Provokes, Walk};
+use fray_core::movement::Provokes;
 use fray_core::threat::Threatener;
 
 use super::data::{Spell, Weapon};
@@ -179,18 +179,8 @@ pub fn provokers_among(
     able: &[Threatener],
 ) -> Vec<Entity> {
     let grid = world.resource::<Grid>();
-    let mut walk = Walk::new(e, cells.to_vec(), u32::MAX, provokes);
-    let mut from = cell(world, e);
-    let mut out = Vec::new();
-    for &to in cells {
-        for p in walk.provoked(grid, from, to, able) {
-            if !out.contains(&p) && may_take_opportunity(world, p) {
-                out.push(p);
-            }
-        }
-        walk.count_within(grid, (from, to), able);
-        from = to;
-    }
+    let mut out = fray_core::movement::provoked_along(grid, provokes, cell(world, e), cells, able);
+    out.retain(|&p| may_take_opportunity(world, p));
     out
 }
 

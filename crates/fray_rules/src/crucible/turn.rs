@@ -254,7 +254,7 @@ fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'st
     }
     let o = world.resource::<Flow>().options;
     let (x, y) = (blow(world, a), blow(world, b));
-    let tie_breaks: [TieBreak; 4] = [more_attacks, lower_wsf, spell_against_melee, missile_first];
+    let tie_breaks: [TieBreak; 4] = [lower_wsf, more_attacks, spell_against_melee, missile_first];
     for tie_break in tie_breaks {
         if let Some(why) = tie_break(&o, x, y, count) {
             return Some(why);
@@ -425,15 +425,49 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
 }
 
 /// 003 §III D: move to `from`, if given, within the standard rate, then
-/// shoot.
+/// shoot, if the target is still within the missile's range.
 fn fire(world: &mut World, e: Entity, target: Entity, from: Option<Cell>, rate: u32) {
-    if let Some(to) = from {
-        let cells = path_cells(world, e, to);
-        if !walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
-            return;
-        }
+    let range = orders::missile_weapon(world, e).map_or(0, |(_, w)| w.range);
+    if move_first(world, e, from, rate) && in_range(world, (e, target), range, "shot") {
+        combat::fire(world, e, target, "ruling attack_roll");
     }
-    combat::fire(world, e, target, "ruling attack_roll");
+}
+
+/// 003 §III D: "Movement may be split as desired before and/or after
+/// attacking/casting": the move before, to `to` if given, within the
+/// standard `rate`. False if the mover fell on the way.
+fn move_first(world: &mut World, e: Entity, to: Option<Cell>, rate: u32) -> bool {
+    let Some(to) = to else {
+        return true;
+    };
+    let cells = path_cells(world, e, to);
+    walk(world, e, cells, rate, Provokes::Within { free: 1 }).1
+}
+
+/// Whether `target` stands within `range` of `e`, saying so when not (a
+/// move before cut short, or the target moved since the order was given):
+/// then no `what` (shot, spell).
+fn in_range(world: &mut World, (e, target): (Entity, Entity), range: u32, what: &str) -> bool {
+    let d = world
+        .resource::<Grid>()
+        .distance(cell(world, e), cell(world, target));
+    if d <= range {
+        return true;
+    }
+    let (who, whom) = (name(world, e), name(world, target));
+    note(
+        world,
+        e,
+        EventKind::OutOfReach,
+        "003 §III D",
+        format!("{whom} is out of {who}'s range ({d} squares, range {range}): no {what}."),
+    );
+    false
+}
+
+/// 003 §III B: whether `e`'s attacks of the round are spent.
+fn spent(world: &World, e: Entity) -> bool {
+    world.get::<RoundState>(e).is_some_and(|r| r.attacked)
 }
 
 /// The cells of `e`'s path to `to`, empty when there is none.
@@ -458,12 +492,9 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         .resource::<Grid>()
         .distance(cell(world, e), cell(world, target))
         == 1;
-    if up(world, target) && adjacent && !world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
+    if up(world, target) && adjacent && !spent(world, e) {
         let first = moved > 0 && combat::longer(world, e, target);
-        if first {
-            charging_first(world, e, target);
-        }
-        routine(world, e, target, "003 §III B", first);
+        strike_entering(world, e, target, first);
     } else if up(world, target) && !adjacent {
         let (who, whom) = (name(world, e), name(world, target));
         note(
@@ -480,19 +511,25 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
     }
 }
 
-/// 003 §II E: charging into `target`'s melee range with the longer weapon,
-/// `e` strikes first, regardless of initiative: its blows land at once,
-/// even when the two act at the same instant.
-fn charging_first(world: &mut World, e: Entity, target: Entity) {
+/// 003 §III B: `e`'s attacks of the round at `target`. Having just entered
+/// its melee range with the longer weapon (`first`), 003 §II E: it strikes
+/// first, regardless of initiative, its blows landing at once even when
+/// the two act at the same instant.
+fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
+    if !first {
+        routine(world, e, target, "003 §III B", false);
+        return;
+    }
     let (who, whom) = (name(world, e), name(world, target));
     let text = format!(
-        "{who} charges into {whom}'s melee range with the longer weapon and strikes first, regardless of initiative."
+        "{who} comes into {whom}'s melee range with the longer weapon and strikes first, regardless of initiative."
     );
     record(world, || {
         Event::new(EventKind::Attack, "003 §II E", text)
             .actor(&who)
             .target(&whom)
     });
+    routine(world, e, target, "003 §II E", true);
 }
 
 /// 003 §The 5' Step: a shift that draws nothing, then the attack.
@@ -508,17 +545,21 @@ fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
             cell(world, e)
         ),
     );
+    let apart = |world: &World, t: Entity| {
+        world
+            .resource::<Grid>()
+            .distance(cell(world, e), cell(world, t))
+    };
+    let entering = target.is_some_and(|t| apart(world, t) > 1);
     if !walk_quietly(world, e, vec![to], Provokes::Never) {
         return;
     }
     if let Some(t) = target
         && up(world, t)
-        && world
-            .resource::<Grid>()
-            .distance(cell(world, e), cell(world, t))
-            == 1
+        && apart(world, t) == 1
     {
-        routine(world, e, t, "003 §III B", false);
+        let first = entering && combat::longer(world, e, t);
+        strike_entering(world, e, t, first);
     }
 }
 
@@ -622,14 +663,9 @@ fn parry(world: &mut World, e: Entity) {
 /// (a full round: last in the round). Casting in melee range draws attacks
 /// of opportunity, and damage now loses the spell from memory.
 fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Option<Cell>)) {
-    if let Some(to) = from {
-        let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
-        let cells = orders::path(world, e, to, 0)
-            .map(|p| p.0)
-            .unwrap_or_default();
-        if !walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
-            return;
-        }
+    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    if !move_first(world, e, from, rate) {
+        return;
     }
     if !fray_core::casting::may_cast(world, e) {
         note(
@@ -648,6 +684,9 @@ fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Op
     let Some(s) = data.spells.get(&spell) else {
         return;
     };
+    if !in_range(world, (e, target), s.range, "spell") {
+        return;
+    }
     let count = world.resource::<Flow>().count.unwrap_or(0);
     let full = s.casting_time >= data.ruling_numbers.full_round;
     let completes = if full {
@@ -854,6 +893,9 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     }
     for f in engaged {
         follow(world, f, e);
+    }
+    if spent(world, e) {
+        return;
     }
     match target.filter(|&t| {
         up(world, t)

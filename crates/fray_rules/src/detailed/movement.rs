@@ -556,16 +556,17 @@ fn walk_fraction(
         let from = position(&traces[i], 0);
         let mut taken_now = 0;
         let mut by_standing = false;
+        // It may pass where another mover ends, who is not there yet, but
+        // not end there: it ends on the last cell free of them.
         for step in 1..=cells {
             let c = position(&traces[i], step);
             if standing.contains(&c) {
                 by_standing = true;
                 break;
             }
-            if claimed.contains(&c) {
-                break;
+            if !claimed.contains(&c) {
+                taken_now = step;
             }
-            taken_now = step;
         }
         let end = position(&traces[i], taken_now);
         if cells > 0 {

@@ -57,9 +57,7 @@ fn legal(world: &World, me: Entity, order: &Order) -> bool {
 /// Chance to hit and mean STUN past PD of `a`'s `manoeuvre` on `t`.
 fn expected(world: &World, a: Entity, t: Entity, manoeuvre: &str, weapon: &str) -> (f32, f32) {
     let data = &world.resource::<Data>().0;
-    let o = ocv(world, a, manoeuvre);
-    let d = dcv(world, t);
-    let p = chance_3d6_at_least(data.numbers.attack_base + d - o);
+    let p = super::turn::hit_chance(world, a, t, manoeuvre);
     let Some(w) = data.weapons.get(weapon) else {
         return (p, 0.0);
     };

@@ -389,9 +389,10 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
 
 /// The start of a character's turn: a delayed or readied action not taken
 /// lapses (002 §Delay Consequences, §Ready Consequences); an action given
-/// up by aborting is not taken (002 §Abort Consequences); Dodge, Block and
-/// the manoeuvres end; a Stunned character spends the phase recovering
-/// (ruling `stunned`). Returns whether the turn goes on.
+/// up by aborting is not taken (002 §Abort Consequences); a Stunned
+/// character spends the phase recovering (ruling `stunned`), an action that
+/// ends its Dodge, Block and manoeuvres, as its first action would
+/// ([`next_action`]). Returns whether the turn goes on.
 fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
     stamp(world, Some(actor));
     let index = world.resource::<Flow>().phase_index();
@@ -1298,13 +1299,8 @@ fn moving_out(
 }
 
 /// The readied characters whose condition `what` meets (`by` entering a hex,
-/// having come from `from`, or beginning an action), with their weapons.
-fn readied_by(
-    world: &World,
-    what: Trigger,
-    by: Entity,
-    from: Option<Cell>,
-) -> Vec<(Entity, String)> {
+/// having come from `from`, or beginning an action).
+fn readied_by(world: &World, what: Trigger, by: Entity, from: Option<Cell>) -> Vec<Entity> {
     let Some(&at) = world.get::<Cell>(by) else {
         return Vec::new();
     };
@@ -1347,17 +1343,17 @@ fn readied_by(
                 }
                 _ => false,
             };
-            fits.then(|| (r, weapon.clone()))
+            fits.then_some(r)
         })
         .collect()
 }
 
 /// 002 §Ready: `by` has met the condition of each readier in `fired`: each
 /// is asked, in turn, whether it takes its readied action now.
-fn readied_questions(fired: Vec<(Entity, String)>, by: Entity) -> Vec<Work> {
+fn readied_questions(fired: Vec<Entity>, by: Entity) -> Vec<Work> {
     fired
         .into_iter()
-        .map(|(readier, _)| Work::Readied {
+        .map(|readier| Work::Readied {
             readier,
             by,
             asked: false,
@@ -1382,9 +1378,7 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
         readier,
         Asking::Readied { by },
         |w| {
-            let base = w.resource::<Data>().0.numbers.attack_base;
-            let hits =
-                super::view::chance_3d6_at_least(base + dcv(w, by) - ocv(w, readier, action));
+            let hits = hit_chance(w, readier, by, action);
             format!(
                 "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on? It hits {:.0}% of the time.",
                 hits * 100.0
@@ -1575,6 +1569,13 @@ fn can_abort(world: &World, t: Entity) -> bool {
 
 /// OCV for an attack by `attacker` with `manoeuvre`: CV, combat levels, and
 /// the manoeuvres in effect combined (ruling `opportunity_manoeuvre`).
+/// 002 §Attack Roll: the chance that `attacker`'s `manoeuvre` hits
+/// `target` as things stand, 3d6 + OCV against 10 + DCV.
+pub fn hit_chance(world: &World, attacker: Entity, target: Entity, manoeuvre: &str) -> f32 {
+    let base = world.resource::<Data>().0.numbers.attack_base;
+    super::view::chance_3d6_at_least(base + dcv(world, target) - ocv(world, attacker, manoeuvre))
+}
+
 pub fn ocv(world: &World, attacker: Entity, manoeuvre: &str) -> i32 {
     let mut total = 0;
     ocv_parts(world, attacker, manoeuvre, |_, v| total += v);
@@ -1679,7 +1680,7 @@ fn abort_odds(
     let o = ocv(world, attacker, manoeuvre);
     let d = dcv(world, target);
     let pct = |p: f32| format!("{:.0}%", p * 100.0);
-    let hits = super::view::chance_3d6_at_least(base + d - o);
+    let hits = hit_chance(world, attacker, target, manoeuvre);
     let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
     let dodged = super::view::chance_3d6_at_least(base + d + dodge - o);
     let mut odds = format!("hits {}; with Dodge {}", pct(hits), pct(dodged));
