@@ -707,6 +707,32 @@ fn stunned_halves_dcv_and_costs_the_next_action_and_the_post_turn_recovers() {
 }
 
 #[test]
+fn recovering_from_being_stunned_leaves_the_1_hex_step() {
+    // 002 §Full-Phase Actions: a full-phase action "can't be coupled with an
+    // attack or a move action, though you can take a 1-hex step". Bo,
+    // Stunned by Ash, recovers on his turn and steps out of Ash's reach.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Bo", "step").cell(Cell::new(5, 3)),
+        ],
+    );
+    run(&mut b);
+    let recovers = line(
+        &b,
+        "Bo spends the phase recovering from being Stunned (a full-phase action).",
+    );
+    let steps = line(&b, "Bo takes a 1-hex step from (4, 3) to (5, 3)");
+    assert!(recovers < steps);
+    assert_eq!(cell(&b, "Bo"), Cell::new(5, 3));
+}
+
+#[test]
 fn a_character_stunned_in_the_surprise_phase_recovers_only_in_phase_1() {
     // 002 §Surprise Phase forbids full-phase actions, and recovering from
     // being Stunned is one (ruling stunned): Bo waits it out until phase 1.

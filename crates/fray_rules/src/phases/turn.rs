@@ -467,8 +467,8 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
             )
             .actor(&who)
         });
-        end_turn(world, actor);
-        return false;
+        // 002 §Full-Phase Actions: "you can take a 1-hex step if it doesn't
+        // involve moving any distance": the turn goes on for the step alone.
     }
     true
 }
