@@ -539,6 +539,30 @@ fn a_second_routine_waits_until_the_other_sides_segment_is_resolved() {
 }
 
 #[test]
+fn a_second_routine_in_the_segment_of_the_first_comes_straight_after_it() {
+    // Ruling second_routine: "or straight after the first routine when the
+    // other side's segment is already past". The A act in 5, after the B's
+    // 2: Aran's second routine comes before Anna's routine.
+    let c = r#"
+        (name: "Aran", side: "A", template: "veteran", at: (1, 1)),
+        (name: "Anna", side: "A", template: "fighter", at: (1, 3)),
+        (name: "Bors", side: "B", template: "orc", at: (2, 1), set: {"hp": 40}),
+        (name: "Bart", side: "B", template: "orc", at: (2, 3), set: {"hp": 40}),"#;
+    let orders = [(1, attack("Aran", "Bors")), (1, attack("Anna", "Bart"))];
+    let mut b = battle(ALERTED, c, &[2, 5], &orders);
+    run(&mut b);
+    assert_has(&b, "Segment 5: Aran (twice), Anna act");
+    let aran: Vec<usize> = texts(&b)
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.starts_with("Aran attacks Bors"))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(aran.len(), 2);
+    assert!(aran[1] < line(&b, "Anna attacks Bart"));
+}
+
+#[test]
 fn a_second_routine_of_a_charge_runs_no_further() {
     // Ruling second_routine: Aran charges Bors, 9 cells off, and his run
     // (150% of 5: 7 cells) falls short; his second routine repeats the

@@ -147,11 +147,13 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         w.get::<fray_core::model::Combatant>(e)
             .map_or(u32::MAX, |c| c.listing)
     };
+    // Ruling `second_routine`: a second routine in the segment of its
+    // first comes straight after it.
     slots.sort_by_key(|s| {
         (
             s.segment,
-            s.routine == Routine::Second,
             listing(world, s.actor),
+            s.routine == Routine::Second,
         )
     });
     let mut flow = world.resource_mut::<Flow>();
