@@ -262,6 +262,43 @@ fn a_weapon_beats_the_unarmed_and_a_monk_is_never_unarmed() {
 }
 
 #[test]
+fn bare_hands_already_in_melee_still_lose_initiative_to_a_weapon() {
+    let sides =
+        "(name: \"Bruno\", side: \"A\", template: \"brawler\", at: (3, 3), set: {\"hp\": 30}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 30})";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut warned = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let bruno = warned
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Bruno")
+        .unwrap();
+    let choices = crucible::choices(warned.world_mut(), bruno);
+    let attack = choices.iter().find(|c| c.order.action == "attack").unwrap();
+    assert!(
+        attack
+            .label
+            .contains("Grum's weapon wins initiative against bare hands"),
+        "{}",
+        attack.label
+    );
+    let orders = [Order::new("Bruno", "attack").target("Grum")];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 3], &orders);
+    let first = common::line(&b, "Bruno comes at Grum with bare hands: Grum's ");
+    assert!(first < common::line(&b, "Bruno attacks Grum"));
+    assert!(common::line(&b, "Grum attacks Bruno") < common::line(&b, "Bruno attacks Grum"));
+    let monk = "(name: \"Lin\", side: \"A\", template: \"monk\", at: (3, 3), set: {\"hp\": 30}),
+                (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 30})";
+    let orders = [
+        Order::new("Lin", "attack").target("Grum"),
+        Order::new("Grum", "attack").target("Lin"),
+    ];
+    let b = battle(NO_SURPRISE, monk, &[2, 9, 3], &orders);
+    assert_lacks(&b, "wins initiative against the unarmed");
+    assert!(common::line(&b, "Lin attacks Grum") < common::line(&b, "Grum attacks Lin"));
+}
+
+#[test]
 fn attacks_per_round_follow_the_table_row_by_row() {
     let d = data();
     let rows = [
@@ -389,6 +426,32 @@ fn no_5_foot_step_for_one_limited_to_5_feet() {
     b.world_mut().get_mut::<crucible::Stats>(pip).unwrap().speed = 1;
     let why = crucible::validate(b.world_mut(), pip, &step).unwrap_err();
     assert!(why.contains("limited to 5'"), "{why}");
+}
+
+#[test]
+fn one_limited_to_5_feet_moves_after_its_attack_not_before() {
+    let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (5, 3)),
+                 (name: \"Snag\", side: \"B\", template: \"orc\", at: (2, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let pip = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Pip")
+        .unwrap();
+    let far = Order::new("Pip", "attack").target("Grum");
+    let near = Order::new("Pip", "attack")
+        .target("Snag")
+        .cell(fray_core::grid::Cell::new(3, 4));
+    assert!(crucible::validate(b.world_mut(), pip, &far).is_ok());
+    b.world_mut().get_mut::<crucible::Stats>(pip).unwrap().speed = 1;
+    let why = crucible::validate(b.world_mut(), pip, &far).unwrap_err();
+    assert!(why.contains("movement comes after"), "{why}");
+    assert!(
+        crucible::validate(b.world_mut(), pip, &near).is_ok(),
+        "strike, then the square after"
+    );
 }
 
 #[test]
@@ -606,6 +669,32 @@ fn the_first_tie_option_that_decides_orders_the_tie() {
 }
 
 #[test]
+fn a_missile_beats_a_spell_whose_casting_time_is_higher_than_the_casters_result() {
+    // 003 §II G, ruling missile_vs_spell: Vex begins a lightning bolt
+    // (casting time 3) at its result 1 (3 − 2 Dexterity), so it goes off at
+    // 4, as Aelis (6 − 2) looses her arrows: 3 is higher than 1, the
+    // missile goes first. Begun at 6 instead, the spell and the arrows at 9
+    // are simultaneous.
+    let sides = "(name: \"Vex\", side: \"A\", template: \"evoker\", at: (2, 3)),
+                 (name: \"Aelis\", side: \"B\", template: \"elf_scout\", at: (8, 3))";
+    let orders = [
+        Order::new("Vex", "cast")
+            .with("lightning_bolt")
+            .target("Aelis"),
+        Order::new("Aelis", "fire").target("Vex"),
+    ];
+    let more = "options: {\"surprise\": \"none\", \"missile_vs_spell_ties\": \"on\"},";
+    let b = battle(more, sides, &[3, 6, 1, 1, 3, 3, 3], &orders);
+    assert_has(
+        &b,
+        "The tie is broken by a casting time higher than the caster's initiative result: Aelis before Vex.",
+    );
+    let b = battle(more, sides, &[8, 11, 1, 1, 3, 3, 3], &orders);
+    assert_lacks(&b, "The tie is broken");
+    assert_has(&b, "Vex, Aelis act at the same instant");
+}
+
+#[test]
 fn a_tie_of_two_killers_drops_both() {
     let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"], set: {\"hp\": 2}),
                  (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 2})";
@@ -715,6 +804,16 @@ fn missile_fire_at_an_adjacent_melee_attacker_draws_an_attack_of_opportunity() {
         "Grum takes an attack of opportunity at Aelis, who fires a missile in melee.",
     );
     assert!(aoo < common::line(&b, "Aelis attacks Grum with the shortbow"));
+}
+
+#[test]
+fn bare_hands_beside_a_shooter_take_no_attack_of_opportunity() {
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (3, 3)),
+                 (name: \"Bruno\", side: \"B\", template: \"brawler\", at: (4, 3))";
+    let fire = [Order::new("Aelis", "fire").target("Bruno")];
+    let b = battle(NO_SURPRISE, sides, &[2, 9, 3], &fire);
+    assert_lacks(&b, "takes an attack of opportunity");
+    assert!(common::count(&b, "Aelis attacks Bruno with the shortbow") >= 1);
 }
 
 #[test]

@@ -270,7 +270,7 @@ fn missiles(
         let from = walked.last().copied().unwrap_or(here);
         let r: f32 = orders::adjacent_enemies(world, me, from)
             .iter()
-            .filter(|&&x| melee_weapon(world, x).is_some())
+            .filter(|&&x| super::combat::engages_shooter(world, x))
             .map(|&x| blow(world, x, me, false))
             .sum();
         let walk_risk = if walked.is_empty() {

@@ -320,6 +320,35 @@ pub fn longer(world: &World, a: Entity, b: Entity) -> bool {
     len(a) > len(b)
 }
 
+/// 003 §II E: "Weapons always win initiative vs. unarmed" (ruling
+/// armed_first): unarmed `e`, about to strike armed `target` who has not
+/// struck this round, is struck first, `target`'s attacks of the round
+/// then spent. True if `e` fell.
+pub fn armed_first(world: &mut World, e: Entity, target: Entity) -> bool {
+    if !beats_bare_hands(world, target, e) {
+        return false;
+    }
+    let (who, whom) = (name(world, e), name(world, target));
+    let weapon = melee_weapon(world, target).map_or("weapon".to_string(), |(n, _)| n);
+    record(world, || {
+        Event::new(
+            EventKind::Attack,
+            "003 §II E",
+            format!("{who} comes at {whom} with bare hands: {whom}'s {weapon} wins initiative against the unarmed and strikes first (ruling armed_first)."),
+        )
+        .actor(&whom)
+        .target(&who)
+    });
+    routine(world, target, e, "003 §II E", true);
+    !up(world, e)
+}
+
+/// Ruling armed_first: whether armed `target`, not yet struck this round,
+/// strikes first at unarmed `e` coming at it.
+pub fn beats_bare_hands(world: &World, target: Entity, e: Entity) -> bool {
+    unarmed(world, e) && !unarmed(world, target) && can_strike(world, target) && up(world, e)
+}
+
 /// Whether `e` can still strike this round.
 fn can_strike(world: &World, e: Entity) -> bool {
     acts(world, e) && world.get::<RoundState>(e).is_some_and(|r| !r.attacked)
@@ -384,8 +413,16 @@ pub fn length_strike(world: &mut World, striker: Entity, mover: Entity) -> bool 
     !up(world, mover)
 }
 
-/// 003 §III C: missile fire at adjacent opponents with melee weapons draws
-/// their attacks of opportunity; then the shots of the round.
+/// 003 §III C (ruling missile_in_melee): whether `foe`, adjacent, is
+/// attacking with a melee weapon: armed for melee, bare hands not counting.
+pub fn engages_shooter(world: &World, foe: Entity) -> bool {
+    melee_weapon(world, foe).is_some() && !unarmed(world, foe)
+}
+
+/// 003 §III C: missile fire with adjacent opponents attacking with melee
+/// weapons draws their attacks of opportunity (ruling missile_in_melee:
+/// every adjacent opponent armed for melee, bare hands not counting); then
+/// the shots of the round.
 pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
     world.resource_mut::<Flow>().struck = true;
     world.entity_mut(shooter).remove::<Readied>();
@@ -395,7 +432,7 @@ pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
     }
     let here = cell(world, shooter);
     for foe in super::orders::adjacent_enemies(world, shooter, here) {
-        if melee_weapon(world, foe).is_some()
+        if engages_shooter(world, foe)
             && opportunity(
                 world,
                 foe,

@@ -296,7 +296,10 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             let cost = path(world, e, cell(world, target), 1).map(|p| p.1);
             match cost {
                 Some(0) => {}
-                Some(c) if c <= rate => not_pursuing(world, e)?,
+                Some(c) if c <= rate => {
+                    not_pursuing(world, e)?;
+                    moves_after(world, rate)?;
+                }
                 _ => {
                     return Err(format!(
                         "{} is out of reach this round",
@@ -355,13 +358,27 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
     }
 }
 
+/// 003 §The 5' Step: one "ONLY allowed to move 5' or less" (a standard
+/// `rate` of one square or none) takes its movement after its other
+/// actions, so no move before a strike, shot or spell.
+fn moves_after(world: &World, rate: u32) -> Result<(), String> {
+    if rate <= world.resource::<Data>().0.numbers.step_cells {
+        return Err(
+            "limited to 5' of movement or less: its movement comes after its other actions (003 §The 5' Step)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
 /// 003 §III D: a shot at `order`'s target, from where `e` stands or from
 /// the order's cell, moved to first within the standard `rate`.
 fn fire(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
     let (_, w) = missile_weapon(world, e).ok_or("no missile weapon")?;
     let target = enemy(world, e, order)?;
-    if let Some(to) = order.cell {
+    if let Some(to) = order.cell.filter(|&c| c != cell(world, e)) {
         not_pursuing(world, e)?;
+        moves_after(world, rate)?;
         reachable(world, e, to, rate)?;
     }
     let from = order.cell.unwrap_or(cell(world, e));
@@ -407,8 +424,9 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     if !up(world, target) {
         return Err(format!("{} is out of the fight", name(world, target)));
     }
-    if let Some(c) = order.cell {
+    if let Some(c) = order.cell.filter(|&c| c != cell(world, e)) {
         not_pursuing(world, e)?;
+        moves_after(world, rate)?;
         reachable(world, e, c, rate)?;
     }
     let from = order.cell.unwrap_or(cell(world, e));
@@ -482,6 +500,12 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
                     name(world, f)
                 ));
             }
+            if cells.is_empty() && super::combat::beats_bare_hands(world, *target, e) {
+                out.push(format!(
+                    "{}'s weapon wins initiative against bare hands and strikes first (003 §II E; ruling armed_first)",
+                    name(world, *target)
+                ));
+            }
             by(provokers(world, e, &cells, aoo))
         }
         Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
@@ -490,7 +514,7 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
         Plan::Fire { from, .. } => {
             let mut who = from.map_or_else(Vec::new, |to| provokers(world, e, &walked(to, 0), aoo));
             for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
-                if melee_weapon(world, x).is_some()
+                if super::combat::engages_shooter(world, x)
                     && may_take_opportunity(world, x)
                     && !who.contains(&x)
                 {

@@ -212,7 +212,7 @@ fn fall_back_plan(world: &World, e: Entity) -> Plan {
 enum Blow {
     Melee { wsf: u32, attacks: u32 },
     Missile { attacks: u32 },
-    Spell { casting_time: u32 },
+    Spell { casting_time: u32, began: u32 },
     Other,
 }
 
@@ -236,19 +236,20 @@ fn blow(world: &World, p: &Planned) -> Blow {
             let data = &world.resource::<Data>().0;
             world
                 .get::<Casting>(p.actor)
-                .and_then(|c| data.spells.get(&c.spell))
-                .map_or(Blow::Other, |s| Blow::Spell {
+                .and_then(|c| Some((c.began, data.spells.get(&c.spell)?)))
+                .map_or(Blow::Other, |(began, s)| Blow::Spell {
                     casting_time: s.casting_time,
+                    began,
                 })
         }
         _ => Blow::Other,
     }
 }
 
-/// 003 §II G: whether `a` goes before `b` in a tie at `count`, by the
+/// 003 §II G: whether `a` goes before `b` in a tie, by the
 /// first option, in the text's order, that decides between the two either
 /// way (none on: a tie is simultaneous, §II F).
-fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'static str> {
+fn beats(world: &World, (a, b): (&Planned, &Planned)) -> Option<&'static str> {
     if !super::enemies(world, a.actor, b.actor) {
         return None;
     }
@@ -256,23 +257,23 @@ fn beats(world: &World, (a, b): (&Planned, &Planned), count: i32) -> Option<&'st
     let (x, y) = (blow(world, a), blow(world, b));
     let tie_breaks: [TieBreak; 4] = [lower_wsf, more_attacks, spell_against_melee, missile_first];
     for tie_break in tie_breaks {
-        if let Some(why) = tie_break(&o, x, y, count) {
+        if let Some(why) = tie_break(&o, x, y) {
             return Some(why);
         }
-        if tie_break(&o, y, x, count).is_some() {
+        if tie_break(&o, y, x).is_some() {
             return None;
         }
     }
     None
 }
 
-/// One option of 003 §II G: why the blow `x` goes before `y` in a tie at
-/// `count`, if it does.
-type TieBreak = fn(&super::Options, Blow, Blow, i32) -> Option<&'static str>;
+/// One option of 003 §II G: why the blow `x` goes before `y` in a tie, if
+/// it does.
+type TieBreak = fn(&super::Options, Blow, Blow) -> Option<&'static str>;
 
 /// "Ties involving multiple weapon attacks (missiles too) go to whoever has
 /// more attacks."
-fn more_attacks(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
+fn more_attacks(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
     let attacks = |b: Blow| match b {
         Blow::Melee { attacks, .. } | Blow::Missile { attacks } => Some(attacks),
         _ => None,
@@ -284,7 +285,7 @@ fn more_attacks(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static
 }
 
 /// "Ties between melee weapons may be decided by comparing WSF."
-fn lower_wsf(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
+fn lower_wsf(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
     match (x, y) {
         (Blow::Melee { wsf: m, .. }, Blow::Melee { wsf: n, .. }) if o.wsf_ties && m < n => {
             Some("the lower weapon speed factor")
@@ -295,14 +296,14 @@ fn lower_wsf(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static st
 
 /// "Ties between spell completion and a melee strike go to whichever is
 /// lower of the casting time or WSF."
-fn spell_against_melee(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&'static str> {
+fn spell_against_melee(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
     match (x, y) {
-        (Blow::Spell { casting_time }, Blow::Melee { wsf, .. })
+        (Blow::Spell { casting_time, .. }, Blow::Melee { wsf, .. })
             if o.spell_vs_melee_ties && casting_time < wsf =>
         {
             Some("a casting time lower than the weapon speed factor")
         }
-        (Blow::Melee { wsf, .. }, Blow::Spell { casting_time })
+        (Blow::Melee { wsf, .. }, Blow::Spell { casting_time, .. })
             if o.spell_vs_melee_ties && wsf < casting_time =>
         {
             Some("a weapon speed factor lower than the casting time")
@@ -312,13 +313,18 @@ fn spell_against_melee(o: &super::Options, x: Blow, y: Blow, _: i32) -> Option<&
 }
 
 /// "Ties between missile fire and spell completion go to the missile if
-/// spell casting time is actually higher than initiative die result."
-fn missile_first(o: &super::Options, x: Blow, y: Blow, count: i32) -> Option<&'static str> {
+/// spell casting time is actually higher than initiative die result"
+/// (ruling missile_vs_spell: the caster's result, at which it began).
+fn missile_first(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
     match (x, y) {
-        (Blow::Missile { .. }, Blow::Spell { casting_time })
-            if o.missile_vs_spell_ties && casting_time as i32 > count =>
-        {
-            Some("a casting time higher than the initiative result")
+        (
+            Blow::Missile { .. },
+            Blow::Spell {
+                casting_time,
+                began,
+            },
+        ) if o.missile_vs_spell_ties && casting_time > began => {
+            Some("a casting time higher than the caster's initiative result")
         }
         _ => None,
     }
@@ -328,15 +334,10 @@ fn missile_first(o: &super::Options, x: Blow, y: Blow, count: i32) -> Option<&'s
 /// act first, together (003 §II F–G).
 fn break_ties(world: &mut World) {
     let mut left = std::mem::take(&mut world.resource_mut::<Flow>().taken);
-    let count = world.resource::<Flow>().count.unwrap_or(0);
     let mut layers = Vec::new();
     while !left.is_empty() {
         let first: Vec<usize> = (0..left.len())
-            .filter(|&i| {
-                !left
-                    .iter()
-                    .any(|o| beats(world, (o, &left[i]), count).is_some())
-            })
+            .filter(|&i| !left.iter().any(|o| beats(world, (o, &left[i])).is_some()))
             .collect();
         let first = if first.is_empty() {
             (0..left.len()).collect()
@@ -348,7 +349,7 @@ fn break_ties(world: &mut World) {
             layer.insert(0, left.remove(i));
         }
         if !left.is_empty() {
-            let why = beats(world, (&layer[0], &left[0]), count).unwrap_or("the options");
+            let why = beats(world, (&layer[0], &left[0])).unwrap_or("the options");
             let (a, b) = (names(world, &layer), names(world, &left));
             record(world, || {
                 Event::new(
@@ -514,10 +515,13 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
 /// 003 §III B: `e`'s attacks of the round at `target`. Having just entered
 /// its melee range with the longer weapon (`first`), 003 §II E: it strikes
 /// first, regardless of initiative, its blows landing at once even when
-/// the two act at the same instant.
+/// the two act at the same instant. Bare hands against a weapon that has
+/// not struck yet, the weapon strikes first (ruling armed_first).
 fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
     if !first {
-        routine(world, e, target, "003 §III B", false);
+        if !combat::armed_first(world, e, target) {
+            routine(world, e, target, "003 §III B", false);
+        }
         return;
     }
     let (who, whom) = (name(world, e), name(world, target));
