@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{assert_has, has, run, texts};
+use common::{assert_has, assert_lacks, has, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted};
@@ -369,6 +369,34 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
         "Bors strains itself (acting while Incapacitated or Dying) and takes 1 Wound Point.",
     );
     assert_has(&b, "Bors is Dying (-1 Wound Points)");
+}
+
+#[test]
+fn straining_into_dying_leaves_no_crawl_before_the_action() {
+    // 004 §Wound Points: Anna, Incapacitated at 0, attacks Bors two squares
+    // off. The attack strains her to -1: Dying, she "cannot both move and
+    // take an action", so she does not crawl the square that would bring
+    // him within reach.
+    let text = duel("", ", at: (3, 1)", "9, 2, 9, 9, 9", &ANNA_ATTACKS, 1)
+        .replace(", at: (2, 1), at: (3, 1)", ", at: (3, 1)")
+        .replace(
+            r#"(name: "Bors""#,
+            &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
+        );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = 0;
+    w.entity_mut(anna)
+        .insert(Health::Incapacitated)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna strains itself (acting while Incapacitated or Dying) and takes 1 Wound Point.",
+    );
+    assert_lacks(&b, "Anna moves");
+    assert_lacks(&b, "Anna attacks Bors");
 }
 
 #[test]
@@ -739,6 +767,35 @@ fn the_ghoul_arriving_late_acts_twice_next_round() {
         round2,
         vec!["initiative -4".to_string(), "initiative 8".to_string()]
     );
+}
+
+#[test]
+fn a_late_full_defense_guards_the_round_it_is_taken_in() {
+    // 004 §Step 2–3: the ghoul of ghoul.ron declares full defense instead
+    // (8 − 1 = 7, passed): taken next round at 7 − 12 = -5, its +4 Defense
+    // guards it in round 2, when Brienne attacks it, not in round 1.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../assets/scenarios/ghoul.ron"
+    ))
+    .unwrap()
+    .replace("seed: 11", "seed: 11, round_cap: 2")
+    .replace(
+        r#"(round: 1, order: (actor: "Ghoul", action: "attack", target: "Brienne", with: "claws")),"#,
+        r#"(round: 1, order: (actor: "Ghoul", action: "full_defense")),
+        (round: 2, order: (actor: "Brienne", action: "attack", target: "Ghoul", with: "longsword")),"#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Ghoul's initiative 7 has already passed (the round is on 13): it acts next round at 7 − 12 = -5",
+    );
+    assert_has(
+        &b,
+        "Brienne attacks Ghoul with the longsword: 17 + 4 = 21 against Defense 16: a hit (full defense +4).",
+    );
+    assert_has(&b, "Ghoul ripostes against Brienne from full defense.");
 }
 
 #[test]

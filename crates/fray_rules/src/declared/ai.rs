@@ -171,9 +171,10 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 const DOWN_ACTION_COST: f32 = 0.5;
 
 /// How a creature that is down may still act (004 §Wound Points): an
-/// Incapacitated one crawls a cell and a Dying one stays where it lies,
-/// each action costing it a Wound Point; a Stabilised one moves at half
-/// its Speed and takes its first action of the round for nothing.
+/// Incapacitated or Dying one acts from where it lies, each action costing
+/// it a Wound Point (which leaves an Incapacitated one Dying, and a Dying
+/// one "cannot both move and take an action"); a Stabilised one moves at
+/// half its Speed and takes its first action of the round for nothing.
 struct Down {
     speed: u32,
     cost: f32,
@@ -191,8 +192,7 @@ impl Down {
                     cost: 0.0,
                 });
             }
-            Health::Incapacitated => 1,
-            Health::Dying => 0,
+            Health::Incapacitated | Health::Dying => 0,
         };
         (wp.current - 1 > -stats.strength).then_some(Self {
             speed,

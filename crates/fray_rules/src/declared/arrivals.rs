@@ -109,6 +109,11 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
             )
             .actor(&name),
         );
+        // Its full defense, if that is the action, is taken next round, and
+        // guards it then, not in the round it missed (004 §Step 3).
+        if let Some(mut rs) = world.get_mut::<super::RoundState>(e) {
+            rs.full_defense = false;
+        }
         world.entity_mut(e).insert(LateAction {
             action: declared.action,
             initiative: late,

@@ -596,7 +596,13 @@ fn order_the_round(world: &mut World) {
         }
     }
     for e in late_done {
-        world.entity_mut(e).remove::<LateAction>();
+        let late = world.entity_mut(e).take::<LateAction>();
+        // 004 §Step 3: a late full defense guards the round it is taken in.
+        if late.is_some_and(|l| matches!(l.action, Action::FullDefense { .. }))
+            && let Some(mut rs) = world.get_mut::<RoundState>(e)
+        {
+            rs.full_defense = true;
+        }
     }
     slots.sort_by_key(|(listing, s)| (s.initiative, *listing, s.late));
     let queue: Vec<Slot> = slots.into_iter().map(|(_, s)| s).collect();

@@ -181,6 +181,9 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     {
         return;
     }
+    // The strain may have left it Dying, and a Dying creature "cannot both
+    // move and take an action" (004 §Wound Points).
+    let h = health(world, e);
     let can_move = !(h == Health::Dying && !stabilised && strenuous);
     let speed = if can_move {
         move_budget(world, e, &slot.action)
