@@ -377,7 +377,7 @@ fn straining_into_dying_leaves_no_crawl_before_the_action() {
     // off. The attack strains her to -1: Dying, she "cannot both move and
     // take an action", so she does not crawl the square that would bring
     // him within reach.
-    let text = duel("", ", at: (3, 1)", "9, 2, 9, 9, 9", &ANNA_ATTACKS, 1)
+    let text = duel("", ", at: (3, 1)", "9, 2, 9, 9, 9", ANNA_ATTACKS, 1)
         .replace(", at: (2, 1), at: (3, 1)", ", at: (3, 1)")
         .replace(
             r#"(name: "Bors""#,
