@@ -839,6 +839,51 @@ fn one_who_does_not_move_may_strike_a_mover_before_anyone_moves() {
 }
 
 #[test]
+fn one_waiting_for_someone_who_stays_is_no_mover_to_strike() {
+    // 000 §3.2.1: Mira stays, waiting for Bo; Bo stays too. Nobody moves,
+    // so both end their movement at once, and Bo has no mover to strike.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), set: {"active": 1, "reactive": 0}),
+        (name: "Bo", side: "B", template: "runner", at: (4, 4), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            at(Q::Trace, "Mira", "stay", "Bo"),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Mira stays, waiting for Bo");
+    assert_eq!(count(&b, "Bo attacks"), 0, "{}", texts(&b).join("\n"));
+    assert_eq!(count(&b, "Mira stops waiting"), 0);
+}
+
+#[test]
+fn one_mended_above_0_en_comes_to_and_fights_again() {
+    // Ruling unconscious: Ann lies unconscious at 0 EN; the mage's mend
+    // (1d6+2 with a 4 = 6) in the noncombat phase brings her to.
+    let mut b = battle(
+        r#"
+        (name: "Mage", side: "A", template: "mage", at: (1, 4), surprised: true),
+        (name: "Ann", side: "A", template: "swordsman", at: (2, 4), starts: ["unconscious"]),
+        (name: "Bob", side: "B", template: "swordsman", at: (20, 4)),
+    "#,
+        &[4],
+        vec![(
+            Q::Noncombat,
+            Order::new("Mage", "cast").with("mend").target("Ann"),
+        )],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Ann comes to: EN 6.");
+    let ann = entity(&b, "Ann");
+    assert!(detailed::up(b.world(), ann));
+}
+
+#[test]
 fn twins_who_prepare_together_each_go_on_with_their_own_chain_together() {
     // 000 §1.2.4 and §1.1.3: Ash and Bo tie and both prepare their spears.
     // Each preparation must be followed at once by its own attack: both go

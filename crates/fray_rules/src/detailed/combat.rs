@@ -1770,7 +1770,8 @@ pub fn armour_of(world: &World, e: Entity) -> super::data::Armour {
         })
 }
 
-/// Ruling `unconscious`: EN at 0 or less, unconscious; BD at 0 or less, dead.
+/// Ruling `unconscious`: EN at 0 or less, unconscious; BD at 0 or less,
+/// dead; an unconscious character whose EN is raised above 0 comes to.
 pub(super) fn knocked_out(world: &mut World, e: Entity) {
     let en = world.get::<En>(e).map_or(1, |x| x.current);
     let bd = world.get::<Bd>(e).map_or(1, |x| x.current);
@@ -1779,6 +1780,7 @@ pub(super) fn knocked_out(world: &mut World, e: Entity) {
     } else if en <= 0 {
         Condition::Unconscious
     } else {
+        comes_to(world, e, en);
         return;
     };
     if world.get::<Condition>(e) == Some(&now) {
@@ -1790,6 +1792,26 @@ pub(super) fn knocked_out(world: &mut World, e: Entity) {
         } else {
             format!("{who} falls unconscious: EN {en}.")
         }
+    });
+}
+
+/// Ruling `unconscious`: an unconscious character raised above 0 EN comes
+/// to and fights again.
+fn comes_to(world: &mut World, e: Entity, en: i32) {
+    if world.get::<Condition>(e) != Some(&Condition::Unconscious) {
+        return;
+    }
+    world
+        .entity_mut(e)
+        .insert((Condition::Fine, fray_core::model::Fighting));
+    let who = name(world, e);
+    log(world, || {
+        Event::new(
+            EventKind::Health,
+            "ruling unconscious",
+            format!("{who} comes to: EN {en}."),
+        )
+        .actor(&who)
     });
 }
 

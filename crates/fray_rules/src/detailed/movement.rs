@@ -157,6 +157,19 @@ fn reveal_traces(world: &mut World) {
             .get::<fray_core::model::Combatant>(t.who)
             .map_or(u32::MAX, |c| c.listing)
     });
+    // 000 §3.2.1: one waiting for someone who does not move ends its
+    // movement at once, with those who stay (ruling `stop_options`): it is
+    // no mover to be struck.
+    let movers: Vec<Entity> = traces
+        .iter()
+        .filter(|t| !t.path.is_empty())
+        .map(|t| t.who)
+        .collect();
+    for t in traces.iter_mut() {
+        if t.path.is_empty() && t.stop_near.is_some_and(|x| !movers.contains(&x)) {
+            t.done = true;
+        }
+    }
     log(world, || {
         Event::new(
             EventKind::Traces,
