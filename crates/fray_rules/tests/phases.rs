@@ -926,6 +926,38 @@ fn no_one_hex_step_out_of_difficult_terrain_or_in_darkness() {
 }
 
 #[test]
+fn a_readied_shot_needs_a_line_of_sight_when_it_goes_off() {
+    // 002 §Combat Actions: a target "in line of sight". A wall stands
+    // between Gil and Bo: Bo's move does not set off the readied shot.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12, obstacles: [(3, 2), (3, 3), (3, 4)]),
+          sides: [(name: "A"), (name: "B")],
+          combatants: [
+            (name: "Gil", side: "A", template: "gunman", at: (1, 3), set: {"cv": 6}),
+            (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+          ])"#;
+    let orders = vec![
+        (
+            Q::Turn(None),
+            Order::new("Gil", "ready").target("Bo").with("pistol"),
+            false,
+        ),
+        (
+            Q::Turn(None),
+            Order::new("Bo", "move").cell(Cell::new(7, 3)),
+            false,
+        ),
+    ];
+    let mut b = common::battle(text, &[6, 6, 6, 1, 1, 1, 1, 1, 1], |_| {
+        script(orders.clone())
+    });
+    run(&mut b);
+    line(&b, "Gil readies a shot with the pistol at Bo");
+    line(&b, "Bo moves (a move action) from (6, 3)");
+    assert_eq!(count(&b, "Gil shoots at Bo"), 0, "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn a_shot_can_be_readied_for_a_foes_first_action() {
     // 002 §Ready: "an attack action" — a shot as well as a strike (ruling
     // ready_trigger). Gil readies the pistol for Bo; Bo's move sets it off
@@ -1144,4 +1176,30 @@ fn the_abort_question_gives_the_odds_of_each_answer() {
         prompt,
         "Ash attacks Bo (strike: hits 74%; with Dodge 38%; a Block stops it 50%): abort to a defensive action?"
     );
+    // Ruling opportunity_manoeuvre: had Bo struck since its last action,
+    // Dodge would combine with the Strike's DCV bonus of none: it spares
+    // nothing, and the odds say so.
+    let mut b = common::battle(text, &[6, 6, 5], |side| {
+        if side == 0 {
+            script(vec![(
+                Q::Turn(None),
+                Order::new("Ash", "strike").target("Bo"),
+                false,
+            )])
+        } else {
+            Box::new(fray_core::decision::HumanSeat)
+        }
+    });
+    let bo = entity(&b, "Bo");
+    b.world_mut()
+        .get_mut::<fray_rules::phases::Guard>(bo)
+        .unwrap()
+        .manoeuvres
+        .push(("strike".into(), 0, 0));
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Bo is not asked");
+    };
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let prompt = &decisions.get(ids[0]).unwrap().prompt;
+    assert!(prompt.contains("hits 74%; with Dodge 74%"), "{prompt}");
 }

@@ -312,7 +312,8 @@ fn first_strike(world: &World, attacker: Entity) -> Option<(String, String)> {
 }
 
 /// 002 §Abort · rulings `abort_options`, `dodge`, `block`: whether to
-/// abort is judged by what Dodge (+3 DCV) spares of the attack coming:
+/// abort is judged by what Dodge (+3 DCV, with the manoeuvres in effect)
+/// spares of the attack coming:
 /// worth it only when the blow could knock `me` out, twice what it spares
 /// outweighs the strike given up, and with this phase's action — giving up
 /// the next phase's, phase after phase, would leave it never fighting back.
@@ -328,9 +329,7 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     let base = data.numbers.attack_base;
     let (p, mean) = expected(world, attacker, me, &manoeuvre, &w);
     let o = ocv(world, attacker, &manoeuvre);
-    let d = dcv(world, me);
-    let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
-    let dodged = (p - chance_3d6_at_least(base + d + dodge - o)) * mean;
+    let dodged = (p - chance_3d6_at_least(base + super::turn::dcv_dodging(world, me) - o)) * mean;
     let cost = strike_value(world, me, attacker, "strike");
     let worth = dodged * 2.0 - cost;
     let knockout = mean >= stun_left(world, me) * 0.8;

@@ -1336,7 +1336,9 @@ fn readied_by(world: &World, what: Trigger, by: Entity, from: Option<Cell>) -> V
                         .map_or(0, |d| d.range);
                     t == by
                         && if range > 0 {
-                            distance <= range
+                            // 002 §Combat Actions: "within the attack's
+                            // maximum range and in line of sight".
+                            distance <= range && super::orders::line_of_sight(world, rc, at)
                         } else {
                             distance <= reach || step_hex(world, r, by).is_some()
                         }
@@ -1617,6 +1619,19 @@ pub fn dcv(world: &World, target: Entity) -> i32 {
     total
 }
 
+/// [`dcv`] once `target` aborts to Dodge: its +3 combined with the
+/// manoeuvres already in effect (ruling `opportunity_manoeuvre`: after a
+/// Strike, whose DCV bonus is none, the worst bonus is none).
+pub fn dcv_dodging(world: &World, target: Entity) -> i32 {
+    let data = &world.resource::<Data>().0;
+    let dodge = data.manoeuvre("dodge").map(|m| (m.ocv, m.dcv));
+    let (now, then) = (
+        guarded(world, target, None).1,
+        guarded(world, target, dodge).1,
+    );
+    dcv(world, target) - now + then
+}
+
 /// [`dcv`], and its parts for the log.
 pub fn dcv_explained(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
     explained(|part| dcv_parts(world, target, part))
@@ -1678,11 +1693,9 @@ fn abort_odds(
     let data = &world.resource::<Data>().0;
     let base = data.numbers.attack_base;
     let o = ocv(world, attacker, manoeuvre);
-    let d = dcv(world, target);
     let pct = |p: f32| format!("{:.0}%", p * 100.0);
     let hits = hit_chance(world, attacker, target, manoeuvre);
-    let dodge = data.manoeuvre("dodge").map_or(0, |m| m.dcv);
-    let dodged = super::view::chance_3d6_at_least(base + d + dodge - o);
+    let dodged = super::view::chance_3d6_at_least(base + dcv_dodging(world, target) - o);
     let mut odds = format!("hits {}; with Dodge {}", pct(hits), pct(dodged));
     if data.weapons.get(weapon).is_none_or(|w| w.melee()) {
         let b = ocv(world, target, "block");
