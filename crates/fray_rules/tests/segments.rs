@@ -652,6 +652,85 @@ fn fleeing_from_an_enemy_gives_it_an_attack_at_the_back() {
 }
 
 #[test]
+fn moving_out_of_an_enemys_reach_turns_ones_back_to_it_and_a_fighter_fights_it_instead() {
+    // Ruling fleeing_attack: Anna walks away from Bors, next to her: he
+    // strikes at her back before she goes, then she goes on.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (2, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (3, 1)),"#;
+    let away = Order::new("Anna", "move").cell(fray_core::grid::Cell::new(0, 1));
+    let orders = [(1, away), (1, attack("Bors", "Anna"))];
+    let mut b = battle(ALERTED, c, &[6, 1, 14, 3], &orders);
+    run(&mut b);
+    let back = common::line(&b, "Bors strikes at the back of the fleeing Anna.");
+    assert!(back < common::line(&b, "Anna moves"));
+    // Ruling general_actions: her charge at Gash, four cells off, would
+    // turn her back on Bors: she fights him instead. A step that keeps her
+    // beside him turns her back on nobody.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (2, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (3, 1)),
+        (name: "Gash", side: "B", template: "orc", at: (2, 5)),"#;
+    let charge = Order::new("Anna", "charge").target("Gash");
+    let mut b = battle(ALERTED, c, &[6, 1, 14, 3], &[(1, charge)]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Going for Gash, Anna would turn its back on Bors: it fights Bors instead.",
+    );
+    common::assert_lacks(&b, "strikes at the back");
+    assert_has(&b, "Anna attacks Bors");
+    let step = Order::new("Anna", "move").cell(fray_core::grid::Cell::new(2, 2));
+    let mut b = battle(ALERTED, c, &[6, 1, 14, 3], &[(1, step)]);
+    run(&mut b);
+    common::assert_lacks(&b, "strikes at the back");
+    // A person declaring is told so before.
+    let text = field("segments", (10, 8), 1, ALERTED, c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let anna = entity(&b, "Anna");
+    let choices = segments::choices(b.world(), anna);
+    let label = |action: &str, target: &str| {
+        choices
+            .iter()
+            .find(|c| c.order.action == action && c.order.target.as_deref() == Some(target))
+            .map(|c| c.label.clone())
+            .unwrap()
+    };
+    let mv = choices
+        .iter()
+        .find(|c| {
+            c.order.action == "move" && c.order.cell == Some(fray_core::grid::Cell::new(2, 5))
+        })
+        .map(|c| c.label.clone())
+        .unwrap();
+    assert!(mv.contains("WARNING: turns its back on Bors"), "{mv}");
+    assert!(
+        label("charge", "Gash").contains("it would fight Bors instead"),
+        "{}",
+        label("charge", "Gash")
+    );
+    assert!(!label("attack", "Bors").contains("WARNING"));
+}
+
+#[test]
+fn a_move_toward_a_foes_cell_ends_beside_it() {
+    // Ruling movement: the cell is taken, so the move ends next to it.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Gash", side: "B", template: "orc", at: (4, 1)),"#;
+    let to = Order::new("Anna", "move").cell(fray_core::grid::Cell::new(4, 1));
+    let mut b = battle(ALERTED, c, &[6, 1], &[(1, to)]);
+    run(&mut b);
+    common::assert_lacks(&b, "finds no way through");
+    let anna = entity(&b, "Anna");
+    assert_eq!(
+        b.world().get::<fray_core::grid::Cell>(anna),
+        Some(&fray_core::grid::Cell::new(3, 1))
+    );
+}
+
+#[test]
 fn a_spear_set_against_a_charge_strikes_first_for_double_damage() {
     let c = r#"
         (name: "Pell", side: "A", template: "spearman", at: (1, 3)),

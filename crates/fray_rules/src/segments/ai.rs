@@ -137,6 +137,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     for o in others.iter().filter(|o| o.enemy) {
         let dist = grid.distance(here, o.cell);
         let closing = (nearest.min(stats.move_cells)) as f32;
+        let back = |reach: u32| back_risk(world, (here, stats), &others, o, reach);
         for w in &kit.weapons {
             let Some(wd) = data.weapons.get(w) else {
                 continue;
@@ -160,6 +161,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 },
                 target_left: o.hp.current as f32,
                 other: if reaches { edge } else { 0.0 },
+                risk: if reaches && dist > wd.strikes() {
+                    back(wd.strikes())
+                } else {
+                    0.0
+                },
                 closing: if reaches { closing } else { 0.0 },
                 ..Appraisal::plain(Order::new(&name, "attack").target(o.name).with(w))
             });
@@ -175,11 +181,13 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 out.push(Appraisal {
                     damage: routine_damage(data, stats, w, o.stats.ac, bonus),
                     target_left: o.hp.current as f32,
-                    risk: if spear {
-                        0.5 * routine_damage(data, o.stats, &o.kit.weapons[0], stats.ac, 0) * 2.0
-                    } else {
-                        0.0
-                    },
+                    risk: back(wd.reach)
+                        + if spear {
+                            0.5 * routine_damage(data, o.stats, &o.kit.weapons[0], stats.ac, 0)
+                                * 2.0
+                        } else {
+                            0.0
+                        },
                     closing: charge.min(dist) as f32,
                     ..Appraisal::plain(Order::new(&name, "charge").target(o.name).with(w))
                 });
@@ -190,10 +198,41 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         }
         out.push(Appraisal {
             closing: (stats.move_cells.min(dist.saturating_sub(1))) as f32,
+            risk: if dist > 1 { back(1) } else { 0.0 },
             ..Appraisal::plain(Order::new(&name, "move").cell(o.cell))
         });
     }
     out
+}
+
+/// Ruling `fleeing_attack`: what the foes beside `me` (at `here`) would deal
+/// at its back were it to go for `toward` until within `reach` of it: each
+/// whose own reach it leaves, a routine at +2.
+fn back_risk(
+    world: &World,
+    (here, me): (Cell, &Stats),
+    others: &[Other<'_>],
+    toward: &Other<'_>,
+    reach: u32,
+) -> f32 {
+    let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let bonus = data.ruling_numbers.fleeing_attack_bonus;
+    others
+        .iter()
+        .filter(|x| x.enemy && x.e != toward.e)
+        .filter_map(|x| {
+            let (w, wd) = x
+                .kit
+                .weapons
+                .iter()
+                .find_map(|w| data.weapons.get(w).filter(|d| !d.missile()).map(|d| (w, d)))?;
+            let r = wd.strikes();
+            let leaves =
+                grid.distance(here, x.cell) <= r && grid.distance(x.cell, toward.cell) > r + reach;
+            leaves.then(|| routine_damage(data, x.stats, w, me.ac, bonus))
+        })
+        .sum()
 }
 
 /// 001 §Note about spells: a spell is worth its effect times the chance it

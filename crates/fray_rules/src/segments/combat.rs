@@ -97,15 +97,55 @@ pub(super) fn living_target(world: &mut World, e: Entity, target: Entity) -> Opt
     next
 }
 
+/// Ruling `movement`: a move toward a cell someone stands in ends beside it.
+fn short_of_taken(taken: &fray_core::grid::CellSet, goal: Cell, stop_within: u32) -> u32 {
+    if taken.contains(&goal) {
+        stop_within.max(1)
+    } else {
+        stop_within
+    }
+}
+
+/// Ruling `movement`: the cells `e` would walk toward `goal`, as
+/// [`approach`] walks them: until within `stop_within`, at most `budget`
+/// of cost, around whoever blocks a cell.
+pub(super) fn planned_walk(
+    world: &World,
+    e: Entity,
+    goal: Cell,
+    stop_within: u32,
+    budget: u32,
+) -> Vec<Cell> {
+    let from = cell(world, e);
+    let grid = world.resource::<Grid>();
+    let taken = fray_core::model::taken_cells(world, e);
+    let stop_within = short_of_taken(&taken, goal, stop_within);
+    if budget == 0 || grid.distance(from, goal) <= stop_within {
+        return Vec::new();
+    }
+    let Some((steps, _)) = grid.path_toward(from, goal, stop_within, |c| taken.contains(&c)) else {
+        return Vec::new();
+    };
+    let mut spent = 0;
+    steps
+        .into_iter()
+        .take_while(|&c| {
+            spent += grid.enter_cost(c).unwrap_or(u32::MAX / 4);
+            spent <= budget
+        })
+        .collect()
+}
+
 /// Ruling `movement`: move `e` toward `goal` until within `stop_within`
 /// cells, at most `budget` cells of cost, around whoever blocks a cell.
 pub(super) fn approach(world: &mut World, e: Entity, goal: Cell, stop_within: u32, budget: u32) {
     let from = cell(world, e);
     let grid = world.resource::<Grid>();
+    let taken = fray_core::model::taken_cells(world, e);
+    let stop_within = short_of_taken(&taken, goal, stop_within);
     if budget == 0 || grid.distance(from, goal) <= stop_within {
         return;
     }
-    let taken = fray_core::model::taken_cells(world, e);
     let Some((steps, _)) = grid.path_toward(from, goal, stop_within, |c| taken.contains(&c)) else {
         let who = name(world, e);
         record(world, || {

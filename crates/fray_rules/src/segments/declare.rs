@@ -243,7 +243,19 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
         .into_iter()
         .map(|o| match validate(world, actor, &o) {
             Ok(a) => {
-                let label = capitalise(&describe(world, &a));
+                let mut label = capitalise(&describe(world, &a));
+                let backs = super::resolve::backs_turned(world, actor, &a, true);
+                let names: Vec<String> = backs.iter().map(|&f| name(world, f)).collect();
+                match (&a, names.first()) {
+                    (_, None) => {}
+                    (Action::Move { .. } | Action::Flee, _) => label.push_str(&format!(
+                        " — WARNING: turns its back on {}, a free routine each at +2 (ruling fleeing_attack)",
+                        names.join(", ")
+                    )),
+                    (_, Some(n)) => label.push_str(&format!(
+                        " — as things stand it would fight {n} instead, rather than turn its back (ruling general_actions)"
+                    )),
+                }
                 Choice::legal(o, label)
             }
             Err(why) => {

@@ -204,7 +204,7 @@ fn finish(world: &mut World, held: Option<Vec<Hit>>) {
 }
 
 /// One action in its segment.
-fn act(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
+fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
     let e = slot.actor;
     if !able(world, e) {
         let who = name(world, e);
@@ -218,7 +218,54 @@ fn act(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
         });
         return Acted::Done(held);
     }
-    world.resource_mut::<Flow>().done.push(slot.clone());
+    {
+        let mut flow = world.resource_mut::<Flow>();
+        flow.done.push(slot.clone());
+        flow.back_struck = None;
+    }
+    let backs = turning_back(world, &slot);
+    match (&slot.action, backs.first()) {
+        (_, None) => go_on(world, slot, held),
+        (Action::Move { .. } | Action::Flee, Some(_)) => {
+            pause(world, slot, held, PauseKind::FleeingAttacks(backs))
+        }
+        (_, Some(&foe)) => {
+            let slot = engage_instead(world, slot, foe);
+            go_on(world, slot, held)
+        }
+    }
+}
+
+/// Ruling `general_actions`: a fighter who declared an attack or a charge
+/// (001 §2: "in general terms") and would turn its back on `foe` beside it
+/// going for its target fights `foe` instead.
+fn engage_instead(world: &mut World, mut slot: Slot, foe: Entity) -> Slot {
+    let (who, them) = (name(world, slot.actor), name(world, foe));
+    let declared = match &mut slot.action {
+        Action::Attack { target, .. } | Action::Charge { target, .. } => {
+            Some(std::mem::replace(target, foe))
+        }
+        Action::Hold { target, .. } => target.replace(foe),
+        _ => None,
+    };
+    let was = declared.map_or("its foe".to_string(), |d| name(world, d));
+    record(world, || {
+        Event::new(
+            EventKind::Retarget,
+            "ruling general_actions",
+            format!(
+                "Going for {was}, {who} would turn its back on {them}: it fights {them} instead."
+            ),
+        )
+        .actor(&who)
+        .target(&them)
+    });
+    slot
+}
+
+/// The action itself, once any strikes at the actor's back are over.
+fn go_on(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
+    let e = slot.actor;
     match slot.action.clone() {
         Action::Attack { target, weapon } => attack(world, &slot, target, &weapon, &mut held),
         Action::Hold { target, weapon, .. } => {
@@ -233,14 +280,7 @@ fn act(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
             approach(world, e, to, 0, budget);
         }
         Action::Cast { .. } => return pause(world, slot, held, PauseKind::BeginCast),
-        Action::Flee => {
-            let strikers = fleeing_strikers(world, e);
-            if strikers.is_empty() {
-                flee_move(world, e);
-            } else {
-                return pause(world, slot, held, PauseKind::FleeingAttacks(strikers));
-            }
-        }
+        Action::Flee => flee_move(world, e),
         Action::SetSpear { weapon } => set_spear_turn(world, &slot, &weapon, &mut held),
         Action::Wait | Action::Casting => {}
     }
@@ -447,6 +487,66 @@ fn surprised_now(world: &World, e: Entity) -> bool {
             .is_some_and(|s| s.0 >= flow.segment)
 }
 
+/// Ruling `fleeing_attack`: the enemies next to `slot`'s actor at whom it
+/// turns its back: all of them when it flees, and those whose reach a move,
+/// a closing or a charge takes it out of (its way as [`planned_walk`]
+/// finds it). None once they have struck in this action.
+fn turning_back(world: &World, slot: &Slot) -> Vec<Entity> {
+    let e = slot.actor;
+    if world.resource::<Flow>().back_struck == Some(e) {
+        return Vec::new();
+    }
+    backs_turned(world, e, &slot.action, slot.routine == Routine::First)
+}
+
+/// The enemies next to `e` it would turn its back on doing `action` now
+/// (`first`: its first routine of the round, which may move).
+pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: bool) -> Vec<Entity> {
+    let data = &world.resource::<Data>().0;
+    let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+    let toward = |target: Option<Entity>| {
+        target
+            .filter(|&t| able(world, t))
+            .or_else(|| nearest(world, e))
+            .map(|t| cell(world, t))
+    };
+    let (goal, within, budget) = match action {
+        Action::Flee => return fleeing_strikers(world, e),
+        Action::Move { to } => (Some(*to), 0, budget),
+        Action::Attack { target, weapon } if first => {
+            let reach = data.weapons.get(weapon).map_or(1, |w| w.strikes());
+            (toward(Some(*target)), reach, budget)
+        }
+        Action::Hold { target, weapon, .. } if first => {
+            let reach = data.weapons.get(weapon).map_or(1, |w| w.strikes());
+            (toward(*target), reach, budget)
+        }
+        Action::Charge { target, weapon } if first => {
+            let percent = data.ruling_numbers.charge_move_percent;
+            (
+                toward(Some(*target)),
+                reach_of(world, weapon),
+                budget * percent / 100,
+            )
+        }
+        _ => (None, 0, 0),
+    };
+    let Some(goal) = goal else {
+        return Vec::new();
+    };
+    let walk = super::combat::planned_walk(world, e, goal, within, budget);
+    fleeing_strikers(world, e)
+        .into_iter()
+        .filter(|&f| {
+            let reach = melee_weapon(world, f).map_or(0, |(_, r)| r);
+            let at = cell(world, f);
+            let grid = world.resource::<fray_core::grid::Grid>();
+            walk.iter()
+                .any(|&c| fray_core::grid::GridGeometry::distance(grid, c, at) > reach)
+        })
+        .collect()
+}
+
 /// Ruling `fleeing_attack`: the enemies next to a fleer who may strike at
 /// its back: in the fight, not surprised, not casting, with a melee weapon
 /// reaching it.
@@ -611,7 +711,11 @@ pub fn take_interrupts(world: &mut World) {
         (PauseKind::FleeingAttacks(_), _) => {
             interrupts(world, e, &p.answers, false);
             if able(world, e) {
-                flee_move(world, e);
+                world.resource_mut::<Flow>().back_struck = Some(e);
+                match go_on(world, p.slot, held) {
+                    Acted::Done(h) => held = h,
+                    Acted::Paused => return,
+                }
             }
         }
         (PauseKind::SetSpears(_), Action::Charge { target, weapon }) => {
