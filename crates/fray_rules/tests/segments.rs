@@ -163,11 +163,14 @@ fn a_monster_that_surprises_on_1_to_3_gains_three_segments() {
     run(&mut b);
     assert_has(
         &b,
-        "The A roll 3 for surprise (their enemies surprise on 1-3): surprised for 3 segments.",
+        "The A roll 3 for surprise (their enemies surprise on 1-3: the stealthiest serves its whole side): surprised for 3 segments.",
     );
     assert_has(&b, "Surprise segment 3: Grub may act");
     let e = b.world().resource::<BattleLog>().entries();
-    assert!(e.iter().any(|x| x.rule == "001 §1 Surprises on 1-3"));
+    assert!(
+        e.iter()
+            .any(|x| x.rule == "001 §1 Surprises on 1-3 · ruling stealthy_side")
+    );
 }
 
 #[test]

@@ -89,15 +89,15 @@ fn roll_side(world: &mut World, side: usize, name: &str) -> u32 {
         .resource_mut::<Dice>()
         .roll_for(die, || format!("the {name} surprise roll"));
     let segments = side_surprise(roll.total as u32, threshold);
-    let rule = if threshold > 2 && segments > 2 {
-        "001 §1 Surprises on 1-3"
-    } else {
-        "001 §1"
+    let rule = match (threshold > 2, segments > 2) {
+        (true, true) => "001 §1 Surprises on 1-3 · ruling stealthy_side",
+        (true, false) => "001 §1 · ruling stealthy_side",
+        _ => "001 §1",
     };
     let against = if threshold == 2 {
         String::new()
     } else {
-        format!(" (their enemies surprise on 1-{threshold})")
+        format!(" (their enemies surprise on 1-{threshold}: the stealthiest serves its whole side)")
     };
     let text = match segments {
         0 => format!(
@@ -113,7 +113,8 @@ fn roll_side(world: &mut World, side: usize, name: &str) -> u32 {
     segments
 }
 
-/// 001 §1 Surprises on 1-3: the best "surprises on" among the enemies of `side`.
+/// 001 §1 Surprises on 1-3: the best "surprises on" among the enemies of
+/// `side` (ruling `stealthy_side`).
 fn enemy_threshold(world: &World, side: usize) -> u32 {
     roster(world)
         .into_iter()
