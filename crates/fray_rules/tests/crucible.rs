@@ -831,6 +831,83 @@ fn only_one_attack_of_opportunity_a_round() {
     assert_eq!(common::count(&b, "takes an attack of opportunity"), 1);
 }
 
+#[test]
+fn one_who_disengages_or_runs_does_not_fight_that_round() {
+    // 003 §Withdrawal Tactics: "Disengaging forces do not fight": Pike's
+    // spear does not strike first at Osric coming in.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (5, 2)),
+                 (name: \"Osric\", side: \"B\", template: \"fighter\", at: (8, 2), weapons: [\"longsword\"])";
+    let orders = [
+        Order::new("Pike", "disengage"),
+        Order::new("Osric", "attack").target("Pike"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &orders);
+    assert_has(&b, "Pike disengages");
+    assert_lacks(&b, "strikes first");
+    // 003 §III D: running "sacrifices any combat": no attack of
+    // opportunity at Osric walking on within its reach.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (0, 4)),
+                 (name: \"Osric\", side: \"B\", template: \"fighter\", at: (6, 4), weapons: [\"longsword\"])";
+    let orders = [
+        Order::new("Pike", "run").cell(fray_core::grid::Cell::new(5, 4)),
+        Order::new("Osric", "move").cell(fray_core::grid::Cell::new(4, 5)),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &orders);
+    assert_has(&b, "Pike runs");
+    assert_has(&b, "Osric moves");
+    assert_lacks(&b, "Pike takes an attack of opportunity");
+}
+
+#[test]
+fn fleeing_past_another_opponent_draws_its_attack_of_opportunity() {
+    // 003 §Withdrawal Tactics and §III F: in a corridor, Bran strikes at
+    // Aldo's back (a natural 1: a miss); Aldo's flight runs on within
+    // Cato's reach, in the corridor's side niche at (3, 0).
+    let text = r#"(
+        name: "t", ruleset: "crucible", round_cap: 1,
+        grid: (kind: Square, width: 11, height: 3, obstacles: [(0, 0), (1, 0), (2, 0), (4, 0), (5, 0), (6, 0), (7, 0), (8, 0), (9, 0), (10, 0), (0, 2), (1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (7, 2), (8, 2), (9, 2), (10, 2)]),
+        options: {"surprise": "none"},
+        sides: [(name: "A"), (name: "B")],
+        combatants: [
+            (name: "Aldo", side: "A", template: "fighter", at: (5, 1), weapons: ["longsword"]),
+            (name: "Bran", side: "B", template: "fighter", at: (6, 1), weapons: ["longsword"]),
+            (name: "Cato", side: "B", template: "fighter", at: (3, 0), weapons: ["longsword"]),
+        ])"#;
+    let orders = vec![(Order::new("Aldo", "flee"), false)];
+    let mut b = common::battle(text, &[2, 9, 1, 1], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Bran takes an attack of opportunity at Aldo, who turns its back to flee.",
+    );
+    assert_has(&b, "Aldo moves more than 5' within Cato's melee range.");
+    assert_has(
+        &b,
+        "Cato takes an attack of opportunity at Aldo, who moves on within its melee range.",
+    );
+}
+
+#[test]
+fn full_round_casting_leaves_no_move_before_the_spell() {
+    // 003 §The 5' Step: full-round casting limits the caster to 5', taken
+    // after its other actions.
+    let sides = "(name: \"Ysolde\", side: \"A\", template: \"high_priest\", at: (1, 3)),
+                 (name: \"Grusk\", side: \"B\", template: \"orc\", at: (11, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let ysolde = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Ysolde")
+        .unwrap();
+    let cast = Order::new("Ysolde", "cast")
+        .with("flame_strike")
+        .target("Grusk")
+        .cell(fray_core::grid::Cell::new(5, 3));
+    let why = crucible::validate(b.world_mut(), ysolde, &cast).unwrap_err();
+    assert!(why.contains("takes the full round"), "{why}");
+}
+
 /// Goblins at (5, 3) and (8, 6); Garth hits Nix for 3 of its 5 hit points.
 fn goblin_morale(morale_dice: [u32; 2], rounds: u32) -> Battle {
     let sides = "(name: \"Garth\", side: \"A\", template: \"fighter\", at: (4, 3), weapons: [\"longsword\"]),

@@ -144,6 +144,18 @@ pub struct RoundState {
     pub no_pursuit: bool,
     /// Held its readied missile before initiative: must fire on its turn.
     pub holding_readied: bool,
+    /// Disengaging, running or fleeing: it does not fight this round, no
+    /// first strike, no attack of opportunity (003 §III D, §Withdrawal
+    /// Tactics).
+    pub gave_up_combat: bool,
+}
+
+impl RoundState {
+    /// 003 §III D, §Withdrawal Tactics: no more fighting this round.
+    pub fn give_up_combat(&mut self) {
+        self.attacked = true;
+        self.gave_up_combat = true;
+    }
 }
 
 /// Already checked morale for (ruling `morale_check`).

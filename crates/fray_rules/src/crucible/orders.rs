@@ -125,7 +125,7 @@ pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
     acts(world, by)
         && world
             .get::<RoundState>(by)
-            .is_some_and(|r| !r.opportunity_used)
+            .is_some_and(|r| !r.opportunity_used && !r.gave_up_combat)
 }
 
 /// Cells others stand in.
@@ -426,6 +426,13 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     }
     if let Some(c) = order.cell.filter(|&c| c != cell(world, e)) {
         not_pursuing(world, e)?;
+        // 003 §The 5' Step: full-round casting limits its caster to 5'.
+        let data = &world.resource::<Data>().0;
+        if s.casting_time >= data.ruling_numbers.full_round {
+            return Err(format!(
+                "{spell} takes the full round, which limits its caster to 5' of movement, taken after its other actions (003 §The 5' Step): no move before"
+            ));
+        }
         moves_after(world, rate)?;
         reachable(world, e, c, rate)?;
     }

@@ -214,7 +214,13 @@ fn roll_initiative(world: &mut World) {
         for &e in &members {
             let count = roll.total - if own { dex(world, e) } else { group };
             world.resource_mut::<Flow>().initiative.push((e, count));
-            let act = if world.get::<Withdrawal>(e) == Some(&Withdrawal::Disengage) {
+            let withdrawal = world.get::<Withdrawal>(e).copied();
+            if matches!(withdrawal, Some(Withdrawal::Disengage | Withdrawal::Flee))
+                && let Some(mut rs) = world.get_mut::<RoundState>(e)
+            {
+                rs.give_up_combat();
+            }
+            let act = if withdrawal == Some(Withdrawal::Disengage) {
                 (super::DISENGAGE_COUNT, Act::Disengage(e))
             } else {
                 (count, Act::Turn(e))

@@ -580,7 +580,7 @@ fn run(world: &mut World, e: Entity, to: Cell, rate: u32) {
         ),
     );
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
-        rs.attacked = true;
+        rs.give_up_combat();
     }
     let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
     let cells = path_cells(world, e, to);
@@ -590,6 +590,9 @@ fn run(world: &mut World, e: Entity, to: Cell, rate: u32) {
 /// 003 §Withdrawal Tactics: disengaging, it retreats after every count.
 fn disengage(world: &mut World, e: Entity) {
     let who = name(world, e);
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.give_up_combat();
+    }
     world
         .resource_mut::<Flow>()
         .queue
@@ -1077,9 +1080,11 @@ fn flee(world: &mut World, e: Entity) {
         budget += rn.drop_weapon_cells;
     }
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
-        rs.attacked = true;
+        rs.give_up_combat();
     }
-    if walk(world, e, cells, budget, Provokes::Never).1 {
+    // 003 §III F: running past others within their melee range draws
+    // their attacks of opportunity too.
+    if walk(world, e, cells, budget, Provokes::Within { free: 1 }).1 {
         leave_if_at_edge(world, e, "003 §Withdrawal Tactics");
     }
 }
