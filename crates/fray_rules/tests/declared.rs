@@ -400,6 +400,73 @@ fn straining_into_dying_leaves_no_crawl_before_the_action() {
 }
 
 #[test]
+fn dropped_to_dying_on_the_way_the_spell_is_not_cast() {
+    // 004 §Wound Points: Prior, walking up to mend Kay, is riposted by Hob
+    // to -1 Wound Points: Dying, it "cannot both move and take an action".
+    let mut b = battle(MEND_DROPPED);
+    let _ = b.run();
+    assert_has(&b, "Prior is Dying (-1 Wound Points)");
+    assert_lacks(&b, "Prior casts mend");
+}
+
+#[test]
+fn an_arm_broken_before_its_turn_stops_the_declared_attack() {
+    // 004 §Combat Injuries: Kay's critical hit (initiative 3) breaks Hob's
+    // main arm; at 12 Hob cannot swing as declared.
+    let mut b = battle(BROKEN_ARM);
+    let _ = b.run();
+    assert_has(&b, "The Broken Upper Arm is in Hob's main arm");
+    assert_has(
+        &b,
+        "Hob does not act as declared: its weapon arm is broken: it can't attack with that arm.",
+    );
+    assert_lacks(&b, "Hob attacks Kay");
+}
+
+const MEND_DROPPED: &str = r#"(
+    name: "Dropped on the way",
+    ruleset: "declared",
+    grid: (kind: Square, width: 8, height: 8, obstacles: [(3, 3)]),
+    seed: 1,
+    sides: [
+        (name: "Wardens", seat: Script),
+        (name: "Hobs", seat: Script, morale: true),
+    ],
+    combatants: [
+        (name: "Prior", side: "Wardens", template: "priest", at: (2, 2), set: {"stress": 0, "strength": 4}),
+        (name: "Kay", side: "Wardens", template: "knight", at: (4, 3)),
+        (name: "Hob", side: "Hobs", template: "hobgoblin_warrior", at: (4, 1)),
+    ],
+    dice: [1, 10, 10, 15, 6, 15, 3, 3],
+    orders: [
+        (round: 1, order: (actor: "Prior", action: "cast", target: "Kay", with: "mend")),
+        (round: 1, order: (actor: "Kay", action: "wait")),
+        (round: 1, order: (actor: "Hob", action: "wait")),
+    ],
+)"#;
+
+const BROKEN_ARM: &str = r#"(
+    name: "A broken arm",
+    ruleset: "declared",
+    grid: (kind: Square, width: 8, height: 8),
+    seed: 1,
+    sides: [
+        (name: "Wardens", seat: Script),
+        (name: "Hobs", seat: Script),
+    ],
+    combatants: [
+        (name: "Kay", side: "Wardens", template: "knight", at: (3, 3)),
+        (name: "Hob", side: "Hobs", template: "hobgoblin_warrior", at: (4, 3), set: {"strength": 30}),
+    ],
+    dice: [1, 10, 20, 8, 1, 9, 1, 5, 15, 4],
+    orders: [
+        (round: 1, order: (actor: "Kay", action: "attack", target: "Hob", with: "longsword")),
+        (round: 1, order: (actor: "Hob", action: "attack", target: "Kay", with: "longsword")),
+    ],
+    round_cap: 1,
+)"#;
+
+#[test]
 fn stabilising_takes_a_heal_check_against_ten_plus_the_worst_wound() {
     // Cato (a priest, Heal +5) stabilises Bors, who took a 4-point wound: TN 14.
     let text = field(

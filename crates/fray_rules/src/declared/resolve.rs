@@ -242,6 +242,30 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
         });
         return false;
     }
+    // An injury taken since declaring may bar the action (004 §Combat
+    // Injuries; ruling injury_effects).
+    let barred = match &slot.action {
+        Action::Attack { .. } | Action::Throw { .. } if hurts.main_arm_useless => Some((
+            "004 §Combat Injuries",
+            "its weapon arm is broken: it can't attack with that arm",
+        )),
+        Action::Cast { .. } if hurts.mute => Some((
+            "ruling injury_effects",
+            "it cannot speak, so it cannot cast",
+        )),
+        _ => None,
+    };
+    if let Some((rule, why)) = barred {
+        log(world, || {
+            Event::new(
+                EventKind::NoAction,
+                rule,
+                format!("{me} does not act as declared: {why}."),
+            )
+            .actor(me)
+        });
+        return false;
+    }
     if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
         log(world, || {
             Event::new(
@@ -393,6 +417,9 @@ fn throw(
         return;
     }
     approach_target(world, a, target, w.range, true);
+    if dropped_on_the_way(world, a) {
+        return;
+    }
     if let Some(dist) = beyond(world, a.e, target, w.range) {
         out_of_reach(world, me, || {
             format!(
@@ -438,6 +465,9 @@ fn cast(
         return;
     };
     approach_target(world, a, target, s.range, true);
+    if dropped_on_the_way(world, a) {
+        return;
+    }
     if beyond(world, a.e, target, s.range).is_some() {
         let me = &a.me;
         out_of_reach(world, me, || format!("{me} is out of range for {spell}."));
