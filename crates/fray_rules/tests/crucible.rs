@@ -794,6 +794,38 @@ fn an_archer_moves_its_rate_and_still_shoots() {
 }
 
 #[test]
+fn an_archer_shoots_then_moves_back() {
+    // 003 §III D: "Movement may be split as desired before and/or after
+    // attacking": Aelis shoots Grum twice (shortbow, 2 a round), then
+    // walks back out of his reach.
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (7, 3), set: {\"hp\": 40})";
+    let shoot = [Order::new("Aelis", "fire_then_move")
+        .target("Grum")
+        .cell(fray_core::grid::Cell::new(0, 3))];
+    let b = battle(NO_SURPRISE, sides, &[2, 9], &shoot);
+    assert_eq!(common::count(&b, "Aelis attacks Grum with the shortbow"), 2);
+    let walk = common::line(&b, "Aelis moves from (3, 3) to (0, 3)");
+    assert!(common::line(&b, "Aelis attacks Grum with the shortbow") < walk);
+    // A person is offered the shot and the move back, to the cell farthest
+    // from the foes within its rate.
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let aelis = b
+        .world()
+        .resource::<crucible::Flow>()
+        .entity("Aelis")
+        .unwrap();
+    let choices = crucible::choices(b.world_mut(), aelis);
+    assert!(
+        choices.iter().any(|c| c.order.action == "fire_then_move"
+            && c.label.starts_with("Fire at Grum, then move back to")),
+        "{:?}",
+        choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+    );
+}
+
+#[test]
 fn missile_fire_at_an_adjacent_melee_attacker_draws_an_attack_of_opportunity() {
     let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (3, 3)),
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";

@@ -313,6 +313,7 @@ pub const ACTIONS: &[&str] = &[
     "move",
     "run",
     "fire",
+    "fire_then_move",
     "cast",
     "ready",
     "parry",
@@ -445,7 +446,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     options: OPTIONS,
     actions: ACTIONS,
     // A combatant fights with what it carries; a cast's `with` is the spell.
-    weapon_actions: &["attack", "fire", "ready"],
+    weapon_actions: &["attack", "fire", "fire_then_move", "ready"],
     // A weapon dropped in flight is not picked up again (ruling drop_on_flight).
     weapons_change_hands: false,
     no_groups: Some("003 has no initiative groups but the sides: use the option `initiative`"),

@@ -37,11 +37,12 @@ pub enum Plan {
     Run {
         to: Cell,
     },
-    /// Shoot or throw a missile, after moving to `from` if given, up to
-    /// the standard rate (003 §III D).
+    /// Shoot or throw a missile, after moving to `from` if given, or before
+    /// moving on to `after`, up to the standard rate (003 §III D).
     Fire {
         target: Entity,
         from: Option<Cell>,
+        after: Option<Cell>,
     },
     /// Begin a spell (003 §II C), after moving to `from` if given.
     Cast {
@@ -344,6 +345,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             Ok(Plan::Run { to })
         }
         "fire" => fire(world, e, order, rate),
+        "fire_then_move" => fire_then_move(world, e, order, rate),
         "cast" => cast(world, e, order, rate),
         "ready" => missile_weapon(world, e)
             .map(|_| Plan::Ready)
@@ -393,7 +395,60 @@ fn fire(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     Ok(Plan::Fire {
         target,
         from: order.cell,
+        after: None,
     })
+}
+
+/// 003 §III D: "Movement may be split as desired before and/or after
+/// attacking": a shot from where `e` stands, then a move to `order`'s
+/// cell within the standard `rate`.
+fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let to = order
+        .cell
+        .ok_or("fire_then_move needs the cell to move to after the shot")?;
+    let shot = Order {
+        cell: None,
+        ..order.clone()
+    };
+    let Plan::Fire { target, .. } = fire(world, e, &shot, rate)? else {
+        return Err("no shot".into());
+    };
+    not_pursuing(world, e)?;
+    moves_after(world, rate)?;
+    reachable(world, e, to, rate)?;
+    Ok(Plan::Fire {
+        target,
+        from: None,
+        after: Some(to),
+    })
+}
+
+/// 003 §III D: where `e` would fall back to after a shot: the cell within
+/// its standard rate farthest from its nearest foe (the nearest of such,
+/// then the first in the grid's order), if that is farther than here.
+pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
+    let rate = world.get::<Stats>(e)?.speed;
+    let here = cell(world, e);
+    let grid = world.resource::<Grid>();
+    let foes: Vec<Cell> = roster(world)
+        .into_iter()
+        .filter(|&x| enemies(world, e, x) && up(world, x))
+        .map(|x| cell(world, x))
+        .collect();
+    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    let taken = occupied(world, e);
+    let (best, _) = grid
+        .reachable(here, rate, |c| taken.contains(&c))
+        .into_iter()
+        .filter(|&(c, _)| !taken.contains(&c))
+        .max_by_key(|&(c, cost)| {
+            (
+                nearest(c),
+                std::cmp::Reverse(cost),
+                std::cmp::Reverse((c.y, c.x)),
+            )
+        })?;
+    (nearest(best) > nearest(here)).then_some(best)
 }
 
 /// 003 §III D: where `e` would move to shoot `target`, out of range now:
@@ -412,7 +467,7 @@ pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Ce
 /// (its attacks given up), or a step or fall back that strikes.
 fn strikes(order: &Order) -> bool {
     match order.action.as_str() {
-        "attack" | "fire" | "cast" | "parry" => true,
+        "attack" | "fire" | "fire_then_move" | "cast" | "parry" => true,
         "step" | "fall_back" => order.target.is_some(),
         _ => false,
     }
@@ -518,8 +573,10 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
         Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
             by(provokers(world, e, &walked(*to, 0), aoo))
         }
-        Plan::Fire { from, .. } => {
-            let mut who = from.map_or_else(Vec::new, |to| provokers(world, e, &walked(to, 0), aoo));
+        Plan::Fire { from, after, .. } => {
+            let moved = from.or(*after);
+            let mut who =
+                moved.map_or_else(Vec::new, |to| provokers(world, e, &walked(to, 0), aoo));
             for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
                 if super::combat::engages_shooter(world, x)
                     && may_take_opportunity(world, x)
@@ -583,10 +640,8 @@ pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
         ));
         if missile_weapon(world, e).is_some() {
             let fire = Order::new(&me, "fire").target(&n);
-            let moved = validate(world, e, &fire)
-                .is_err()
-                .then(|| firing_square(world, e, f))
-                .flatten();
+            let from_here = validate(world, e, &fire).is_ok();
+            let moved = (!from_here).then(|| firing_square(world, e, f)).flatten();
             out.push(match moved {
                 Some((_, to)) => offer(
                     world,
@@ -596,6 +651,15 @@ pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
                 ),
                 None => offer(world, e, fire, format!("Fire at {n}")),
             });
+            // 003 §III D: shoot, then move away.
+            if from_here && let Some(back) = falling_back_from(world, e) {
+                out.push(offer(
+                    world,
+                    e,
+                    Order::new(&me, "fire_then_move").target(&n).cell(back),
+                    format!("Fire at {n}, then move back to {back}"),
+                ));
+            }
         }
     }
     for to in grid.neighbours(cell(world, e)).collect::<Vec<_>>() {

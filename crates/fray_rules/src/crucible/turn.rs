@@ -398,7 +398,19 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             walk(world, e, cells, rate, Provokes::Within { free: 1 });
         }
         Plan::Run { to } => run(world, e, to, rate),
-        Plan::Fire { target, from } => fire(world, e, target, from, rate),
+        Plan::Fire {
+            target,
+            from,
+            after,
+        } => {
+            fire(world, e, target, from, rate);
+            if let Some(to) = after
+                && up(world, e)
+            {
+                let cells = path_cells(world, e, to);
+                walk(world, e, cells, rate, Provokes::Within { free: 1 });
+            }
+        }
         Plan::Cast {
             spell,
             target,
