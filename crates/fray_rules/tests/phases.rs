@@ -618,6 +618,45 @@ fn a_readied_strike_cuts_into_the_move_that_sets_it_off() {
 }
 
 #[test]
+fn aborting_after_readying_gives_up_the_next_phase_too() {
+    // 002 §Abort: "after acting on your initiative score earlier in a
+    // Phase ... gives up your Action from the following Phase". Ash (CV 6)
+    // readies at its place; Bo's strike then comes, and Ash aborts to
+    // Dodge: the readied action goes, and the next phase's action with it.
+    let mut b = battle_with(
+        PAIR,
+        &[1; 12],
+        vec![
+            o("Ash", "ready").into(),
+            o("Bo", "strike").target("Ash"),
+            abort("Ash", "dodge"),
+            in_phase(2, o("Ash", "strike").target("Bo")),
+        ],
+        "Square",
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash aborts to Dodge against Bo's attack, giving up the readied action it held and, having readied on its initiative score this phase, its action in the next phase.",
+    );
+    let phase2 = line(&b, "Turn 1, phase 2 begins.");
+    let strikes: Vec<usize> = texts(&b)
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| t.starts_with("Ash strikes at Bo"))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(
+        strikes
+            .iter()
+            .all(|&i| i < phase2 || i > line(&b, "Turn 1, phase 3 begins.")),
+        "{}",
+        texts(&b).join("\n")
+    );
+}
+
+#[test]
 fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     // 002 §Abort: Bo (CV 5) is attacked by Ash (CV 6) before its own turn
     // and aborts to Dodge: it gives up this phase's action; DCV 5 + 3.

@@ -876,24 +876,29 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let by = name(world, attacker);
     let data = world.resource::<Data>().0.clone();
     guard(world, actor, block);
-    let gives_up = if world.get::<Hold>(actor).is_some() {
+    let (done, next) = {
+        let f = world.resource::<Flow>();
+        (
+            f.done.contains(&actor),
+            f.next_phase_index(data.numbers.phases_per_turn),
+        )
+    };
+    let readied = matches!(world.get::<Hold>(actor), Some(Hold::Readied { .. }));
+    let gives_up = if readied && done {
+        // Readying was its action on its initiative score this phase: the
+        // abort after it gives up the next phase's action too.
+        world.entity_mut(actor).remove::<Hold>();
+        world.entity_mut(actor).insert(AbortedAhead(next));
+        "the readied action it held and, having readied on its initiative score this phase, its action in the next phase".to_string()
+    } else if world.get::<Hold>(actor).is_some() {
         world.entity_mut(actor).remove::<Hold>();
         "the delayed or readied action it held".to_string()
+    } else if done {
+        world.entity_mut(actor).insert(AbortedAhead(next));
+        "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
     } else {
-        let (done, next) = {
-            let f = world.resource::<Flow>();
-            (
-                f.done.contains(&actor),
-                f.next_phase_index(data.numbers.phases_per_turn),
-            )
-        };
-        if done {
-            world.entity_mut(actor).insert(AbortedAhead(next));
-            "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
-        } else {
-            world.resource_mut::<Flow>().done.push(actor);
-            "its action this phase".to_string()
-        }
+        world.resource_mut::<Flow>().done.push(actor);
+        "its action this phase".to_string()
     };
     let to = if block { "Block" } else { "Dodge" };
     log(world, || {
