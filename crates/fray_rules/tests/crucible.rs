@@ -891,6 +891,31 @@ fn one_who_disengages_or_runs_does_not_fight_that_round() {
 }
 
 #[test]
+fn following_one_who_falls_back_uses_up_the_followers_movement() {
+    // 003 §Withdrawal Tactics, ruling follow: Bran follows Aldo 2 squares
+    // back; on his turn his rate of 4 has 2 left ("assuming his movement
+    // allows"): 4 squares more is refused, and he waits.
+    let sides = "(name: \"Aldo\", side: \"A\", template: \"fighter\", at: (6, 4), weapons: [\"longsword\"]),
+                 (name: \"Bran\", side: \"B\", template: \"fighter\", at: (7, 4), weapons: [\"longsword\"])";
+    let text = field("crucible", (16, 9), 1, NO_SURPRISE, sides);
+    let orders = vec![
+        (
+            Order::new("Aldo", "fall_back").cell(fray_core::grid::Cell::new(4, 4)),
+            false,
+        ),
+        (
+            Order::new("Bran", "move").cell(fray_core::grid::Cell::new(5, 8)),
+            false,
+        ),
+    ];
+    let mut b = common::battle(&text, &[2, 9], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Bran follows Aldo");
+    assert_has(&b, "Bran's order \"move\" is refused");
+    assert_lacks(&b, "Bran moves from (5, 4) to (5, 8)");
+}
+
+#[test]
 fn fleeing_past_another_opponent_draws_its_attack_of_opportunity() {
     // 003 §Withdrawal Tactics and §III F: in a corridor, Bran strikes at
     // Aldo's back (a natural 1: a miss); Aldo's flight runs on within

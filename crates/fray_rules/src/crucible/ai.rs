@@ -173,9 +173,9 @@ fn risk(world: &World, me: Entity, cells: &[Cell], able: &[Threatener]) -> f32 {
 
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let mut out = Vec::new();
-    let Some(s) = world.get::<Stats>(me) else {
+    if world.get::<Stats>(me).is_none() {
         return out;
-    };
+    }
     let who = name(world, me);
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
@@ -207,7 +207,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         let fc = cell(world, f);
         let fname = name(world, f);
         let (dmg, target_left) = against(world, f, blow(world, me, f, false) * n, &coming);
-        if let Some((cells, cost)) = path(world, me, fc, 1).filter(|p| p.1 <= s.speed) {
+        let rate = super::orders::rate_left(world, me);
+        if let Some((cells, cost)) = path(world, me, fc, 1).filter(|p| p.1 <= rate) {
             out.push(Appraisal {
                 damage: dmg,
                 target_left,
@@ -351,7 +352,7 @@ fn advance(
 ) {
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
-    let rate = world.get::<Stats>(me).map_or(0, |s| s.speed) as usize;
+    let rate = super::orders::rate_left(world, me) as usize;
     let Some(&f) = foes
         .iter()
         .min_by_key(|&&f| grid.distance(here, cell(world, f)))

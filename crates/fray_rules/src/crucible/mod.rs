@@ -148,6 +148,10 @@ pub struct RoundState {
     /// first strike, no attack of opportunity (003 §III D, §Withdrawal
     /// Tactics).
     pub gave_up_combat: bool,
+    /// Squares moved following one who fell back (ruling `follow`), taken
+    /// off its movement for the round (003 §Withdrawal Tactics: "assuming
+    /// his movement allows").
+    pub followed: u32,
 }
 
 impl RoundState {

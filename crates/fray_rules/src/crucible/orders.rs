@@ -120,6 +120,14 @@ pub fn threats(world: &World, e: Entity) -> Vec<Threatener> {
         .collect()
 }
 
+/// `e`'s standard rate left this round: its movement less the squares it
+/// moved following one who fell back (ruling `follow`).
+pub fn rate_left(world: &World, e: Entity) -> u32 {
+    let speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let followed = world.get::<RoundState>(e).map_or(0, |r| r.followed);
+    speed.saturating_sub(followed)
+}
+
 /// Whether `by` may still take an attack of opportunity (003 §III F:
 /// generally one per round).
 pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
@@ -274,7 +282,8 @@ fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a 
 
 /// Check an order for `e`'s turn; what it will do, or why not.
 pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
-    let rate = stats(world, e)?.speed;
+    stats(world, e)?;
+    let rate = rate_left(world, e);
     let numbers = &world.resource::<Data>().0.numbers;
     if world
         .get::<RoundState>(e)
@@ -427,7 +436,7 @@ fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<
 /// its standard rate farthest from its nearest foe (the nearest of such,
 /// then the first in the grid's order), if that is farther than here.
 pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
-    let rate = world.get::<Stats>(e)?.speed;
+    let rate = rate_left(world, e);
     let here = cell(world, e);
     let grid = world.resource::<Grid>();
     let foes: Vec<Cell> = roster(world)
@@ -456,7 +465,7 @@ pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
 /// standard rate reaches it; with the squares walked.
 pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Cell>, Cell)> {
     let (_, w) = missile_weapon(world, e)?;
-    let rate = world.get::<Stats>(e)?.speed;
+    let rate = rate_left(world, e);
     let (cells, cost) = path(world, e, cell(world, target), w.range)?;
     let to = *cells.last()?;
     (cost <= rate).then_some((cells, to))

@@ -16,7 +16,7 @@ use super::combat::{self, apply, length_first, length_strike, opportunity, routi
 use super::orders::{self, Plan, acts, adjacent_enemies, may_take_opportunity, threats};
 use super::round::stamp;
 use super::{
-    Act, DISENGAGE_COUNT, Data, Flow, Kit, LAST_COUNT, Monster, Planned, RoundState, Stage, Stats,
+    Act, DISENGAGE_COUNT, Data, Flow, Kit, LAST_COUNT, Monster, Planned, RoundState, Stage,
     Withdrawal, cell, name, up,
 };
 
@@ -389,7 +389,7 @@ fn note(world: &mut World, e: Entity, kind: EventKind, rule: &str, text: String)
 /// Carry out `e`'s order.
 fn carry_out(world: &mut World, e: Entity, plan: Plan) {
     let who = name(world, e);
-    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let rate = orders::rate_left(world, e);
     match plan {
         Plan::Attack { target, after } => attack_order(world, e, target, after, rate),
         Plan::Step { to, target } => step(world, e, to, target),
@@ -682,7 +682,7 @@ fn parry(world: &mut World, e: Entity) {
 /// (a full round: last in the round). Casting in melee range draws attacks
 /// of opportunity, and damage now loses the spell from memory.
 fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Option<Cell>)) {
-    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let rate = orders::rate_left(world, e);
     if !move_first(world, e, from, rate) {
         return;
     }
@@ -953,6 +953,9 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     record(world, || {
         Event::new(EventKind::Move, "ruling follow", format!("{who} follows {whom}: the line of contact shifts and nobody gains an attack by it (003 §Withdrawal Tactics).")).actor(&who)
     });
+    if let Some(mut rs) = world.get_mut::<RoundState>(f) {
+        rs.followed += cost;
+    }
     walk_quietly(world, f, cells, Provokes::Never);
 }
 
@@ -1018,7 +1021,7 @@ fn retreat(world: &mut World, e: Entity) {
         "003 §Withdrawal Tactics",
         format!("{who} retreats, keeping its front to the enemy."),
     );
-    let rate = world.get::<Stats>(e).map_or(0, |s| s.speed);
+    let rate = orders::rate_left(world, e);
     let cells = flight(world, e).unwrap_or_default();
     if walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
         leave_if_at_edge(world, e, "ruling flight_path");
@@ -1068,7 +1071,7 @@ fn flee(world: &mut World, e: Entity) {
         }
     }
     let rn = world.resource::<Data>().0.ruling_numbers.clone();
-    let mut budget = world.get::<Stats>(e).map_or(0, |s| s.speed) * rn.run_multiplier;
+    let mut budget = orders::rate_left(world, e) * rn.run_multiplier;
     if world.get::<Monster>(e).is_some()
         && world
             .get::<Kit>(e)
