@@ -884,6 +884,29 @@ fn one_mended_above_0_en_comes_to_and_fights_again() {
 }
 
 #[test]
+fn one_who_stops_may_draw_a_weapon_instead_of_striking() {
+    // 000 §3.2.2: "or alternatively execute an option other than an
+    // attack, borrowing blows" (ruling stop_options): Bo stays and, Mira
+    // moving past within reach, draws its dagger.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 4), set: {"active": 1, "reactive": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(12, 4))),
+            (Q::Stopped, Order::new("Bo", "draw").with("dagger")),
+        ],
+        1,
+    );
+    run(&mut b);
+    let draw = line(&b, "Bo draws the dagger");
+    assert!(draw < line(&b, "The traces advance by the smallest fraction"));
+    assert_eq!(count(&b, "Bo attacks"), 0);
+}
+
+#[test]
 fn twins_who_prepare_together_each_go_on_with_their_own_chain_together() {
     // 000 §1.2.4 and §1.1.3: Ash and Bo tie and both prepare their spears.
     // Each preparation must be followed at once by its own attack: both go

@@ -639,6 +639,11 @@ fn strike(world: &mut World, e: Entity, plan: Plan) {
         return;
     }
     let Plan::Attack { weapon, .. } = &plan else {
+        // 000 §3.2.2: an option other than an attack (ruling
+        // `stop_options`: drawing or grabbing a weapon).
+        if matches!(plan, Plan::Draw { .. } | Plan::Grab { .. }) {
+            combat::execute(world, e, plan);
+        }
         return;
     };
     let melee = orders::weapon(world, weapon).is_some_and(|d| !d.kind.missile());

@@ -366,8 +366,15 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                     }
                     attack_plan(world, me, target, order, true)
                 }
+                // 000 §3.2.2: "or alternatively execute an option other
+                // than an attack" (ruling stop_options: draw or grab).
+                "draw" => {
+                    let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
+                    draw_plan(world, me, order, &hands)
+                }
+                "grab" => grab_plan(world, me, order),
                 other => Err(format!(
-                    "one who stops attacks a mover, becomes alert or passes, not {other:?}"
+                    "one who stops attacks a mover, draws or grabs a weapon, becomes alert or passes, not {other:?}"
                 )),
             }
         }
@@ -965,6 +972,20 @@ fn stopped_choices(
                 format!("Strike {n} as it moves (a borrowed blow)"),
             );
         }
+    }
+    if let Some(h) = world.get::<Hands>(me) {
+        for w in &h.sheathed {
+            offer(
+                Order::new(name, "draw").with(w),
+                format!("Draw the {w} (a borrowed blow)"),
+            );
+        }
+    }
+    for (c, w) in &flow.ground {
+        offer(
+            Order::new(name, "grab").with(w).cell(*c),
+            format!("Grab the {w} at {c} (a borrowed blow)"),
+        );
     }
     if !super::alert(world, me) {
         offer(
