@@ -452,6 +452,13 @@ fn one_limited_to_5_feet_moves_after_its_attack_not_before() {
         crucible::validate(b.world_mut(), pip, &near).is_ok(),
         "strike, then the square after"
     );
+    let sling = Order::new("Pip", "fire_then_move")
+        .target("Grum")
+        .cell(fray_core::grid::Cell::new(3, 4));
+    assert!(
+        crucible::validate(b.world_mut(), pip, &sling).is_ok(),
+        "shoot, then the square after"
+    );
 }
 
 #[test]

@@ -717,6 +717,58 @@ fn moving_out_of_an_enemys_reach_turns_ones_back_to_it_and_a_fighter_fights_it_i
 }
 
 #[test]
+fn a_fighter_turned_on_the_foe_beside_it_keeps_at_it_with_its_second_routine() {
+    // Ruling general_actions and second_routine: the veteran declared an
+    // attack on Gash, four cells off, with Bors beside it: both routines go
+    // at Bors.
+    let c = r#"
+        (name: "Vet", side: "A", template: "veteran", at: (2, 1), set: {"hp": 200}),
+        (name: "Bors", side: "B", template: "orc", at: (3, 1), set: {"hp": 200}),
+        (name: "Gash", side: "B", template: "orc", at: (2, 5), set: {"hp": 200}),"#;
+    let orders = [(
+        1,
+        Order::new("Vet", "attack").target("Gash").with("longsword"),
+    )];
+    let mut b = battle(ALERTED, c, &[6, 1], &orders);
+    run(&mut b);
+    assert_has(&b, "it fights Bors instead");
+    assert_eq!(
+        common::count(&b, "Vet attacks Bors"),
+        2,
+        "{}",
+        texts(&b).join("\n")
+    );
+    common::assert_lacks(&b, "cannot reach Gash");
+}
+
+#[test]
+fn a_caster_walking_into_range_turns_its_back_too() {
+    // Ruling fleeing_attack: the magic-user beside Bors walks toward Gash
+    // to have it in range: Bors strikes at its back.
+    let c = r#"
+        (name: "Mage", side: "A", template: "magic_user", at: (2, 1), set: {"hp": 200}),
+        (name: "Bors", side: "B", template: "orc", at: (1, 1), set: {"hp": 200}),
+        (name: "Gash", side: "B", template: "orc", at: (17, 1), set: {"hp": 200}),"#;
+    let text = field("segments", (20, 4), 1, ALERTED, c);
+    let cast = Order::new("Mage", "cast")
+        .target("Gash")
+        .with("magic_missile");
+    let script: Vec<ScriptedOrder> = [cast, Order::new("Mage", "cast")]
+        .into_iter()
+        .map(|order| ScriptedOrder {
+            round: 1,
+            asked: None,
+            order,
+        })
+        .collect();
+    let mut b = common::battle(&text, &[6, 1], |_| {
+        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+    });
+    run(&mut b);
+    assert_has(&b, "Bors strikes at the back of the fleeing Mage.");
+}
+
+#[test]
 fn a_move_toward_a_foes_cell_ends_beside_it() {
     // Ruling movement: the cell is taken, so the move ends next to it.
     let c = r#"

@@ -288,7 +288,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
     if world
         .get::<RoundState>(e)
         .is_some_and(|r| r.holding_readied)
-        && !matches!(order.action.as_str(), "fire" | "wait")
+        && !matches!(order.action.as_str(), "fire" | "fire_then_move" | "wait")
     {
         return Err(
             "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
@@ -423,7 +423,6 @@ fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<
         return Err("no shot".into());
     };
     not_pursuing(world, e)?;
-    moves_after(world, rate)?;
     reachable(world, e, to, rate)?;
     Ok(Plan::Fire {
         target,

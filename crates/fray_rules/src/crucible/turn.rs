@@ -946,7 +946,7 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     let Some((cells, cost)) = orders::path(world, f, cell(world, leader), 1) else {
         return;
     };
-    if cost == 0 || cost > most {
+    if cost == 0 || cost > most || cost > orders::rate_left(world, f) {
         return;
     }
     let (who, whom) = (name(world, f), name(world, leader));

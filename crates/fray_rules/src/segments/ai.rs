@@ -207,7 +207,9 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 
 /// Ruling `fleeing_attack`: what the foes beside `me` (at `here`) would deal
 /// at its back were it to go for `toward` until within `reach` of it: each
-/// whose own reach it leaves, a routine at +2.
+/// whose own reach it leaves, a routine at +2. A move pays it; an attack or
+/// charge would fight such a foe instead (ruling `general_actions`), and is
+/// weighed with it all the same, so that the AI names that foe itself.
 fn back_risk(
     world: &World,
     (here, me): (Cell, &Stats),

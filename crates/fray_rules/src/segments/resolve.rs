@@ -226,7 +226,7 @@ fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
     let backs = turning_back(world, &slot);
     match (&slot.action, backs.first()) {
         (_, None) => go_on(world, slot, held),
-        (Action::Move { .. } | Action::Flee, Some(_)) => {
+        (Action::Move { .. } | Action::Flee | Action::Cast { .. }, Some(_)) => {
             pause(world, slot, held, PauseKind::FleeingAttacks(backs))
         }
         (_, Some(&foe)) => {
@@ -248,6 +248,16 @@ fn engage_instead(world: &mut World, mut slot: Slot, foe: Entity) -> Slot {
         Action::Hold { target, .. } => target.replace(foe),
         _ => None,
     };
+    // Its second routine, if it has one, goes at the same foe.
+    let actor = slot.actor;
+    for s in world.resource_mut::<Flow>().slots.iter_mut() {
+        if s.actor == actor
+            && s.routine == Routine::Second
+            && let Action::Attack { target, .. } | Action::Charge { target, .. } = &mut s.action
+        {
+            *target = foe;
+        }
+    }
     let was = declared.map_or("its foe".to_string(), |d| name(world, d));
     record(world, || {
         Event::new(
@@ -528,6 +538,11 @@ pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: boo
                 reach_of(world, weapon),
                 budget * percent / 100,
             )
+        }
+        // 001 §Note about spells: a caster walks into its spell's range.
+        Action::Cast { spell, target } => {
+            let range = data.spells.get(spell).map_or(0, |s| s.range);
+            (Some(cell(world, *target)), range, budget)
         }
         _ => (None, 0, 0),
     };
