@@ -79,6 +79,16 @@ fn time_of(b: &Battle, needle: &str) -> String {
         .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", texts(b).join("\n")))
 }
 
+/// `name`'s entity in `b`.
+fn unit(b: &Battle, name: &str) -> Entity {
+    b.world().resource::<crucible::Flow>().entity(name).unwrap()
+}
+
+/// The battle of `text`, not yet begun, where everyone waits.
+fn idle(text: &str) -> Battle {
+    common::battle(text, &[], |_| Box::new(Plays(Vec::new())))
+}
+
 const NO_SURPRISE: &str = "options: {\"surprise\": \"none\"},";
 
 #[test]
@@ -267,7 +277,7 @@ fn bare_hands_already_in_melee_still_lose_initiative_to_a_weapon() {
         "(name: \"Bruno\", side: \"A\", template: \"brawler\", at: (3, 3), set: {\"hp\": 30}),
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3), set: {\"hp\": 30})";
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut warned = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
+    let mut warned = idle(&text);
     let bruno = warned
         .world()
         .resource::<crucible::Flow>()
@@ -412,12 +422,8 @@ fn no_5_foot_step_for_one_limited_to_5_feet() {
     let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3), set: {\"load\": 90}),
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
-    let pip = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Pip")
-        .unwrap();
+    let mut b = idle(&text);
+    let pip = unit(&b, "Pip");
     let step = Order::new("Pip", "step").cell(fray_core::grid::Cell::new(3, 4));
     assert!(
         crucible::validate(b.world_mut(), pip, &step).is_ok(),
@@ -434,12 +440,8 @@ fn one_limited_to_5_feet_moves_after_its_attack_not_before() {
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (5, 3)),
                  (name: \"Snag\", side: \"B\", template: \"orc\", at: (2, 3))";
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
-    let pip = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Pip")
-        .unwrap();
+    let mut b = idle(&text);
+    let pip = unit(&b, "Pip");
     let far = Order::new("Pip", "attack").target("Grum");
     let near = Order::new("Pip", "attack")
         .target("Snag")
@@ -514,11 +516,7 @@ fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
         "Wren is struck while casting burning_hands: the spell is spoiled and forgotten.",
     );
     assert_lacks(&b, "completes burning_hands");
-    let wren = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Wren")
-        .unwrap();
+    let wren = unit(&b, "Wren");
     let m = b.world().get::<Memorised>(wren).unwrap();
     assert_eq!(m.0, ["magic_missile", "magic_missile"]);
 }
@@ -539,11 +537,7 @@ fn a_spell_not_struck_goes_off_after_its_casting_time() {
         time_of(&b, "Wren completes magic_missile"),
         "round 1, initiative 5"
     );
-    let wren = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Wren")
-        .unwrap();
+    let wren = unit(&b, "Wren");
     let m = b.world().get::<Memorised>(wren).unwrap();
     assert_eq!(
         m.0,
@@ -817,12 +811,8 @@ fn an_archer_shoots_then_moves_back() {
     // A person is offered the shot and the move back, to the cell farthest
     // from the foes within its rate.
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
-    let aelis = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Aelis")
-        .unwrap();
+    let mut b = idle(&text);
+    let aelis = unit(&b, "Aelis");
     let choices = crucible::choices(b.world_mut(), aelis);
     assert!(
         choices.iter().any(|c| c.order.action == "fire_then_move"
@@ -958,12 +948,8 @@ fn full_round_casting_leaves_no_move_before_the_spell() {
     let sides = "(name: \"Ysolde\", side: \"A\", template: \"high_priest\", at: (1, 3)),
                  (name: \"Grusk\", side: \"B\", template: \"orc\", at: (11, 3))";
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
-    let ysolde = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Ysolde")
-        .unwrap();
+    let mut b = idle(&text);
+    let ysolde = unit(&b, "Ysolde");
     let cast = Order::new("Ysolde", "cast")
         .with("flame_strike")
         .target("Grusk")
@@ -1048,12 +1034,8 @@ fn player_orders_warn_before_they_provoke() {
     let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
                  (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
     let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let mut b = common::battle(&text, &[], |_| Box::new(Plays(Vec::new())));
-    let bram = b
-        .world()
-        .resource::<crucible::Flow>()
-        .entity("Bram")
-        .unwrap();
+    let mut b = idle(&text);
+    let bram = unit(&b, "Bram");
     let choices = crucible::choices(b.world_mut(), bram);
     let flee = choices.iter().find(|c| c.order.action == "flee").unwrap();
     assert!(

@@ -1182,12 +1182,10 @@ fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
     assert!(delay < fires && fires < ash && ash < bo);
 }
 
-#[test]
-fn the_abort_question_gives_the_odds_of_each_answer() {
-    // 002 §Abort, §Attack Roll: Ash (OCV 6) strikes at Bo (DCV 5): 3d6 + 6
-    // against 10 + 5 hits on 9 or more, 160 of 216 throws; Dodge's +3 DCV
-    // needs 12 or more, 81 of 216; Bo's Block roll (3d6 + OCV 5 against
-    // 10 + 6, ruling block) stops it on 11 or more, 108 of 216.
+/// What Bo, played by a person, is asked when Ash (OCV 6) strikes at him;
+/// `struck`: Bo has struck since his last action (ruling
+/// `opportunity_manoeuvre`).
+fn abort_prompt(struck: bool) -> String {
     let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
           grid: (kind: Square, width: 12, height: 12),
           sides: [(name: "A"), (name: "B")],
@@ -1206,39 +1204,34 @@ fn the_abort_question_gives_the_odds_of_each_answer() {
             Box::new(fray_core::decision::HumanSeat)
         }
     });
+    if struck {
+        let bo = entity(&b, "Bo");
+        b.world_mut()
+            .get_mut::<fray_rules::phases::Guard>(bo)
+            .unwrap()
+            .manoeuvres
+            .push(("strike".into(), 0, 0));
+    }
     let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
         panic!("Bo is not asked");
     };
     let decisions = b.world().resource::<fray_core::decision::Decisions>();
-    let prompt = &decisions.get(ids[0]).unwrap().prompt;
+    decisions.get(ids[0]).unwrap().prompt.clone()
+}
+
+#[test]
+fn the_abort_question_gives_the_odds_of_each_answer() {
+    // 002 §Abort, §Attack Roll: Ash (OCV 6) strikes at Bo (DCV 5): 3d6 + 6
+    // against 10 + 5 hits on 9 or more, 160 of 216 throws; Dodge's +3 DCV
+    // needs 12 or more, 81 of 216; Bo's Block roll (3d6 + OCV 5 against
+    // 10 + 6, ruling block) stops it on 11 or more, 108 of 216.
     assert_eq!(
-        prompt,
+        abort_prompt(false),
         "Ash attacks Bo (strike: hits 74%; with Dodge 38%; a Block stops it 50%): abort to a defensive action?"
     );
     // Ruling opportunity_manoeuvre: had Bo struck since its last action,
     // Dodge would combine with the Strike's DCV bonus of none: it spares
     // nothing, and the odds say so.
-    let mut b = common::battle(text, &[6, 6, 5], |side| {
-        if side == 0 {
-            script(vec![(
-                Q::Turn(None),
-                Order::new("Ash", "strike").target("Bo"),
-                false,
-            )])
-        } else {
-            Box::new(fray_core::decision::HumanSeat)
-        }
-    });
-    let bo = entity(&b, "Bo");
-    b.world_mut()
-        .get_mut::<fray_rules::phases::Guard>(bo)
-        .unwrap()
-        .manoeuvres
-        .push(("strike".into(), 0, 0));
-    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
-        panic!("Bo is not asked");
-    };
-    let decisions = b.world().resource::<fray_core::decision::Decisions>();
-    let prompt = &decisions.get(ids[0]).unwrap().prompt;
+    let prompt = abort_prompt(true);
     assert!(prompt.contains("hits 74%; with Dodge 74%"), "{prompt}");
 }
