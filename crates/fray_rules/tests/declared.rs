@@ -252,6 +252,28 @@ fn damage_takes_stress_first_then_wound_points() {
 }
 
 #[test]
+fn a_natural_20_short_of_defense_misses() {
+    // 004 §Defense: "any attack must equal or exceed a creature's Defense
+    // score to hit it" (ruling natural_rolls): Bors's 20 + 3 = 23 against
+    // Anna's Defense raised to 28 misses, and is no critical hit.
+    let orders = r#"(round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#;
+    let mut b = battle(&duel(
+        r#", set: {"defense_bonus": 15}"#,
+        "",
+        "9, 5, 20, 5, 14",
+        orders,
+        1,
+    ));
+    run(&mut b);
+    let attack = texts(&b)
+        .into_iter()
+        .find(|t| t.starts_with("Bors attacks Anna"))
+        .unwrap();
+    assert!(attack.ends_with("a miss."), "{attack}");
+    common::assert_lacks(&b, "a critical hit");
+}
+
+#[test]
 fn a_critical_hit_multiplies_and_bypasses_stress() {
     // Natural 20 (ruling natural_rolls): 1d8+2 with a 5 = 7, ×2 = 14, less 1 Armour = 13,
     // all to Wound Points: 13 - 13 = 0, Incapacitated. d% 14 > 13: no Combat Injury.

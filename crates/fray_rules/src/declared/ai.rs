@@ -50,9 +50,9 @@ fn legal(world: &World, me: Entity, order: &Order) -> bool {
     validate(world, me, order).is_ok()
 }
 
-/// Chance that d20 + `attack` meets `defense` (a natural 1 misses, a 20 hits).
+/// Chance that d20 + `attack` meets `defense` (a natural 1 misses).
 pub fn hit_chance(attack: i32, defense: i32) -> f32 {
-    let need = (defense - attack).clamp(2, 20);
+    let need = (defense - attack).clamp(2, 21);
     (21 - need) as f32 / 20.0
 }
 

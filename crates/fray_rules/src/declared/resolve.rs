@@ -1191,8 +1191,10 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     let natural = roll.natural();
     let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
     let def = defense(world, target);
-    let critical = natural >= r.critical_on;
-    let hit = natural != r.automatic_miss_on && (critical || total >= def);
+    // 004 §Defense: "any attack must equal or exceed a creature's Defense
+    // score to hit it", a natural 20 too (ruling natural_rolls).
+    let hit = natural != r.automatic_miss_on && total >= def;
+    let critical = hit && natural >= r.critical_on;
     let full = world
         .get::<RoundState>(target)
         .is_some_and(|rs| rs.full_defense);
