@@ -614,11 +614,16 @@ fn walk_fraction(
 
 /// Whether `e`, just stopped, could strike a mover.
 fn can_strike(world: &World, e: Entity) -> bool {
-    // 000 §3: after a noncombat option, no reacting to others' movement.
-    if !up(world, e)
-        || world.get::<super::Noncombat>(e).is_some()
-        || can_spend(world, e, Need { active: 1, any: 0 }).is_err()
-    {
+    up(world, e)
+        && can_spend(world, e, Need { active: 1, any: 0 }).is_ok()
+        && mover_in_reach(world, e)
+}
+
+/// Ruling `stop_options`: whether `e`, stopped, may react to a mover: an
+/// enemy still moving within the reach of the weapon it would strike with,
+/// and no noncombat option taken this round (000 §3).
+pub(super) fn mover_in_reach(world: &World, e: Entity) -> bool {
+    if world.get::<super::Noncombat>(e).is_some() {
         return false;
     }
     let reach = strike_reach(world, e);

@@ -368,7 +368,7 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 }
                 // 000 §3.2.2: "or alternatively execute an option other
                 // than an attack" (ruling stop_options: draw or grab).
-                "draw" | "grab" if !mover_in_reach(world, me) => Err(
+                "draw" | "grab" if !super::movement::mover_in_reach(world, me) => Err(
                     "one who stops draws or grabs only with a mover in reach, and not after a noncombat option (ruling stop_options)"
                         .into(),
                 ),
@@ -383,21 +383,6 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
             }
         }
     }
-}
-
-/// Ruling `stop_options`: whether `me`, stopped, may react to a mover: an
-/// enemy still moving within the reach of the weapon it would strike with,
-/// and no noncombat option taken this round (000 §3).
-fn mover_in_reach(world: &World, me: Entity) -> bool {
-    if world.get::<super::Noncombat>(me).is_some() {
-        return false;
-    }
-    let reach = attack_weapon(world, me).map_or(0, |w| reach_of(world, me, &w));
-    world.resource::<Flow>().traces.iter().any(|t| {
-        !t.done
-            && super::enemies(world, me, t.who)
-            && distance(world, me, t.who).is_some_and(|d| d <= reach)
-    })
 }
 
 /// An attack by `me` on `target` (000 §1.2.5); `stopping`: by one who just

@@ -234,9 +234,6 @@ pub struct Flow {
     /// segment held until all have acted (001 §3 Ties).
     pub group: Simultaneous<Slot, Hit>,
     pub paused: Option<Paused>,
-    /// Ruling `fleeing_attack`: the actor whose back its foes have already
-    /// struck at in the action under way, which then goes on.
-    pub back_struck: Option<Entity>,
     /// Each side's number at the start, and whether it has checked morale.
     pub starting: Vec<usize>,
     pub morale_checked: Vec<bool>,
@@ -455,7 +452,6 @@ pub fn populate(
             done: Vec::new(),
             group: Simultaneous::default(),
             paused: None,
-            back_struck: None,
             morale_checked: vec![false; s.sides.len()],
             starting,
             roster,

@@ -218,12 +218,13 @@ fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
         });
         return Acted::Done(held);
     }
-    {
-        let mut flow = world.resource_mut::<Flow>();
-        flow.done.push(slot.clone());
-        flow.back_struck = None;
-    }
-    let backs = turning_back(world, &slot);
+    world.resource_mut::<Flow>().done.push(slot.clone());
+    let backs = backs_turned(
+        world,
+        slot.actor,
+        &slot.action,
+        slot.routine == Routine::First,
+    );
     match (&slot.action, backs.first()) {
         (_, None) => go_on(world, slot, held),
         (Action::Move { .. } | Action::Flee | Action::Cast { .. }, Some(_)) => {
@@ -497,20 +498,11 @@ fn surprised_now(world: &World, e: Entity) -> bool {
             .is_some_and(|s| s.0 >= flow.segment)
 }
 
-/// Ruling `fleeing_attack`: the enemies next to `slot`'s actor at whom it
-/// turns its back: all of them when it flees, and those whose reach a move,
-/// a closing or a charge takes it out of (its way as [`planned_walk`]
-/// finds it). None once they have struck in this action.
-fn turning_back(world: &World, slot: &Slot) -> Vec<Entity> {
-    let e = slot.actor;
-    if world.resource::<Flow>().back_struck == Some(e) {
-        return Vec::new();
-    }
-    backs_turned(world, e, &slot.action, slot.routine == Routine::First)
-}
-
-/// The enemies next to `e` it would turn its back on doing `action` now
-/// (`first`: its first routine of the round, which may move).
+/// Ruling `fleeing_attack`: the enemies next to `e` it would turn its back
+/// on doing `action` now (`first`: its first routine of the round, which may
+/// move): all of them when it flees, and those whose reach a move, a
+/// closing, a charge or a walk into a spell's range takes it out of (its way
+/// as [`planned_walk`] finds it).
 pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: bool) -> Vec<Entity> {
     let data = &world.resource::<Data>().0;
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
@@ -726,7 +718,6 @@ pub fn take_interrupts(world: &mut World) {
         (PauseKind::FleeingAttacks(_), _) => {
             interrupts(world, e, &p.answers, false);
             if able(world, e) {
-                world.resource_mut::<Flow>().back_struck = Some(e);
                 match go_on(world, p.slot, held) {
                     Acted::Done(h) => held = h,
                     Acted::Paused => return,
