@@ -223,3 +223,21 @@ fn a_fighter_runs_up_to_an_archer_unalert_and_becomes_alert_as_it_stops() {
     );
     assert_eq!(order_when(&mut b, "Ash", "has stopped").action, "alert");
 }
+
+#[test]
+fn an_archer_walks_up_to_a_foe_beyond_a_preparations_range() {
+    // 000 §1.2.4: a preparation doubles the bow's 12 cells; Sly, 27 cells
+    // off, is beyond even that, so Wren walks up, unalert to shoot
+    // (000 §1.2.5), rather than stand idle round after round. 24 cells
+    // off, a preparation reaches him, and she stands to shoot.
+    let plotted = |sly: u32| {
+        let mut b = battle(&format!(
+            r#"(name: "Wren", side: "A", template: "archer", at: (1, 4), surprised: true),
+               (name: "Sly", side: "B", template: "archer", at: ({sly}, 4), surprised: true)"#
+        ));
+        let o = order_when(&mut b, "Wren", "plot a trace");
+        (o.action.to_string(), o.with.map(|w| w.to_string()))
+    };
+    assert_eq!(plotted(28), ("trace".into(), Some("unalert".into())));
+    assert_eq!(plotted(25).0, "stay");
+}

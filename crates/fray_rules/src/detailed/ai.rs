@@ -559,19 +559,25 @@ fn spells(s: &Asked, stats: &Stats, out: &mut Vec<Appraisal>) {
 
 /// 000 §3.1: stay, chase the trace of a running foe when the chase's 2"
 /// leave it movement, or draw a trace toward the nearest foe that stops
-/// within reach.
+/// within reach; an archer, only toward a foe beyond a preparation's range.
 fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     let (world, me, flow, name) = (s.world, s.me, s.flow, &s.name);
     out.push(Appraisal::plain(Order::new(name, "stay")));
     let Some(f) = s.nearest else {
         return;
     };
-    if missile_in_hand(world, me) {
-        return;
-    }
     let d = distance(world, me, f).unwrap_or(0);
-    let reach = attack_weapon(world, me).map_or(1, |w| reach_of(world, me, &w));
-    if d <= reach {
+    let weapon_in_hand = attack_weapon(world, me);
+    let reach = weapon_in_hand.as_ref().map_or(1, |w| reach_of(world, me, w));
+    // An archer stands to shoot, unless the nearest foe stands beyond even
+    // a preparation's range (000 §1.2.4): then it walks up, unalert to
+    // shoot (000 §1.2.5), until the foe is within the bow's range.
+    let archer = missile_in_hand(world, me);
+    let prepared = weapon_in_hand
+        .as_deref()
+        .and_then(|w| weapon(world, w))
+        .map_or(0, |w| reach + w.range);
+    if d <= reach || (archer && d <= prepared) {
         return;
     }
     // Run up unalert only when nobody could strike first in melee: the
@@ -596,7 +602,7 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     // An unalert foe is running: chase its trace (000 §3.1), unalert too,
     // to keep up. An unalert archer stands to shoot (000 §1.2.5): the trace
     // toward it stops within reach without the chase's 2" (000 §3.1).
-    let running = !alert(world, f) && !missile_in_hand(world, f);
+    let running = !archer && !alert(world, f) && !missile_in_hand(world, f);
     let chase_cost = world.resource::<Data>().0.numbers.chase_cost;
     if running && allowance(world, me, true) > chase_cost {
         out.push(Appraisal {
@@ -611,7 +617,7 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     }
     if let Some(cell) = toward {
         let mut o = Order::new(name, "trace").cell(cell).target(flow.name(f));
-        if far {
+        if far || archer {
             o = o.with("unalert");
         }
         out.push(Appraisal {
