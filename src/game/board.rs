@@ -937,12 +937,15 @@ fn highlights(
         info.push_str(" (too far for one round)");
     }
     if !entered.is_empty() {
-        let how = match s.view.provokes {
-            Provokes::Entering => "enters the reach of",
-            Provokes::Leaving => "leaves the reach of",
-            _ => "moves on within the reach of",
-        };
-        info.push_str(&format!("; {how} {}: it provokes them", entered.join(", ")));
+        let who = entered.join(", ");
+        info.push_str(&match s.view.provokes {
+            Provokes::Entering => format!("; enters the reach of {who}: it provokes them"),
+            Provokes::Leaving => format!("; leaves the reach of {who}: it provokes them"),
+            Provokes::TurningAway => {
+                format!("; turns its back on {who} (ruling fleeing_attack)")
+            }
+            _ => format!("; moves on within the reach of {who}: it provokes them"),
+        });
     }
     hover.path_info = Some(info);
 }

@@ -30,6 +30,9 @@ pub enum Provokes {
     /// A step that stays within a threat, after `free` such steps
     /// (003 §III F: more than 5' within melee range).
     Within { free: u32 },
+    /// A step out of the reach of an enemy the walk began beside: the
+    /// mover turns its back to it (001, ruling `fleeing_attack`).
+    TurningAway,
 }
 
 /// A move under way: the path, how far along it, what it cost and may cost.
@@ -73,6 +76,18 @@ pub fn provoked_along(
     threateners: &[Threatener],
 ) -> Vec<Entity> {
     let mut walk = Walk::new(Entity::PLACEHOLDER, path.to_vec(), u32::MAX, provokes);
+    // Only the enemies beside the mover as it sets out see its back.
+    let beside: Vec<Threatener>;
+    let threateners = if provokes == Provokes::TurningAway {
+        beside = threateners
+            .iter()
+            .filter(|t| t.covers(grid, start))
+            .copied()
+            .collect();
+        &beside[..]
+    } else {
+        threateners
+    };
     let mut met = Vec::new();
     let mut from = start;
     for &to in path {
@@ -169,6 +184,7 @@ impl Walk {
             Provokes::Never => false,
             Provokes::Entering => !t.covers(grid, from) && t.covers(grid, to),
             Provokes::Leaving => t.covers(grid, from),
+            Provokes::TurningAway => t.covers(grid, from) && !t.covers(grid, to),
             Provokes::Within { free } => {
                 let steps = self
                     .within
@@ -340,6 +356,37 @@ mod tests {
             (10, 2),
         ]);
         assert_eq!(provoked_along(&g, within, start, &on, &t), vec![b]);
+    }
+
+    #[test]
+    fn a_walk_turns_its_back_only_on_the_enemies_it_set_out_beside() {
+        // Ruling fleeing_attack: setting out beside A at (3, 4), the walk
+        // east leaves A's reach and turns its back on A; it passes beside
+        // B at (6, 3) and leaves B's reach too, but set out far from B.
+        let g = Grid::new(GridKind::Square, 12, 9);
+        let (a, b) = (
+            Entity::from_raw_u32(7).unwrap(),
+            Entity::from_raw_u32(8).unwrap(),
+        );
+        let t = [
+            Threatener {
+                entity: a,
+                ..foe(3, 4)
+            },
+            Threatener {
+                entity: b,
+                ..foe(6, 3)
+            },
+        ];
+        let away = Provokes::TurningAway;
+        let east = path(&[(5, 4), (6, 4), (7, 4), (8, 4)]);
+        assert_eq!(
+            provoked_along(&g, away, Cell::new(4, 4), &east, &t),
+            vec![a]
+        );
+        // A step that keeps it beside A turns no back.
+        let around = path(&[(4, 5)]);
+        assert!(provoked_along(&g, away, Cell::new(4, 4), &around, &t).is_empty());
     }
 
     #[test]

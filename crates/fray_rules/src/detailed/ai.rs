@@ -568,7 +568,9 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     };
     let d = distance(world, me, f).unwrap_or(0);
     let weapon_in_hand = attack_weapon(world, me);
-    let reach = weapon_in_hand.as_ref().map_or(1, |w| reach_of(world, me, w));
+    let reach = weapon_in_hand
+        .as_ref()
+        .map_or(1, |w| reach_of(world, me, w));
     // An archer stands to shoot, unless the nearest foe stands beyond even
     // a preparation's range (000 §1.2.4): then it walks up, unalert to
     // shoot (000 §1.2.5), until the foe is within the bow's range.

@@ -241,11 +241,12 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     sheet.0
 }
 
-/// What a move provokes, for the board's warning: none by the core's
-/// measures. A move out of the reach of an enemy beside the mover turns its
-/// back to it (ruling `fleeing_attack`), which none of them tells; the
-/// declarations that would are marked so in the list of choices instead.
-pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Never;
+/// What a move provokes, for the board's warning: a move out of the reach
+/// of an enemy beside the mover turns its back to it (ruling
+/// `fleeing_attack`). The declarations that would are marked so in the
+/// list of choices too.
+pub(super) const PROVOKES: fray_core::movement::Provokes =
+    fray_core::movement::Provokes::TurningAway;
 
 /// 001 §3: a round is ten segments.
 /// What the bars and marks mean, for the help's legend.
