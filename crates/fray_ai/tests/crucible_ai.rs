@@ -42,3 +42,45 @@ fn a_foe_an_ally_already_strikes_at_this_count_is_left_to_it() {
     let after = BasicAi.decide(battle.world_mut(), &bram);
     assert_eq!(after, Some(Order::new("Bram", "attack").target("Grum")));
 }
+
+/// What the basic AI has Rook, a ranger with a shortbow at (4, 4), do
+/// first, with an ogre at `ogre`.
+fn rooks_order(ogre: (u32, u32)) -> Order {
+    let text = format!(
+        r#"(
+    name: "t", ruleset: "crucible",
+    grid: (kind: Square, width: 20, height: 9),
+    options: {{"surprise": "none"}},
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [
+        (name: "Rook", side: "A", template: "ranger", at: (4, 4)),
+        (name: "Mog", side: "B", template: "ogre", at: {ogre:?}),
+    ],
+    dice: [1, 12],
+)"#
+    );
+    let mut battle = battle_from_text(&text, 1).unwrap();
+    loop {
+        let d = common::awaited(&mut battle).expect("Rook is asked");
+        let order = BasicAi.decide(battle.world_mut(), &d).expect("the AI answers");
+        if d.actor_name == "Rook" {
+            return order;
+        }
+        battle.answer(d.id, order);
+    }
+}
+
+#[test]
+fn a_shooter_falls_back_after_its_shot_from_a_foe_who_could_come_to_it() {
+    // 003 §III D: "Movement may be split as desired before and/or after
+    // attacking". Mog, five squares off, walks his rate of 5 to Rook and
+    // strikes; Rook shoots, then falls back beyond that walk.
+    let o = rooks_order((9, 4));
+    assert_eq!(
+        (o.action.as_str(), o.target.as_deref()),
+        ("fire_then_move", Some("Mog")),
+        "{o:?}"
+    );
+    // Nine squares off, Mog cannot come to Rook this round: he only shoots.
+    assert_eq!(rooks_order((13, 4)).action, "fire");
+}

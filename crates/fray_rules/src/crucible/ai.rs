@@ -241,7 +241,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 /// 003 §III A, §III C–D: a shot at each foe in range of `me`'s missile,
 /// or brought within it by moving first when `may_move`; weighed against
 /// the attacks of opportunity of the armed foes beside where it shoots
-/// from and those of the way there.
+/// from and those of the way there. A shot from where it stands may be
+/// followed by falling back, worth the blows that spares.
 fn missiles(
     world: &World,
     me: Entity,
@@ -255,6 +256,7 @@ fn missiles(
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
     let who = name(world, me);
+    let back = may_move.then(|| fall_back(world, me, foes)).flatten();
     for &f in foes {
         let order = Order::new(&who, "fire").target(name(world, f));
         let (walked, order) = if grid.distance(here, cell(world, f)) <= w.range {
@@ -287,7 +289,46 @@ fn missiles(
             risk: r + walk_risk,
             ..Appraisal::plain(order)
         });
+        if let (true, Some((to, back_risk, spared))) = (walked.is_empty(), back) {
+            out.push(Appraisal {
+                damage,
+                target_left,
+                risk: r + back_risk,
+                other: spared,
+                ..Appraisal::plain(
+                    Order::new(&who, "fire_then_move")
+                        .target(name(world, f))
+                        .cell(to),
+                )
+            });
+        }
     }
+}
+
+/// 003 §III D: where a shooter would fall back to after its shot
+/// ([`orders::falling_back_from`]), the risk of the walk there, and the
+/// blows it spares: those of each armed foe whose standard rate brings it
+/// to where the shooter stands but not to where it falls back, counted at
+/// even odds of that foe acting after it. None when it spares nothing.
+fn fall_back(world: &World, me: Entity, foes: &[Entity]) -> Option<(Cell, f32, f32)> {
+    let to = orders::falling_back_from(world, me)?;
+    let (cells, _) = path(world, me, to, 0)?;
+    let grid = world.resource::<Grid>();
+    let here = cell(world, me);
+    let comes = |f: Entity, c: Cell| {
+        let speed = world.get::<Stats>(f).map_or(0, |s| s.speed);
+        grid.distance(cell(world, f), c) <= speed + 1
+    };
+    let spared: f32 = foes
+        .iter()
+        .filter(|&&f| melee_weapon(world, f).is_some() && comes(f, here) && !comes(f, to))
+        .map(|&f| 0.5 * blow(world, f, me, false) * attacks_this_round(world, f) as f32)
+        .sum();
+    if spared <= 0.0 {
+        return None;
+    }
+    let walk_risk = risk(world, me, &cells, &threats(world, me));
+    Some((to, walk_risk, spared))
 }
 
 /// Spells worth casting: harm on a foe, healing on a hurt ally.
