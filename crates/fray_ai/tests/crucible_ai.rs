@@ -62,7 +62,9 @@ fn rooks_order(ogre: (u32, u32)) -> Order {
     let mut battle = battle_from_text(&text, 1).unwrap();
     loop {
         let d = common::awaited(&mut battle).expect("Rook is asked");
-        let order = BasicAi.decide(battle.world_mut(), &d).expect("the AI answers");
+        let order = BasicAi
+            .decide(battle.world_mut(), &d)
+            .expect("the AI answers");
         if d.actor_name == "Rook" {
             return order;
         }

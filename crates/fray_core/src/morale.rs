@@ -61,6 +61,16 @@ impl Census {
             opponents: self.0.iter().sum::<i32>() - allies,
         }
     }
+
+    /// The same for one of `side` no longer fighting itself (down, say):
+    /// every one of its side still fighting is its ally.
+    pub fn standing_apart(&self, side: Side) -> Standing {
+        let allies = self.0.get(side.0).copied().unwrap_or(0);
+        Standing {
+            allies,
+            opponents: self.0.iter().sum::<i32>() - allies,
+        }
+    }
 }
 
 /// A morale check due: who checks and why, the dice and modifiers, and what

@@ -964,6 +964,31 @@ fn outnumbered_monsters_check_morale_and_rout_on_failure() {
 }
 
 #[test]
+fn a_monster_felled_by_a_hit_still_checks_morale() {
+    // 004 §Step 4 spares no monster: Bors, felled to 0 Wound Points by a
+    // critical of 13 (a_critical_hit_multiplies_and_bypasses_stress), took
+    // more than half his 13 in a single hit. 3d6 (1, 1, 1) + 0 Insight + 2
+    // HD + 1 ally (Cato) = 6 against 11 + 1 opponent: he routs, and crawls
+    // off his 1 cell a round (ruling grid_scale) rather than strike again.
+    let text = duel("", "", "5, 9, 9, 20, 5, 14, 1, 1, 1", ANNA_ATTACKS, 2)
+        .replace(
+            r#"(name: "B", seat: Script)"#,
+            r#"(name: "B", seat: Script, morale: true)"#,
+        )
+        .replace(r#"(name: "Bors""#, BYSTANDER);
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Bors is Incapacitated (0 Wound Points)");
+    assert_has(
+        &b,
+        "Bors checks morale (took 13 Wound Points in a single hit, more than half its 13): 3 + 0 Insight + 2 HD + 1 allies = 6 against 12 (11 + 1 opponents): fails.",
+    );
+    assert_has(&b, "Bors breaks and flees; it no longer fights.");
+    assert_has(&b, "Bors declares: flee.");
+    assert_has(&b, "Bors crawls from (2, 1) to");
+}
+
+#[test]
 fn an_obvious_defeat_fails_morale_outright() {
     // Three against one: ruling obvious_defeat.
     let text = duel("", "", "5, 9, 7, 7", "", 1)

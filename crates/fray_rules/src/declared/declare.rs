@@ -525,7 +525,8 @@ fn auto_declare_routed(world: &mut World) {
             world.get::<Routed>(e).is_some()
                 && world.get::<Fled>(e).is_none()
                 && super::declared(world, e).is_none()
-                && world.get::<Health>(e) == Some(&Health::Fine)
+                && world.get::<Health>(e).is_some_and(|h| *h != Health::Dead)
+                && !world.get::<Hurts>(e).is_some_and(|h| h.paralysed)
         })
         .collect();
     for e in routed {

@@ -3,6 +3,7 @@
 
 use super::*;
 use fray_core::log::EventKind;
+use fray_core::model::Fighting;
 
 /// 004 §Wound Points: a Dying creature loses 1 Wound Point at the end of
 /// every round, unless stabilised; so does one who cannot breathe (ruling
@@ -177,18 +178,15 @@ pub fn morale_checks(world: &mut World) {
     let census = fray_core::morale::Census::of(world, &roster);
     let monsters: Vec<(Entity, fray_core::morale::Standing)> = roster
         .iter()
-        .filter(|&&e| {
-            world.get::<Fighting>(e).is_some()
-                && world.get::<Monster>(e).is_some()
-                && world.get::<Health>(e) == Some(&Health::Fine)
-        })
+        .filter(|&&e| world.get::<Monster>(e).is_some() && may_break(world, e))
         .map(|&e| match world.get::<Side>(e) {
+            Some(&side) if world.get::<Fighting>(e).is_none() => (e, census.standing_apart(side)),
             Some(&side) => (e, census.standing(side)),
             None => (e, fray_core::morale::standing(world, &roster, e)),
         })
         .collect();
     for (e, standing) in monsters {
-        if world.get::<Fighting>(e).is_none() {
+        if !may_break(world, e) {
             continue;
         }
         let name = world.resource::<Flow>().name(e).to_string();
@@ -223,6 +221,16 @@ pub fn morale_checks(world: &mut World) {
             see_through(world, e);
         }
     }
+}
+
+/// Whether `e` may still break: not routed, fled, dead or paralysed. A
+/// monster down at 0 Wound Points or below checks too: 004 §Step 4 spares
+/// none, and the hit that felled it is often the one that calls for it.
+pub(super) fn may_break(world: &World, e: Entity) -> bool {
+    world.get::<Routed>(e).is_none()
+        && world.get::<Fled>(e).is_none()
+        && world.get::<Health>(e).is_some_and(|h| *h != Health::Dead)
+        && !world.get::<Hurts>(e).is_some_and(|h| h.paralysed)
 }
 
 /// Ruling `intimidate_action`: a monster that holds against an

@@ -24,7 +24,7 @@ use fray_core::dice::{Dice, DiceExpr, Roll};
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Event, Modifier};
 pub use fray_core::model::Rostered;
-use fray_core::model::{BattleResult, Combatant, Fighting, Outcome, Side, Sides};
+use fray_core::model::{BattleResult, Combatant, Outcome, Side, Sides};
 use fray_core::scenario::{Arrival, CombatantSpec, LoadedScenario};
 use fray_core::simultaneous::Simultaneous;
 

@@ -1670,6 +1670,12 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         world.entity_mut(e).insert(best);
     }
     count_move(world, e, cost);
+    // One down crawls its 1 cell (ruling grid_scale).
+    let runs = if health(world, e) == Health::Fine {
+        "runs"
+    } else {
+        "crawls"
+    };
     if off {
         world
             .entity_mut(e)
@@ -1679,7 +1685,7 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
             Event::new(
                 EventKind::Fled,
                 "ruling morale_failure",
-                format!("{me} runs from {from} to {best} and off the battlefield."),
+                format!("{me} {runs} from {from} to {best} and off the battlefield."),
             )
             .actor(&me)
         });
@@ -1688,7 +1694,7 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
             Event::new(
                 EventKind::Move,
                 "ruling morale_failure",
-                format!("{me} runs from {from} to {best}."),
+                format!("{me} {runs} from {from} to {best}."),
             )
             .actor(&me)
         });
