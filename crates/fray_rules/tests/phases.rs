@@ -715,6 +715,33 @@ fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
 }
 
 #[test]
+fn stunned_halves_the_whole_dcv_dodge_included() {
+    // Ruling stunned: "half DCV". Bo aborts to Dodge against Ash (DCV 5 + 3
+    // = 8) and is Stunned by the hit all the same (3d6 18 + OCV 7 = 25
+    // against 18; 24 STUN less PD 4 = 20 > CON 12). Cy then strikes at
+    // half of all 8: 4.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            abort("Bo", "dodge"),
+            o("Cy", "strike").target("Bo"),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    line(
+        &b,
+        "Cy strikes at Bo: 3d6 3 + OCV 6 = 9 against 10 + DCV 4 = 14 (DCV: Manoeuvres +3, Stunned (half DCV) -4): miss.",
+    );
+}
+
+#[test]
 fn stunned_halves_dcv_and_costs_the_next_action_and_the_post_turn_recovers() {
     // Ruling stunned: 4d6 [6, 6, 6, 6] = 24 STUN, less PD 4 = 20 > CON 12.
     // Cy strikes the Stunned Bo before Bo's turn: DCV 5 halved to 2.
@@ -1065,6 +1092,39 @@ fn a_dodge_still_stands_against_a_strike_readied_for_the_dodgers_next_action() {
         "{}",
         texts(&b)[strike]
     );
+}
+
+#[test]
+fn a_strike_readied_for_a_stunned_foe_goes_off_before_its_recovery() {
+    // Ruling stunned: Recover from being Stunned is a full-phase action
+    // (002 §Full-Phase Actions), so it sets off a strike readied for the
+    // foe's next action, "just before the action that triggers it" (002
+    // §Ready). Ash readies for Bo; Cy stuns Bo (3d6 18, 24 STUN less PD 4 =
+    // 20 > CON 12); on Bo's turn Ash strikes first, then Bo recovers.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 4}),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
+        vec![
+            o("Ash", "ready").target("Bo"),
+            o("Cy", "strike").target("Bo"),
+        ],
+    );
+    run(&mut b);
+    let stunned = line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let strike = line(&b, "Ash strikes at Bo (readied)");
+    let recovers = line(
+        &b,
+        "Bo spends the phase recovering from being Stunned (a full-phase action).",
+    );
+    assert!(stunned < fires && fires < strike && strike < recovers);
 }
 
 #[test]

@@ -269,6 +269,10 @@ pub enum Work {
     },
     /// An order held back while the strikes readied for it resolve.
     Perform { actor: Entity, plan: orders::Plan },
+    /// The Recovery from being Stunned that begins a turn, held back while
+    /// the strikes readied for it resolve (ruling `ready_trigger`); the
+    /// turn goes on after it.
+    Recover { actor: Entity, kind: TurnKind },
 }
 
 /// What the open decision asks.

@@ -276,6 +276,12 @@ fn end_phase(world: &mut World) {
 fn work_on(world: &mut World, work: Work) -> Next {
     match work {
         Work::Turn { actor, kind, begun } => turn(world, actor, kind, begun),
+        Work::Recover { actor, kind } => {
+            if up(world, actor) && stunned(world, actor) {
+                recover(world, actor);
+            }
+            turn(world, actor, kind, true)
+        }
         Work::Move { .. } => walk(world, work),
         Work::Attack { .. } => attack(world, work),
         Work::Provoking { actor, action } => {
@@ -342,6 +348,17 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
     if !begun && !begin_turn(world, actor, kind) {
         return Next::Done;
     }
+    // Ruling stunned: a Stunned character's action is its Recovery, which
+    // sets off the strikes readied for its next action first (ruling
+    // ready_trigger).
+    if !begun && up(world, actor) && stunned(world, actor) {
+        let fired = readied_by(world, Trigger::Acts(actor), actor, None);
+        if !fired.is_empty() {
+            let recover = Work::Recover { actor, kind };
+            return Next::Keep(recover, readied_questions(fired, actor));
+        }
+        recover(world, actor);
+    }
     if !up(world, actor) || stunned(world, actor) {
         end_turn(world, actor);
         return Next::Done;
@@ -389,10 +406,9 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
 
 /// The start of a character's turn: a delayed or readied action not taken
 /// lapses (002 §Delay Consequences, §Ready Consequences); an action given
-/// up by aborting is not taken (002 §Abort Consequences); a Stunned
-/// character spends the phase recovering (ruling `stunned`), an action that
-/// ends its Dodge, Block and manoeuvres, as its first action would
-/// ([`next_action`]). Returns whether the turn goes on.
+/// up by aborting is not taken (002 §Abort Consequences). A Stunned
+/// character's Recovery follows ([`recover`]). Returns whether the turn
+/// goes on.
 fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
     stamp(world, Some(actor));
     let index = world.resource::<Flow>().phase_index();
@@ -451,26 +467,29 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
         end_turn(world, actor);
         return false;
     }
-    if stunned(world, actor) {
-        next_action(world, actor);
-        world.entity_mut(actor).remove::<Stunned>();
-        if let Some(mut u) = world.get_mut::<Use>(actor) {
-            u.full_phase = true;
-        }
-        log(world, || {
-            Event::new(
-                EventKind::RecoverFromStun,
-                "ruling stunned",
-                format!(
-                    "{who} spends the phase recovering from being Stunned (a full-phase action)."
-                ),
-            )
-            .actor(&who)
-        });
-        // 002 §Full-Phase Actions: "you can take a 1-hex step if it doesn't
-        // involve moving any distance": the turn goes on for the step alone.
-    }
     true
+}
+
+/// Ruling `stunned`: the Stunned `actor` spends the phase recovering, a
+/// full-phase action that ends its Dodge, Block and manoeuvres, as its
+/// first action would ([`next_action`]).
+fn recover(world: &mut World, actor: Entity) {
+    let who = name(world, actor);
+    next_action(world, actor);
+    world.entity_mut(actor).remove::<Stunned>();
+    if let Some(mut u) = world.get_mut::<Use>(actor) {
+        u.full_phase = true;
+    }
+    log(world, || {
+        Event::new(
+            EventKind::RecoverFromStun,
+            "ruling stunned",
+            format!("{who} spends the phase recovering from being Stunned (a full-phase action)."),
+        )
+        .actor(&who)
+    });
+    // 002 §Full-Phase Actions: "you can take a 1-hex step if it doesn't
+    // involve moving any distance": the turn goes on for the step alone.
 }
 
 /// Whether `actor` could still do anything this phase besides end its turn.
@@ -1620,7 +1639,7 @@ fn ocv_parts(
 /// manoeuvres in effect, surprise and water.
 pub fn dcv(world: &World, target: Entity) -> i32 {
     let mut total = 0;
-    dcv_parts(world, target, |_, v| total += v);
+    dcv_parts(world, (target, None), |_, v| total += v);
     total
 }
 
@@ -1630,43 +1649,47 @@ pub fn dcv(world: &World, target: Entity) -> i32 {
 pub fn dcv_dodging(world: &World, target: Entity) -> i32 {
     let data = &world.resource::<Data>().0;
     let dodge = data.manoeuvre("dodge").map(|m| (m.ocv, m.dcv));
-    let (now, then) = (
-        guarded(world, target, None).1,
-        guarded(world, target, dodge).1,
-    );
-    dcv(world, target) - now + then
+    let mut total = 0;
+    dcv_parts(world, (target, dodge), |_, v| total += v);
+    total
 }
 
 /// [`dcv`], and its parts for the log.
 pub fn dcv_explained(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
-    explained(|part| dcv_parts(world, target, part))
+    explained(|part| dcv_parts(world, (target, None), part))
 }
 
-/// The parts of [`dcv`], each told to `part`.
-fn dcv_parts(world: &World, target: Entity, mut part: impl FnMut(&'static str, i32)) {
+/// The parts of [`dcv`], each told to `part`, with the manoeuvre `extra`
+/// combined with those in effect. Ruling `stunned`: a Stunned character's
+/// DCV is half of all the rest, rounded down.
+fn dcv_parts(
+    world: &World,
+    (target, extra): (Entity, Option<(i32, i32)>),
+    mut part: impl FnMut(&'static str, i32),
+) {
     let data = &world.resource::<Data>().0;
     let Some(stats) = world.get::<Stats>(target) else {
         return;
     };
-    part("DCV", stats.cv);
-    if stunned(world, target) {
-        let d = data.ruling_numbers.stunned_dcv_divisor;
-        part("Stunned (half DCV)", stats.cv / d - stats.cv);
-    }
-    if world
-        .get::<Guard>(target)
-        .is_some_and(|g| !g.manoeuvres.is_empty())
-    {
-        let (_, d) = guarded(world, target, None);
-        if d != 0 {
-            part("Manoeuvres", d);
-        }
+    let mut total = 0;
+    let mut add = |name, value| {
+        total += value;
+        part(name, value);
+    };
+    add("DCV", stats.cv);
+    let (_, d) = guarded(world, target, extra);
+    if d != 0 {
+        add("Manoeuvres", d);
     }
     if world.resource::<Flow>().phase == 0 && world.get::<Unaware>(target).is_some() {
-        part("Unaware (Surprise Phase)", data.numbers.unaware_dcv);
+        add("Unaware (Surprise Phase)", data.numbers.unaware_dcv);
     }
     if stats.underwater {
-        part("Underwater", data.ruling_numbers.underwater_dcv);
+        add("Underwater", data.ruling_numbers.underwater_dcv);
+    }
+    if stunned(world, target) {
+        let d = data.ruling_numbers.stunned_dcv_divisor;
+        part("Stunned (half DCV)", total.div_euclid(d) - total);
     }
 }
 

@@ -145,7 +145,7 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
 /// above it).
 fn turn_holder(flow: &Flow) -> Option<Entity> {
     flow.stack.iter().find_map(|w| match w {
-        Work::Turn { actor, .. } => Some(*actor),
+        Work::Turn { actor, .. } | Work::Recover { actor, .. } => Some(*actor),
         _ => None,
     })
 }
