@@ -1483,3 +1483,59 @@ fn the_parry_question_gives_the_odds_with_and_without_the_parry() {
         ["Ash attacks Bo (hits 55%; parried, 36%): parry (a blow)?"]
     );
 }
+
+#[test]
+fn a_person_may_run_at_a_foe_no_longer_alert() {
+    // 000 §3: "Characters may cease to be alert; any characters may move.
+    // Alert characters ... are limited to half the normal movement
+    // distance." Ash, alert, is offered the run at Bo unalert, and runs
+    // his full 6 cells rather than 3.
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 4))"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    loop {
+        let _ = b.run();
+        let open = b
+            .world()
+            .resource::<fray_core::decision::Decisions>()
+            .open()
+            .to_vec();
+        let d = open.first().expect("Ash is asked for his trace");
+        if asked(b.world(), d) == Q::Trace && d.actor_name == "Ash" {
+            break;
+        }
+        let answer = if asked(b.world(), d) == Q::Trace {
+            "stay"
+        } else {
+            "pass"
+        };
+        b.answer(d.id, Order::new(&d.actor_name, answer));
+    }
+    let ash = entity(&b, "Ash");
+    let choices = detailed::orders::choices(b.world(), ash);
+    let labels: Vec<&str> = choices.iter().map(|c| c.label.as_str()).collect();
+    let run_at = choices
+        .iter()
+        .find(|c| c.label == "Run at Bo, no longer alert (full movement), stopping within reach")
+        .unwrap_or_else(|| panic!("{labels:#?}"));
+    assert!(run_at.refused.is_none(), "{:?}", run_at.refused);
+    assert!(labels.contains(&"Chase Bo, no longer alert (full movement, -2)"));
+    let open = b
+        .world()
+        .resource::<fray_core::decision::Decisions>()
+        .open()
+        .to_vec();
+    for d in open {
+        let order = match d.actor_name.as_str() {
+            "Ash" => run_at.order.clone(),
+            who => Order::new(who, "stay"),
+        };
+        b.answer(d.id, order);
+    }
+    let _ = b.run();
+    line(
+        &b,
+        "Ash to (8, 4) (6 cells, stopping within reach of Bo), unalert (ruling unalert_movement)",
+    );
+}

@@ -750,6 +750,18 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
     grid.path_toward(here, to, 0, |c| taken.contains(&c))
 }
 
+/// Where a trace toward `foe` ends: the first cell of the way there, round
+/// whoever stands in it, within reach of the weapon in hand.
+fn trace_toward(world: &World, me: Entity, foe: Entity) -> Option<Cell> {
+    let here = *world.get::<Cell>(me)?;
+    let there = *world.get::<Cell>(foe)?;
+    let reach = attack_weapon(world, me).map_or(1, |w| reach_of(world, me, &w));
+    let taken = fray_core::model::taken_cells(world, me);
+    let grid = world.resource::<Grid>();
+    let (path, _) = grid.path_toward(here, there, reach.max(1), |c| taken.contains(&c))?;
+    path.last().copied()
+}
+
 fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
     let unalert = order.with.as_deref() == Some("unalert");
     // 000 §3: after a noncombat option one "cannot react to others' movement".
@@ -833,7 +845,7 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             offer(Order::new(&name, "pass"), "Do not parry".into());
         }
         Ask::Noncombat => noncombat_choices(world, me, &name, &others, &mut offer),
-        Ask::Trace => trace_choices(&name, &foes, &mut offer),
+        Ask::Trace => trace_choices(world, me, &foes, &mut offer),
         Ask::Stopped => stopped_choices(world, me, &name, &foes, &mut offer),
     }
     out.sort_by_key(|c| c.refused.is_some());
@@ -938,18 +950,55 @@ fn noncombat_choices(
     offer(Order::new(name, "pass"), "Nothing".into());
 }
 
-/// 000 §3.1: the traces offered — chasing a foe, or staying.
-fn trace_choices(name: &str, foes: &[&(Entity, String)], offer: &mut impl FnMut(Order, String)) {
-    for (_, n) in foes {
+/// 000 §3.1: the traces offered — chasing a foe or making for it, alert
+/// or not ("Characters may cease to be alert; any characters may move"),
+/// or staying. A typed cell is an alert trace.
+fn trace_choices(
+    world: &World,
+    me: Entity,
+    foes: &[&(Entity, String)],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let name = &world.resource::<Flow>().name(me).to_string();
+    // What each kind of trace does to alertness and movement, in words.
+    let (alert_words, half, unalert_words) = if super::alert(world, me) {
+        ("", "", ", no longer alert")
+    } else {
+        (", becoming alert", "half movement, ", ", unalert")
+    };
+    for (f, n) in foes {
         offer(
             Order::new(name, "chase").target(n),
-            format!("Chase {n} (-2 movement)"),
+            format!("Chase {n}{alert_words} ({half}-2 movement)"),
+        );
+        offer(
+            Order::new(name, "chase").target(n).with("unalert"),
+            format!("Chase {n}{unalert_words} (full movement, -2)"),
+        );
+        let Some(cell) = trace_toward(world, me, *f) else {
+            continue;
+        };
+        offer(
+            Order::new(name, "trace").cell(cell).target(n),
+            format!("Make for {n}{alert_words}, stopping within reach"),
+        );
+        offer(
+            Order::new(name, "trace")
+                .cell(cell)
+                .target(n)
+                .with("unalert"),
+            format!("Run at {n}{unalert_words} (full movement), stopping within reach"),
         );
     }
-    offer(Order::new(name, "stay"), "Stay".into());
+    let (stay, stay_unalert) = if super::alert(world, me) {
+        ("Stay", "Stay, no longer alert")
+    } else {
+        ("Stay, becoming alert", "Stay, unalert")
+    };
+    offer(Order::new(name, "stay"), stay.into());
     offer(
         Order::new(name, "stay").with("unalert"),
-        "Stay, no longer alert".into(),
+        stay_unalert.into(),
     );
     for (_, n) in foes {
         offer(
