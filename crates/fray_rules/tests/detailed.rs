@@ -1539,3 +1539,65 @@ fn a_person_may_run_at_a_foe_no_longer_alert() {
         "Ash to (8, 4) (6 cells, stopping within reach of Bo), unalert (ruling unalert_movement)",
     );
 }
+
+#[test]
+fn a_mover_knocked_down_ends_its_movement_where_it_fell() {
+    // Ruling fall: Bo strikes Mira as she runs past (000 §3.2.2), double
+    // tens and D20 19 on the double_tens table knock her down: she lies
+    // where she fell rather than run on down her trace.
+    let mut b = battle(
+        r#"(name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
+           (name: "Bo", side: "B", template: "swordsman", at: (4, 4))"#,
+        &[10, 10, 19, 3, 2],
+        vec![
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(14, 4))),
+            (Q::Stopped, Order::new("Bo", "attack").target("Mira")),
+        ],
+        1,
+    );
+    run(&mut b);
+    let down = line(&b, "the blow knocks the target down");
+    let lies = line(
+        &b,
+        "Mira is down: it ends its movement where it fell at (5, 4).",
+    );
+    assert!(down < lies);
+    assert_eq!(count(&b, "Mira stops at"), 0, "{}", texts(&b).join("\n"));
+}
+
+#[test]
+fn the_range_changes_freely_to_a_fallen_opponent_only() {
+    // 000 §1.2.3.5: "May change range to any fallen opponent to any range
+    // between 1 and 6 inclusive." Ash is offered the cells beside the
+    // fallen Bob and 6 from him; to his fallen friend Pal it is refused.
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"reactive": 0}),
+        (name: "Pal", side: "A", template: "swordsman", at: (2, 6), starts: ["fallen"], set: {"active": 0, "reactive": 0}),
+        (name: "Bob", side: "B", template: "swordsman", at: (5, 4), starts: ["fallen"], set: {"active": 0, "reactive": 0})"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let choices = detailed::orders::choices(b.world(), entity(&b, "Ash"));
+    let offered = |label: &str| {
+        choices
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{label}: {:#?}",
+                    choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+                )
+            })
+            .refused
+            .is_none()
+    };
+    assert!(offered("Change range to the fallen Bob: to 1, at (4, 4)"));
+    assert!(offered("Change range to the fallen Bob: to 6, at (2, 10)"));
+    let to_pal = Order::new("Ash", "change_range")
+        .target("Pal")
+        .cell(Cell::new(2, 5));
+    let refused = detailed::orders::validate(b.world(), entity(&b, "Ash"), &to_pal);
+    assert_eq!(
+        refused.err().as_deref(),
+        Some("the range changes freely only to a fallen opponent (000 §1.2.3.5)")
+    );
+}

@@ -398,7 +398,7 @@ type Advance = (usize, usize, bool, &'static str);
 /// its remaining trace; those ending after the smallest fraction stop there;
 /// the others advance that fraction, rounded down (ruling `trace_fractions`).
 fn advance(world: &mut World) {
-    stop_the_unconscious(world);
+    stop_the_fallen(world);
     let grid = world.resource::<Grid>().clone();
     let traces = world.resource::<Flow>().traces.clone();
     let movers: Vec<usize> = (0..traces.len()).filter(|&i| !traces[i].done).collect();
@@ -451,16 +451,34 @@ fn advance(world: &mut World) {
     });
 }
 
-/// Ruling unconscious: the unconscious move no further.
-fn stop_the_unconscious(world: &mut World) {
+/// Rulings unconscious and fall: the unconscious move no further, nor does
+/// one knocked down as it moves: it ends its movement where it fell.
+fn stop_the_fallen(world: &mut World) {
     let out: Vec<usize> = {
         let flow = world.resource::<Flow>();
         (0..flow.traces.len())
-            .filter(|&i| !flow.traces[i].done && !up(world, flow.traces[i].who))
+            .filter(|&i| {
+                let who = flow.traces[i].who;
+                !flow.traces[i].done
+                    && (!up(world, who) || world.get::<super::Fallen>(who).is_some())
+            })
             .collect()
     };
     for i in out {
+        let who = world.resource::<Flow>().traces[i].who;
         world.resource_mut::<Flow>().traces[i].done = true;
+        if up(world, who) {
+            let (me, at) = (name(world, who), world.get::<Cell>(who).copied());
+            let at = at.map_or(String::new(), |c| format!(" at {c}"));
+            log(world, || {
+                Event::new(
+                    EventKind::Trace,
+                    "ruling fall",
+                    format!("{me} is down: it ends its movement where it fell{at}."),
+                )
+                .actor(&me)
+            });
+        }
     }
 }
 

@@ -651,7 +651,7 @@ fn change_range_check(
     target: Entity,
 ) -> Result<(), String> {
     let data = &world.resource::<Data>().0;
-    if world.get::<Fallen>(target).is_none() {
+    if world.get::<Fallen>(target).is_none() || !enemies(world, me, target) {
         return Err("the range changes freely only to a fallen opponent (000 §1.2.3.5)".into());
     }
     let cell = order.cell.ok_or("change_range needs the cell to go to")?;
@@ -882,6 +882,7 @@ fn option_choices(
             offer(Order::new(name, action).target(n), format!("{words} {n}"));
         }
     }
+    change_range_choices(world, me, foes, offer);
     let held = world.get::<Hands>(me).map(|h| h.wielded.join(" and the "));
     let held = held.filter(|h| !h.is_empty());
     if let Some(h) = world.get::<Hands>(me) {
@@ -924,6 +925,49 @@ fn option_choices(
         Order::new(name, "pass").with("drop+fall+alert"),
         "Pass, dropping what is in hand, falling and becoming alert".into(),
     );
+}
+
+/// 000 §1.2.3.5 Change range: to each fallen foe, the nearest cell `me`
+/// reaches beside it, and the nearest at range 6, the straightest of
+/// equals (any range between is open to a typed order).
+fn change_range_choices(
+    world: &World,
+    me: Entity,
+    foes: &[&(Entity, String)],
+    offer: &mut impl FnMut(Order, String),
+) {
+    let Some(&here) = world.get::<Cell>(me) else {
+        return;
+    };
+    let most = world.resource::<Data>().0.numbers.max_range;
+    let grid = world.resource::<Grid>();
+    let taken = fray_core::model::taken_cells(world, me);
+    let reach = grid.reachable(here, most, |c| taken.contains(&c));
+    let name = world.resource::<Flow>().name(me).to_string();
+    for (f, n) in foes {
+        let Some(&there) = world
+            .get::<Cell>(*f)
+            .filter(|_| world.get::<Fallen>(*f).is_some())
+        else {
+            continue;
+        };
+        for range in [1, most] {
+            let nearest = reach
+                .iter()
+                .filter(|&&(c, _)| c != here && !taken.contains(&c))
+                .filter(|&&(c, _)| grid.distance(c, there) == range)
+                .min_by_key(|&&(c, cost)| {
+                    let (dx, dy) = (c.x - here.x, c.y - here.y);
+                    (cost, dx * dx + dy * dy, c.y, c.x)
+                });
+            if let Some(&(c, _)) = nearest {
+                offer(
+                    Order::new(&name, "change_range").target(n).cell(c),
+                    format!("Change range to the fallen {n}: to {range}, at {c}"),
+                );
+            }
+        }
+    }
 }
 
 /// 000 §2.1: the noncombat options offered — rest, adjust armour, a spell
