@@ -489,6 +489,23 @@ fn the_weight_table_gives_squares_by_band_race_and_strength() {
 }
 
 #[test]
+fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
+    // 003 §III E: "Spellcasters lose dexterity AC bonus only while actually
+    // casting": Wren's clumsy +1 (AC 11) is no bonus, and stays.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"dex_ac\": 1}),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
+    let orders = [Order::new("Wren", "cast")
+        .with("burning_hands")
+        .target("Skarg")];
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, &[5, 9, 15, 1], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(&b, "(THAC0 19 − AC 11): hits.");
+    assert_lacks(&b, "no Dexterity bonus while casting");
+}
+
+#[test]
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";

@@ -807,6 +807,45 @@ fn a_spear_set_against_a_charge_strikes_first_for_double_damage() {
 }
 
 #[test]
+fn a_set_spear_that_struck_a_charger_has_spent_its_routine() {
+    // Ruling set_spear, 001 §3: Pell's one routine goes into the charging
+    // Gash in segment 3; in Pell's own segment 5 the spear does not strike
+    // again.
+    let c = r#"
+        (name: "Pell", side: "A", template: "spearman", at: (1, 3), set: {"hp": 40}),
+        (name: "Gash", side: "B", template: "orc", at: (6, 3), set: {"hp": 40}),"#;
+    let orders = [
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "charge").target("Pell")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 5, 15, 3], &orders);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Pell strikes first at the charging Gash with its set spear.",
+    );
+    assert_eq!(common::count(&b, "Pell attacks Gash"), 1);
+    assert_has(
+        &b,
+        "Pell's set spear struck at a charger this round: its routine is spent.",
+    );
+}
+
+#[test]
+fn a_held_shot_keeps_the_missile_bonus_to_initiative() {
+    // 001 §3: "a missile weapon in hand" brings Wren's segment from 5 to 3
+    // (+2); held to segment 4, she shoots then, not in the side's 5.
+    let c = r#"
+        (name: "Wren", side: "A", template: "archer", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (8, 3), set: {"hp": 40}),"#;
+    let orders = [(1, Order::new("Wren", "hold").target("Gash").with("4"))];
+    let mut b = battle(ALERTED, c, &[6, 5], &orders);
+    run(&mut b);
+    assert_has(&b, "Wren holds its action from segment 3 to segment 4.");
+    assert_has(&b, "Segment 4: Wren acts");
+}
+
+#[test]
 fn a_charge_needs_a_run() {
     let c = r#"
         (name: "Anna", side: "A", template: "fighter", at: (1, 1)),

@@ -31,9 +31,10 @@ pub fn armour_class(world: &World, e: Entity) -> i32 {
     }
 }
 
-/// Whether `e` casts a spell and so loses a Dexterity bonus it has.
+/// Whether `e` casts a spell and so loses a Dexterity bonus it has (003
+/// §III E: the bonus, a lower armour class; a penalty stays).
 fn casting_without_dexterity(world: &World, e: Entity, s: &Stats) -> bool {
-    world.get::<Casting>(e).is_some() && s.dex_ac != 0
+    world.get::<Casting>(e).is_some() && s.dex_ac < 0
 }
 
 /// [`armour_class`] in words, with why it is lower while casting.

@@ -26,10 +26,11 @@ pub fn second_routine_segment(own: u32, other_side: u32) -> u32 {
     own.max(other_side + 1).min(10)
 }
 
-/// Whether `action` shoots a missile weapon.
+/// Whether `action` shoots a missile weapon, at once or held (ruling
+/// `held_action`: a held shot is still "a missile weapon in hand", 001 §3).
 fn shoots(world: &World, action: &Action) -> bool {
     let data = &world.resource::<Data>().0;
-    matches!(action, Action::Attack { weapon, .. }
+    matches!(action, Action::Attack { weapon, .. } | Action::Hold { weapon, .. }
         if data.weapons.get(weapon).is_some_and(|w| w.missile()))
 }
 

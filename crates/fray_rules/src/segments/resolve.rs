@@ -362,9 +362,22 @@ fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
 }
 
 /// Ruling `set_spear`: in its own segment a set spear strikes an enemy
-/// already in reach, without moving.
+/// already in reach, without moving, unless it has already struck a charger
+/// this round: that was its routine (001 §3).
 fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Option<Vec<Hit>>) {
     let e = slot.actor;
+    if world.get::<SpearUsed>(e).is_some() {
+        let who = name(world, e);
+        record(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "ruling set_spear",
+                format!("{who}'s set spear struck at a charger this round: its routine is spent."),
+            )
+            .actor(&who)
+        });
+        return;
+    }
     let reach = reach_of(world, weapon);
     let Some(t) = foes(world, e)
         .into_iter()
