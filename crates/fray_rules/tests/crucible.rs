@@ -492,7 +492,8 @@ fn the_weight_table_gives_squares_by_band_race_and_strength() {
 fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     // 003 §III E: "Spellcasters lose dexterity AC bonus only while actually
     // casting": Wren's clumsy +1 (AC 11) is no bonus, and stays.
-    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"dex_ac\": 1}),
+    let sides =
+        "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"dex_ac\": 1}),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
     let orders = [Order::new("Wren", "cast")
         .with("burning_hands")

@@ -753,19 +753,28 @@ fn a_caster_walking_into_range_turns_its_back_too() {
     let cast = Order::new("Mage", "cast")
         .target("Gash")
         .with("magic_missile");
-    let script: Vec<ScriptedOrder> = [cast, Order::new("Mage", "cast")]
-        .into_iter()
-        .map(|order| ScriptedOrder {
-            round: 1,
-            asked: None,
-            order,
-        })
-        .collect();
-    let mut b = common::battle(&text, &[6, 1], |_| {
-        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
-    });
-    run(&mut b);
+    let casting = |answer: &str| {
+        let script: Vec<ScriptedOrder> = [cast.clone(), Order::new("Mage", answer)]
+            .into_iter()
+            .map(|order| ScriptedOrder {
+                round: 1,
+                asked: None,
+                order,
+            })
+            .collect();
+        let mut b = common::battle(&text, &[6, 1], |_| {
+            Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+        });
+        run(&mut b);
+        b
+    };
+    let b = casting("cast");
     assert_has(&b, "Bors strikes at the back of the fleeing Mage.");
+    // 001 §2: "the spell caster may elect not to cast the spell": then it
+    // walks nowhere and turns its back on nobody.
+    let b = casting("decline");
+    assert_has(&b, "Mage elects not to cast magic_missile");
+    assert_lacks(&b, "strikes at the back");
 }
 
 #[test]

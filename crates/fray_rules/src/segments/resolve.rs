@@ -219,6 +219,11 @@ fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
         return Acted::Done(held);
     }
     world.resource_mut::<Flow>().done.push(slot.clone());
+    // A caster is first asked whether it casts (ruling decline_cast); its
+    // walk into range, and the back it may turn, come only if it does.
+    if matches!(slot.action, Action::Cast { .. }) {
+        return go_on(world, slot, held);
+    }
     let backs = backs_turned(
         world,
         slot.actor,
@@ -726,14 +731,28 @@ pub fn take_interrupts(world: &mut World) {
     match (&p.kind, &p.slot.action) {
         (PauseKind::BeginCast, Action::Cast { spell, target }) => {
             let yes = p.answers.first().is_some_and(|a| a.1);
-            begin_casting(world, &p.slot, spell, *target, yes);
+            let aimed = yes
+                .then(|| aim_cast(world, &p.slot, spell, *target))
+                .flatten();
+            match aimed {
+                Some((slot, backs)) if !backs.is_empty() => {
+                    pause(world, slot, held, PauseKind::FleeingAttacks(backs));
+                    return;
+                }
+                Some((slot, _)) => begin_casting(world, &slot, spell, slot_target(&slot), true),
+                None => begin_casting(world, &p.slot, spell, *target, yes),
+            }
         }
         (PauseKind::FleeingAttacks(_), _) => {
             interrupts(world, e, &p.answers, false);
             if able(world, e) {
-                match go_on(world, p.slot, held) {
-                    Acted::Done(h) => held = h,
-                    Acted::Paused => return,
+                if let Action::Cast { spell, target } = &p.slot.action {
+                    begin_casting(world, &p.slot, spell, *target, true);
+                } else {
+                    match go_on(world, p.slot, held) {
+                        Acted::Done(h) => held = h,
+                        Acted::Paused => return,
+                    }
                 }
             }
         }
@@ -811,6 +830,45 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
 /// first of the casting time, stepping into range first (ruling
 /// `movement`); the spell goes off when the time is complete. Or it
 /// declines (ruling `decline_cast`).
+/// A caster who has chosen to cast: its slot aimed at whom it casts at
+/// (ruling `retarget`), and the enemies it turns its back on walking into
+/// the spell's range of them (ruling `fleeing_attack`).
+fn aim_cast(
+    world: &mut World,
+    slot: &Slot,
+    spell: &str,
+    target: Entity,
+) -> Option<(Slot, Vec<Entity>)> {
+    let e = slot.actor;
+    let target = cast_target(world, e, spell, target)?;
+    let mut aimed = slot.clone();
+    aimed.action = Action::Cast {
+        spell: spell.to_string(),
+        target,
+    };
+    let backs = backs_turned(world, e, &aimed.action, slot.routine == Routine::First);
+    Some((aimed, backs))
+}
+
+/// The target of a slot's spell (its actor, for any other action).
+fn slot_target(slot: &Slot) -> Entity {
+    match slot.action {
+        Action::Cast { target, .. } => target,
+        _ => slot.actor,
+    }
+}
+
+/// Whom `e` casts `spell` at: a harmful spell's target, or the nearest foe
+/// if it has fallen (ruling `retarget`); a helpful one's if still up.
+fn cast_target(world: &mut World, e: Entity, spell: &str, target: Entity) -> Option<Entity> {
+    let harmful = world.resource::<Data>().0.spells.get(spell)?.harmful();
+    if harmful {
+        living_target(world, e, target)
+    } else {
+        able(world, target).then_some(target)
+    }
+}
+
 fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, yes: bool) {
     let e = slot.actor;
     let who = name(world, e);
@@ -830,12 +888,7 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
     let Some(s) = world.resource::<Data>().0.spells.get(spell).cloned() else {
         return;
     };
-    let target = if s.harmful() {
-        living_target(world, e, target)
-    } else {
-        able(world, target).then_some(target)
-    };
-    let Some(target) = target else {
+    let Some(target) = cast_target(world, e, spell, target) else {
         return;
     };
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
