@@ -179,6 +179,39 @@ fn the_first_blow_is_free_later_ones_cost_an_en_and_a_heavy_weapon_takes_a_secon
 }
 
 #[test]
+fn a_parrier_chooses_the_weapon_it_parries_with() {
+    // 000 §1.2.5: Cy parries with the shield rather than the broadsword;
+    // a spear it does not hold is refused.
+    let parry = |with: &str| {
+        let mut b = battle(
+            r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 3}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+        (name: "Cy", side: "B", template: "swordsman", at: (3, 4), set: {"active": 1}),
+    "#,
+            &[5, 5],
+            vec![
+                at(Q::Option, "Ash", "attack", "Bo"),
+                (Q::Parry, Order::new("Cy", "parry").with(with)),
+            ],
+            1,
+        );
+        run(&mut b);
+        b
+    };
+    let b = parry("shield");
+    line(
+        &b,
+        "Cy parries Ash's attack on Bo with the shield (0 EN; ruling parry).",
+    );
+    let b = parry("spear");
+    line(
+        &b,
+        "the spear cannot parry now; free to parry with: broadsword, shield",
+    );
+}
+
+#[test]
 fn an_alert_bystander_in_range_parries_for_its_friend() {
     // 000 §1.2.5, ruling parry: Cy stands by Ash; Ash's attack on Bo... Cy
     // is Bo's friend within its weapon's reach of Ash: it parries. Hit roll

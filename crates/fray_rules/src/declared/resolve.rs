@@ -1207,12 +1207,13 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     } else {
         "a miss"
     };
-    let full = if full { " (full defense +4)" } else { "" };
-    let rule = if critical || natural == r.automatic_miss_on {
-        "004 §Defense · ruling natural_rolls"
-    } else {
-        "004 §Defense · ruling attack_roll"
+    let rule = match (critical || natural == r.automatic_miss_on, full) {
+        (true, false) => "004 §Defense · ruling natural_rolls",
+        (false, false) => "004 §Defense · ruling attack_roll",
+        (true, true) => "004 §Defense · ruling natural_rolls · ruling full_defense_round",
+        (false, true) => "004 §Defense · ruling attack_roll · ruling full_defense_round",
     };
+    let full = if full { " (full defense +4)" } else { "" };
     log(world, || {
         Event::new(EventKind::Attack, rule, format!(
             "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}{full}.",

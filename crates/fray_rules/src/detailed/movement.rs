@@ -468,6 +468,8 @@ fn stop_the_fallen(world: &mut World) {
         let who = world.resource::<Flow>().traces[i].who;
         world.resource_mut::<Flow>().traces[i].done = true;
         if up(world, who) {
+            // It has stopped, and may do what one who stops may (000 §3.2.2).
+            world.resource_mut::<Flow>().stopped.push(who);
             let (me, at) = (name(world, who), world.get::<Cell>(who).copied());
             let at = at.map_or(String::new(), |c| format!(" at {c}"));
             log(world, || {

@@ -275,19 +275,29 @@ pub fn attack_weapon(world: &World, me: Entity) -> Option<String> {
         .cloned()
 }
 
-/// A weapon in `me`'s hands that can parry and is not busy in its own
-/// simultaneous option (000 §1.1.3): melee weapons and shields.
+/// The first weapon in `me`'s hands that can parry and is not busy in its
+/// own simultaneous option (000 §1.1.3): melee weapons and shields.
 pub fn parry_weapon(world: &World, me: Entity) -> Option<String> {
+    parry_weapons(world, me).into_iter().next()
+}
+
+/// Every weapon in `me`'s hands that can parry and is not busy: the
+/// parrier chooses (000 §1.2.5: "each parrying character must expend a
+/// blow"; the breakage checks are the parrying weapon's, 000 §1.2.5.1.3).
+pub fn parry_weapons(world: &World, me: Entity) -> Vec<String> {
     let busy = &world.resource::<Flow>().busy;
-    let hands = world.get::<Hands>(me)?;
+    let Some(hands) = world.get::<Hands>(me) else {
+        return Vec::new();
+    };
     hands
         .wielded
         .iter()
-        .find(|w| {
+        .filter(|w| {
             weapon(world, w).is_some_and(|d| !d.kind.missile())
                 && !busy.iter().any(|(e, b)| *e == me && b == *w)
         })
         .cloned()
+        .collect()
 }
 
 /// Whether `me` holds a shield.
@@ -326,10 +336,23 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 if !alert(world, me) {
                     return Err("only an alert character parries".into());
                 }
-                let w = parry_weapon(world, me).ok_or("no weapon free to parry with")?;
-                if w.as_str() != order.with.as_deref().unwrap_or(&w) {
-                    return Err(format!("{w} is the weapon free to parry with"));
-                }
+                let free = parry_weapons(world, me);
+                let w = match order.with.as_deref() {
+                    None => free
+                        .first()
+                        .cloned()
+                        .ok_or("no weapon free to parry with")?,
+                    Some(w) if free.iter().any(|f| f == w) => w.to_string(),
+                    Some(w) if free.is_empty() => {
+                        return Err(format!("no weapon free to parry with, the {w} included"));
+                    }
+                    Some(w) => {
+                        return Err(format!(
+                            "the {w} cannot parry now; free to parry with: {}",
+                            free.join(", ")
+                        ));
+                    }
+                };
                 // The target parries its own attacker; a friend must reach it.
                 let reach = weapon(world, &w).map_or(1, |d| d.reach.max(1));
                 let target = matches!(ask, Ask::Parry { target, .. } if target == me);
@@ -838,10 +861,20 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         Ask::Option => option_choices(world, me, &name, &foes, &mut offer),
         Ask::Parry { attacker, target } => {
             let (a, t) = (flow.name(attacker), flow.name(target));
-            offer(
-                Order::new(&name, "parry"),
-                format!("Parry {a}'s attack on {t} (a blow)"),
-            );
+            let free = parry_weapons(world, me);
+            if free.len() > 1 {
+                for w in &free {
+                    offer(
+                        Order::new(&name, "parry").with(w),
+                        format!("Parry {a}'s attack on {t} with the {w} (a blow)"),
+                    );
+                }
+            } else {
+                offer(
+                    Order::new(&name, "parry"),
+                    format!("Parry {a}'s attack on {t} (a blow)"),
+                );
+            }
             offer(Order::new(&name, "pass"), "Do not parry".into());
         }
         Ask::Noncombat => noncombat_choices(world, me, &name, &others, &mut offer),
