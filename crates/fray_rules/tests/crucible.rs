@@ -4,11 +4,12 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{assert_has, assert_lacks, field, texts};
+use common::{assert_has, assert_lacks, field, line, texts};
 use fray_core::battle::Battle;
 use fray_core::casting::Memorised;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
+use fray_core::grid::Cell;
 use fray_core::model::Rostered;
 use fray_rules::crucible::{self, Class, CrucibleData, Race};
 use fray_rules::ruleset::DataFile;
@@ -504,6 +505,37 @@ fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     common::run(&mut b);
     assert_has(&b, "(THAC0 19 − AC 11): hits.");
     assert_lacks(&b, "no Dexterity bonus while casting");
+}
+
+#[test]
+fn a_caster_may_move_once_its_spell_goes_off() {
+    // 003 §III D: "Movement may be split as desired before and/or after
+    // attacking/casting". Wren's magic missile goes off at count 5; then
+    // she moves back to (0, 3). A full-round spell leaves only 5' after
+    // (003 §The 5' Step).
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (9, 3), set: {\"hp\": 40})";
+    let orders = [Order::new("Wren", "cast_then_move")
+        .with("magic_missile")
+        .target("Skarg")
+        .cell(Cell::new(0, 3))];
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, &[5, 9, 3], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    let goes_off = line(&b, "Wren completes magic_missile on Skarg: 4 damage");
+    let moves = line(&b, "Wren moves from (3, 3) to (0, 3) (3 cells).");
+    assert!(goes_off < moves);
+    let far = Order::new("Wren", "cast_then_move")
+        .with("flame_strike")
+        .target("Skarg")
+        .cell(Cell::new(1, 3));
+    let sides = sides.replace("magic_user", "high_priest");
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, &sides);
+    let o = vec![(far, false)];
+    let mut b = common::battle(&text, &[5, 9], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Wren's order \"cast_then_move\" is refused");
 }
 
 #[test]

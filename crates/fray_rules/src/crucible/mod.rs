@@ -269,8 +269,9 @@ pub struct Flow {
     pub taken: Vec<Planned>,
     /// The tie at this count in layers, first to act first (003 §II G).
     pub layers: Vec<Vec<Planned>>,
-    /// Each spell in progress and its target.
-    pub spell_targets: Vec<(Entity, Entity)>,
+    /// Each spell in progress, its target, and where its caster moves once
+    /// it goes off (003 §III D).
+    pub spell_targets: Vec<(Entity, Entity, Option<Cell>)>,
     /// The layer of a tie resolving now; hits held land together (003 §II F).
     pub(crate) group: Simultaneous<Planned, combat::Hit>,
     /// Hits held while one member of a tie acts.
@@ -319,6 +320,7 @@ pub const ACTIONS: &[&str] = &[
     "fire",
     "fire_then_move",
     "cast",
+    "cast_then_move",
     "ready",
     "parry",
     "fall_back",

@@ -44,11 +44,13 @@ pub enum Plan {
         from: Option<Cell>,
         after: Option<Cell>,
     },
-    /// Begin a spell (003 §II C), after moving to `from` if given.
+    /// Begin a spell (003 §II C), after moving to `from` if given, or
+    /// before moving on to `after` once it goes off (003 §III D).
     Cast {
         spell: String,
         target: Entity,
         from: Option<Cell>,
+        after: Option<Cell>,
     },
     /// Ready a missile for next round (003 §III A).
     Ready,
@@ -356,6 +358,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "fire" => fire(world, e, order, rate),
         "fire_then_move" => fire_then_move(world, e, order, rate),
         "cast" => cast(world, e, order, rate),
+        "cast_then_move" => cast_then_move(world, e, order, rate),
         "ready" => missile_weapon(world, e)
             .map(|_| Plan::Ready)
             .ok_or_else(|| "no missile weapon".into()),
@@ -435,7 +438,11 @@ fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<
 /// its standard rate farthest from its nearest foe (the nearest of such,
 /// then the first in the grid's order), if that is farther than here.
 pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
-    let rate = rate_left(world, e);
+    falling_back_within(world, e, rate_left(world, e))
+}
+
+/// [`falling_back_from`] within `rate` squares.
+pub fn falling_back_within(world: &World, e: Entity, rate: u32) -> Option<Cell> {
     let here = cell(world, e);
     let grid = world.resource::<Grid>();
     let foes: Vec<Cell> = roster(world)
@@ -475,7 +482,7 @@ pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Ce
 /// (its attacks given up), or a step or fall back that strikes.
 fn strikes(order: &Order) -> bool {
     match order.action.as_str() {
-        "attack" | "fire" | "fire_then_move" | "cast" | "parry" => true,
+        "attack" | "fire" | "fire_then_move" | "cast" | "cast_then_move" | "parry" => true,
         "step" | "fall_back" => order.target.is_some(),
         _ => false,
     }
@@ -511,7 +518,45 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
         spell,
         target,
         from: order.cell,
+        after: None,
     })
+}
+
+/// 003 §III D: "Movement may be split as desired before and/or after
+/// attacking/casting": a spell begun where `e` stands, then, once it goes
+/// off, a move to `order`'s cell within the standard `rate`, or 5' after a
+/// full-round spell (003 §The 5' Step: "your movement must be taken after
+/// your other actions").
+fn cast_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let to = order
+        .cell
+        .ok_or("cast_then_move needs the cell to move to once the spell goes off")?;
+    let here = Order {
+        cell: None,
+        ..order.clone()
+    };
+    let Plan::Cast { spell, target, .. } = cast(world, e, &here, rate)? else {
+        return Err("no spell".into());
+    };
+    not_pursuing(world, e)?;
+    reachable(world, e, to, after_cast_rate(world, &spell, rate))?;
+    Ok(Plan::Cast {
+        spell,
+        target,
+        from: None,
+        after: Some(to),
+    })
+}
+
+/// How far a caster may move once `spell` goes off: its `rate`, or 5'
+/// after a full-round spell (003 §The 5' Step).
+pub fn after_cast_rate(world: &World, spell: &str, rate: u32) -> u32 {
+    let data = &world.resource::<Data>().0;
+    let full = data
+        .spells
+        .get(spell)
+        .is_some_and(|s| s.casting_time >= data.ruling_numbers.full_round);
+    if full { rate.min(1) } else { rate }
 }
 
 /// 003 §Withdrawal Tactics: no more than 10' back, front kept.
@@ -691,12 +736,22 @@ pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
         for s in spells {
             for t in roster(world).into_iter().filter(|&x| up(world, x)) {
                 let n = name(world, t);
-                out.push(offer(
-                    world,
-                    e,
-                    Order::new(&me, "cast").with(&s).target(&n),
-                    format!("Cast {s} at {n}"),
-                ));
+                let cast = Order::new(&me, "cast").with(&s).target(&n);
+                let here = validate(world, e, &cast).is_ok();
+                out.push(offer(world, e, cast, format!("Cast {s} at {n}")));
+                // 003 §III D: cast, then move away once it goes off.
+                let most = after_cast_rate(world, &s, rate_left(world, e));
+                if here && let Some(back) = falling_back_within(world, e, most) {
+                    out.push(offer(
+                        world,
+                        e,
+                        Order::new(&me, "cast_then_move")
+                            .with(&s)
+                            .target(&n)
+                            .cell(back),
+                        format!("Cast {s} at {n}, then move back to {back} once it goes off"),
+                    ));
+                }
             }
         }
     }

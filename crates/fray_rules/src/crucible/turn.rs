@@ -415,7 +415,8 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             spell,
             target,
             from,
-        } => cast(world, e, (spell, target, from)),
+            after,
+        } => cast(world, e, (spell, target, from), after),
         Plan::Ready => {
             world.entity_mut(e).insert(super::Readied);
             note(
@@ -647,19 +648,29 @@ fn wait(world: &mut World, e: Entity) {
 }
 
 /// 003 §II C: a spell whose casting time is over goes off at its target.
+/// 003 §III D: then its caster moves on, if told to.
 fn complete_spell(world: &mut World, e: Entity) {
-    let target = world
+    let aimed = world
         .resource::<Flow>()
         .spell_targets
         .iter()
-        .find(|(c, _)| *c == e)
-        .map(|p| p.1);
+        .find(|(c, _, _)| *c == e)
+        .map(|p| (p.1, p.2));
     world
         .resource_mut::<Flow>()
         .spell_targets
-        .retain(|(c, _)| *c != e);
-    if let Some(t) = target {
-        combat::complete(world, e, t);
+        .retain(|(c, _, _)| *c != e);
+    let Some((t, after)) = aimed else {
+        return;
+    };
+    let spell = world.get::<Casting>(e).map(|c| c.spell.clone());
+    combat::complete(world, e, t);
+    if let (Some(to), Some(spell)) = (after, spell)
+        && up(world, e)
+    {
+        let most = orders::after_cast_rate(world, &spell, orders::rate_left(world, e));
+        let cells = path_cells(world, e, to);
+        walk(world, e, cells, most, Provokes::Within { free: 1 });
     }
 }
 
@@ -681,7 +692,12 @@ fn parry(world: &mut World, e: Entity) {
 /// 003 §II C–D, §III C: begin a spell; it goes off after its casting time
 /// (a full round: last in the round). Casting in melee range draws attacks
 /// of opportunity, and damage now loses the spell from memory.
-fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Option<Cell>)) {
+fn cast(
+    world: &mut World,
+    e: Entity,
+    (spell, target, from): (String, Entity, Option<Cell>),
+    after: Option<Cell>,
+) {
     let rate = orders::rate_left(world, e);
     if !move_first(world, e, from, rate) {
         return;
@@ -738,7 +754,7 @@ fn cast(world: &mut World, e: Entity, (spell, target, from): (String, Entity, Op
     });
     {
         let mut flow = world.resource_mut::<Flow>();
-        flow.spell_targets.push((e, target));
+        flow.spell_targets.push((e, target, after));
         let at = flow
             .queue
             .iter()
