@@ -259,6 +259,25 @@ mod tests {
         }
     }
 
+    /// Two foes of reach 1, A and B, at `a` and `b`.
+    fn two_foes(a: (i32, i32), b: (i32, i32)) -> ([Threatener; 2], Entity, Entity) {
+        let (ea, eb) = (
+            Entity::from_raw_u32(7).unwrap(),
+            Entity::from_raw_u32(8).unwrap(),
+        );
+        let t = [
+            Threatener {
+                entity: ea,
+                ..foe(a.0, a.1)
+            },
+            Threatener {
+                entity: eb,
+                ..foe(b.0, b.1)
+            },
+        ];
+        (t, ea, eb)
+    }
+
     fn path(cells: &[(i32, i32)]) -> Vec<Cell> {
         cells.iter().map(|&(x, y)| Cell::new(x, y)).collect()
     }
@@ -316,20 +335,7 @@ mod tests {
         // range of an opponent": one step within A's range, then, out of
         // it, one within B's: neither is more than 5' within one's range.
         let g = Grid::new(GridKind::Square, 12, 9);
-        let (a, b) = (
-            Entity::from_raw_u32(7).unwrap(),
-            Entity::from_raw_u32(8).unwrap(),
-        );
-        let t = [
-            Threatener {
-                entity: a,
-                ..foe(3, 4)
-            },
-            Threatener {
-                entity: b,
-                ..foe(8, 4)
-            },
-        ];
+        let (t, a, b) = two_foes((3, 4), (8, 4));
         let within = Provokes::Within { free: 1 };
         let start = Cell::new(1, 3);
         let walk = path(&[
@@ -364,20 +370,7 @@ mod tests {
         // east leaves A's reach and turns its back on A; it passes beside
         // B at (6, 3) and leaves B's reach too, but set out far from B.
         let g = Grid::new(GridKind::Square, 12, 9);
-        let (a, b) = (
-            Entity::from_raw_u32(7).unwrap(),
-            Entity::from_raw_u32(8).unwrap(),
-        );
-        let t = [
-            Threatener {
-                entity: a,
-                ..foe(3, 4)
-            },
-            Threatener {
-                entity: b,
-                ..foe(6, 3)
-            },
-        ];
+        let (t, a, _) = two_foes((3, 4), (6, 3));
         let away = Provokes::TurningAway;
         let east = path(&[(5, 4), (6, 4), (7, 4), (8, 4)]);
         assert_eq!(

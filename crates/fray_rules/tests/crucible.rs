@@ -489,6 +489,15 @@ fn the_weight_table_gives_squares_by_band_race_and_strength() {
     );
 }
 
+/// A round of `sides` in which Wren gives `order`, with the forced `dice`.
+fn wren_casts(sides: &str, order: Order, dice: &[u32]) -> Battle {
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let o = vec![(order, false)];
+    let mut b = common::battle(&text, dice, |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    b
+}
+
 #[test]
 fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     // 003 §III E: "Spellcasters lose dexterity AC bonus only while actually
@@ -496,13 +505,13 @@ fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     let sides =
         "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"dex_ac\": 1}),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
-    let orders = [Order::new("Wren", "cast")
-        .with("burning_hands")
-        .target("Skarg")];
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
-    let mut b = common::battle(&text, &[5, 9, 15, 1], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = wren_casts(
+        sides,
+        Order::new("Wren", "cast")
+            .with("burning_hands")
+            .target("Skarg"),
+        &[5, 9, 15, 1],
+    );
     assert_has(&b, "(THAC0 19 − AC 11): hits.");
     assert_lacks(&b, "no Dexterity bonus while casting");
 }
@@ -515,14 +524,14 @@ fn a_caster_may_move_once_its_spell_goes_off() {
     // (003 §The 5' Step).
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (9, 3), set: {\"hp\": 40})";
-    let orders = [Order::new("Wren", "cast_then_move")
-        .with("magic_missile")
-        .target("Skarg")
-        .cell(Cell::new(0, 3))];
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
-    let mut b = common::battle(&text, &[5, 9, 3], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = wren_casts(
+        sides,
+        Order::new("Wren", "cast_then_move")
+            .with("magic_missile")
+            .target("Skarg")
+            .cell(Cell::new(0, 3)),
+        &[5, 9, 3],
+    );
     let goes_off = line(&b, "Wren completes magic_missile on Skarg: 4 damage");
     let moves = line(&b, "Wren moves from (3, 3) to (0, 3) (3 cells).");
     assert!(goes_off < moves);
@@ -530,11 +539,7 @@ fn a_caster_may_move_once_its_spell_goes_off() {
         .with("flame_strike")
         .target("Skarg")
         .cell(Cell::new(1, 3));
-    let sides = sides.replace("magic_user", "high_priest");
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, &sides);
-    let o = vec![(far, false)];
-    let mut b = common::battle(&text, &[5, 9], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = wren_casts(&sides.replace("magic_user", "high_priest"), far, &[5, 9]);
     assert_has(&b, "Wren's order \"cast_then_move\" is refused");
 }
 
@@ -542,13 +547,13 @@ fn a_caster_may_move_once_its_spell_goes_off() {
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
-    let orders = [Order::new("Wren", "cast")
-        .with("burning_hands")
-        .target("Skarg")];
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let o: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
-    let mut b = common::battle(&text, &[5, 9, 15, 1], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = wren_casts(
+        sides,
+        Order::new("Wren", "cast")
+            .with("burning_hands")
+            .target("Skarg"),
+        &[5, 9, 15, 1],
+    );
     assert_has(
         &b,
         "Wren begins casting burning_hands at Skarg (casting time 1 segments, ruling casting_time): it goes off at count 5.",

@@ -714,6 +714,14 @@ fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     assert_eq!(count(&b, "Bo aborts to"), 2, "{}", texts(&b).join("\n"));
 }
 
+/// Ash (CV 7) and Cy (CV 6) beside Bo (CV 5): with 3d6 of 6s to hit and
+/// 4d6 of 6s, Ash's strike stuns Bo (24 STUN less PD 4 = 20 > CON 12).
+const STUNNING: &str = r#"
+    (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+    (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
+    (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+"#;
+
 #[test]
 fn stunned_halves_the_whole_dcv_dodge_included() {
     // Ruling stunned: "half DCV". Bo aborts to Dodge against Ash (DCV 5 + 3
@@ -721,11 +729,7 @@ fn stunned_halves_the_whole_dcv_dodge_included() {
     // against 18; 24 STUN less PD 4 = 20 > CON 12). Cy then strikes at
     // half of all 8: 4.
     let mut b = battle(
-        r#"
-        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
-        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
-        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
-    "#,
+        STUNNING,
         &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
         vec![
             o("Ash", "strike").target("Bo"),
@@ -746,11 +750,7 @@ fn stunned_halves_dcv_and_costs_the_next_action_and_the_post_turn_recovers() {
     // Ruling stunned: 4d6 [6, 6, 6, 6] = 24 STUN, less PD 4 = 20 > CON 12.
     // Cy strikes the Stunned Bo before Bo's turn: DCV 5 halved to 2.
     let mut b = battle(
-        r#"
-        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
-        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
-        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
-    "#,
+        STUNNING,
         &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
         vec![
             o("Ash", "strike").target("Bo"),
@@ -1102,11 +1102,7 @@ fn a_strike_readied_for_a_stunned_foe_goes_off_before_its_recovery() {
     // §Ready). Ash readies for Bo; Cy stuns Bo (3d6 18, 24 STUN less PD 4 =
     // 20 > CON 12); on Bo's turn Ash strikes first, then Bo recovers.
     let mut b = battle(
-        r#"
-        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
-        (name: "Cy", side: "A", template: "bravo", at: (4, 4), set: {"cv": 6}),
-        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 4}),
-    "#,
+        STUNNING,
         &[6, 6, 6, 6, 6, 6, 6, 1, 1, 1],
         vec![
             o("Ash", "ready").target("Bo"),
