@@ -335,7 +335,7 @@ mod tests {
         // range of an opponent": one step within A's range, then, out of
         // it, one within B's: neither is more than 5' within one's range.
         let g = Grid::new(GridKind::Square, 12, 9);
-        let (t, a, b) = two_foes((3, 4), (8, 4));
+        let (t, _, b) = two_foes((3, 4), (8, 4));
         let within = Provokes::Within { free: 1 };
         let start = Cell::new(1, 3);
         let walk = path(&[
