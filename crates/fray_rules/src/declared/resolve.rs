@@ -282,7 +282,8 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
 
 /// 004 §Wound Points: a strenuous action costs an Incapacitated or Dying
 /// creature 1 Wound Point (a Stabilised one only beyond its first action in
-/// the round); true when that kills it.
+/// the round), paid as the action begins (ruling `strain_first`); true when
+/// that kills it.
 fn strain_kills(world: &mut World, e: Entity, me: &str, stabilised: bool, prior: u32) -> bool {
     let pays = if stabilised { prior >= 1 } else { true };
     if !pays {
@@ -296,7 +297,7 @@ fn strain_kills(world: &mut World, e: Entity, me: &str, stabilised: bool, prior:
     log(world, || {
         Event::new(
             EventKind::Strain,
-            "004 §Wound Points",
+            "004 §Wound Points · ruling strain_first",
             format!("{me} strains itself ({why}) and takes 1 Wound Point."),
         )
         .actor(me)
