@@ -1602,7 +1602,8 @@ fn a_mover_knocked_down_ends_its_movement_where_it_fell() {
 fn the_range_changes_freely_to_a_fallen_opponent_only() {
     // 000 §1.2.3.5: "May change range to any fallen opponent to any range
     // between 1 and 6 inclusive." Ash is offered the cells beside the
-    // fallen Bob and 6 from him; to his fallen friend Pal it is refused.
+    // fallen Bob and 6 from him; to his fallen friend Pal it is refused,
+    // though he may step close to Pal.
     let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"reactive": 0}),
         (name: "Pal", side: "A", template: "swordsman", at: (2, 6), starts: ["fallen"], set: {"active": 0, "reactive": 0}),
         (name: "Bob", side: "B", template: "swordsman", at: (5, 4), starts: ["fallen"], set: {"active": 0, "reactive": 0})"#;
@@ -1625,6 +1626,8 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
     };
     assert!(offered("Change range to the fallen Bob: to 1, at (4, 4)"));
     assert!(offered("Change range to the fallen Bob: to 6, at (2, 10)"));
+    // 000 §1.2.3: the other manoeuvres reach "any one other character".
+    assert!(offered("Step close to Pal (a friend)"));
     let to_pal = Order::new("Ash", "change_range")
         .target("Pal")
         .cell(Cell::new(2, 5));

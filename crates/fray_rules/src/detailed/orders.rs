@@ -858,7 +858,16 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         .filter(|(e, _)| enemies(world, me, *e))
         .collect();
     match ask {
-        Ask::Option => option_choices(world, me, &name, &foes, &mut offer),
+        Ask::Option => {
+            option_choices(world, me, &name, &foes, &mut offer);
+            // 000 §1.2.3: a manoeuvre "affects the range to any one other
+            // character", a friend too (to parry for it, say).
+            for (e, n) in &others {
+                if !foes.iter().any(|(f, _)| f == e) {
+                    friend_manoeuvres(&name, n, &mut offer);
+                }
+            }
+        }
         Ask::Parry { attacker, target } => {
             let (a, t) = (flow.name(attacker), flow.name(target));
             let free = parry_weapons(world, me);
@@ -958,6 +967,21 @@ fn option_choices(
         Order::new(name, "pass").with("drop+fall+alert"),
         "Pass, dropping what is in hand, falling and becoming alert".into(),
     );
+}
+
+/// 000 §1.2.3: the manoeuvres offered toward or away from a friend `n`.
+fn friend_manoeuvres(name: &str, n: &str, offer: &mut impl FnMut(Order, String)) {
+    for (action, words) in [
+        ("close", "Close on"),
+        ("step_close", "Step close to"),
+        ("open", "Open from"),
+        ("step_open", "Step away from"),
+    ] {
+        offer(
+            Order::new(name, action).target(n),
+            format!("{words} {n} (a friend)"),
+        );
+    }
 }
 
 /// 000 §1.2.3.5 Change range: to each fallen foe, the nearest cell `me`
