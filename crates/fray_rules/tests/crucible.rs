@@ -544,6 +544,53 @@ fn a_caster_may_move_once_its_spell_goes_off() {
 }
 
 #[test]
+fn a_spoiled_spell_stops_the_casting_not_the_move_after_it() {
+    // 003 §Casting in Combat: "this disruption only prevents casting". Kob's
+    // sling spoils Eva's lightning bolt at count 2; at count 3, when it
+    // would have gone off, she moves on as ordered (003 §III D).
+    let sides = "(name: \"Eva\", side: \"A\", template: \"evoker\", at: (1, 1)),
+                 (name: \"Kob\", side: \"B\", template: \"kobold_slinger\", at: (7, 1))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let o = vec![
+        (
+            Order::new("Eva", "cast_then_move")
+                .with("lightning_bolt")
+                .target("Kob")
+                .cell(Cell::new(0, 4)),
+            false,
+        ),
+        (Order::new("Kob", "fire").target("Eva"), false),
+    ];
+    let mut b = common::battle(&text, &[2, 2, 20, 4], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    let spoiled = line(&b, "Eva is struck while casting lightning_bolt");
+    let moves = line(&b, "Eva moves from (1, 1) to (0, 4) (3 cells).");
+    assert!(spoiled < moves);
+}
+
+#[test]
+fn a_weapon_strikes_the_unarmed_first_at_the_same_instant() {
+    // 003 §II E: "Weapons always win initiative vs. unarmed" (ruling
+    // armed_first), whoever is listed first in the tie at count 4: Fig's
+    // longsword drops Bob (20 to hit, 8 + 2 damage) before his fists land.
+    let sides = "(name: \"Fig\", side: \"A\", template: \"swordmaster\", at: (1, 1)),
+                 (name: \"Bob\", side: \"B\", template: \"brawler\", at: (2, 1))";
+    let text = field("crucible", (6, 3), 1, NO_SURPRISE, sides);
+    let o = vec![
+        (Order::new("Fig", "attack").target("Bob"), false),
+        (Order::new("Bob", "attack").target("Fig"), false),
+    ];
+    let mut b = common::battle(&text, &[5, 4, 20, 8, 20], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Fig's weapon wins initiative against the unarmed Bob, who acts at the same instant: it strikes first (ruling armed_first).",
+    );
+    assert_has(&b, "Bob falls at 0 hit points");
+    assert_lacks(&b, "Bob attacks Fig");
+}
+
+#[test]
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";

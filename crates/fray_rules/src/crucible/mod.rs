@@ -270,8 +270,8 @@ pub struct Flow {
     /// The tie at this count in layers, first to act first (003 §II G).
     pub layers: Vec<Vec<Planned>>,
     /// Each spell in progress, its target, and where its caster moves once
-    /// it goes off (003 §III D).
-    pub spell_targets: Vec<(Entity, Entity, Option<Cell>)>,
+    /// it goes off, with the most squares it may (003 §III D).
+    pub spell_targets: Vec<(Entity, Entity, Option<(Cell, u32)>)>,
     /// The layer of a tie resolving now; hits held land together (003 §II F).
     pub(crate) group: Simultaneous<Planned, combat::Hit>,
     /// Hits held while one member of a tie acts.

@@ -532,7 +532,19 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
 /// not struck yet, the weapon strikes first (ruling armed_first).
 fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
     if !first {
-        if !combat::armed_first(world, e, target) {
+        if armed_in_the_tie(world, e, target) {
+            let (who, whom) = (name(world, e), name(world, target));
+            record(world, || {
+                Event::new(
+                    EventKind::Attack,
+                    "003 §II E",
+                    format!("{who}'s weapon wins initiative against the unarmed {whom}, who acts at the same instant: it strikes first (ruling armed_first)."),
+                )
+                .actor(&who)
+                .target(&whom)
+            });
+            routine(world, e, target, "003 §II E", true);
+        } else if !combat::armed_first(world, e, target) {
             routine(world, e, target, "003 §III B", false);
         }
         return;
@@ -547,6 +559,19 @@ fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
             .target(&whom)
     });
     routine(world, e, target, "003 §II E", true);
+}
+
+/// 003 §II E: "Weapons always win initiative vs. unarmed" (ruling
+/// armed_first): armed `e` strikes unarmed `target`, who is still to act at
+/// this same instant, so its blows land at once rather than together.
+fn armed_in_the_tie(world: &World, e: Entity, target: Entity) -> bool {
+    combat::beats_bare_hands(world, e, target)
+        && world
+            .resource::<Flow>()
+            .group
+            .acting()
+            .iter()
+            .any(|p| p.actor == target)
 }
 
 /// 003 §The 5' Step: a shift that draws nothing, then the attack.
@@ -663,12 +688,13 @@ fn complete_spell(world: &mut World, e: Entity) {
     let Some((t, after)) = aimed else {
         return;
     };
-    let spell = world.get::<Casting>(e).map(|c| c.spell.clone());
     combat::complete(world, e, t);
-    if let (Some(to), Some(spell)) = (after, spell)
+    // A spell spoiled meanwhile stops only the casting (003 §Casting in
+    // Combat): the move goes on.
+    if let Some((to, cap)) = after
         && up(world, e)
     {
-        let most = orders::after_cast_rate(world, &spell, orders::rate_left(world, e));
+        let most = orders::rate_left(world, e).min(cap);
         let cells = path_cells(world, e, to);
         walk(world, e, cells, most, Provokes::Within { free: 1 });
     }
@@ -753,8 +779,11 @@ fn cast(
             .target(&whom)
     });
     {
+        // 003 §The 5' Step: 5' after a full-round spell.
+        let cap = if full { 1 } else { u32::MAX };
         let mut flow = world.resource_mut::<Flow>();
-        flow.spell_targets.push((e, target, after));
+        flow.spell_targets
+            .push((e, target, after.map(|c| (c, cap))));
         let at = flow
             .queue
             .iter()
