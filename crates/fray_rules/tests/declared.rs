@@ -882,7 +882,7 @@ fn a_late_full_defense_guards_the_round_it_is_taken_in() {
     );
     assert_has(
         &b,
-        "Brienne attacks Ghoul with the longsword: 17 + 4 = 21 against Defense 16: a hit (full defense +4).",
+        "Brienne attacks Ghoul with the longsword: 8 + 4 = 12 against Defense 16: a miss (full defense +4).",
     );
     assert_has(&b, "Ghoul ripostes against Brienne from full defense.");
 }
@@ -920,6 +920,70 @@ fn entering_a_threat_range_provokes_a_riposte_unless_attacking_defensively() {
     run(&mut b);
     assert!(!has(&b, "ripostes"), "{}", texts(&b).join("\n"));
     assert_has(&b, "Anna attacks Bors with the longsword");
+}
+
+#[test]
+fn one_in_full_defense_ripostes_back_at_a_riposte() {
+    // 004 §Step 3: in full defense, "if they are attacked they may make a
+    // Reposte". Anna walks (half Speed) into Bors's reach and he ripostes
+    // (3 + 3, a miss); the riposte is an attack on her, and she ripostes
+    // back (12 + 4 = 16 against 13).
+    let orders = r#"(round: 1, order: (actor: "Anna", action: "full_defense", cell: (3, 1)))"#;
+    let text = duel("", "", "5, 9, 3, 12, 3", orders, 1).replace("at: (2, 1)", "at: (4, 1)");
+    let mut b = battle(&text);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Bors ripostes against Anna as it enters its threat range.",
+    );
+    assert_has(&b, "Anna ripostes against Bors from full defense.");
+    assert_has(&b, "Anna ripostes at Bors with the longsword: 12 + 4 = 16");
+}
+
+#[test]
+fn a_javelin_thrown_already_is_not_thrown_again() {
+    // 004 §Step 3 "throw an item": a javelin thrown is gone. Bors declares
+    // a throw and his one javelin is gone before his count (as when a late
+    // arrival's earlier action threw it, 004 §Step 2): he finds none.
+    let orders =
+        r#"(round: 1, order: (actor: "Bors", action: "throw", target: "Anna", with: "javelin"))"#;
+    let text = duel(
+        "",
+        r#", weapons: ["longsword", "javelin"]"#,
+        "5, 9, 2, 2",
+        orders,
+        1,
+    );
+    let mut b = battle(&text);
+    while !has(&b, "Bors declares: throw") {
+        assert!(b.advance().is_none(), "{}", texts(&b).join("\n"));
+    }
+    let bors = entity(&mut b, "Bors");
+    b.world_mut()
+        .get_mut::<declared::Kit>(bors)
+        .unwrap()
+        .weapons
+        .retain(|w| w != "javelin");
+    run(&mut b);
+    assert_has(&b, "Bors has no javelin left: it was used already.");
+    assert_lacks(&b, "Bors throws at Anna");
+}
+
+#[test]
+fn an_arm_broken_by_a_riposte_on_the_way_stops_the_attack() {
+    // 004 §Combat Injuries: Bors's riposte as Anna walks up is a critical
+    // (a natural 20) whose Broken Upper Arm (d20 9) lands in her main arm
+    // (d4 1): she "can't attack with that arm", there and then.
+    let text = duel("", "", "7, 11, 20, 1, 1, 9, 1, 1, 15, 5", ANNA_ATTACKS, 1)
+        .replace("at: (2, 1)", "at: (4, 1)");
+    let mut b = battle(&text);
+    run(&mut b);
+    assert_has(&b, "The Broken Upper Arm is in Anna's main arm");
+    assert_has(
+        &b,
+        "Anna does not act as declared: its weapon arm is broken: it can't attack with that arm.",
+    );
+    assert_lacks(&b, "Anna attacks Bors");
 }
 
 #[test]

@@ -244,26 +244,12 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
     }
     // An injury taken since declaring may bar the action (004 §Combat
     // Injuries; ruling injury_effects).
-    let barred = match &slot.action {
-        Action::Attack { .. } | Action::Throw { .. } if hurts.main_arm_useless => Some((
-            "004 §Combat Injuries",
-            "its weapon arm is broken: it can't attack with that arm",
-        )),
-        Action::Cast { .. } if hurts.mute => Some((
-            "ruling injury_effects",
-            "it cannot speak, so it cannot cast",
-        )),
+    let barring = match &slot.action {
+        Action::Attack { .. } | Action::Throw { .. } => Some(Barred::Arm),
+        Action::Cast { .. } => Some(Barred::Voice),
         _ => None,
     };
-    if let Some((rule, why)) = barred {
-        log(world, || {
-            Event::new(
-                EventKind::NoAction,
-                rule,
-                format!("{me} does not act as declared: {why}."),
-            )
-            .actor(me)
-        });
+    if barring.is_some_and(|b| barred(world, e, me, b)) {
         return false;
     }
     if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
@@ -375,7 +361,8 @@ fn attack(
     };
     let reach = if w.reach > 0 { w.reach } else { w.range };
     approach_target(world, a, target, reach, !defensive);
-    if dropped_on_the_way(world, a) {
+    // A riposte on the way may have killed it or broken its arm.
+    if dropped_on_the_way(world, a) || barred(world, a.e, &a.me, Barred::Arm) {
         return;
     }
     if let Some(dist) = beyond(world, a.e, target, reach) {
@@ -406,6 +393,13 @@ fn throw(
         return;
     };
     let me = &a.me;
+    let held = world
+        .get::<Kit>(a.e)
+        .is_some_and(|kit| kit.weapons.iter().any(|x| x == weapon));
+    if !held {
+        gone(world, me, weapon);
+        return;
+    }
     if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
         log(world, || {
             Event::new(
@@ -418,7 +412,7 @@ fn throw(
         return;
     }
     approach_target(world, a, target, w.range, true);
-    if dropped_on_the_way(world, a) {
+    if dropped_on_the_way(world, a) || barred(world, a.e, &a.me, Barred::Arm) {
         return;
     }
     if let Some(dist) = beyond(world, a.e, target, w.range) {
@@ -466,7 +460,7 @@ fn cast(
         return;
     };
     approach_target(world, a, target, s.range, true);
-    if dropped_on_the_way(world, a) {
+    if dropped_on_the_way(world, a) || barred(world, a.e, &a.me, Barred::Voice) {
         return;
     }
     if beyond(world, a.e, target, s.range).is_some() {
@@ -601,9 +595,14 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
         return;
     };
     let me = &a.me;
-    if let Some(mut kit) = world.get_mut::<Kit>(a.e)
-        && let Some(i) = kit.items.iter().position(|x| x == item)
-    {
+    let Some(i) = world
+        .get::<Kit>(a.e)
+        .and_then(|kit| kit.items.iter().position(|x| x == item))
+    else {
+        gone(world, me, item);
+        return;
+    };
+    if let Some(mut kit) = world.get_mut::<Kit>(a.e) {
         kit.items.remove(i);
     }
     let roll = world
@@ -626,6 +625,41 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
 
 /// 004 §Wound Points: a creature that set out fighting and was dropped by
 /// a riposte on its way (or killed) does not go on with its action.
+/// What an injury may take away (ruling `injury_effects`).
+#[derive(Clone, Copy)]
+enum Barred {
+    /// The main arm, which holds the weapons.
+    Arm,
+    /// Speech, which casting needs.
+    Voice,
+}
+
+/// Whether an injury bars `e` from its action now, as it is about to take
+/// it: said in the log when it does (004 §Combat Injuries).
+fn barred(world: &mut World, e: Entity, me: &str, what: Barred) -> bool {
+    let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
+    let (rule, why) = match what {
+        Barred::Arm if hurts.main_arm_useless => (
+            "004 §Combat Injuries",
+            "its weapon arm is broken: it can't attack with that arm",
+        ),
+        Barred::Voice if hurts.mute => (
+            "ruling injury_effects",
+            "it cannot speak, so it cannot cast",
+        ),
+        _ => return false,
+    };
+    log(world, || {
+        Event::new(
+            EventKind::NoAction,
+            rule,
+            format!("{me} does not act as declared: {why}."),
+        )
+        .actor(me)
+    });
+    true
+}
+
 fn dropped_on_the_way(world: &World, a: &Actor) -> bool {
     health(world, a.e) == Health::Dead
         || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
@@ -1060,6 +1094,19 @@ fn melee_weapon(data: &super::DeclaredData, kit: &Kit) -> Option<(String, u32)> 
     })
 }
 
+/// What `me` was to throw or use is gone, spent by an earlier action
+/// (004 §Step 2: a late arrival acts twice in a round).
+fn gone(world: &mut World, me: &str, what: &str) {
+    log(world, || {
+        Event::new(
+            EventKind::NoAction,
+            "004 §Step 3",
+            format!("{me} has no {what} left: it was used already."),
+        )
+        .actor(me)
+    });
+}
+
 /// A riposte: one melee attack as the creature's Reaction (004 §Step 3,
 /// ruling `riposte`). Lands at once. Returns whether it was made.
 fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
@@ -1095,6 +1142,9 @@ fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
     if let Some(hit) = strike(world, by, against, &weapon, false, "ripostes at") {
         apply_hit(world, &hit);
     }
+    // A riposte is an attack: one in full defense may riposte back (004
+    // §Step 3), its own Reaction then spent too.
+    full_defense_riposte(world, against, by);
     true
 }
 
