@@ -591,6 +591,26 @@ fn a_weapon_strikes_the_unarmed_first_at_the_same_instant() {
 }
 
 #[test]
+fn a_parry_lasts_until_the_parriers_next_turn() {
+    // Ruling parry: "-4 until its next turn". Pat parries at count 1 of
+    // round 1; in round 2 Hob attacks at count 1, before Pat's turn at
+    // 11: 10 - 4 = 6 against 16.
+    let sides =
+        "(name: \"Pat\", side: \"A\", template: \"fighter\", at: (1, 1), weapons: [\"longsword\"]),
+                 (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (2, 1))";
+    let text = field("crucible", (6, 3), 2, NO_SURPRISE, sides);
+    let o = vec![
+        (Order::new("Pat", "parry"), false),
+        (Order::new("Hob", "wait"), false),
+        (Order::new("Hob", "attack").target("Pat"), false),
+        (Order::new("Pat", "parry"), false),
+    ];
+    let mut b = common::battle(&text, &[2, 5, 12, 1, 10, 3], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Hob attacks Pat with the longsword: 6 against 16");
+}
+
+#[test]
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";

@@ -45,7 +45,10 @@ pub fn begin_round(world: &mut World) {
     fray_core::casting::new_round(world);
     for e in roster(world) {
         if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+            // A parry lasts until the parrier's next turn (ruling parry).
+            let parrying = rs.parrying;
             *rs = RoundState::default();
+            rs.parrying = parrying;
         }
     }
     if round == 1 && world.resource::<Flow>().surprise_round {

@@ -141,6 +141,10 @@ fn next_count(world: &mut World) -> bool {
 /// `e`'s turn: a withdrawal after failed morale goes on by itself (ruling
 /// `morale_failure`); anyone else is asked.
 fn turn(world: &mut World, e: Entity) {
+    // Ruling parry: its parry lasts until its next turn, this one.
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.parrying = false;
+    }
     if let Some(&w) = world.get::<Withdrawal>(e) {
         let plan = match w {
             Withdrawal::FallBack => fall_back_plan(world, e),
