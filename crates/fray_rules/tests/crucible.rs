@@ -611,6 +611,30 @@ fn a_parry_lasts_until_the_parriers_next_turn() {
 }
 
 #[test]
+fn a_move_split_around_an_attack_counts_its_5_feet_once() {
+    // 003 §III F: "Moving more than 5' while remaining within melee range
+    // of an opponent". Ann steps along Bee's side to strike Tee, then steps
+    // on along it: 10' within Bee's range in the round, though split by the
+    // attack.
+    let sides =
+        "(name: \"Ann\", side: \"A\", template: \"fighter\", at: (2, 2), weapons: [\"longsword\"]),
+                 (name: \"Bee\", side: \"B\", template: \"hobgoblin\", at: (2, 1)),
+                 (name: \"Tee\", side: \"B\", template: \"hobgoblin\", at: (4, 2))";
+    let text = field("crucible", (6, 4), 1, NO_SURPRISE, sides);
+    let o = vec![(
+        Order::new("Ann", "attack")
+            .target("Tee")
+            .cell(Cell::new(3, 1)),
+        false,
+    )];
+    let mut b = common::battle(&text, &[7, 12, 17, 3, 12], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    let struck = line(&b, "Ann attacks Tee with the longsword");
+    let provoked = line(&b, "Ann moves more than 5' within Bee's melee range.");
+    assert!(struck < provoked);
+}
+
+#[test]
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";

@@ -140,6 +140,9 @@ pub struct RoundState {
     pub opportunity_used: bool,
     /// Parrying instead of attacking (003 §Withdrawal Tactics).
     pub parrying: bool,
+    /// 003 §III F: the steps it has moved this round within each
+    /// opponent's melee range, by opponent.
+    pub within: Vec<(Entity, u32)>,
     /// Took an attack of opportunity at a fleeing back: may not pursue.
     pub no_pursuit: bool,
     /// Held its readied missile before initiative: must fire on its turn.

@@ -843,6 +843,20 @@ fn walk(
     provokes: Provokes,
 ) -> (u32, bool) {
     let mut walk = Walk::new(e, cells, budget, provokes);
+    // 003 §III F counts the round's moving within each opponent's range,
+    // a move split around an attack or a spell included.
+    if let Some(rs) = world.get::<RoundState>(e) {
+        walk.within = rs.within.clone();
+    }
+    let done = walk_on(world, e, &mut walk);
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.within = std::mem::take(&mut walk.within);
+    }
+    done
+}
+
+/// [`walk`] step by step: the cells moved, and whether `e` is still up.
+fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
     let mut from = cell(world, e);
     loop {
         let all = threats(world, e);
