@@ -491,8 +491,19 @@ fn the_weight_table_gives_squares_by_band_race_and_strength() {
 
 /// A round of `sides` in which Wren gives `order`, with the forced `dice`.
 fn wren_casts(sides: &str, order: Order, dice: &[u32]) -> Battle {
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let o = vec![(order, false)];
+    played(sides, ((12, 8), 1), vec![order], dice)
+}
+
+/// A battle of `sides` on a field of `size`, `rounds` long, played to its
+/// end with the `orders` given in turn and the forced `dice`.
+fn played(
+    sides: &str,
+    (size, rounds): ((u32, u32), u32),
+    orders: Vec<Order>,
+    dice: &[u32],
+) -> Battle {
+    let text = field("crucible", size, rounds, NO_SURPRISE, sides);
+    let o: Vec<(Order, bool)> = orders.into_iter().map(|o| (o, false)).collect();
     let mut b = common::battle(&text, dice, |_| Box::new(Plays(o.clone())));
     common::run(&mut b);
     b
@@ -550,19 +561,18 @@ fn a_spoiled_spell_stops_the_casting_not_the_move_after_it() {
     // would have gone off, she moves on as ordered (003 §III D).
     let sides = "(name: \"Eva\", side: \"A\", template: \"evoker\", at: (1, 1)),
                  (name: \"Kob\", side: \"B\", template: \"kobold_slinger\", at: (7, 1))";
-    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
-    let o = vec![
-        (
+    let b = played(
+        sides,
+        ((12, 8), 1),
+        vec![
             Order::new("Eva", "cast_then_move")
                 .with("lightning_bolt")
                 .target("Kob")
                 .cell(Cell::new(0, 4)),
-            false,
-        ),
-        (Order::new("Kob", "fire").target("Eva"), false),
-    ];
-    let mut b = common::battle(&text, &[2, 2, 20, 4], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+            Order::new("Kob", "fire").target("Eva"),
+        ],
+        &[2, 2, 20, 4],
+    );
     let spoiled = line(&b, "Eva is struck while casting lightning_bolt");
     let moves = line(&b, "Eva moves from (1, 1) to (0, 4) (3 cells).");
     assert!(spoiled < moves);
@@ -575,13 +585,15 @@ fn a_weapon_strikes_the_unarmed_first_at_the_same_instant() {
     // longsword drops Bob (20 to hit, 8 + 2 damage) before his fists land.
     let sides = "(name: \"Fig\", side: \"A\", template: \"swordmaster\", at: (1, 1)),
                  (name: \"Bob\", side: \"B\", template: \"brawler\", at: (2, 1))";
-    let text = field("crucible", (6, 3), 1, NO_SURPRISE, sides);
-    let o = vec![
-        (Order::new("Fig", "attack").target("Bob"), false),
-        (Order::new("Bob", "attack").target("Fig"), false),
-    ];
-    let mut b = common::battle(&text, &[5, 4, 20, 8, 20], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = played(
+        sides,
+        ((6, 3), 1),
+        vec![
+            Order::new("Fig", "attack").target("Bob"),
+            Order::new("Bob", "attack").target("Fig"),
+        ],
+        &[5, 4, 20, 8, 20],
+    );
     assert_has(
         &b,
         "Fig's weapon wins initiative against the unarmed Bob, who acts at the same instant: it strikes first (ruling armed_first).",
@@ -598,15 +610,17 @@ fn a_parry_lasts_until_the_parriers_next_turn() {
     let sides =
         "(name: \"Pat\", side: \"A\", template: \"fighter\", at: (1, 1), weapons: [\"longsword\"]),
                  (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (2, 1))";
-    let text = field("crucible", (6, 3), 2, NO_SURPRISE, sides);
-    let o = vec![
-        (Order::new("Pat", "parry"), false),
-        (Order::new("Hob", "wait"), false),
-        (Order::new("Hob", "attack").target("Pat"), false),
-        (Order::new("Pat", "parry"), false),
-    ];
-    let mut b = common::battle(&text, &[2, 5, 12, 1, 10, 3], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = played(
+        sides,
+        ((6, 3), 2),
+        vec![
+            Order::new("Pat", "parry"),
+            Order::new("Hob", "wait"),
+            Order::new("Hob", "attack").target("Pat"),
+            Order::new("Pat", "parry"),
+        ],
+        &[2, 5, 12, 1, 10, 3],
+    );
     assert_has(&b, "Hob attacks Pat with the longsword: 6 against 16");
 }
 
@@ -620,15 +634,16 @@ fn a_move_split_around_an_attack_counts_its_5_feet_once() {
         "(name: \"Ann\", side: \"A\", template: \"fighter\", at: (2, 2), weapons: [\"longsword\"]),
                  (name: \"Bee\", side: \"B\", template: \"hobgoblin\", at: (2, 1)),
                  (name: \"Tee\", side: \"B\", template: \"hobgoblin\", at: (4, 2))";
-    let text = field("crucible", (6, 4), 1, NO_SURPRISE, sides);
-    let o = vec![(
-        Order::new("Ann", "attack")
-            .target("Tee")
-            .cell(Cell::new(3, 1)),
-        false,
-    )];
-    let mut b = common::battle(&text, &[7, 12, 17, 3, 12], |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    let b = played(
+        sides,
+        ((6, 4), 1),
+        vec![
+            Order::new("Ann", "attack")
+                .target("Tee")
+                .cell(Cell::new(3, 1)),
+        ],
+        &[7, 12, 17, 3, 12],
+    );
     let struck = line(&b, "Ann attacks Tee with the longsword");
     let provoked = line(&b, "Ann moves more than 5' within Bee's melee range.");
     assert!(struck < provoked);
