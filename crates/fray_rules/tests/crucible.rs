@@ -650,6 +650,36 @@ fn a_move_split_around_an_attack_counts_its_5_feet_once() {
 }
 
 #[test]
+fn a_broken_tie_leaves_those_still_tied_together() {
+    // 003 §II F–G: "Ties are just that". The dagger's lower weapon speed
+    // factor puts Dag first; Swd and Hob, both with longswords, stay tied:
+    // Hob swings though Swd's blow drops him.
+    let sides = "(name: \"Dag\", side: \"A\", template: \"fighter\", at: (1, 1), weapons: [\"dagger\"]),
+                 (name: \"Swd\", side: \"A\", template: \"fighter\", at: (3, 1), weapons: [\"longsword\"]),
+                 (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (2, 1))";
+    let more = r#"options: {"surprise": "none", "wsf_ties": "on"},"#;
+    let text = field("crucible", (8, 3), 1, more, sides);
+    let o: Vec<(Order, bool)> = [
+        Order::new("Dag", "attack").target("Hob"),
+        Order::new("Swd", "attack").target("Hob"),
+        Order::new("Hob", "attack").target("Swd"),
+    ]
+    .into_iter()
+    .map(|o| (o, false))
+    .collect();
+    let dice = [5, 4, 15, 3, 15, 8, 15, 5];
+    let mut b = common::battle(&text, &dice, |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "The tie is broken by the lower weapon speed factor: Dag before Swd, Hob.",
+    );
+    let swings = line(&b, "Hob attacks Swd with the longsword");
+    let falls = line(&b, "Hob falls at -5 hit points");
+    assert!(swings < falls);
+}
+
+#[test]
 fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
                  (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";

@@ -335,13 +335,15 @@ fn missile_first(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
 }
 
 /// Split the orders taken at this count into layers: those no other beats
-/// act first, together (003 §II F–G).
+/// and that beat another act first, together; the rest, still tied with
+/// one another, after them ("Ties are just that", 003 §II F–G).
 fn break_ties(world: &mut World) {
     let mut left = std::mem::take(&mut world.resource_mut::<Flow>().taken);
     let mut layers = Vec::new();
     while !left.is_empty() {
         let first: Vec<usize> = (0..left.len())
             .filter(|&i| !left.iter().any(|o| beats(world, (o, &left[i])).is_some()))
+            .filter(|&i| left.iter().any(|o| beats(world, (&left[i], o)).is_some()))
             .collect();
         let first = if first.is_empty() {
             (0..left.len()).collect()
@@ -353,7 +355,11 @@ fn break_ties(world: &mut World) {
             layer.insert(0, left.remove(i));
         }
         if !left.is_empty() {
-            let why = beats(world, (&layer[0], &left[0])).unwrap_or("the options");
+            let why = layer
+                .iter()
+                .flat_map(|a| left.iter().map(move |b| (a, b)))
+                .find_map(|pair| beats(world, pair))
+                .unwrap_or("the options");
             let (a, b) = (names(world, &layer), names(world, &left));
             record(world, || {
                 Event::new(
