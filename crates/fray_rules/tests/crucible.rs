@@ -496,13 +496,19 @@ fn wren_casts(sides: &str, order: Order, dice: &[u32]) -> Battle {
 
 /// A battle of `sides` on a field of `size`, `rounds` long, played to its
 /// end with the `orders` given in turn and the forced `dice`.
-fn played(
+fn played(sides: &str, field_of: ((u32, u32), u32), orders: Vec<Order>, dice: &[u32]) -> Battle {
+    played_with(NO_SURPRISE, sides, field_of, orders, dice)
+}
+
+/// [`played`] with the scenario fields `more` (options …).
+fn played_with(
+    more: &str,
     sides: &str,
     (size, rounds): ((u32, u32), u32),
     orders: Vec<Order>,
     dice: &[u32],
 ) -> Battle {
-    let text = field("crucible", size, rounds, NO_SURPRISE, sides);
+    let text = field("crucible", size, rounds, more, sides);
     let o: Vec<(Order, bool)> = orders.into_iter().map(|o| (o, false)).collect();
     let mut b = common::battle(&text, dice, |_| Box::new(Plays(o.clone())));
     common::run(&mut b);
@@ -621,7 +627,10 @@ fn a_parry_lasts_until_the_parriers_next_turn() {
         ],
         &[2, 5, 12, 1, 10, 3],
     );
-    assert_has(&b, "Hob attacks Pat with the longsword: 6 against 16");
+    assert_has(
+        &b,
+        "Hob attacks Pat with the longsword: 10 -4 parry (ruling parry) = 6 against 16",
+    );
 }
 
 #[test]
@@ -658,18 +667,18 @@ fn a_broken_tie_leaves_those_still_tied_together() {
                  (name: \"Swd\", side: \"A\", template: \"fighter\", at: (3, 1), weapons: [\"longsword\"]),
                  (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (2, 1))";
     let more = r#"options: {"surprise": "none", "wsf_ties": "on"},"#;
-    let text = field("crucible", (8, 3), 1, more, sides);
-    let o: Vec<(Order, bool)> = [
+    let orders = vec![
         Order::new("Dag", "attack").target("Hob"),
         Order::new("Swd", "attack").target("Hob"),
         Order::new("Hob", "attack").target("Swd"),
-    ]
-    .into_iter()
-    .map(|o| (o, false))
-    .collect();
-    let dice = [5, 4, 15, 3, 15, 8, 15, 5];
-    let mut b = common::battle(&text, &dice, |_| Box::new(Plays(o.clone())));
-    common::run(&mut b);
+    ];
+    let b = played_with(
+        more,
+        sides,
+        ((8, 3), 1),
+        orders,
+        &[5, 4, 15, 3, 15, 8, 15, 5],
+    );
     assert_has(
         &b,
         "The tie is broken by the lower weapon speed factor: Dag before Swd, Hob.",

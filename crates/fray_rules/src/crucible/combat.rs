@@ -116,8 +116,19 @@ fn attack_roll(
             total,
             success: hits,
         };
+        // The roll's modifiers in words, so that the total explains itself.
+        let shown = if check.modifiers.is_empty() {
+            total.to_string()
+        } else {
+            let mods: Vec<String> = check
+                .modifiers
+                .iter()
+                .map(|m| format!("{:+} {}", m.value, m.name))
+                .collect();
+            format!("{natural} {} = {total}", mods.join(" "))
+        };
         let text = format!(
-            "{who} attacks {whom} with the {weapon}: {total} against {need} ({}): {verdict}.",
+            "{who} attacks {whom} with the {weapon}: {shown} against {need} ({}): {verdict}.",
             check.against
         );
         Event::new(kind, rule, text)

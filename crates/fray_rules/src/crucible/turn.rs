@@ -789,8 +789,7 @@ fn cast(
             .target(&whom)
     });
     {
-        // 003 §The 5' Step: 5' after a full-round spell.
-        let cap = if full { 1 } else { u32::MAX };
+        let cap = orders::after_cast_rate(world, &spell, u32::MAX);
         let mut flow = world.resource_mut::<Flow>();
         flow.spell_targets
             .push((e, target, after.map(|c| (c, cap))));

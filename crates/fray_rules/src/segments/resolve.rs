@@ -735,11 +735,11 @@ pub fn take_interrupts(world: &mut World) {
                 .then(|| aim_cast(world, &p.slot, spell, *target))
                 .flatten();
             match aimed {
-                Some((slot, backs)) if !backs.is_empty() => {
+                Some((slot, _, backs)) if !backs.is_empty() => {
                     pause(world, slot, held, PauseKind::FleeingAttacks(backs));
                     return;
                 }
-                Some((slot, _)) => begin_casting(world, &slot, spell, slot_target(&slot), true),
+                Some((slot, at, _)) => begin_casting(world, &slot, spell, at, true),
                 None => begin_casting(world, &p.slot, spell, *target, yes),
             }
         }
@@ -831,14 +831,14 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
 /// `movement`); the spell goes off when the time is complete. Or it
 /// declines (ruling `decline_cast`).
 /// A caster who has chosen to cast: its slot aimed at whom it casts at
-/// (ruling `retarget`), and the enemies it turns its back on walking into
-/// the spell's range of them (ruling `fleeing_attack`).
+/// (ruling `retarget`), that target, and the enemies it turns its back on
+/// walking into the spell's range of them (ruling `fleeing_attack`).
 fn aim_cast(
     world: &mut World,
     slot: &Slot,
     spell: &str,
     target: Entity,
-) -> Option<(Slot, Vec<Entity>)> {
+) -> Option<(Slot, Entity, Vec<Entity>)> {
     let e = slot.actor;
     let target = cast_target(world, e, spell, target)?;
     let mut aimed = slot.clone();
@@ -847,15 +847,7 @@ fn aim_cast(
         target,
     };
     let backs = backs_turned(world, e, &aimed.action, slot.routine == Routine::First);
-    Some((aimed, backs))
-}
-
-/// The target of a slot's spell (its actor, for any other action).
-fn slot_target(slot: &Slot) -> Entity {
-    match slot.action {
-        Action::Cast { target, .. } => target,
-        _ => slot.actor,
-    }
+    Some((aimed, target, backs))
 }
 
 /// Whom `e` casts `spell` at: a harmful spell's target, or the nearest foe
