@@ -595,6 +595,9 @@ fn order_words(o: &fray_core::decision::Order) -> String {
     if let Some(c) = o.cell {
         words.push_str(&format!(" to ({}, {})", c.x, c.y));
     }
+    if let Some(c) = o.then {
+        words.push_str(&format!(", then to ({}, {})", c.x, c.y));
+    }
     words
 }
 

@@ -30,6 +30,10 @@ pub struct Order {
     /// A cell to move toward.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cell: Option<Cell>,
+    /// A cell to move on to once the action is done, where a ruleset lets
+    /// movement be split before and after it (crucible, 003 §III D).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Cell>,
     /// The weapon, spell or item used.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub with: Option<SmolStr>,
@@ -56,6 +60,12 @@ impl Order {
 
     pub fn cell(mut self, cell: Cell) -> Self {
         self.cell = Some(cell);
+        self
+    }
+
+    /// The cell to move on to once the action is done.
+    pub fn then(mut self, cell: Cell) -> Self {
+        self.then = Some(cell);
         self
     }
 

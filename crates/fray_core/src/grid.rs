@@ -600,6 +600,13 @@ impl Grid {
         self.index(c).is_some_and(|i| self.obstacles[i])
     }
 
+    /// Whether `b` is in sight from `a`: no obstacle on the straight line
+    /// between them ([`GridGeometry::line`]); combatants do not block it.
+    #[must_use]
+    pub fn in_sight(&self, a: Cell, b: Cell) -> bool {
+        self.line(a, b).iter().all(|&c| !self.is_obstacle(c))
+    }
+
     /// Marks `c` as difficult terrain: entering it costs 2 instead of 1.
     /// Out-of-bounds cells are ignored.
     pub fn add_difficult(&mut self, c: Cell) {

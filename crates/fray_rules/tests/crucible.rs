@@ -1015,7 +1015,8 @@ fn an_archer_shoots_then_moves_back() {
     let aelis = unit(&b, "Aelis");
     let choices = crucible::choices(b.world_mut(), aelis);
     assert!(
-        choices.iter().any(|c| c.order.action == "fire_then_move"
+        choices.iter().any(|c| c.order.action == "fire"
+            && c.order.then.is_some()
             && c.label.starts_with("Fire at Grum, then move back to")),
         "{:?}",
         choices.iter().map(|c| &c.label).collect::<Vec<_>>()
@@ -1308,5 +1309,224 @@ fn every_citation_is_mapped_or_a_ruling() {
         &d.rulings,
         &d.paragraphs,
         "crucible.ron",
+    );
+}
+
+#[test]
+fn an_archer_walks_up_shoots_and_walks_back_within_its_rate() {
+    // 003 §III D: "Movement may be split as desired before and/or after
+    // attacking": Aelis (6 squares) walks a square into range of Grum, 11
+    // away, shoots twice, and walks back with the 5 squares left.
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3), set: {\"hp\": 40})";
+    let both = Order::new("Aelis", "fire")
+        .target("Grum")
+        .cell(Cell::new(1, 3))
+        .then(Cell::new(0, 5));
+    let b = battle(NO_SURPRISE, sides, &[2, 9], std::slice::from_ref(&both));
+    let up = common::line(&b, "Aelis moves from (0, 3) to (1, 3) (1 cell).");
+    let shot = common::line(&b, "Aelis attacks Grum with the shortbow");
+    let back = common::line(&b, "Aelis moves from (1, 3) to (0, 5) (2 cells).");
+    assert!(up < shot && shot < back, "{up} {shot} {back}");
+    assert_eq!(common::count(&b, "Aelis attacks Grum with the shortbow"), 2);
+    // The move after has only what the move before left of the rate.
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = idle(&text);
+    let aelis = unit(&b, "Aelis");
+    let far = both.clone().then(Cell::new(7, 3));
+    let why = crucible::validate(b.world_mut(), aelis, &far).unwrap_err();
+    assert_eq!(
+        why,
+        "(7, 3) is 6 squares on from (1, 3); 5 of the rate are left (003 §III D)"
+    );
+    // Only a shot or a spell takes a move after it.
+    let wait = Order::new("Aelis", "wait").then(Cell::new(0, 4));
+    let why = crucible::validate(b.world_mut(), aelis, &wait).unwrap_err();
+    assert!(why.starts_with("wait: only a shot or a spell"), "{why}");
+    // A person is offered the walk up, the shot and the walk back.
+    let choices = crucible::choices(b.world_mut(), aelis);
+    assert!(
+        choices.iter().any(|c| c.refused.is_none()
+            && c.order.cell == Some(Cell::new(1, 3))
+            && c.order.then.is_some()
+            && c.label
+                .starts_with("Move to (1, 3) and fire at Grum, then move back to")),
+        "{:?}",
+        choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_caster_walks_into_range_and_is_offered_it() {
+    // 003 §III D: a move before casting. Wren's burning hands reach one
+    // square; Grum stands three away.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (2, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (5, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = idle(&text);
+    let wren = unit(&b, "Wren");
+    let choices = crucible::choices(b.world_mut(), wren);
+    assert!(
+        choices.iter().any(|c| c.refused.is_none()
+            && c.order.action == "cast"
+            && c.order.cell == Some(Cell::new(4, 3))
+            && c.label
+                .starts_with("Move to (4, 3) and cast burning_hands at Grum")),
+        "{:?}",
+        choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_shot_or_a_readied_missile_needs_its_target_in_sight() {
+    // Ruling in_sight (003 §III A, "target in sight"): a wall down column 4
+    // stands between Aelis and Grum.
+    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+        grid: (kind: Square, width: 12, height: 8,
+               obstacles: [(4, 0), (4, 1), (4, 2), (4, 3), (4, 4), (4, 5), (4, 6), (4, 7)]),
+        sides: [(name: \"A\"), (name: \"B\")],
+        options: {\"surprise\": \"none\"},
+        combatants: [
+            (name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
+            (name: \"Grum\", side: \"B\", template: \"orc\", at: (7, 3)),
+        ])";
+    let mut b = common::battle(text, &[5, 9], |_| Box::new(Plays(Vec::new())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Aelis has no target in sight and range for its readied missile: the advantage is wasted.",
+    );
+    assert_lacks(&b, "fire your readied missile");
+    let mut b = idle(text);
+    let aelis = unit(&b, "Aelis");
+    let fire = Order::new("Aelis", "fire").target("Grum");
+    let why = crucible::validate(b.world_mut(), aelis, &fire).unwrap_err();
+    assert_eq!(
+        why,
+        "Grum is not in sight from (1, 3): an obstacle blocks the line (ruling in_sight)"
+    );
+}
+
+#[test]
+fn a_readied_missile_with_no_target_as_the_round_begins_is_wasted() {
+    // 003 §Effects of Readied Actions: "failure to USE that advantage
+    // immediately means that it is wasted": Grum is beyond the bow's 10.
+    let sides = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3), set: {\"readied\": 1}),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3))";
+    let b = battle(NO_SURPRISE, sides, &[5, 9], &[]);
+    assert_has(
+        &b,
+        "Aelis has no target in sight and range for its readied missile: the advantage is wasted.",
+    );
+    let b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let aelis = unit(&b, "Aelis");
+    assert!(b.world().get::<crucible::Readied>(aelis).is_some());
+}
+
+#[test]
+fn no_run_or_flight_once_it_has_fought_this_round() {
+    // 003 §III D: "Faster movement than that sacrifices any combat": Pip's
+    // attacks are spent, so a run or a flight is refused; a move is not.
+    let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let pip = unit(&b, "Pip");
+    let run = Order::new("Pip", "run").cell(Cell::new(0, 0));
+    assert!(crucible::validate(b.world_mut(), pip, &run).is_ok());
+    b.world_mut()
+        .get_mut::<crucible::RoundState>(pip)
+        .unwrap()
+        .attacked = true;
+    for o in [run, Order::new("Pip", "flee")] {
+        let why = crucible::validate(b.world_mut(), pip, &o).unwrap_err();
+        assert!(why.starts_with("it has fought this round"), "{why}");
+    }
+    let walk = Order::new("Pip", "move").cell(Cell::new(1, 3));
+    assert!(crucible::validate(b.world_mut(), pip, &walk).is_ok());
+}
+
+#[test]
+fn falling_back_keeps_within_the_movers_own_rate() {
+    // 003 §Withdrawal Tactics, "no more than 10'", and no more than its own
+    // rate: Pip, slowed to one square, falls back one, not two.
+    let sides = "(name: \"Pip\", side: \"A\", template: \"halfling_thief\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let pip = unit(&b, "Pip");
+    let two = Order::new("Pip", "fall_back").cell(Cell::new(1, 3));
+    assert!(crucible::validate(b.world_mut(), pip, &two).is_ok());
+    b.world_mut().get_mut::<crucible::Stats>(pip).unwrap().speed = 1;
+    let why = crucible::validate(b.world_mut(), pip, &two).unwrap_err();
+    assert_eq!(why, "(1, 3) is 2 squares away; the rate is 1");
+    let one = Order::new("Pip", "fall_back").cell(Cell::new(2, 3));
+    assert!(crucible::validate(b.world_mut(), pip, &one).is_ok());
+    // Fighting after it would put the 5' before its blow (003 §The 5' Step).
+    let fighting = one.target("Grum");
+    let why = crucible::validate(b.world_mut(), pip, &fighting).unwrap_err();
+    assert!(why.contains("movement comes after"), "{why}");
+}
+
+#[test]
+fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
+    // 003 §Withdrawal Tactics and §III D, and a 5' step at each foe beside
+    // its square.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3)),
+                 (name: \"Snag\", side: \"B\", template: \"orc\", at: (4, 4))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let osric = unit(&b, "Osric");
+    let choices = crucible::choices(b.world_mut(), osric);
+    let labels: Vec<&str> = choices
+        .iter()
+        .filter(|c| c.refused.is_none())
+        .map(|c| c.label.as_str())
+        .collect();
+    for want in [
+        "Fall back to (1, 1), fighting Grum (front kept)",
+        "Fall back to (1, 1), front kept",
+        "Run to (0, 0) (no combat or casting this round)",
+        "5' step to (3, 4) and attack Grum",
+        "5' step to (3, 4) and attack Snag",
+    ] {
+        assert!(
+            labels.iter().any(|l| l.starts_with(want)),
+            "{want}: {labels:?}"
+        );
+    }
+    assert!(
+        labels
+            .iter()
+            .any(|l| l.starts_with("Attack Grum, then move back to")),
+        "{labels:?}"
+    );
+}
+
+#[test]
+fn one_who_struck_at_a_fleeing_back_after_its_turn_does_not_pursue_on_its_next() {
+    // Ruling no_pursuit: Grum acts first (initiative 2) and waits; Osric
+    // flees at 9 and Grum strikes at his back. On Grum's turn in round 2 a
+    // move after him is refused.
+    let sides =
+        "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), set: {\"hp\": 60}),
+                 (name: \"Wren\", side: \"A\", template: \"magic_user\", at: (11, 7)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let orders = vec![
+        (Order::new("Grum", "wait"), false),
+        (Order::new("Osric", "flee"), false),
+        (Order::new("Grum", "move").cell(Cell::new(3, 3)), false),
+    ];
+    let text = field("crucible", (12, 8), 2, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[9, 2, 20, 3, 9, 2], |_| {
+        Box::new(Plays(orders.clone()))
+    });
+    common::run(&mut b);
+    assert_has(&b, "Osric turns and flees in panic");
+    let refused = b.last_refusal.as_ref().map(|r| r.reason.clone());
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|r| r.starts_with("having struck at a fleeing back")),
+        "{:?}",
+        b.last_refusal
     );
 }

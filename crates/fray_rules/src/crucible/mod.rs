@@ -143,8 +143,14 @@ pub struct RoundState {
     /// 003 §III F: the steps it has moved this round within each
     /// opponent's melee range, by opponent.
     pub within: Vec<(Entity, u32)>,
-    /// Took an attack of opportunity at a fleeing back: may not pursue.
+    /// Took an attack of opportunity at a fleeing back: may not pursue on
+    /// this turn (ruling `no_pursuit`).
     pub no_pursuit: bool,
+    /// The same, taken after its turn this round: may not pursue on its
+    /// turn next round.
+    pub no_pursuit_next: bool,
+    /// Its turn of this round has come.
+    pub had_turn: bool,
     /// Held its readied missile before initiative: must fire on its turn.
     pub holding_readied: bool,
     /// Disengaging, running or fleeing: it does not fight this round, no

@@ -37,15 +37,17 @@ pub enum Plan {
     Run {
         to: Cell,
     },
-    /// Shoot or throw a missile, after moving to `from` if given, or before
-    /// moving on to `after`, up to the standard rate (003 §III D).
+    /// Shoot or throw a missile, after moving to `from` if given, and
+    /// before moving on to `after` if given, up to the standard rate in all
+    /// (003 §III D).
     Fire {
         target: Entity,
         from: Option<Cell>,
         after: Option<Cell>,
     },
-    /// Begin a spell (003 §II C), after moving to `from` if given, or
-    /// before moving on to `after` once it goes off (003 §III D).
+    /// Begin a spell (003 §II C), after moving to `from` if given, and
+    /// before moving on to `after` once it goes off if given, up to the
+    /// standard rate in all (003 §III D).
     Cast {
         spell: String,
         target: Entity,
@@ -211,10 +213,12 @@ pub fn has_shot(world: &World, e: Entity) -> bool {
         return false;
     };
     let grid = world.resource::<Grid>();
+    let here = cell(world, e);
     roster(world).into_iter().any(|x| {
         enemies(world, e, x)
             && up(world, x)
-            && grid.distance(cell(world, e), cell(world, x)) <= w.range
+            && grid.distance(here, cell(world, x)) <= w.range
+            && grid.in_sight(here, cell(world, x))
     })
 }
 
@@ -286,7 +290,6 @@ fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a 
 pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     stats(world, e)?;
     let rate = rate_left(world, e);
-    let numbers = &world.resource::<Data>().0.numbers;
     if world
         .get::<RoundState>(e)
         .is_some_and(|r| r.holding_readied)
@@ -296,6 +299,12 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
         );
     }
+    if order.then.is_some() && !matches!(order.action.as_str(), "fire" | "cast") {
+        return Err(format!(
+            "{}: only a shot or a spell takes a move after it (then: ...) (003 §III D)",
+            order.action
+        ));
+    }
     if strikes(order) && world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
         return Err(
             "its attacks of this round are spent: it may still move, but not strike, shoot, cast or parry again (003 §III B; rulings length_strike, readied_missile)"
@@ -303,45 +312,8 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         );
     }
     match order.action.as_str() {
-        "attack" => {
-            let target = enemy(world, e, order)?;
-            let cost = path(world, e, cell(world, target), 1).map(|p| p.1);
-            match cost {
-                Some(0) => {}
-                Some(c) if c <= rate => {
-                    not_pursuing(world, e)?;
-                    moves_after(world, rate)?;
-                }
-                _ => {
-                    return Err(format!(
-                        "{} is out of reach this round",
-                        name(world, target)
-                    ));
-                }
-            }
-            Ok(Plan::Attack {
-                target,
-                after: order.cell,
-            })
-        }
-        "step" => {
-            let to = order.cell.ok_or("a step needs a cell")?;
-            if rate <= numbers.step_cells {
-                return Err(
-                    "already limited to 5' of movement or less: no 5' step (003 §The 5' Step)"
-                        .into(),
-                );
-            }
-            if world.resource::<Grid>().distance(cell(world, e), to) != 1 {
-                return Err("the 5' step is one square".into());
-            }
-            free_cell(world, e, to)?;
-            let target = match order.target {
-                Some(_) => Some(enemy(world, e, order)?),
-                None => None,
-            };
-            Ok(Plan::Step { to, target })
-        }
+        "attack" => attack(world, e, order, rate),
+        "step" => step(world, e, order, rate),
         "move" => {
             let to = order.cell.ok_or("a move needs a cell")?;
             not_pursuing(world, e)?;
@@ -351,6 +323,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "run" => {
             let to = order.cell.ok_or("a run needs a cell")?;
             not_pursuing(world, e)?;
+            fought(world, e)?;
             let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
             reachable(world, e, to, rate * mult)?;
             Ok(Plan::Run { to })
@@ -365,11 +338,63 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "parry" => Ok(Plan::Parry),
         "fall_back" => fall_back(world, e, order),
         "disengage" => Ok(Plan::Disengage),
-        "flee" => Ok(Plan::Flee),
+        "flee" => fought(world, e).map(|()| Plan::Flee),
         "surrender" => Ok(Plan::Surrender),
         "wait" => Ok(Plan::Wait),
         other => Err(format!("{other:?} is not an order on one's turn")),
     }
+}
+
+/// 003 §III B, D: an attack on `order`'s target, walking up to it first
+/// within the standard `rate`, and then on to the order's cell, if given,
+/// with what is left of the rate.
+fn attack(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let target = enemy(world, e, order)?;
+    let Some((cells, cost)) = path(world, e, cell(world, target), 1).filter(|p| p.1 <= rate) else {
+        return Err(format!(
+            "{} is out of reach this round",
+            name(world, target)
+        ));
+    };
+    if cost > 0 {
+        not_pursuing(world, e)?;
+        moves_after(world, rate)?;
+    }
+    let from = cells.last().copied().unwrap_or(cell(world, e));
+    Ok(Plan::Attack {
+        target,
+        after: move_after(world, e, (from, order.cell), rate - cost)?,
+    })
+}
+
+/// 003 §The 5' Step: one square, striking an enemy in reach of it if the
+/// order names one.
+fn step(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    let to = order.cell.ok_or("a step needs a cell")?;
+    if rate <= world.resource::<Data>().0.numbers.step_cells {
+        return Err(
+            "already limited to 5' of movement or less: no 5' step (003 §The 5' Step)".into(),
+        );
+    }
+    if world.resource::<Grid>().distance(cell(world, e), to) != 1 {
+        return Err("the 5' step is one square".into());
+    }
+    not_pursuing(world, e)?;
+    free_cell(world, e, to)?;
+    let target = match order.target {
+        Some(_) => Some(enemy(world, e, order)?),
+        None => None,
+    };
+    Ok(Plan::Step { to, target })
+}
+
+/// 003 §III D: "Faster movement than that sacrifices any combat or
+/// casting": none is left to give up once it has fought this round.
+fn fought(world: &World, e: Entity) -> Result<(), String> {
+    if world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
+        return Err("it has fought this round: running, which gives up the round's combat, is too late (003 §III D)".into());
+    }
+    Ok(())
 }
 
 /// 003 §The 5' Step: one "ONLY allowed to move 5' or less" (a standard
@@ -386,16 +411,12 @@ fn moves_after(world: &World, rate: u32) -> Result<(), String> {
 }
 
 /// 003 §III D: a shot at `order`'s target, from where `e` stands or from
-/// the order's cell, moved to first within the standard `rate`.
+/// the order's cell, moved to first within the standard `rate`, and then a
+/// move on to the order's `then` cell with what is left of the rate.
 fn fire(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
     let (_, w) = missile_weapon(world, e).ok_or("no missile weapon")?;
     let target = enemy(world, e, order)?;
-    if let Some(to) = order.cell.filter(|&c| c != cell(world, e)) {
-        not_pursuing(world, e)?;
-        moves_after(world, rate)?;
-        reachable(world, e, to, rate)?;
-    }
-    let from = order.cell.unwrap_or(cell(world, e));
+    let (from, left) = move_before(world, e, order, rate)?;
     let d = world.resource::<Grid>().distance(from, cell(world, target));
     if d > w.range {
         return Err(format!(
@@ -404,33 +425,96 @@ fn fire(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
             w.range
         ));
     }
+    in_sight(world, from, target)?;
     Ok(Plan::Fire {
         target,
         from: order.cell,
-        after: None,
+        after: move_after(world, e, (from, order.then), left)?,
     })
+}
+
+/// Ruling `in_sight`: a shot or a spell needs its target in sight
+/// (003 §III A); obstacles block the line, combatants do not.
+fn in_sight(world: &World, from: Cell, target: Entity) -> Result<(), String> {
+    if world.resource::<Grid>().in_sight(from, cell(world, target)) {
+        return Ok(());
+    }
+    Err(format!(
+        "{} is not in sight from {from}: an obstacle blocks the line (ruling in_sight)",
+        name(world, target)
+    ))
+}
+
+/// 003 §III D: the move before a shot or a spell, to `order`'s cell if it
+/// is another, within the standard `rate`: where the action is taken from,
+/// and the rate left for a move after it.
+fn move_before(world: &World, e: Entity, order: &Order, rate: u32) -> Result<(Cell, u32), String> {
+    let here = cell(world, e);
+    let Some(to) = order.cell.filter(|&c| c != here) else {
+        return Ok((here, rate));
+    };
+    not_pursuing(world, e)?;
+    moves_after(world, rate)?;
+    reachable(world, e, to, rate)?;
+    let cost = path(world, e, to, 0).map_or(rate, |p| p.1);
+    Ok((to, rate - cost))
+}
+
+/// 003 §III D: "Movement may be split as desired before and/or after
+/// attacking/casting": the move on from `from` to `then`, if given, within
+/// the `left` of the standard rate.
+fn move_after(
+    world: &World,
+    e: Entity,
+    (from, then): (Cell, Option<Cell>),
+    left: u32,
+) -> Result<Option<Cell>, String> {
+    let Some(to) = then else {
+        return Ok(None);
+    };
+    not_pursuing(world, e)?;
+    free_cell(world, e, to)?;
+    let blocked = occupied(world, e);
+    let lying = bodies(world, e);
+    let way = world.resource::<Grid>().path_toward_ending(
+        from,
+        to,
+        0,
+        |c| c != from && blocked.contains(&c),
+        |c| !lying.contains(&c),
+    );
+    match way {
+        Some((_, cost)) if cost <= left => Ok(Some(to)),
+        Some((_, cost)) => Err(format!(
+            "{to} is {cost} squares on from {from}; {left} of the rate are left (003 §III D)"
+        )),
+        None => Err(format!("no way through from {from} to {to}")),
+    }
 }
 
 /// 003 §III D: "Movement may be split as desired before and/or after
 /// attacking": a shot from where `e` stands, then a move to `order`'s
-/// cell within the standard `rate`.
+/// cell within the standard `rate` (a `fire` whose cell is its `then`).
 fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
+    fire(world, e, &moved_after(order)?, rate)
+}
+
+/// `order`, a `fire_then_move` or `cast_then_move`, as the shot or spell
+/// taken where its actor stands with its cell the move after.
+fn moved_after(order: &Order) -> Result<Order, String> {
     let to = order
         .cell
-        .ok_or("fire_then_move needs the cell to move to after the shot")?;
-    let shot = Order {
+        .ok_or_else(|| format!("{} needs the cell to move to after it", order.action))?;
+    if order.then.is_some() {
+        return Err(format!(
+            "{} moves after only: its cell is that move (003 §III D)",
+            order.action
+        ));
+    }
+    Ok(Order {
         cell: None,
+        then: Some(to),
         ..order.clone()
-    };
-    let Plan::Fire { target, .. } = fire(world, e, &shot, rate)? else {
-        return Err("no shot".into());
-    };
-    not_pursuing(world, e)?;
-    reachable(world, e, to, rate)?;
-    Ok(Plan::Fire {
-        target,
-        from: None,
-        after: Some(to),
     })
 }
 
@@ -438,12 +522,12 @@ fn fire_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<
 /// its standard rate farthest from its nearest foe (the nearest of such,
 /// then the first in the grid's order), if that is farther than here.
 pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
-    falling_back_within(world, e, rate_left(world, e))
+    falling_back_within(world, e, (cell(world, e), rate_left(world, e)))
 }
 
-/// [`falling_back_from`] within `rate` squares.
-pub fn falling_back_within(world: &World, e: Entity, rate: u32) -> Option<Cell> {
-    let here = cell(world, e);
+/// [`falling_back_from`] `from` a cell (where `e` shoots or casts, having
+/// moved there first) within `rate` squares.
+pub fn falling_back_within(world: &World, e: Entity, (from, rate): (Cell, u32)) -> Option<Cell> {
     let grid = world.resource::<Grid>();
     let foes: Vec<Cell> = roster(world)
         .into_iter()
@@ -452,10 +536,11 @@ pub fn falling_back_within(world: &World, e: Entity, rate: u32) -> Option<Cell> 
         .collect();
     let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
     let taken = occupied(world, e);
+    let lying = bodies(world, e);
     let (best, _) = grid
-        .reachable(here, rate, |c| taken.contains(&c))
+        .reachable(from, rate, |c| taken.contains(&c))
         .into_iter()
-        .filter(|&(c, _)| !taken.contains(&c))
+        .filter(|&(c, _)| !taken.contains(&c) && !lying.contains(&c))
         .max_by_key(|&(c, cost)| {
             (
                 nearest(c),
@@ -463,7 +548,44 @@ pub fn falling_back_within(world: &World, e: Entity, rate: u32) -> Option<Cell> 
                 std::cmp::Reverse((c.y, c.x)),
             )
         })?;
-    (nearest(best) > nearest(here)).then_some(best)
+    (nearest(best) > nearest(from)).then_some(best)
+}
+
+/// Ruling `flight_path`: the edge cell nearest `e` among those farther from
+/// every enemy than `e` is, and the way there.
+pub fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
+    let grid = world.resource::<Grid>();
+    let here = cell(world, e);
+    let foes: Vec<Cell> = super::combat::foes(world, e)
+        .into_iter()
+        .map(|f| cell(world, f))
+        .collect();
+    let nearest = |c: Cell| {
+        foes.iter()
+            .map(|&f| grid.distance(c, f))
+            .min()
+            .unwrap_or(u32::MAX)
+    };
+    let (w, h) = (grid.width() as i32, grid.height() as i32);
+    let mut edges: Vec<Cell> = (0..w)
+        .flat_map(|x| (0..h).map(move |y| Cell::new(x, y)))
+        .filter(|c| c.x == 0 || c.y == 0 || c.x == w - 1 || c.y == h - 1)
+        .filter(|&c| {
+            !grid.is_obstacle(c)
+                && (c == here || nearest(c) > nearest(here).min(grid.distance(c, here)))
+        })
+        .collect();
+    edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));
+    let taken = occupied(world, e);
+    let lying = bodies(world, e);
+    edges.retain(|c| !lying.contains(c));
+    edges.into_iter().take(12).find_map(|c| {
+        if c == here {
+            return Some(Vec::new());
+        }
+        grid.path_toward(here, c, 0, |x| taken.contains(&x))
+            .map(|p| p.0)
+    })
 }
 
 /// 003 §III D: where `e` would move to shoot `target`, out of range now:
@@ -471,10 +593,20 @@ pub fn falling_back_within(world: &World, e: Entity, rate: u32) -> Option<Cell> 
 /// standard rate reaches it; with the squares walked.
 pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Cell>, Cell)> {
     let (_, w) = missile_weapon(world, e)?;
-    let rate = rate_left(world, e);
-    let (cells, cost) = path(world, e, cell(world, target), w.range)?;
+    square_within(world, e, target, w.range).map(|(cells, to, _)| (cells, to))
+}
+
+/// The first square of `e`'s way to `target` within `range` of it, if the
+/// standard rate reaches it; with the squares walked and their cost.
+fn square_within(
+    world: &World,
+    e: Entity,
+    target: Entity,
+    range: u32,
+) -> Option<(Vec<Cell>, Cell, u32)> {
+    let (cells, cost) = path(world, e, cell(world, target), range)?;
     let to = *cells.last()?;
-    (cost <= rate).then_some((cells, to))
+    (cost <= rate_left(world, e)).then_some((cells, to, cost))
 }
 
 /// Whether `order` spends the round's attacks (003 §III B, §III D: the
@@ -494,19 +626,15 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     if !up(world, target) {
         return Err(format!("{} is out of the fight", name(world, target)));
     }
-    if let Some(c) = order.cell.filter(|&c| c != cell(world, e)) {
-        not_pursuing(world, e)?;
+    let data = &world.resource::<Data>().0;
+    let full = s.casting_time >= data.ruling_numbers.full_round;
+    if full && order.cell.is_some_and(|c| c != cell(world, e)) {
         // 003 §The 5' Step: full-round casting limits its caster to 5'.
-        let data = &world.resource::<Data>().0;
-        if s.casting_time >= data.ruling_numbers.full_round {
-            return Err(format!(
-                "{spell} takes the full round, which limits its caster to 5' of movement, taken after its other actions (003 §The 5' Step): no move before"
-            ));
-        }
-        moves_after(world, rate)?;
-        reachable(world, e, c, rate)?;
+        return Err(format!(
+            "{spell} takes the full round, which limits its caster to 5' of movement, taken after its other actions (003 §The 5' Step): no move before"
+        ));
     }
-    let from = order.cell.unwrap_or(cell(world, e));
+    let (from, left) = move_before(world, e, order, rate)?;
     if world.resource::<Grid>().distance(from, cell(world, target)) > s.range {
         return Err(format!(
             "{} is beyond the spell's range {}",
@@ -514,11 +642,13 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
             s.range
         ));
     }
+    in_sight(world, from, target)?;
+    let left = after_cast_rate(world, &spell, left);
     Ok(Plan::Cast {
+        after: move_after(world, e, (from, order.then), left)?,
         spell,
         target,
         from: order.cell,
-        after: None,
     })
 }
 
@@ -526,26 +656,9 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
 /// attacking/casting": a spell begun where `e` stands, then, once it goes
 /// off, a move to `order`'s cell within the standard `rate`, or 5' after a
 /// full-round spell (003 §The 5' Step: "your movement must be taken after
-/// your other actions").
+/// your other actions"): a `cast` whose cell is its `then`.
 fn cast_then_move(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
-    let to = order
-        .cell
-        .ok_or("cast_then_move needs the cell to move to once the spell goes off")?;
-    let here = Order {
-        cell: None,
-        ..order.clone()
-    };
-    let Plan::Cast { spell, target, .. } = cast(world, e, &here, rate)? else {
-        return Err("no spell".into());
-    };
-    not_pursuing(world, e)?;
-    reachable(world, e, to, after_cast_rate(world, &spell, rate))?;
-    Ok(Plan::Cast {
-        spell,
-        target,
-        from: None,
-        after: Some(to),
-    })
+    cast(world, e, &moved_after(order)?, rate)
 }
 
 /// How far a caster may move once `spell` goes off: its `rate`, or 5'
@@ -559,11 +672,22 @@ pub fn after_cast_rate(world: &World, spell: &str, rate: u32) -> u32 {
     if full { rate.min(1) } else { rate }
 }
 
+/// 003 §Withdrawal Tactics: "stepping back (no more than 10')", within
+/// `e`'s own rate left this round.
+pub fn fall_back_cells(world: &World, e: Entity) -> u32 {
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    most.min(rate_left(world, e))
+}
+
 /// 003 §Withdrawal Tactics: no more than 10' back, front kept.
 fn fall_back(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     let to = order.cell.ok_or("falling back needs a cell")?;
-    let most = world.resource::<Data>().0.numbers.fall_back_cells;
-    reachable(world, e, to, most)?;
+    let rate = rate_left(world, e);
+    if order.target.is_some() {
+        // 003 §The 5' Step: one limited to 5' moves after its fighting.
+        moves_after(world, rate)?;
+    }
+    reachable(world, e, to, fall_back_cells(world, e))?;
     let grid = world.resource::<Grid>();
     let here = cell(world, e);
     let foe = enemies_of(world, e);
@@ -586,9 +710,10 @@ fn fall_back(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
 /// Check an answer about a readied missile (003 §III A).
 pub fn validate_readied(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     match order.action.as_str() {
-        "fire" if order.cell.is_some() => {
-            Err("a readied missile fires from where it stands (003 §III A)".into())
-        }
+        "fire" if order.cell.is_some() || order.then.is_some() => Err(
+            "a readied missile fires from where it stands, before initiative; any move comes on its turn (003 §III A)"
+                .into(),
+        ),
         "fire" => validate(world, e, order),
         "hold" => Ok(Plan::Hold),
         other => Err(format!(
@@ -607,8 +732,8 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
     let aoo = Provokes::Within { free: 1 };
     let here = cell(world, e);
     let who = match plan {
-        Plan::Attack { target, .. } => {
-            let cells = walked(cell(world, *target), 1);
+        Plan::Attack { target, after } => {
+            let mut cells = walked(cell(world, *target), 1);
             for f in super::combat::length_first(world, e, &cells) {
                 out.push(format!(
                     "{}'s longer weapon strikes first (003 §II E)",
@@ -621,15 +746,17 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
                     name(world, *target)
                 ));
             }
+            let struck_from = cells.last().copied().unwrap_or(here);
+            cells.extend(walked_on(world, e, struck_from, *after));
             by(provokers(world, e, &cells, aoo))
         }
         Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
             by(provokers(world, e, &walked(*to, 0), aoo))
         }
         Plan::Fire { from, after, .. } => {
-            let moved = from.or(*after);
-            let mut who =
-                moved.map_or_else(Vec::new, |to| provokers(world, e, &walked(to, 0), aoo));
+            let mut cells = from.map_or_else(Vec::new, |to| walked(to, 0));
+            cells.extend(walked_on(world, e, from.unwrap_or(here), *after));
+            let mut who = provokers(world, e, &cells, aoo);
             for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
                 if super::combat::engages_shooter(world, x)
                     && may_take_opportunity(world, x)
@@ -659,6 +786,27 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
     out
 }
 
+/// The squares of `e`'s move on from `from` to `to`, if given, after its
+/// blow, shot or spell.
+fn walked_on(world: &World, e: Entity, from: Cell, to: Option<Cell>) -> Vec<Cell> {
+    let Some(to) = to else {
+        return Vec::new();
+    };
+    let blocked = occupied(world, e);
+    let lying = bodies(world, e);
+    world
+        .resource::<Grid>()
+        .path_toward_ending(
+            from,
+            to,
+            0,
+            |c| blocked.contains(&c),
+            |c| !lying.contains(&c),
+        )
+        .map(|p| p.0)
+        .unwrap_or_default()
+}
+
 fn offer(world: &World, e: Entity, order: Order, label: String) -> Choice {
     match validate(world, e, &order) {
         Ok(plan) => {
@@ -678,83 +826,16 @@ fn offer(world: &World, e: Entity, order: Order, label: String) -> Choice {
 pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
     let me = name(world, e);
     let mut out = Vec::new();
-    let grid = world.resource::<Grid>();
     let foes: Vec<Entity> = roster(world)
         .into_iter()
         .filter(|&x| enemies(world, e, x) && up(world, x))
         .collect();
     for &f in &foes {
-        let n = name(world, f);
-        out.push(offer(
-            world,
-            e,
-            Order::new(&me, "attack").target(&n),
-            format!("Attack {n}"),
-        ));
-        if missile_weapon(world, e).is_some() {
-            let fire = Order::new(&me, "fire").target(&n);
-            let from_here = validate(world, e, &fire).is_ok();
-            let moved = (!from_here).then(|| firing_square(world, e, f)).flatten();
-            out.push(match moved {
-                Some((_, to)) => offer(
-                    world,
-                    e,
-                    fire.cell(to),
-                    format!("Move to {to} and fire at {n}"),
-                ),
-                None => offer(world, e, fire, format!("Fire at {n}")),
-            });
-            // 003 §III D: shoot, then move away.
-            if from_here && let Some(back) = falling_back_from(world, e) {
-                out.push(offer(
-                    world,
-                    e,
-                    Order::new(&me, "fire_then_move").target(&n).cell(back),
-                    format!("Fire at {n}, then move back to {back}"),
-                ));
-            }
-        }
+        out.extend(foe_choices(world, e, f));
     }
-    for to in grid.neighbours(cell(world, e)).collect::<Vec<_>>() {
-        let step = Order::new(&me, "step").cell(to);
-        match foes
-            .iter()
-            .find(|&&f| grid.distance(cell(world, f), to) == 1)
-        {
-            Some(&f) => out.push(offer(
-                world,
-                e,
-                step.target(name(world, f)),
-                format!("5' step to {to} and attack {}", name(world, f)),
-            )),
-            None => out.push(offer(world, e, step, format!("5' step to {to}"))),
-        }
-    }
-    if let Some(m) = world.get::<Memorised>(e) {
-        let mut spells = m.0.clone();
-        spells.dedup();
-        for s in spells {
-            for t in roster(world).into_iter().filter(|&x| up(world, x)) {
-                let n = name(world, t);
-                let cast = Order::new(&me, "cast").with(&s).target(&n);
-                let here = validate(world, e, &cast).is_ok();
-                out.push(offer(world, e, cast, format!("Cast {s} at {n}")));
-                // 003 §III D: cast, then move away once it goes off.
-                let most = after_cast_rate(world, &s, rate_left(world, e));
-                if here && let Some(back) = falling_back_within(world, e, most) {
-                    out.push(offer(
-                        world,
-                        e,
-                        Order::new(&me, "cast_then_move")
-                            .with(&s)
-                            .target(&n)
-                            .cell(back),
-                        format!("Cast {s} at {n}, then move back to {back} once it goes off"),
-                    ));
-                }
-            }
-        }
-    }
+    out.extend(step_choices(world, e, &foes));
+    out.extend(spell_choices(world, e));
+    out.extend(withdrawal_choices(world, e));
     for (action, label) in [
         ("ready", "Ready a missile for next round"),
         ("parry", "Parry instead of attacking"),
@@ -766,6 +847,209 @@ pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
         out.push(offer(world, e, Order::new(&me, action), label.to_string()));
     }
     out
+}
+
+/// What `e` may do to the foe `f`: attack it, walking up first (003 §III
+/// D) and then back with the rate left, and shoot it.
+fn foe_choices(world: &World, e: Entity, f: Entity) -> Vec<Choice> {
+    let (me, n) = (name(world, e), name(world, f));
+    let attack = Order::new(&me, "attack").target(&n);
+    let mut out = vec![offer(world, e, attack.clone(), format!("Attack {n}"))];
+    if let Ok(Plan::Attack { .. }) = validate(world, e, &attack)
+        && let Some((cells, cost)) = path(world, e, cell(world, f), 1)
+    {
+        let from = cells.last().copied().unwrap_or(cell(world, e));
+        let left = rate_left(world, e).saturating_sub(cost);
+        if let Some(back) = falling_back_within(world, e, (from, left)) {
+            let then = attack.cell(back);
+            out.push(offer(
+                world,
+                e,
+                then,
+                format!("Attack {n}, then move back to {back}"),
+            ));
+        }
+    }
+    if let Some((_, w)) = missile_weapon(world, e) {
+        let fire = Order::new(&me, "fire").target(&n);
+        out.extend(split_moves(
+            world,
+            e,
+            (f, w.range),
+            fire,
+            &format!("fire at {n}"),
+        ));
+    }
+    out
+}
+
+/// 003 §The 5' Step: to each square next to `e`, striking each foe in
+/// reach of it, or none.
+fn step_choices(world: &World, e: Entity, foes: &[Entity]) -> Vec<Choice> {
+    let me = name(world, e);
+    let grid = world.resource::<Grid>();
+    let mut out = Vec::new();
+    for to in grid.neighbours(cell(world, e)).collect::<Vec<_>>() {
+        let step = Order::new(&me, "step").cell(to);
+        let near: Vec<Entity> = foes
+            .iter()
+            .copied()
+            .filter(|&f| grid.distance(cell(world, f), to) == 1)
+            .collect();
+        for f in &near {
+            let n = name(world, *f);
+            let label = format!("5' step to {to} and attack {n}");
+            out.push(offer(world, e, step.clone().target(&n), label));
+        }
+        if near.is_empty() {
+            out.push(offer(world, e, step, format!("5' step to {to}")));
+        }
+    }
+    out
+}
+
+/// Each memorised spell at each one still up (003 §II C), walking up
+/// first or moving back after as [`split_moves`] offers.
+fn spell_choices(world: &World, e: Entity) -> Vec<Choice> {
+    let me = name(world, e);
+    let Some(m) = world.get::<Memorised>(e) else {
+        return Vec::new();
+    };
+    let mut spells = m.0.clone();
+    spells.dedup();
+    let mut out = Vec::new();
+    for s in spells {
+        let range = world
+            .resource::<Data>()
+            .0
+            .spells
+            .get(&s)
+            .map_or(0, |d| d.range);
+        for t in roster(world).into_iter().filter(|&x| up(world, x)) {
+            let n = name(world, t);
+            let cast = Order::new(&me, "cast").with(&s).target(&n);
+            out.extend(split_moves(
+                world,
+                e,
+                (t, range),
+                cast,
+                &format!("cast {s} at {n}"),
+            ));
+        }
+    }
+    out
+}
+
+/// 003 §Withdrawal Tactics and §III D: fall back, fighting each engaged
+/// foe or not, to the square within 10' farthest from the foes; run there
+/// at twice the rate, giving up the round's combat.
+fn withdrawal_choices(world: &World, e: Entity) -> Vec<Choice> {
+    let me = name(world, e);
+    let here = cell(world, e);
+    let mut out = Vec::new();
+    if let Some(to) = falling_back_within(world, e, (here, fall_back_cells(world, e))) {
+        let back = Order::new(&me, "fall_back").cell(to);
+        for f in adjacent_enemies(world, e, here) {
+            let n = name(world, f);
+            let label = format!("Fall back to {to}, fighting {n} (front kept)");
+            out.push(offer(world, e, back.clone().target(&n), label));
+        }
+        out.push(offer(
+            world,
+            e,
+            back,
+            format!("Fall back to {to}, front kept"),
+        ));
+    }
+    // Away as a flight goes (ruling flight_path), as far as a run reaches.
+    let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+    let budget = (rate_left(world, e) * mult) as usize;
+    let way = flight(world, e).unwrap_or_default();
+    if let Some(&to) = way[..budget.min(way.len())].last() {
+        let label = format!("Run to {to} (no combat or casting this round)");
+        out.push(offer(world, e, Order::new(&me, "run").cell(to), label));
+    }
+    out
+}
+
+/// 003 §III D, "Movement may be split as desired before and/or after
+/// attacking/casting": `action` (a shot or a spell at `target`, within
+/// `range`) from here, or from the first square of the way within range;
+/// and the same with a move back after it, away from the foes, with the
+/// rate left (5' after a full-round spell).
+fn split_moves(
+    world: &World,
+    e: Entity,
+    (target, range): (Entity, u32),
+    action: Order,
+    what: &str,
+) -> Vec<Choice> {
+    let here = cell(world, e);
+    let from_here = grid_distance(world, here, cell(world, target)) <= range;
+    let before = (!from_here)
+        .then(|| square_within(world, e, target, range))
+        .flatten();
+    let (order, from, left, label) = match &before {
+        Some((_, to, cost)) => (
+            action.cell(*to),
+            *to,
+            rate_left(world, e).saturating_sub(*cost),
+            format!("Move to {to} and {what}"),
+        ),
+        None => (action, here, rate_left(world, e), capitalised(what)),
+    };
+    let left = match order.with.as_deref() {
+        Some(spell) if order.action == "cast" => after_cast_rate(world, spell, left),
+        _ => left,
+    };
+    let back = falling_back_within(world, e, (from, left));
+    let mut out = Vec::new();
+    if let Some(back) = back {
+        let then = order.clone().then(back);
+        if validate(world, e, &then).is_ok() {
+            let after = match order.action.as_str() {
+                "cast" => " once it goes off",
+                _ => "",
+            };
+            let label = format!("{label}, then move back to {back}{after}");
+            out.push(offer(world, e, then, label));
+        }
+    }
+    if before.is_none()
+        && !adjacent_enemies(world, e, here).is_empty()
+        && let Some(x) = clear_square(world, e, (target, range))
+    {
+        let label = format!("Step to {x}, out of the melee, and {what}");
+        out.push(offer(world, e, order.clone().cell(x), label));
+    }
+    out.insert(0, offer(world, e, order, label));
+    out
+}
+
+/// A square next to `e`, free, next to no foe, with `target` in sight and
+/// within `range` of it: one step out of the melee before a shot or a
+/// spell (003 §III C, F: the first 5' draws nothing). The first in the
+/// grid's order.
+fn clear_square(world: &World, e: Entity, (target, range): (Entity, u32)) -> Option<Cell> {
+    let grid = world.resource::<Grid>();
+    let at = cell(world, target);
+    grid.neighbours(cell(world, e)).find(|&c| {
+        free_cell(world, e, c).is_ok()
+            && adjacent_enemies(world, e, c).is_empty()
+            && grid.distance(c, at) <= range
+            && grid.in_sight(c, at)
+    })
+}
+
+fn grid_distance(world: &World, a: Cell, b: Cell) -> u32 {
+    world.resource::<Grid>().distance(a, b)
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
 }
 
 /// For a readied missile: fire at each target, or hold.

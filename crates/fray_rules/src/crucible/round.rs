@@ -45,10 +45,13 @@ pub fn begin_round(world: &mut World) {
     fray_core::casting::new_round(world);
     for e in roster(world) {
         if let Some(mut rs) = world.get_mut::<RoundState>(e) {
-            // A parry lasts until the parrier's next turn (ruling parry).
-            let parrying = rs.parrying;
+            // A parry lasts until the parrier's next turn (ruling parry),
+            // and so does a ban on pursuit taken after its turn (ruling
+            // no_pursuit).
+            let (parrying, no_pursuit) = (rs.parrying, rs.no_pursuit_next);
             *rs = RoundState::default();
             rs.parrying = parrying;
+            rs.no_pursuit = no_pursuit;
         }
     }
     if round == 1 && world.resource::<Flow>().surprise_round {
@@ -91,22 +94,27 @@ pub fn readied_missiles(world: &mut World) {
     let asking = world.resource::<Flow>().asking.clone();
     if asking.is_empty() {
         for e in roster(world) {
-            if world.get::<Readied>(e).is_some() && up(world, e) && orders::has_shot(world, e) {
-                let id = decision::ask(
-                    world,
-                    Question {
-                        actor: e,
-                        prompt: decision::prompt(world, e, |w| {
-                            format!("{}: fire your readied missile now, or hold it", name(w, e))
-                        }),
-                        rule: "003 §III A".into(),
-                        secret: false,
-                        move_order: None,
-                        choices: orders::readied_choices,
-                    },
-                );
-                world.resource_mut::<Flow>().asking.push((id, e));
+            if world.get::<Readied>(e).is_none() {
+                continue;
             }
+            if !(up(world, e) && orders::has_shot(world, e)) {
+                wasted(world, e);
+                continue;
+            }
+            let id = decision::ask(
+                world,
+                Question {
+                    actor: e,
+                    prompt: decision::prompt(world, e, |w| {
+                        format!("{}: fire your readied missile now, or hold it", name(w, e))
+                    }),
+                    rule: "003 §III A".into(),
+                    secret: false,
+                    move_order: None,
+                    choices: orders::readied_choices,
+                },
+            );
+            world.resource_mut::<Flow>().asking.push((id, e));
         }
     } else {
         take_readied(world);
@@ -115,6 +123,25 @@ pub fn readied_missiles(world: &mut World) {
         roll_initiative(world);
         world.resource_mut::<Flow>().stage = Stage::Counts;
     }
+}
+
+/// 003 §Effects of Readied Actions: "failure to USE that advantage
+/// immediately means that it is wasted": a readied missile with no target
+/// in sight and range as the round begins is no longer ready.
+fn wasted(world: &mut World, e: Entity) {
+    world.entity_mut(e).remove::<Readied>();
+    if !up(world, e) {
+        return;
+    }
+    let who = name(world, e);
+    record(world, || {
+        Event::new(
+            EventKind::Readied,
+            "003 §Effects of Readied Actions",
+            format!("{who} has no target in sight and range for its readied missile: the advantage is wasted."),
+        )
+        .actor(&who)
+    });
 }
 
 /// The answers about readied missiles: a shot now, or held.

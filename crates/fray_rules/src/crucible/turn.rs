@@ -144,6 +144,7 @@ fn turn(world: &mut World, e: Entity) {
     // Ruling parry: its parry lasts until its next turn, this one.
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.parrying = false;
+        rs.had_turn = true;
     }
     if let Some(&w) = world.get::<Withdrawal>(e) {
         let plan = match w {
@@ -177,7 +178,7 @@ fn turn(world: &mut World, e: Entity) {
 /// from the enemy, then fighting whoever is in reach, else parrying.
 fn fall_back_plan(world: &World, e: Entity) -> Plan {
     let here = cell(world, e);
-    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let most = orders::fall_back_cells(world, e);
     let grid = world.resource::<Grid>();
     let foes: Vec<Cell> = combat::foes(world, e)
         .into_iter()
@@ -413,12 +414,18 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             from,
             after,
         } => {
-            fire(world, e, target, from, rate);
-            if let Some(to) = after
+            let moved = fire(world, e, target, from, rate);
+            if let (Some(to), Some(moved)) = (after, moved)
                 && up(world, e)
             {
                 let cells = path_cells(world, e, to);
-                walk(world, e, cells, rate, Provokes::Within { free: 1 });
+                walk(
+                    world,
+                    e,
+                    cells,
+                    rate.saturating_sub(moved),
+                    Provokes::Within { free: 1 },
+                );
             }
         }
         Plan::Cast {
@@ -449,23 +456,34 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
 }
 
 /// 003 §III D: move to `from`, if given, within the standard rate, then
-/// shoot, if the target is still within the missile's range.
-fn fire(world: &mut World, e: Entity, target: Entity, from: Option<Cell>, rate: u32) {
+/// shoot, if the target is still within the missile's range. The squares
+/// moved, or `None` if the shooter fell on the way.
+fn fire(
+    world: &mut World,
+    e: Entity,
+    target: Entity,
+    from: Option<Cell>,
+    rate: u32,
+) -> Option<u32> {
     let range = orders::missile_weapon(world, e).map_or(0, |(_, w)| w.range);
-    if move_first(world, e, from, rate) && in_range(world, (e, target), range, "shot") {
+    let moved = move_first(world, e, from, rate)?;
+    if in_range(world, (e, target), range, "shot") {
         combat::fire(world, e, target, "ruling attack_roll");
     }
+    Some(moved)
 }
 
 /// 003 §III D: "Movement may be split as desired before and/or after
 /// attacking/casting": the move before, to `to` if given, within the
-/// standard `rate`. False if the mover fell on the way.
-fn move_first(world: &mut World, e: Entity, to: Option<Cell>, rate: u32) -> bool {
+/// standard `rate`. The squares moved, or `None` if the mover fell on the
+/// way.
+fn move_first(world: &mut World, e: Entity, to: Option<Cell>, rate: u32) -> Option<u32> {
     let Some(to) = to else {
-        return true;
+        return Some(0);
     };
     let cells = path_cells(world, e, to);
-    walk(world, e, cells, rate, Provokes::Within { free: 1 }).1
+    let (moved, stands) = walk(world, e, cells, rate, Provokes::Within { free: 1 });
+    stands.then_some(moved)
 }
 
 /// Whether `target` stands within `range` of `e`, saying so when not (a
@@ -735,9 +753,9 @@ fn cast(
     after: Option<Cell>,
 ) {
     let rate = orders::rate_left(world, e);
-    if !move_first(world, e, from, rate) {
+    let Some(moved) = move_first(world, e, from, rate) else {
         return;
-    }
+    };
     if !fray_core::casting::may_cast(world, e) {
         note(
             world,
@@ -789,7 +807,7 @@ fn cast(
             .target(&whom)
     });
     {
-        let cap = orders::after_cast_rate(world, &spell, u32::MAX);
+        let cap = orders::after_cast_rate(world, &spell, rate.saturating_sub(moved));
         let mut flow = world.resource_mut::<Flow>();
         flow.spell_targets
             .push((e, target, after.map(|c| (c, cap))));
@@ -971,7 +989,7 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
         "003 §Withdrawal Tactics",
         format!("{who} falls back, fighting, its front to the enemy."),
     );
-    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let most = orders::fall_back_cells(world, e);
     let cells = orders::path(world, e, to, 0)
         .map(|p| p.0)
         .unwrap_or_default();
@@ -1027,43 +1045,6 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     walk_quietly(world, f, cells, Provokes::Never);
 }
 
-/// Ruling `flight_path`: the edge cell nearest `e` among those farther from
-/// every enemy than `e` is, and the way there.
-fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
-    let grid = world.resource::<Grid>();
-    let here = cell(world, e);
-    let foes: Vec<Cell> = combat::foes(world, e)
-        .into_iter()
-        .map(|f| cell(world, f))
-        .collect();
-    let nearest = |c: Cell| {
-        foes.iter()
-            .map(|&f| grid.distance(c, f))
-            .min()
-            .unwrap_or(u32::MAX)
-    };
-    let (w, h) = (grid.width() as i32, grid.height() as i32);
-    let mut edges: Vec<Cell> = (0..w)
-        .flat_map(|x| (0..h).map(move |y| Cell::new(x, y)))
-        .filter(|c| c.x == 0 || c.y == 0 || c.x == w - 1 || c.y == h - 1)
-        .filter(|&c| {
-            !grid.is_obstacle(c)
-                && (c == here || nearest(c) > nearest(here).min(grid.distance(c, here)))
-        })
-        .collect();
-    edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));
-    let taken = orders::occupied(world, e);
-    let lying = orders::bodies(world, e);
-    edges.retain(|c| !lying.contains(c));
-    edges.into_iter().take(12).find_map(|c| {
-        if c == here {
-            return Some(Vec::new());
-        }
-        grid.path_toward(here, c, 0, |x| taken.contains(&x))
-            .map(|p| p.0)
-    })
-}
-
 /// Off the battlefield at an edge: gone.
 fn leave_if_at_edge(world: &mut World, e: Entity, rule: &'static str) {
     let c = cell(world, e);
@@ -1090,7 +1071,7 @@ fn retreat(world: &mut World, e: Entity) {
         format!("{who} retreats, keeping its front to the enemy."),
     );
     let rate = orders::rate_left(world, e);
-    let cells = flight(world, e).unwrap_or_default();
+    let cells = orders::flight(world, e).unwrap_or_default();
     if walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
         leave_if_at_edge(world, e, "ruling flight_path");
     }
@@ -1101,7 +1082,7 @@ fn retreat(world: &mut World, e: Entity) {
 /// `drop_on_flight`); it runs at double rate. Cornered, it surrenders.
 fn flee(world: &mut World, e: Entity) {
     let who = name(world, e);
-    let Some(cells) = flight(world, e) else {
+    let Some(cells) = orders::flight(world, e) else {
         note(
             world,
             e,
@@ -1131,8 +1112,13 @@ fn flee(world: &mut World, e: Entity) {
             "003 §Withdrawal Tactics",
             true,
         );
+        // Ruling no_pursuit: on its turn, next round's if this round's is past.
         if let Some(mut rs) = world.get_mut::<RoundState>(f) {
-            rs.no_pursuit = true;
+            if rs.had_turn {
+                rs.no_pursuit_next = true;
+            } else {
+                rs.no_pursuit = true;
+            }
         }
         if down {
             return;

@@ -175,8 +175,7 @@ pub fn in_reach(world: &World, me: Entity, target: Entity) -> bool {
 
 /// Ruling `ranged`: obstacles block the line; characters do not.
 pub fn line_of_sight(world: &World, a: Cell, b: Cell) -> bool {
-    let grid = world.resource::<Grid>();
-    grid.line(a, b).iter().all(|c| !grid.is_obstacle(*c))
+    world.resource::<Grid>().in_sight(a, b)
 }
 
 /// Check `order` for `me` against what the open decision asks.
