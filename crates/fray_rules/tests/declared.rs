@@ -1524,3 +1524,144 @@ fn maximum_stress_is_the_stat_blocks_number_not_a_roll_of_its_dice() {
     );
     assert_eq!(wounds(&mut b, "Bors"), (34, 15, Health::Fine));
 }
+
+/// `e` at 0 Wound Points: Incapacitated (004 §Wound Points).
+fn fell(b: &mut Battle, e: Entity) {
+    b.world_mut().get_mut::<WoundPoints>(e).unwrap().current = 0;
+    *b.world_mut().get_mut::<Health>(e).unwrap() = Health::Incapacitated;
+}
+
+/// Plays `text` until `needle` is in the log.
+fn until(b: &mut Battle, needle: &str) {
+    while !has(b, needle) {
+        assert!(b.advance().is_none(), "{}", texts(b).join("\n"));
+    }
+}
+
+#[test]
+fn an_attack_with_a_weapon_thrown_already_finds_none() {
+    // 004 §Step 3: a javelin thrown is gone, for an attack with it too.
+    let orders =
+        r#"(round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "javelin"))"#;
+    let text = duel("", r#", weapons: ["javelin"]"#, "5, 9, 2, 2", orders, 1);
+    let mut b = battle(&text);
+    until(&mut b, "Bors declares: attack");
+    let bors = entity(&mut b, "Bors");
+    b.world_mut()
+        .get_mut::<declared::Kit>(bors)
+        .unwrap()
+        .weapons
+        .clear();
+    run(&mut b);
+    assert_has(&b, "Bors has no javelin left: it was used already.");
+    assert_lacks(&b, "Bors attacks Anna");
+}
+
+#[test]
+fn a_throw_at_a_prone_target_gains_nothing_for_it() {
+    // Ruling injury_effects: only melee attacks on the prone gain +2; Bors
+    // throws his javelin at Anna, prone four cells off.
+    let orders =
+        r#"(round: 1, order: (actor: "Bors", action: "throw", target: "Anna", with: "javelin"))"#;
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (5, 1), weapons: ["longsword", "javelin"])"#,
+        "5, 9, 12, 2",
+        orders,
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    b.world_mut()
+        .get_mut::<declared::Hurts>(anna)
+        .unwrap()
+        .prone = true;
+    run(&mut b);
+    assert_has(&b, "Bors throws at Anna with the javelin: 12 + 3 = 15");
+    assert_lacks(&b, "prone");
+}
+
+#[test]
+fn a_stabilised_creature_in_full_defense_moves_a_quarter_of_its_speed() {
+    // 004 §Wound Points: stabilised, "half its movement speed"; 004 §Step 3:
+    // full defense "up to half their speed". Anna (Speed 5, Incapacitated)
+    // halves 5 to 2, then to 1.
+    let orders = r#"(round: 1, order: (actor: "Anna", action: "full_defense", cell: (1, 7)))"#;
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (7, 1))"#,
+        "5, 9",
+        orders,
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    fell(&mut b, anna);
+    b.world_mut().entity_mut(anna).insert(declared::Stabilised);
+    run(&mut b);
+    assert_has(&b, "Anna moves 1 cell from (1, 1) to (1, 2).");
+}
+
+#[test]
+fn one_stabilises_an_ally_not_itself() {
+    // Ruling stabilise_action: the Heal check is made on another.
+    let text = duel("", "", "5, 9", "", 1);
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    fell(&mut b, anna);
+    let me = Order::new("Anna", "stabilise").target("Anna");
+    let why = declared::validate(b.world(), anna, &me).unwrap_err();
+    assert_eq!(
+        why,
+        "one stabilises an ally, not itself (ruling stabilise_action)"
+    );
+    let offered = declared::choices(b.world(), anna);
+    assert!(offered.iter().all(|c| c.order.action != "stabilise"));
+}
+
+#[test]
+fn a_person_may_take_full_defense_and_fall_back() {
+    // 004 §Step 3: full defense moves up to half the creature's speed; a
+    // person is offered it toward the cell within that farthest from foes.
+    let text = duel("", "", "5, 9", "", 1);
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let offered = declared::choices(b.world(), anna);
+    assert!(
+        offered.iter().any(|c| c.refused.is_none()
+            && c.order.action == "full_defense"
+            && c.order.cell == Some(Cell::new(0, 0))
+            && c.label == "Take full defense, moving toward (0, 0) (initiative -1)"),
+        "{:?}",
+        offered.iter().map(|c| &c.label).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_monster_that_saw_through_is_not_intimidated_in_anothers_place() {
+    // Ruling intimidate_action: Anna's Intimidation turns from Bors, fled,
+    // to Cato, who held against one already.
+    let orders = r#"(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))"#;
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1)),
+           (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (1, 2))"#,
+        "5, 9",
+        orders,
+    );
+    let mut b = battle(&text);
+    until(&mut b, "Anna declares: intimidate");
+    let (bors, cato) = (entity(&mut b, "Bors"), entity(&mut b, "Cato"));
+    b.world_mut()
+        .entity_mut(bors)
+        .insert(declared::Fled)
+        .remove::<fray_core::model::Fighting>();
+    b.world_mut().entity_mut(cato).insert(declared::SawThrough);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Cato held against an Intimidation already: Anna cannot intimidate it.",
+    );
+    assert_lacks(&b, "Anna tries to intimidate");
+}

@@ -1,6 +1,8 @@
 //! 004 §Step 3: declarations, their initiative modifiers, and the order of
 //! the round (004 §Step 2).
 
+use std::cmp::Reverse;
+
 use super::*;
 use fray_core::decision::{self, Question};
 use fray_core::log::EventKind;
@@ -215,6 +217,9 @@ impl OrderContext<'_> {
         if world.get::<Side>(t) != Some(&self.side) {
             return Err(format!("{} is not an ally", flow.name(t)));
         }
+        if flow.name(t) == self.name {
+            return Err("one stabilises an ally, not itself (ruling stabilise_action)".into());
+        }
         match world.get::<Health>(t) {
             Some(Health::Incapacitated | Health::Dying) => {}
             _ => {
@@ -311,11 +316,44 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     }
     orders.push(Order::new(&me.name, "defensive_attack"));
     orders.push(Order::new(&me.name, "full_defense"));
+    if let Some(back) = back_from_the_foes(world, actor) {
+        orders.push(Order::new(&me.name, "full_defense").cell(back));
+    }
     orders.push(Order::new(&me.name, "wait"));
     orders
         .into_iter()
         .map(|order| offer(world, actor, order))
         .collect()
+}
+
+/// 004 §Step 3, Full-Defense "can only move up to half their speed": the
+/// cell within half of `actor`'s speed farthest from its nearest foe (the
+/// nearest of such, then the first in the grid's order), if that is
+/// farther than where it stands.
+fn back_from_the_foes(world: &World, actor: Entity) -> Option<Cell> {
+    let grid = world.resource::<Grid>();
+    let here = *world.get::<Cell>(actor)?;
+    let side = world.get::<Side>(actor).copied();
+    let foes: Vec<Cell> = world
+        .resource::<Flow>()
+        .roster
+        .iter()
+        .filter(|(e, _)| {
+            world.get::<Side>(*e).copied() != side
+                && world.get::<fray_core::model::Fighting>(*e).is_some()
+                && world.get::<Fled>(*e).is_none()
+        })
+        .filter_map(|(e, _)| world.get::<Cell>(*e).copied())
+        .collect();
+    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    let half = world.get::<Stats>(actor)?.speed / 2;
+    let taken = fray_core::model::taken_cells(world, actor);
+    let (best, _) = grid
+        .reachable(here, half, |c| taken.contains(&c))
+        .into_iter()
+        .filter(|&(c, _)| !taken.contains(&c))
+        .max_by_key(|&(c, cost)| (nearest(c), Reverse(cost), Reverse((c.y, c.x))))?;
+    (nearest(best) > nearest(here)).then_some(best)
 }
 
 /// 004 §Step 3: an order offered as a choice, legal with its initiative

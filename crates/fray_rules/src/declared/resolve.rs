@@ -22,8 +22,8 @@ use fray_core::threat::Threatener;
 
 use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
 use super::{
-    Action, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed, Slot,
-    Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival, check_die,
+    Action, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed, SawThrough,
+    Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival, check_die,
     check_end, next_arrival,
 };
 
@@ -356,6 +356,10 @@ fn attack(
     let Some(w) = a.data.weapons.get(weapon).cloned() else {
         return;
     };
+    if !holds(world, a.e, weapon) {
+        gone(world, &a.me, weapon);
+        return;
+    }
     let Some(target) = living_target(world, a.e, target, true) else {
         return;
     };
@@ -372,8 +376,12 @@ fn attack(
         });
         return;
     }
-    let shot = w.reach == 0;
-    if let Some(hit) = strike(world, a.e, target, weapon, shot, "attacks") {
+    let how = if w.reach == 0 {
+        Delivery::Shot
+    } else {
+        Delivery::Melee
+    };
+    if let Some(hit) = strike(world, a.e, target, weapon, how, "attacks") {
         land(world, hit, deferred);
     }
     full_defense_riposte(world, target, a.e);
@@ -393,10 +401,7 @@ fn throw(
         return;
     };
     let me = &a.me;
-    let held = world
-        .get::<Kit>(a.e)
-        .is_some_and(|kit| kit.weapons.iter().any(|x| x == weapon));
-    if !held {
+    if !holds(world, a.e, weapon) {
         gone(world, me, weapon);
         return;
     }
@@ -429,7 +434,7 @@ fn throw(
     {
         kit.weapons.remove(i);
     }
-    if let Some(hit) = strike(world, a.e, target, weapon, false, "throws at") {
+    if let Some(hit) = strike(world, a.e, target, weapon, Delivery::Thrown, "throws at") {
         land(world, hit, deferred);
     }
     full_defense_riposte(world, target, a.e);
@@ -733,6 +738,20 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
         return;
     };
     let me = &a.me;
+    if world.get::<SawThrough>(target).is_some() {
+        // The declared monster is gone and the one in its place held
+        // against an Intimidation already.
+        let t = name(world, target);
+        log(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "ruling intimidate_action",
+                format!("{t} held against an Intimidation already: {me} cannot intimidate it."),
+            )
+            .actor(me)
+        });
+        return;
+    }
     let range = a.data.ruling_numbers.intimidate_range;
     approach_target(world, a, target, range, true);
     if dropped_on_the_way(world, a) {
@@ -849,11 +868,10 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
 /// move in the round under this action and its state (what its moves earlier
 /// in the round left of it: [`speed_left`]).
 fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
-    let stats_speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
     let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
     let h = health(world, e);
     let stabilised = world.get::<Stabilised>(e).is_some();
-    let mut speed = stats_speed;
+    let mut speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
     if matches!(action, Action::FullDefense { .. }) {
         speed /= 2;
     }
@@ -861,7 +879,9 @@ fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
         speed /= 2;
     }
     if matches!(h, Health::Incapacitated | Health::Dying) {
-        speed = if stabilised { stats_speed / 2 } else { 1 };
+        // 004 §Wound Points: stabilised, half its speed, halved as it
+        // already is by full defense or a broken shin.
+        speed = if stabilised { speed / 2 } else { 1 };
     }
     if hurts.prone {
         speed = speed.min(1);
@@ -1096,6 +1116,13 @@ fn melee_weapon(data: &super::DeclaredData, kit: &Kit) -> Option<(String, u32)> 
 
 /// What `me` was to throw or use is gone, spent by an earlier action
 /// (004 §Step 2: a late arrival acts twice in a round).
+/// Whether `e` still carries `weapon`: a thrown one is gone (004 §Step 3).
+fn holds(world: &World, e: Entity, weapon: &str) -> bool {
+    world
+        .get::<Kit>(e)
+        .is_some_and(|kit| kit.weapons.iter().any(|x| x == weapon))
+}
+
 fn gone(world: &mut World, me: &str, what: &str) {
     log(world, || {
         Event::new(
@@ -1139,7 +1166,7 @@ fn riposte(world: &mut World, by: Entity, against: Entity, why: &str) -> bool {
         .actor(&me)
         .target(&them)
     });
-    if let Some(hit) = strike(world, by, against, &weapon, false, "ripostes at") {
+    if let Some(hit) = strike(world, by, against, &weapon, Delivery::Melee, "ripostes at") {
         apply_hit(world, &hit);
     }
     // A riposte is an attack: one in full defense may riposte back (004
@@ -1182,7 +1209,7 @@ fn strike(
     attacker: Entity,
     target: Entity,
     weapon: &str,
-    shot: bool,
+    how: Delivery,
     verb: &str,
 ) -> Option<Hit> {
     let data = world.resource::<Data>().0.clone();
@@ -1194,12 +1221,22 @@ fn strike(
         target,
         weapon,
         w: &w,
-        shot,
+        how,
         stats: &stats,
         hurts: &hurts,
     };
     let critical = attack_roll(world, &b, &data.ruling_numbers, verb)?;
     Some(damage_roll(world, &b, critical))
+}
+
+/// How a blow reaches its target: a shot adds no Strength to its damage,
+/// and only a blow in melee gains against the prone (ruling
+/// `injury_effects`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Delivery {
+    Melee,
+    Thrown,
+    Shot,
 }
 
 /// An attack being rolled: who strikes whom, with what, and the attacker's
@@ -1209,8 +1246,7 @@ struct Blow<'a> {
     target: Entity,
     weapon: &'a str,
     w: &'a Weapon,
-    /// A shot adds no Strength.
-    shot: bool,
+    how: Delivery,
     stats: &'a Stats,
     hurts: &'a Hurts,
 }
@@ -1219,7 +1255,7 @@ struct Blow<'a> {
 /// equal or exceed hits); a natural 20 is a critical hit and a natural 1
 /// misses (ruling `natural_rolls`). Whether the hit is critical, if it hits.
 fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Option<bool> {
-    let (w, weapon, target) = (b.w, b.weapon, b.target);
+    let (weapon, target) = (b.weapon, b.target);
     let (me, them) = (name(world, b.attacker), name(world, target));
     let hurts = b.hurts;
     let target_prone = world.get::<Hurts>(target).is_some_and(|h| h.prone);
@@ -1233,7 +1269,7 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     if hurts.concussed {
         mods.push(Modifier::new("concussed", -r.concussed_attack_penalty));
     }
-    if target_prone && !b.shot && w.reach > 0 {
+    if target_prone && b.how == Delivery::Melee {
         mods.push(Modifier::new("target prone", r.prone_attack_bonus));
     }
     let roll = world
@@ -1284,7 +1320,7 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
 fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
     let (w, target) = (b.w, b.target);
     let (me, them) = (name(world, b.attacker), name(world, target));
-    let bonus = if b.shot {
+    let bonus = if b.how == Delivery::Shot {
         0
     } else {
         b.stats.strength_mod - b.hurts.strength_damage / 2
