@@ -1012,3 +1012,42 @@ fn set_takes_any_number_of_the_stat_block_and_refuses_what_it_cannot_hold() {
         "{err}"
     );
 }
+
+#[test]
+fn a_spear_that_let_a_charger_pass_keeps_its_routine() {
+    // Ruling set_spear: Pell lets the charging Gash pass in segment 3 and
+    // still attacks him in his own segment 5.
+    let c = r#"
+        (name: "Pell", side: "A", template: "spearman", at: (1, 3), set: {"hp": 40}),
+        (name: "Gash", side: "B", template: "orc", at: (6, 3), set: {"hp": 40}),"#;
+    let orders = [
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "charge").target("Pell")),
+        (1, Order::new("Pell", "let_pass")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 5, 15, 3, 15, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "Pell lets Gash pass.");
+    assert_lacks(&b, "its routine is spent");
+    assert_eq!(common::count(&b, "Pell attacks Gash"), 1);
+}
+
+#[test]
+fn a_spear_that_struck_in_its_own_segment_strikes_no_later_charger() {
+    // Ruling set_spear: Pell's routine goes into Gash, beside him, in
+    // segment 1; Murk charges in segment 5 and meets no spear.
+    let c = r#"
+        (name: "Pell", side: "A", template: "spearman", at: (2, 4), set: {"hp": 40}),
+        (name: "Gash", side: "B", template: "orc", at: (3, 4), set: {"hp": 40}),
+        (name: "Murk", side: "B", template: "orc", at: (7, 4), set: {"hp": 40}),"#;
+    let orders = [
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "wait")),
+        (1, Order::new("Murk", "charge").target("Pell")),
+    ];
+    let mut b = battle(ALERTED, c, &[5, 1, 2, 2, 2, 2], &orders);
+    run(&mut b);
+    assert_eq!(common::count(&b, "Pell attacks Gash"), 1);
+    assert_has(&b, "Murk charges Pell.");
+    assert_lacks(&b, "charging Murk");
+}

@@ -368,7 +368,8 @@ fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
 
 /// Ruling `set_spear`: in its own segment a set spear strikes an enemy
 /// already in reach, without moving, unless it has already struck a charger
-/// this round: that was its routine (001 §3).
+/// this round: that was its routine (001 §3); having struck so, it strikes
+/// at no charger later in the round.
 fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Option<Vec<Hit>>) {
     let e = slot.actor;
     if world.get::<SpearUsed>(e).is_some() {
@@ -398,6 +399,8 @@ fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Optio
         multiplier: 1,
         rule: "ruling set_spear",
     };
+    // Its routine is spent: no strike at a charger later this round.
+    world.entity_mut(e).insert(SpearUsed);
     routine(world, blow, held);
 }
 
@@ -773,9 +776,6 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
     let n = world.resource::<Data>().0.ruling_numbers.clone();
     for &(f, yes) in answers {
         let (who, them) = (name(world, f), name(world, mover));
-        if spear {
-            world.entity_mut(f).insert(SpearUsed);
-        }
         if !yes || !able(world, f) || !able(world, mover) {
             record(world, || {
                 Event::new(
@@ -792,6 +792,9 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
                 Some(Declared(Action::SetSpear { weapon })) => weapon.clone(),
                 _ => continue,
             };
+            // Ruling set_spear: the strike at the charger is its routine;
+            // one that let the charger pass keeps it.
+            world.entity_mut(f).insert(SpearUsed);
             (w, "ruling set_spear", Vec::new(), n.set_spear_multiplier)
         } else {
             let Some((w, _)) = melee_weapon(world, f) else {
