@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{Script, count, line, run, texts};
+use common::{Script, assert_lacks, count, line, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
@@ -1290,4 +1290,70 @@ fn the_abort_question_gives_the_odds_of_each_answer() {
     // nothing, and the odds say so.
     let prompt = abort_prompt(true);
     assert!(prompt.contains("hits 74%; with Dodge 74%"), "{prompt}");
+}
+
+#[test]
+fn a_delay_before_one_who_delayed_to_the_end_of_the_phase_acts_just_before_it() {
+    // 002 §Delay, ruling delay_place: Ash (7) delays to the end of the
+    // phase; Bo (6), after Ash's place, delays to act just before Ash: that
+    // is still this phase, and Bo goes just before Ash's delayed action.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 1), set: {"cv": 6}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Ash", "delay").into(),
+            o("Bo", "delay").target("Ash"),
+            o("Bo", "step").cell(Cell::new(8, 1)),
+            o("Ash", "step").cell(Cell::new(2, 1)),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Bo delays, to act just before Ash this phase");
+    let bo = line(&b, "Bo takes a 1-hex step from (9, 1) to (8, 1)");
+    let ash = line(&b, "Ash takes a 1-hex step from (1, 1) to (2, 1)");
+    assert!(bo < ash, "{}", texts(&b).join("\n"));
+    assert_lacks(&b, "the delayed action is lost");
+}
+
+#[test]
+fn the_abort_choices_refuse_a_block_against_a_shot() {
+    // Ruling block: shots cannot be blocked; a person asked to abort
+    // against Gun's shot sees Block refused, with the reason.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: "A"), (name: "B", seat: Human)],
+          combatants: [
+            (name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
+            (name: "Bra", side: "B", template: "bravo", at: (4, 0)),
+          ])"#;
+    let mut b = common::battle(text, &[], |side| {
+        if side == 0 {
+            script(vec![(
+                Q::Turn(None),
+                Order::new("Gun", "shoot").target("Bra"),
+                false,
+            )])
+        } else {
+            Box::new(fray_core::decision::HumanSeat)
+        }
+    });
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Bra is not asked");
+    };
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let d = decisions.get(ids[0]).unwrap();
+    assert!(d.prompt.starts_with("Gun attacks Bra"), "{}", d.prompt);
+    let block = d
+        .choices
+        .iter()
+        .find(|c| c.order.action == "block")
+        .unwrap();
+    assert_eq!(
+        block.refused.as_deref(),
+        Some("shots cannot be blocked (ruling block)")
+    );
 }

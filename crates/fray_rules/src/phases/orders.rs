@@ -173,6 +173,15 @@ pub fn in_reach(world: &World, me: Entity, target: Entity) -> bool {
     a != b && world.resource::<Grid>().distance(a, b) <= stats.reach
 }
 
+/// Whether `e` has an action still to come this phase: its place has not
+/// come yet, or it delayed to later in this phase (002 §Delay; ruling
+/// `delay_place`).
+pub fn acts_later_this_phase(world: &World, e: Entity) -> bool {
+    let flow = world.resource::<Flow>();
+    !flow.done.contains(&e)
+        || matches!(world.get::<super::Hold>(e), Some(super::Hold::Delayed { fires, .. }) if *fires <= flow.phase_index())
+}
+
 /// Ruling `ranged`: obstacles block the line; characters do not.
 pub fn line_of_sight(world: &World, a: Cell, b: Cell) -> bool {
     world.resource::<Grid>().in_sight(a, b)
@@ -891,16 +900,15 @@ fn ready_and_delay_choices(
             );
         }
     }
-    let done = &flow.done;
     for &e in &flow.order {
         if e == me || !up(world, e) {
             continue;
         }
         let n = flow.name(e);
-        let when = if done.contains(&e) {
-            "next phase"
-        } else {
+        let when = if acts_later_this_phase(world, e) {
             "this phase"
+        } else {
+            "next phase"
         };
         offer(
             Order::new(name, "delay").target(n),

@@ -48,8 +48,10 @@ enum Next {
     Done,
     /// Not finished: back on the stack, under the interrupts listed (the first on top).
     Keep(Work, Vec<Work>),
-    /// A decision was published; the work waits on top for its answer.
-    Asked(Work),
+    /// A decision was published; the work waits on top of the stack for
+    /// its answer (put there before the question, so the choices offered
+    /// see it, as the answer's check will).
+    Asked,
 }
 
 /// 002 §Time: the phase under way. Takes the answer to the open decision,
@@ -78,10 +80,7 @@ pub fn run_phase(world: &mut World) {
                 flow.stack.push(work);
                 flow.stack.extend(interrupts.into_iter().rev());
             }
-            Next::Asked(work) => {
-                world.resource_mut::<Flow>().stack.push(work);
-                return;
-            }
+            Next::Asked => return,
         }
     }
 }
@@ -113,11 +112,12 @@ fn take_answer(world: &mut World) -> bool {
 /// it may name any cell to move to.
 fn ask(
     world: &mut World,
-    actor: Entity,
-    asking: Asking,
+    (actor, asking): (Entity, Asking),
     prompt: impl FnOnce(&World) -> String,
     rule: &str,
-) {
+    waiting: Work,
+) -> Next {
+    world.resource_mut::<Flow>().stack.push(waiting);
     world.resource_mut::<Flow>().asking = Some((0, actor, asking));
     let move_order = (asking == Asking::Turn
         && (orders::movement_left(world, actor) > 0 || step_refusal(world, actor).is_none()))
@@ -132,6 +132,7 @@ fn ask(
     };
     let id = decision::ask(world, question);
     world.resource_mut::<Flow>().asking = Some((id, actor, asking));
+    Next::Asked
 }
 
 /// The next place in the order this phase: a delayed character waiting for
@@ -166,10 +167,18 @@ fn next_turn(world: &mut World) -> bool {
         }
         return true;
     }
-    // The end of the phase: those delayed to it, and any whose place passed.
-    if let Some(d) = delayed(world, None) {
+    // The end of the phase: those delayed to it, and any whose place
+    // passed; one delayed to act just before another of them goes first.
+    if let Some(mut d) = delayed(world, None) {
+        let mut before = None;
+        for _ in 0..world.resource::<Flow>().order.len() {
+            match delayed(world, Some(d)) {
+                Some(x) if x != d => (before, d) = (Some(d), x),
+                _ => break,
+            }
+        }
         world.entity_mut(d).remove::<Hold>();
-        move_before(world, d, None, "delayed");
+        move_before(world, d, before, "delayed");
         push_turn(world, d, TurnKind::Delayed);
         return true;
     }
@@ -327,12 +336,11 @@ fn work_on(world: &mut World, work: Work) -> Next {
             let (t, m) = (name(world, threatener), name(world, mover));
             ask(
                 world,
-                threatener,
-                Asking::Opportunity { mover },
+                (threatener, Asking::Opportunity { mover }),
                 |_| format!("{m} lets its guard down within {t}'s reach: attack of opportunity?"),
                 "002 §Attacks of Opportunity",
-            );
-            Next::Asked(work)
+                work,
+            )
         }
     }
 }
@@ -369,8 +377,13 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         return Next::Done;
     }
     let prompt = move |w: &World| turn_prompt(w, actor, kind);
-    ask(world, actor, Asking::Turn, prompt, "002 §Normal Phase");
-    Next::Asked(this)
+    ask(
+        world,
+        (actor, Asking::Turn),
+        prompt,
+        "002 §Normal Phase",
+        this,
+    )
 }
 
 /// 002 §Normal Phase: what `actor` is asked on its turn, in words — what
@@ -747,7 +760,7 @@ fn delay(world: &mut World, actor: Entity, before: Option<Entity>) {
         let flow = world.resource::<Flow>();
         let per_turn = data.numbers.phases_per_turn;
         match before {
-            Some(b) if flow.done.contains(&b) => {
+            Some(b) if !orders::acts_later_this_phase(world, b) => {
                 (flow.next_phase_index(per_turn), "in the next phase")
             }
             _ => (flow.phase_index(), "this phase"),
@@ -1399,10 +1412,14 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
     }
     let (r, b) = (name(world, readier), name(world, by));
     let what = if action == "shoot" { "shot" } else { "strike" };
+    let waiting = Work::Readied {
+        readier,
+        by,
+        asked: true,
+    };
     ask(
         world,
-        readier,
-        Asking::Readied { by },
+        (readier, Asking::Readied { by }),
         |w| {
             let hits = hit_chance(w, readier, by, action);
             format!(
@@ -1411,12 +1428,8 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
             )
         },
         "002 §Ready",
-    );
-    Next::Asked(Work::Readied {
-        readier,
-        by,
-        asked: true,
-    })
+        waiting,
+    )
 }
 
 /// 002 §Ready Conditions: `r` takes its readied action at `by`: it cuts in
@@ -1507,10 +1520,17 @@ fn attack(world: &mut World, work: Work) -> Next {
         }
     }
     if !abort_asked && can_abort(world, target) {
-        ask(
-            world,
+        let waiting = Work::Attack {
+            attacker,
             target,
-            Asking::Abort { attacker },
+            manoeuvre: manoeuvre.clone(),
+            weapon: weapon.clone(),
+            kind,
+            abort_asked: true,
+        };
+        return ask(
+            world,
+            (target, Asking::Abort { attacker }),
             |world| {
                 format!(
                     "{a} attacks {t} ({manoeuvre}: {}): abort to a defensive action?",
@@ -1518,15 +1538,8 @@ fn attack(world: &mut World, work: Work) -> Next {
                 )
             },
             "002 §Abort",
+            waiting,
         );
-        return Next::Asked(Work::Attack {
-            attacker,
-            target,
-            manoeuvre,
-            weapon,
-            kind,
-            abort_asked: true,
-        });
     }
     resolve_attack(world, attacker, target, &manoeuvre, &weapon, kind);
     Next::Done
