@@ -1626,6 +1626,20 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
     };
     assert!(offered("Change range to the fallen Bob: to 1, at (4, 4)"));
     assert!(offered("Change range to the fallen Bob: to 6, at (2, 10)"));
+    // Every range between too.
+    for range in 2..=5 {
+        let want = format!("Change range to the fallen Bob: to {range}, at");
+        assert!(choices.iter().any(|c| c.label.starts_with(&want)), "{want}");
+    }
+    // 000 §1.2.1: a pass with any or all of drop, fall and become alert.
+    for label in [
+        "Pass, dropping what is in hand and becoming alert",
+        "Pass, dropping what is in hand and falling to the ground",
+        "Pass, falling to the ground and becoming alert",
+        "Pass, dropping what is in hand, falling to the ground and becoming alert",
+    ] {
+        assert!(offered(label));
+    }
     // 000 §1.2.3: the other manoeuvres reach "any one other character".
     assert!(offered("Step close to Pal (a friend)"));
     let to_pal = Order::new("Ash", "change_range")
@@ -1635,5 +1649,77 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
     assert_eq!(
         refused.err().as_deref(),
         Some("the range changes freely only to a fallen opponent (000 §1.2.3.5)")
+    );
+}
+
+#[test]
+fn the_unconscious_may_be_struck_and_a_spell_cast_on_oneself_or_them() {
+    // 000 §1.2.5.1.3 strikes "the target … stationary and unconscious";
+    // a spell may be cast on anyone, oneself included (000 §2.1).
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"reactive": 0}),
+        (name: "Bob", side: "B", template: "swordsman", at: (3, 4), starts: ["unconscious"], set: {"active": 0, "reactive": 0}),
+        (name: "Cid", side: "B", template: "swordsman", at: (20, 4)),
+        (name: "Mo", side: "A", template: "mage", at: (2, 8), surprised: true)"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Option));
+    let choices = detailed::orders::choices(b.world(), ash);
+    let strike = choices
+        .iter()
+        .find(|c| c.label == "Attack Bob, unconscious")
+        .unwrap_or_else(|| {
+            panic!(
+                "{:#?}",
+                choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+            )
+        });
+    assert!(strike.refused.is_none(), "{:?}", strike.refused);
+    // Mo, asked for his noncombat option, is offered mending himself and
+    // a bolt at the unconscious Bob.
+    let mo = entity(&b, "Mo");
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, mo, detailed::Ask::Noncombat));
+    let labels: Vec<String> = detailed::orders::choices(b.world(), mo)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    for want in ["Cast mend on Mo", "Cast bolt on Bob"] {
+        assert!(labels.iter().any(|l| l == want), "{want}: {labels:#?}");
+    }
+}
+
+#[test]
+fn one_unalert_is_offered_its_traces_at_full_movement_once() {
+    // 000 §3: only the alert are held to half movement, and a trace does
+    // not make one alert (a pass does, 000 §1.2.1): Mira, unalert, has one
+    // chase of Bo, at full movement, and no word of becoming alert.
+    let c = r#"(name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 4))"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let mira = entity(&b, "Mira");
+    b.world_mut()
+        .resource_mut::<detailed::Flow>()
+        .open
+        .push((0, mira, detailed::Ask::Trace));
+    let labels: Vec<String> = detailed::orders::choices(b.world(), mira)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(
+        labels.iter().filter(|l| l.starts_with("Chase Bo")).count(),
+        1,
+        "{labels:#?}"
+    );
+    assert!(labels.iter().any(|l| l == "Chase Bo (full movement, -2)"));
+    assert!(
+        labels.iter().all(|l| !l.contains("becoming alert")),
+        "{labels:#?}"
     );
 }

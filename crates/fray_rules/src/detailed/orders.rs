@@ -8,7 +8,9 @@ use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::Rostered;
 
 use super::data::{Weapon, WeaponKind};
-use super::{Ask, Blows, Data, Fallen, Flow, Hands, Preparation, Stats, alert, enemies, up};
+use super::{
+    Ask, Blows, Condition, Data, Fallen, Flow, Hands, Preparation, Stats, alert, enemies, up,
+};
 
 /// The action names orders use.
 pub const ACTIONS: &[&str] = &[
@@ -422,7 +424,7 @@ fn attack_plan(
         return Err("one attacks an opponent".into());
     }
     // An unconscious foe may be struck (full surprise); the dead may not.
-    if world.get::<super::Condition>(target) == Some(&super::Condition::Dead) {
+    if world.get::<Condition>(target) == Some(&Condition::Dead) {
         return Err(format!("{} is dead", flow.name(target)));
     }
     let w = match &order.with {
@@ -857,9 +859,31 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         .iter()
         .filter(|(e, _)| enemies(world, me, *e))
         .collect();
+    // 000 §1.2.5.1.3 strikes the unconscious too, and a spell may be cast
+    // on anyone not dead, oneself included.
+    let living: Vec<(Entity, String)> = flow
+        .roster
+        .iter()
+        .filter(|(e, _)| {
+            world
+                .get::<Condition>(*e)
+                .is_some_and(|c| *c != Condition::Dead)
+        })
+        .cloned()
+        .collect();
+    let senseless: Vec<&(Entity, String)> = living
+        .iter()
+        .filter(|(e, _)| !up(world, *e) && enemies(world, me, *e))
+        .collect();
     match ask {
         Ask::Option => {
             option_choices(world, me, &name, &foes, &mut offer);
+            for (_, n) in &senseless {
+                offer(
+                    Order::new(&name, "attack").target(n),
+                    format!("Attack {n}, unconscious"),
+                );
+            }
             // 000 §1.2.3: a manoeuvre "affects the range to any one other
             // character", a friend too (to parry for it, say).
             for (e, n) in &others {
@@ -886,7 +910,7 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             }
             offer(Order::new(&name, "pass"), "Do not parry".into());
         }
-        Ask::Noncombat => noncombat_choices(world, me, &name, &others, &mut offer),
+        Ask::Noncombat => noncombat_choices(world, me, &name, &living, &mut offer),
         Ask::Trace => trace_choices(world, me, &foes, &mut offer),
         Ask::Stopped => stopped_choices(world, me, &name, &foes, &mut offer),
     }
@@ -950,23 +974,34 @@ fn option_choices(
             );
         }
     }
+    pass_choices(name, offer);
+}
+
+/// 000 §1.2.1 Pass: "any or all of the following: drop …; fall …; become
+/// alert", each of the eight.
+fn pass_choices(name: &str, offer: &mut impl FnMut(Order, String)) {
     offer(Order::new(name, "pass"), "Pass".into());
-    offer(
-        Order::new(name, "pass").with("alert"),
-        "Pass, becoming alert".into(),
-    );
-    offer(
-        Order::new(name, "pass").with("drop"),
-        "Pass, dropping what is in hand".into(),
-    );
-    offer(
-        Order::new(name, "pass").with("fall"),
-        "Pass, falling to the ground".into(),
-    );
-    offer(
-        Order::new(name, "pass").with("drop+fall+alert"),
-        "Pass, dropping what is in hand, falling and becoming alert".into(),
-    );
+    let parts = [
+        ("drop", "dropping what is in hand"),
+        ("fall", "falling to the ground"),
+        ("alert", "becoming alert"),
+    ];
+    for mask in 1..8usize {
+        let chosen: Vec<&(&str, &str)> = parts
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| mask & (1 << i) != 0)
+            .map(|(_, p)| p)
+            .collect();
+        let with: Vec<&str> = chosen.iter().map(|p| p.0).collect();
+        let words: Vec<&str> = chosen.iter().map(|p| p.1).collect();
+        let label = match words.as_slice() {
+            [one] => format!("Pass, {one}"),
+            [rest @ .., last] => format!("Pass, {} and {last}", rest.join(", ")),
+            [] => continue,
+        };
+        offer(Order::new(name, "pass").with(with.join("+")), label);
+    }
 }
 
 /// 000 §1.2.3: the manoeuvres offered toward or away from a friend `n`.
@@ -984,9 +1019,9 @@ fn friend_manoeuvres(name: &str, n: &str, offer: &mut impl FnMut(Order, String))
     }
 }
 
-/// 000 §1.2.3.5 Change range: to each fallen foe, the nearest cell `me`
-/// reaches beside it, and the nearest at range 6, the straightest of
-/// equals (any range between is open to a typed order).
+/// 000 §1.2.3.5 Change range: to each fallen foe, "to any range between 1
+/// and 6 inclusive": for each, the nearest cell `me` reaches at that range,
+/// the straightest of equals.
 fn change_range_choices(
     world: &World,
     me: Entity,
@@ -1008,7 +1043,7 @@ fn change_range_choices(
         else {
             continue;
         };
-        for range in [1, most] {
+        for range in 1..=most {
             let nearest = reach
                 .iter()
                 .filter(|&&(c, _)| c != here && !taken.contains(&c))
@@ -1028,7 +1063,7 @@ fn change_range_choices(
 }
 
 /// 000 §2.1: the noncombat options offered — rest, adjust armour, a spell
-/// on anyone standing, or nothing.
+/// on anyone not dead (oneself too), or nothing.
 fn noncombat_choices(
     world: &World,
     me: Entity,
@@ -1062,44 +1097,54 @@ fn trace_choices(
 ) {
     let name = &world.resource::<Flow>().name(me).to_string();
     // What each kind of trace does to alertness and movement, in words.
-    let (alert_words, half, unalert_words) = if super::alert(world, me) {
-        ("", "", ", no longer alert")
-    } else {
-        (", becoming alert", "half movement, ", ", unalert")
-    };
+    // One unalert already moves at full movement, and a trace does not make
+    // it alert (only a pass does, 000 §1.2.1): it has one way of each.
+    let alert = super::alert(world, me);
     for (f, n) in foes {
-        offer(
-            Order::new(name, "chase").target(n),
-            format!("Chase {n}{alert_words} ({half}-2 movement)"),
-        );
+        if alert {
+            offer(
+                Order::new(name, "chase").target(n),
+                format!("Chase {n} (half movement, -2)"),
+            );
+        }
         offer(
             Order::new(name, "chase").target(n).with("unalert"),
-            format!("Chase {n}{unalert_words} (full movement, -2)"),
+            format!(
+                "Chase {n}{} (full movement, -2)",
+                if alert { ", no longer alert" } else { "" }
+            ),
         );
         let Some(cell) = trace_toward(world, me, *f) else {
             continue;
         };
-        offer(
-            Order::new(name, "trace").cell(cell).target(n),
-            format!("Make for {n}{alert_words}, stopping within reach"),
-        );
+        if alert {
+            offer(
+                Order::new(name, "trace").cell(cell).target(n),
+                format!("Make for {n} (half movement), stopping within reach"),
+            );
+        }
         offer(
             Order::new(name, "trace")
                 .cell(cell)
                 .target(n)
                 .with("unalert"),
-            format!("Run at {n}{unalert_words} (full movement), stopping within reach"),
+            format!(
+                "Run at {n}{} (full movement), stopping within reach",
+                if alert { ", no longer alert" } else { "" }
+            ),
         );
     }
-    let (stay, stay_unalert) = if super::alert(world, me) {
-        ("Stay", "Stay, no longer alert")
-    } else {
-        ("Stay, becoming alert", "Stay, unalert")
-    };
-    offer(Order::new(name, "stay"), stay.into());
+    if alert {
+        offer(Order::new(name, "stay"), "Stay".into());
+    }
     offer(
         Order::new(name, "stay").with("unalert"),
-        stay_unalert.into(),
+        if alert {
+            "Stay, no longer alert"
+        } else {
+            "Stay"
+        }
+        .into(),
     );
     for (_, n) in foes {
         offer(
