@@ -1723,3 +1723,37 @@ fn one_unalert_is_offered_its_traces_at_full_movement_once() {
         "{labels:#?}"
     );
 }
+
+#[test]
+fn with_two_weapons_in_hand_either_attacks_and_prepares() {
+    // 000 §1.2.4, §1.2.5: Ash holds a spear he grabbed beside his sword;
+    // Bo, two cells off, is in the spear's reach only: that thrust, and a
+    // great blow prepared with either, are offered.
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4), set: {"reactive": 0}),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 4), set: {"active": 0, "reactive": 0})"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    b.world_mut()
+        .get_mut::<detailed::Hands>(ash)
+        .unwrap()
+        .wielded = vec!["broadsword".into(), "spear".into()];
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Option));
+    let choices = detailed::orders::choices(b.world(), ash);
+    let legal = |label: &str| {
+        choices
+            .iter()
+            .find(|c| c.label == label)
+            .is_some_and(|c| c.refused.is_none())
+    };
+    let labels: Vec<&String> = choices.iter().map(|c| &c.label).collect();
+    assert!(legal("Attack Bo with the spear"), "{labels:#?}");
+    assert!(
+        legal("Prepare a great blow with the broadsword"),
+        "{labels:#?}"
+    );
+    assert!(legal("Prepare a great blow with the spear"), "{labels:#?}");
+}

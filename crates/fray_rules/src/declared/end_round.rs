@@ -274,7 +274,8 @@ pub fn end_of_round(world: &mut World) {
     world.resource_mut::<Flow>().stage = Stage::BeginRound;
 }
 
-/// 004 §Step 5: if at most one side still fights, combat ends.
+/// 004 §Step 5: if at most one side still fights, combat ends (ruling
+/// `stopped_fighting`: the fallen have stopped).
 pub fn check_end(world: &mut World) -> bool {
     if world.resource::<Outcome>().0.is_some() {
         return true;
@@ -332,7 +333,11 @@ pub fn check_end(world: &mut World) -> bool {
     }
     world.resource_mut::<Flow>().stage = Stage::Over;
     fray_core::model::end_battle(world, result, || {
-        Event::new(EventKind::End, "004 §Step 5", text)
+        Event::new(
+            EventKind::End,
+            "004 §Step 5 · ruling stopped_fighting",
+            text,
+        )
     });
     true
 }

@@ -277,6 +277,19 @@ pub fn attack_weapon(world: &World, me: Entity) -> Option<String> {
         .cloned()
 }
 
+/// Every weapon in `me`'s hands that strikes (not a shield), in hand order.
+pub fn strike_weapons(world: &World, me: Entity) -> Vec<String> {
+    let Some(hands) = world.get::<Hands>(me) else {
+        return Vec::new();
+    };
+    hands
+        .wielded
+        .iter()
+        .filter(|w| weapon(world, w).is_some_and(|d| d.kind != WeaponKind::Shield))
+        .cloned()
+        .collect()
+}
+
 /// The first weapon in `me`'s hands that can parry and is not busy in its
 /// own simultaneous option (000 §1.1.3): melee weapons and shields.
 pub fn parry_weapon(world: &World, me: Entity) -> Option<String> {
@@ -929,12 +942,23 @@ fn option_choices(
     offer: &mut impl FnMut(Order, String),
 ) {
     let flow = world.resource::<Flow>();
+    // With two weapons in hand (a grabbed one and the one held), either
+    // strikes (000 §1.2.4, §1.2.5).
+    let weapons = strike_weapons(world, me);
     for (_, n) in foes {
-        offer(Order::new(name, "attack").target(n), format!("Attack {n}"));
+        match weapons.as_slice() {
+            [_, _, ..] => {
+                for w in &weapons {
+                    let attack = Order::new(name, "attack").target(n).with(w);
+                    offer(attack, format!("Attack {n} with the {w}"));
+                }
+            }
+            _ => offer(Order::new(name, "attack").target(n), format!("Attack {n}")),
+        }
     }
-    if let Some(w) = attack_weapon(world, me) {
+    for w in &weapons {
         offer(
-            Order::new(name, "prepare").with(&w),
+            Order::new(name, "prepare").with(w),
             format!("Prepare a great blow with the {w}"),
         );
     }
