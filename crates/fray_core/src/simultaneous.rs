@@ -38,6 +38,11 @@ impl<S, H> Simultaneous<S, H> {
         &self.acting
     }
 
+    /// Those still to act, to change what they will do.
+    pub fn acting_mut(&mut self) -> &mut [S] {
+        &mut self.acting
+    }
+
     /// Whether everyone of the group has acted.
     pub fn is_empty(&self) -> bool {
         self.acting.is_empty()

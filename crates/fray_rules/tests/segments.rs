@@ -1051,3 +1051,79 @@ fn a_spear_that_struck_in_its_own_segment_strikes_no_later_charger() {
     assert_has(&b, "Murk charges Pell.");
     assert_lacks(&b, "charging Murk");
 }
+
+#[test]
+fn a_hold_names_the_weapon_it_attacks_with() {
+    // 001 §3: the thief's crossbow, his second weapon, held: "a missile
+    // weapon in hand" brings his segment from 5 to 3, and he shoots in 4.
+    let c = r#"
+        (name: "Nim", side: "A", template: "thief", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (8, 3), set: {"hp": 40}),"#;
+    let orders = [(
+        1,
+        Order::new("Nim", "hold")
+            .target("Gash")
+            .with("4 light_crossbow"),
+    )];
+    let mut b = battle(ALERTED, c, &[6, 5], &orders);
+    run(&mut b);
+    assert_has(&b, "Nim holds its action from segment 3 to segment 4.");
+    assert_has(&b, "Nim attacks Gash with the light_crossbow");
+    // A person is offered the hold with each weapon; one not carried is
+    // refused.
+    let mut b = battle(ALERTED, c, &[], &[]);
+    b.world_mut().resource_mut::<segments::Flow>().period = segments::Period::Round;
+    let nim = entity(&b, "Nim");
+    let labels: Vec<String> = segments::choices(b.world(), nim)
+        .into_iter()
+        .filter(|c| c.refused.is_none())
+        .map(|c| c.label)
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l == "Hold until segment 10, then attack Gash with the light_crossbow"),
+        "{labels:#?}"
+    );
+    let axe = Order::new("Nim", "hold").with("4 battle_axe");
+    let why = segments::validate(b.world(), nim, &axe).unwrap_err();
+    assert_eq!(why, "Nim carries no battle_axe");
+}
+
+/// Vet (two routines) beside Gash, with `vet` declared at the far Far and
+/// Gash's declaration `gash`, under the forced initiative `dice`.
+fn second_routine(vet: Order, gash: Order, dice: &[u32]) -> Battle {
+    let c = r#"
+        (name: "Vet", side: "A", template: "veteran", at: (2, 4), set: {"hp": 80}),
+        (name: "Gash", side: "B", template: "orc", at: (3, 4), set: {"hp": 80}),
+        (name: "Far", side: "B", template: "orc", at: (9, 4), set: {"hp": 80}),"#;
+    let mut b = battle(ALERTED, c, dice, &[(1, vet), (1, gash)]);
+    run(&mut b);
+    b
+}
+
+#[test]
+fn a_fighter_turned_onto_a_foe_beside_it_fights_it_with_its_second_routine_too() {
+    // Ruling general_actions: Vet would turn his back on Gash going for
+    // Far; he fights Gash instead, with both routines: a held action's,
+    // and a second routine acting together with Gash in segment 5.
+    let hold = Order::new("Vet", "hold").target("Far");
+    let b = second_routine(hold, Order::new("Gash", "wait"), &[]);
+    assert_eq!(
+        common::count(&b, "Vet attacks Gash"),
+        2,
+        "{}",
+        texts(&b).join("\n")
+    );
+    assert_lacks(&b, "cannot reach Far");
+    let attack = Order::new("Vet", "attack").target("Far");
+    let gash = Order::new("Gash", "hold").target("Vet").with("5");
+    let b = second_routine(attack, gash, &[2, 5]);
+    assert_eq!(
+        common::count(&b, "Vet attacks Gash"),
+        2,
+        "{}",
+        texts(&b).join("\n")
+    );
+    assert_lacks(&b, "cannot reach Far");
+}

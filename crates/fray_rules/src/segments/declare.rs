@@ -35,12 +35,14 @@ pub fn describe(world: &World, action: &Action) -> String {
         Action::Hold {
             until,
             target: Some(t),
-            ..
+            weapon,
         } => format!(
-            "hold until segment {until}, then attack {}",
+            "hold until segment {until}, then attack {} with the {weapon}",
             name(world, *t)
         ),
-        Action::Hold { until, .. } => format!("hold until segment {until}, then attack"),
+        Action::Hold { until, weapon, .. } => {
+            format!("hold until segment {until}, then attack with the {weapon}")
+        }
         Action::Wait => "wait".into(),
         Action::Casting => "go on casting".into(),
     }
@@ -126,14 +128,17 @@ impl Context<'_> {
         Ok(Action::Cast { spell, target })
     }
 
+    /// 001 §3: hold to a segment (`with: "8"`), with the first weapon
+    /// carried or the one named after the segment (`with: "8 shortbow"`).
     fn hold(&self) -> Result<Action, String> {
-        let until: u32 = self
-            .order
-            .with
-            .as_deref()
-            .unwrap_or("10")
+        let with = self.order.with.as_deref().unwrap_or("10");
+        let (segment, named) = match with.split_once(' ') {
+            Some((n, w)) => (n, Some(w.trim())),
+            None => (with, None),
+        };
+        let until: u32 = segment
             .parse()
-            .map_err(|_| "hold names a segment (with: \"8\")".to_string())?;
+            .map_err(|_| "hold names a segment, and a weapon if not the first (with: \"8\" or \"8 shortbow\")".to_string())?;
         if !(1..=10).contains(&until) {
             return Err("an action can be held up to segment 10 (001 §3)".into());
         }
@@ -141,7 +146,11 @@ impl Context<'_> {
             Some(_) => Some(self.enemy()?),
             None => None,
         };
-        let weapon = self.kit.weapons.first().cloned().ok_or("no weapon")?;
+        let weapon = match named {
+            Some(w) if self.kit.weapons.iter().any(|k| k == w) => w.to_string(),
+            Some(w) => return Err(format!("{} carries no {w}", self.order.actor)),
+            None => self.kit.weapons.first().cloned().ok_or("no weapon")?,
+        };
         Ok(Action::Hold {
             until,
             target,
@@ -227,7 +236,16 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
             if let Some(&c) = world.get::<Cell>(e) {
                 orders.push(Order::new(&me, "move").cell(c));
             }
-            orders.push(Order::new(&me, "hold").target(&them).with("10"));
+            // Held with each weapon carried: a missile in hand keeps its
+            // bonus to initiative (001 §3).
+            for (i, w) in kit.weapons.iter().enumerate() {
+                let with = if i == 0 {
+                    "10".to_string()
+                } else {
+                    format!("10 {w}")
+                };
+                orders.push(Order::new(&me, "hold").target(&them).with(with));
+            }
         }
         for s in &kit.spells {
             let harmful = data.spells.get(s).is_some_and(|s| s.harmful());

@@ -254,14 +254,19 @@ fn engage_instead(world: &mut World, mut slot: Slot, foe: Entity) -> Slot {
         Action::Hold { target, .. } => target.replace(foe),
         _ => None,
     };
-    // Its second routine, if it has one, goes at the same foe.
+    // Its second routine, if it has one, goes at the same foe: still to
+    // come, or in this segment's group acting together.
     let actor = slot.actor;
-    for s in world.resource_mut::<Flow>().slots.iter_mut() {
-        if s.actor == actor
-            && s.routine == Routine::Second
-            && let Action::Attack { target, .. } | Action::Charge { target, .. } = &mut s.action
-        {
-            *target = foe;
+    let mut flow = world.resource_mut::<Flow>();
+    let Flow { slots, group, .. } = &mut *flow;
+    for s in slots.iter_mut().chain(group.acting_mut().iter_mut()) {
+        if s.actor != actor || s.routine != Routine::Second {
+            continue;
+        }
+        match &mut s.action {
+            Action::Attack { target, .. } | Action::Charge { target, .. } => *target = foe,
+            Action::Hold { target, .. } => *target = Some(foe),
+            _ => {}
         }
     }
     let was = declared.map_or("its foe".to_string(), |d| name(world, d));
