@@ -1554,6 +1554,11 @@ fn a_person_may_run_at_a_foe_no_longer_alert() {
         .unwrap_or_else(|| panic!("{labels:#?}"));
     assert!(run_at.refused.is_none(), "{:?}", run_at.refused);
     assert!(labels.contains(&"Chase Bo, no longer alert (full movement, -2)"));
+    // Or fall back from the foes at full movement, to a cell of his own.
+    assert!(
+        labels.contains(&"Fall back to (0, 2), no longer alert (full movement)"),
+        "{labels:#?}"
+    );
     let open = b
         .world()
         .resource::<fray_core::decision::Decisions>()

@@ -1357,3 +1357,41 @@ fn the_abort_choices_refuse_a_block_against_a_shot() {
         Some("shots cannot be blocked (ruling block)")
     );
 }
+
+#[test]
+fn a_person_may_withdraw_toward_a_friend() {
+    // Ruling withdraw: anywhere within combat movement. Ash (move 6),
+    // beside Bo, is offered the withdrawal toward Cy as well as away.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: "A", seat: Human), (name: "B")],
+          combatants: [
+            (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+            (name: "Cy", side: "A", template: "bravo", at: (3, 11), set: {"cv": 2}),
+            (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+          ])"#;
+    let mut b = common::battle(text, &[], |side| {
+        if side == 0 {
+            Box::new(fray_core::decision::HumanSeat)
+        } else {
+            script(Vec::new())
+        }
+    });
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Ash is not asked");
+    };
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let d = decisions.get(ids[0]).unwrap();
+    assert_eq!(d.actor_name, "Ash");
+    let toward = d
+        .choices
+        .iter()
+        .find(|c| c.label.starts_with("Withdraw to (1, 9), toward Cy"))
+        .unwrap_or_else(|| {
+            panic!(
+                "{:#?}",
+                d.choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+            )
+        });
+    assert!(toward.refused.is_none(), "{:?}", toward.refused);
+}

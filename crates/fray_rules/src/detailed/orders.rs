@@ -1158,6 +1158,14 @@ fn trace_choices(
             ),
         );
     }
+    // A typed cell is an alert trace at half movement; falling back from
+    // the foes at full movement is one choice more.
+    if alert && let Some(back) = back_from_foes(world, me, foes) {
+        offer(
+            Order::new(name, "trace").cell(back).with("unalert"),
+            format!("Fall back to {back}, no longer alert (full movement)"),
+        );
+    }
     if alert {
         offer(Order::new(name, "stay"), "Stay".into());
     }
@@ -1176,6 +1184,33 @@ fn trace_choices(
             format!("Stay, and strike {n} if it comes within reach"),
         );
     }
+}
+
+/// The cell within `me`'s full movement farthest from its nearest foe (the
+/// nearest of such, then the first in the grid's order), if farther than
+/// where it stands.
+fn back_from_foes(world: &World, me: Entity, foes: &[&(Entity, String)]) -> Option<Cell> {
+    let here = *world.get::<Cell>(me)?;
+    let most = world.get::<Stats>(me)?.movement;
+    let grid = world.resource::<Grid>();
+    let at: Vec<Cell> = foes
+        .iter()
+        .filter_map(|(f, _)| world.get::<Cell>(*f).copied())
+        .collect();
+    let nearest = |c: Cell| at.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    let taken = fray_core::model::taken_cells(world, me);
+    let (best, _) = grid
+        .reachable(here, most, |c| taken.contains(&c))
+        .into_iter()
+        .filter(|&(c, _)| !taken.contains(&c))
+        .max_by_key(|&(c, cost)| {
+            (
+                nearest(c),
+                std::cmp::Reverse(cost),
+                std::cmp::Reverse((c.y, c.x)),
+            )
+        })?;
+    (nearest(best) > nearest(here)).then_some(best)
 }
 
 /// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has

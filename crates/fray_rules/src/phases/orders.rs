@@ -863,6 +863,38 @@ fn movement_choices(
             format!("Withdraw to {away} (full phase; leaving this hex does not provoke)"),
         );
     }
+    // Ruling withdraw: anywhere within combat movement; toward each friend
+    // too, to the hex nearest it.
+    for f in super::roster(world) {
+        if f == me || enemies(world, me, f) || !up(world, f) {
+            continue;
+        }
+        if let Some(to) = withdraw_toward(world, me, f) {
+            offer(
+                Order::new(name, "withdraw").cell(to),
+                format!(
+                    "Withdraw to {to}, toward {} (full phase; leaving this hex does not provoke)",
+                    super::name(world, f)
+                ),
+            );
+        }
+    }
+}
+
+/// The hex within `me`'s combat movement nearest `friend` (the cheapest of
+/// such, then the first in the grid's order), if nearer than here.
+fn withdraw_toward(world: &World, me: Entity, friend: Entity) -> Option<Cell> {
+    let stats = world.get::<Stats>(me)?;
+    let here = *world.get::<Cell>(me)?;
+    let there = *world.get::<Cell>(friend)?;
+    let grid = world.resource::<Grid>();
+    let taken = occupied(world, me);
+    grid.reachable(here, stats.movement, |c| taken.contains(&c))
+        .into_iter()
+        .filter(|(c, _)| *c != here && !taken.contains(c))
+        .min_by_key(|(c, cost)| (grid.distance(*c, there), *cost, *c))
+        .map(|(c, _)| c)
+        .filter(|&c| grid.distance(c, there) < grid.distance(here, there))
 }
 
 /// 002 §Ready and §Delay: a strike readied for whoever comes within reach
