@@ -1762,3 +1762,31 @@ fn with_two_weapons_in_hand_either_attacks_and_prepares() {
     );
     assert!(legal("Prepare a great blow with the spear"), "{labels:#?}");
 }
+
+#[test]
+fn one_stopped_with_nothing_in_hand_may_grab_as_a_mover_passes() {
+    // Ruling stop_options: Bo's broadsword lies in his cell; he waits for
+    // Mira, who runs past beside him. With no weapon in hand, a mover
+    // beside him is within reach: he is asked, and grabs it (a D20 DX
+    // check).
+    let mut b = battle(
+        r#"
+        (name: "Bo", side: "A", template: "swordsman", at: (5, 4), starts: ["weapon_on_the_ground"]),
+        (name: "Mira", side: "B", template: "runner", at: (2, 5), surprised: true, set: {"active": 0, "reactive": 0}),
+    "#,
+        &[5, 5, 5, 5],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(11, 5))
+                    .with("unalert"),
+            ),
+            (Q::Trace, Order::new("Bo", "stay").target("Mira")),
+            (Q::Stopped, Order::new("Bo", "grab").with("broadsword")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Bo, alert, makes a D20 DX check to grab the broadsword");
+}

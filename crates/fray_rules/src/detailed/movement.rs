@@ -632,21 +632,24 @@ fn walk_fraction(
     (moved, stopped)
 }
 
-/// Whether `e`, just stopped, could strike a mover.
+/// Whether `e`, just stopped, could strike a mover, or draw or grab a
+/// weapon with a blow of either kind (ruling `stop_options`).
 fn can_strike(world: &World, e: Entity) -> bool {
     up(world, e)
-        && can_spend(world, e, Need { active: 1, any: 0 }).is_ok()
+        && can_spend(world, e, Need { active: 0, any: 1 }).is_ok()
         && mover_in_reach(world, e)
 }
 
 /// Ruling `stop_options`: whether `e`, stopped, may react to a mover: an
-/// enemy still moving within the reach of the weapon it would strike with,
-/// and no noncombat option taken this round (000 §3).
+/// enemy still moving within the reach of the weapon it would strike with
+/// (beside it, with none), and no noncombat option taken this round
+/// (000 §3).
 pub(super) fn mover_in_reach(world: &World, e: Entity) -> bool {
     if world.get::<super::Noncombat>(e).is_some() {
         return false;
     }
-    let reach = strike_reach(world, e);
+    // With nothing to strike with (or a bow), a mover beside it.
+    let reach = strike_reach(world, e).max(1);
     let flow = world.resource::<Flow>();
     flow.traces.iter().any(|t| {
         !t.done
