@@ -1395,3 +1395,35 @@ fn a_person_may_withdraw_toward_a_friend() {
         });
     assert!(toward.refused.is_none(), "{:?}", toward.refused);
 }
+
+#[test]
+fn the_unconscious_are_no_longer_a_target() {
+    // Ruling knocked_out: Ash is asked for his turn beside Bo, unconscious;
+    // a strike at him is refused, citing the ruling.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: "A", seat: Human), (name: "B")],
+          combatants: [
+            (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+            (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+            (name: "Cy", side: "B", template: "bravo", at: (11, 11)),
+          ])"#;
+    let mut b = common::battle(text, &[], |side| {
+        if side == 0 {
+            Box::new(fray_core::decision::HumanSeat)
+        } else {
+            script(Vec::new())
+        }
+    });
+    let _ = b.run();
+    let (ash, bo) = (entity(&b, "Ash"), entity(&b, "Bo"));
+    b.world_mut()
+        .entity_mut(bo)
+        .insert(fray_rules::phases::Condition::Unconscious);
+    let strike = Order::new("Ash", "strike").target("Bo");
+    let why = fray_rules::phases::validate(b.world(), ash, &strike).unwrap_err();
+    assert_eq!(
+        why,
+        "Bo is already out of the fight, and no longer a target (ruling knocked_out)"
+    );
+}

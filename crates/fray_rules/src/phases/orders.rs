@@ -415,7 +415,10 @@ fn validate_strike(turn: &TurnOrder) -> Result<Plan, String> {
         return Err("one strikes at opponents".into());
     }
     if !up(world, target) {
-        return Err(format!("{} is already out of the fight", flow.name(target)));
+        return Err(format!(
+            "{} is already out of the fight, and no longer a target (ruling knocked_out)",
+            flow.name(target)
+        ));
     }
     let (_, weapon) = melee_weapon(world, me).ok_or("no melee weapon")?;
     if !in_reach(world, me, target) {
@@ -442,7 +445,7 @@ fn validate_shoot(turn: &TurnOrder) -> Result<Plan, String> {
     turn.need_attack()?;
     let target = target_of(world, order)?;
     if target == me || !enemies(world, me, target) || !up(world, target) {
-        return Err("one shoots at opponents still in the fight".into());
+        return Err("one shoots at opponents still in the fight (ruling knocked_out)".into());
     }
     let kit = world.get::<Kit>(me).ok_or("no weapons")?;
     let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
