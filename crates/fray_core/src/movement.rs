@@ -237,6 +237,33 @@ impl Walk {
     }
 }
 
+/// Where one falling back from its foes goes: the cell within `budget`
+/// of `from` (over cells not `blocked`) farthest from the nearest of `foes`,
+/// the cheapest of such, then the first in the grid's order; one it
+/// `may_end` on, and only if farther from them than `from`.
+pub fn farthest_from(
+    grid: &Grid,
+    (from, budget): (Cell, u32),
+    foes: &[Cell],
+    blocked: impl Fn(Cell) -> bool,
+    may_end: impl Fn(Cell) -> bool,
+) -> Option<Cell> {
+    use crate::grid::GridGeometry;
+    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
+    let (best, _) = grid
+        .reachable(from, budget, &blocked)
+        .into_iter()
+        .filter(|&(c, _)| !blocked(c) && may_end(c))
+        .max_by_key(|&(c, cost)| {
+            (
+                nearest(c),
+                std::cmp::Reverse(cost),
+                std::cmp::Reverse((c.y, c.x)),
+            )
+        })?;
+    (nearest(best) > nearest(from)).then_some(best)
+}
+
 /// "1 cell" or "n cells".
 pub fn cells(n: u32) -> String {
     if n == 1 {

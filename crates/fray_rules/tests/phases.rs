@@ -1319,33 +1319,45 @@ fn a_delay_before_one_who_delayed_to_the_end_of_the_phase_acts_just_before_it() 
     assert_lacks(&b, "the delayed action is lost");
 }
 
+/// A one-turn battle on a 12 × 12 square field of `combatants`, side
+/// `person` seated for a person (asked, its choices listed), the other
+/// scripted with `orders`; played until the person is asked.
+fn ask_person(combatants: &str, person: usize, orders: Vec<(Q, Order, bool)>) -> (Battle, u64) {
+    let mut seats = ["", ""];
+    seats[person] = ", seat: Human";
+    let text = format!(
+        "(name: \"t\", ruleset: \"phases\", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: \"A\"{}), (name: \"B\"{})],
+          combatants: [{combatants}])",
+        seats[0], seats[1]
+    );
+    let mut b = common::battle(&text, &[], |side| {
+        if side == person {
+            Box::new(fray_core::decision::HumanSeat)
+        } else {
+            script(orders.clone())
+        }
+    });
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("nobody of side {person} is asked");
+    };
+    (b, ids[0])
+}
+
 #[test]
 fn the_abort_choices_refuse_a_block_against_a_shot() {
     // Ruling block: shots cannot be blocked; a person asked to abort
     // against Gun's shot sees Block refused, with the reason.
-    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
-          grid: (kind: Square, width: 12, height: 12),
-          sides: [(name: "A"), (name: "B", seat: Human)],
-          combatants: [
-            (name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
-            (name: "Bra", side: "B", template: "bravo", at: (4, 0)),
-          ])"#;
-    let mut b = common::battle(text, &[], |side| {
-        if side == 0 {
-            script(vec![(
-                Q::Turn(None),
-                Order::new("Gun", "shoot").target("Bra"),
-                false,
-            )])
-        } else {
-            Box::new(fray_core::decision::HumanSeat)
-        }
-    });
-    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
-        panic!("Bra is not asked");
-    };
+    let shot = Order::new("Gun", "shoot").target("Bra");
+    let (b, id) = ask_person(
+        r#"(name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
+           (name: "Bra", side: "B", template: "bravo", at: (4, 0))"#,
+        1,
+        vec![(Q::Turn(None), shot, false)],
+    );
     let decisions = b.world().resource::<fray_core::decision::Decisions>();
-    let d = decisions.get(ids[0]).unwrap();
+    let d = decisions.get(id).unwrap();
     assert!(d.prompt.starts_with("Gun attacks Bra"), "{}", d.prompt);
     let block = d
         .choices
@@ -1362,26 +1374,15 @@ fn the_abort_choices_refuse_a_block_against_a_shot() {
 fn a_person_may_withdraw_toward_a_friend() {
     // Ruling withdraw: anywhere within combat movement. Ash (move 6),
     // beside Bo, is offered the withdrawal toward Cy as well as away.
-    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
-          grid: (kind: Square, width: 12, height: 12),
-          sides: [(name: "A", seat: Human), (name: "B")],
-          combatants: [
-            (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
-            (name: "Cy", side: "A", template: "bravo", at: (3, 11), set: {"cv": 2}),
-            (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
-          ])"#;
-    let mut b = common::battle(text, &[], |side| {
-        if side == 0 {
-            Box::new(fray_core::decision::HumanSeat)
-        } else {
-            script(Vec::new())
-        }
-    });
-    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
-        panic!("Ash is not asked");
-    };
+    let (b, id) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+           (name: "Cy", side: "A", template: "bravo", at: (3, 11), set: {"cv": 2}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3))"#,
+        0,
+        Vec::new(),
+    );
     let decisions = b.world().resource::<fray_core::decision::Decisions>();
-    let d = decisions.get(ids[0]).unwrap();
+    let d = decisions.get(id).unwrap();
     assert_eq!(d.actor_name, "Ash");
     let toward = d
         .choices
@@ -1400,22 +1401,13 @@ fn a_person_may_withdraw_toward_a_friend() {
 fn the_unconscious_are_no_longer_a_target() {
     // Ruling knocked_out: Ash is asked for his turn beside Bo, unconscious;
     // a strike at him is refused, citing the ruling.
-    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
-          grid: (kind: Square, width: 12, height: 12),
-          sides: [(name: "A", seat: Human), (name: "B")],
-          combatants: [
-            (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
-            (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
-            (name: "Cy", side: "B", template: "bravo", at: (11, 11)),
-          ])"#;
-    let mut b = common::battle(text, &[], |side| {
-        if side == 0 {
-            Box::new(fray_core::decision::HumanSeat)
-        } else {
-            script(Vec::new())
-        }
-    });
-    let _ = b.run();
+    let (mut b, _) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+           (name: "Cy", side: "B", template: "bravo", at: (11, 11))"#,
+        0,
+        Vec::new(),
+    );
     let (ash, bo) = (entity(&b, "Ash"), entity(&b, "Bo"));
     b.world_mut()
         .entity_mut(bo)

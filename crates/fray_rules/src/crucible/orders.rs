@@ -528,27 +528,20 @@ pub fn falling_back_from(world: &World, e: Entity) -> Option<Cell> {
 /// [`falling_back_from`] `from` a cell (where `e` shoots or casts, having
 /// moved there first) within `rate` squares.
 pub fn falling_back_within(world: &World, e: Entity, (from, rate): (Cell, u32)) -> Option<Cell> {
-    let grid = world.resource::<Grid>();
     let foes: Vec<Cell> = roster(world)
         .into_iter()
         .filter(|&x| enemies(world, e, x) && up(world, x))
         .map(|x| cell(world, x))
         .collect();
-    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
     let taken = occupied(world, e);
     let lying = bodies(world, e);
-    let (best, _) = grid
-        .reachable(from, rate, |c| taken.contains(&c))
-        .into_iter()
-        .filter(|&(c, _)| !taken.contains(&c) && !lying.contains(&c))
-        .max_by_key(|&(c, cost)| {
-            (
-                nearest(c),
-                std::cmp::Reverse(cost),
-                std::cmp::Reverse((c.y, c.x)),
-            )
-        })?;
-    (nearest(best) > nearest(from)).then_some(best)
+    fray_core::movement::farthest_from(
+        world.resource::<Grid>(),
+        (from, rate),
+        &foes,
+        |c| taken.contains(&c),
+        |c| !lying.contains(&c),
+    )
 }
 
 /// Ruling `flight_path`: the edge cell nearest `e` among those farther from

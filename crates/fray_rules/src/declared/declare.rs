@@ -1,8 +1,6 @@
 //! 004 §Step 3: declarations, their initiative modifiers, and the order of
 //! the round (004 §Step 2).
 
-use std::cmp::Reverse;
-
 use super::*;
 use fray_core::decision::{self, Question};
 use fray_core::log::EventKind;
@@ -345,15 +343,9 @@ fn back_from_the_foes(world: &World, actor: Entity) -> Option<Cell> {
         })
         .filter_map(|(e, _)| world.get::<Cell>(*e).copied())
         .collect();
-    let nearest = |c: Cell| foes.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
     let half = world.get::<Stats>(actor)?.speed / 2;
     let taken = fray_core::model::taken_cells(world, actor);
-    let (best, _) = grid
-        .reachable(here, half, |c| taken.contains(&c))
-        .into_iter()
-        .filter(|&(c, _)| !taken.contains(&c))
-        .max_by_key(|&(c, cost)| (nearest(c), Reverse(cost), Reverse((c.y, c.x))))?;
-    (nearest(best) > nearest(here)).then_some(best)
+    fray_core::movement::farthest_from(grid, (here, half), &foes, |c| taken.contains(&c), |_| true)
 }
 
 /// 004 §Step 3: an order offered as a choice, legal with its initiative

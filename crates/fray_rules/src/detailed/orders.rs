@@ -1197,20 +1197,8 @@ fn back_from_foes(world: &World, me: Entity, foes: &[&(Entity, String)]) -> Opti
         .iter()
         .filter_map(|(f, _)| world.get::<Cell>(*f).copied())
         .collect();
-    let nearest = |c: Cell| at.iter().map(|&f| grid.distance(c, f)).min().unwrap_or(0);
     let taken = fray_core::model::taken_cells(world, me);
-    let (best, _) = grid
-        .reachable(here, most, |c| taken.contains(&c))
-        .into_iter()
-        .filter(|&(c, _)| !taken.contains(&c))
-        .max_by_key(|&(c, cost)| {
-            (
-                nearest(c),
-                std::cmp::Reverse(cost),
-                std::cmp::Reverse((c.y, c.x)),
-            )
-        })?;
-    (nearest(best) > nearest(here)).then_some(best)
+    fray_core::movement::farthest_from(grid, (here, most), &at, |c| taken.contains(&c), |_| true)
 }
 
 /// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
