@@ -1530,3 +1530,31 @@ fn one_who_struck_at_a_fleeing_back_after_its_turn_does_not_pursue_on_its_next()
         b.last_refusal
     );
 }
+
+#[test]
+fn a_target_gone_behind_cover_before_the_shot_is_not_shot() {
+    // Ruling in_sight: Osric and Grum act at the same count; Grum's move
+    // behind the wall comes first, and Osric's shot, in sight when given,
+    // is not taken.
+    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+        grid: (kind: Square, width: 16, height: 10,
+               obstacles: [(8, 1), (8, 2), (8, 3), (8, 4)]),
+        sides: [(name: \"A\"), (name: \"B\")],
+        options: {\"surprise\": \"none\"},
+        combatants: [
+            (name: \"Grum\", side: \"B\", template: \"orc\", at: (10, 5)),
+            (name: \"Osric\", side: \"A\", template: \"fighter\", at: (2, 5)),
+        ])";
+    let orders = vec![
+        (Order::new("Grum", "move").cell(Cell::new(10, 2)), false),
+        (Order::new("Osric", "fire").target("Grum"), false),
+    ];
+    let mut b = common::battle(text, &[11, 12], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Grum moves from (10, 5) to (10, 2)");
+    assert_has(
+        &b,
+        "Grum is out of Osric's sight behind an obstacle: no shot.",
+    );
+    assert_lacks(&b, "Osric attacks Grum");
+}

@@ -1790,3 +1790,29 @@ fn one_stopped_with_nothing_in_hand_may_grab_as_a_mover_passes() {
     run(&mut b);
     line(&b, "Bo, alert, makes a D20 DX check to grab the broadsword");
 }
+
+#[test]
+fn falling_back_goes_no_farther_than_the_movement_left() {
+    // 000 §3: a noncombat option this round halves Ash's movement (6 to
+    // 3): the fall back he is offered lies 3 cells off, not 6.
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (12, 6)),
+        (name: "Bo", side: "B", template: "swordsman", at: (23, 6))"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    b.world_mut().entity_mut(ash).insert(detailed::Noncombat);
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Trace));
+    let labels: Vec<String> = detailed::orders::choices(b.world(), ash)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|l| l == "Fall back to (9, 3), no longer alert (full movement)"),
+        "{labels:#?}"
+    );
+}

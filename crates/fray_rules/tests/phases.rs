@@ -1419,3 +1419,30 @@ fn the_unconscious_are_no_longer_a_target() {
         "Bo is already out of the fight, and no longer a target (ruling knocked_out)"
     );
 }
+
+#[test]
+fn a_delay_before_one_who_delayed_before_another_comes_first() {
+    // Ruling delay_place: Ya (7) delays to just before Zb (5); Xa (6)
+    // delays to just before Ya: Xa acts, then Ya, then Zb.
+    let chars = r#"
+        (name: "Ya", side: "A", template: "bravo", at: (1, 1), set: {"cv": 7}),
+        (name: "Xa", side: "A", template: "bravo", at: (1, 5), set: {"cv": 6}),
+        (name: "Zb", side: "B", template: "bravo", at: (9, 9), set: {"cv": 5}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Ya", "delay").target("Zb"),
+            o("Xa", "delay").target("Ya"),
+            o("Xa", "step").cell(Cell::new(2, 5)),
+            o("Ya", "step").cell(Cell::new(2, 1)),
+            o("Zb", "step").cell(Cell::new(8, 9)),
+        ],
+    );
+    run(&mut b);
+    let xa = line(&b, "Xa takes a 1-hex step");
+    let ya = line(&b, "Ya takes a 1-hex step");
+    let zb = line(&b, "Zb takes a 1-hex step");
+    assert!(xa < ya && ya < zb, "{}", texts(&b).join("\n"));
+}

@@ -486,25 +486,34 @@ fn move_first(world: &mut World, e: Entity, to: Option<Cell>, rate: u32) -> Opti
     stands.then_some(moved)
 }
 
-/// Whether `target` stands within `range` of `e`, saying so when not (a
-/// move before cut short, or the target moved since the order was given):
-/// then no `what` (shot, spell).
+/// Whether `target` stands within `range` of `e` and in its sight (ruling
+/// `in_sight`), saying so when not (a move before cut short, or the target
+/// moved since the order was given): then no `what` (shot, spell).
 fn in_range(world: &mut World, (e, target): (Entity, Entity), range: u32, what: &str) -> bool {
-    let d = world
-        .resource::<Grid>()
-        .distance(cell(world, e), cell(world, target));
-    if d <= range {
-        return true;
-    }
+    let (here, there) = (cell(world, e), cell(world, target));
+    let d = world.resource::<Grid>().distance(here, there);
     let (who, whom) = (name(world, e), name(world, target));
-    note(
-        world,
-        e,
-        EventKind::OutOfReach,
-        "003 §III D",
-        format!("{whom} is out of {who}'s range ({d} squares, range {range}): no {what}."),
-    );
-    false
+    if d > range {
+        note(
+            world,
+            e,
+            EventKind::OutOfReach,
+            "003 §III D",
+            format!("{whom} is out of {who}'s range ({d} squares, range {range}): no {what}."),
+        );
+        return false;
+    }
+    if !world.resource::<Grid>().in_sight(here, there) {
+        note(
+            world,
+            e,
+            EventKind::OutOfReach,
+            "ruling in_sight",
+            format!("{whom} is out of {who}'s sight behind an obstacle: no {what}."),
+        );
+        return false;
+    }
+    true
 }
 
 /// 003 §III B: whether `e`'s attacks of the round are spent.

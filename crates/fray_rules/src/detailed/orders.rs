@@ -1191,7 +1191,9 @@ fn trace_choices(
 /// where it stands.
 fn back_from_foes(world: &World, me: Entity, foes: &[&(Entity, String)]) -> Option<Cell> {
     let here = *world.get::<Cell>(me)?;
-    let most = world.get::<Stats>(me)?.movement;
+    // What it may move unalert this round: blows spent and a noncombat
+    // option cost movement (000 §3).
+    let most = allowance(world, me, true);
     let grid = world.resource::<Grid>();
     let at: Vec<Cell> = foes
         .iter()

@@ -153,10 +153,21 @@ fn next_turn(world: &mut World) -> bool {
                     if *fires <= index && (before.is_none() || *b == before))
         })
     };
+    // One delayed to act just before another delayer goes first.
+    let first = |world: &World, mut before: Entity, mut d: Entity| {
+        for _ in 0..world.resource::<Flow>().order.len() {
+            match delayed(world, Some(d)) {
+                Some(x) if x != d => (before, d) = (d, x),
+                _ => break,
+            }
+        }
+        (before, d)
+    };
     if let Some(n) = next {
         if let Some(d) = delayed(world, Some(n)) {
+            let (before, d) = first(world, n, d);
             world.entity_mut(d).remove::<Hold>();
-            move_before(world, d, Some(n), "delayed");
+            move_before(world, d, Some(before), "delayed");
             push_turn(world, d, TurnKind::Delayed);
             return true;
         }
@@ -169,14 +180,9 @@ fn next_turn(world: &mut World) -> bool {
     }
     // The end of the phase: those delayed to it, and any whose place
     // passed; one delayed to act just before another of them goes first.
-    if let Some(mut d) = delayed(world, None) {
-        let mut before = None;
-        for _ in 0..world.resource::<Flow>().order.len() {
-            match delayed(world, Some(d)) {
-                Some(x) if x != d => (before, d) = (Some(d), x),
-                _ => break,
-            }
-        }
+    if let Some(last) = delayed(world, None) {
+        let (before, d) = first(world, last, last);
+        let before = (d != last).then_some(before);
         world.entity_mut(d).remove::<Hold>();
         move_before(world, d, before, "delayed");
         push_turn(world, d, TurnKind::Delayed);
