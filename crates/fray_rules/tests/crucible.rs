@@ -1558,3 +1558,31 @@ fn a_target_gone_behind_cover_before_the_shot_is_not_shot() {
     );
     assert_lacks(&b, "Osric attacks Grum");
 }
+
+#[test]
+fn walking_up_to_shoot_ends_where_the_target_is_in_sight() {
+    // Ruling in_sight: a wall stands at (5, 2)-(5, 4) between Aelis and
+    // Grum, 11 squares off. The first square within the bow's 10 along the
+    // way, (1, 3), sees only the wall; she is offered the first one in
+    // sight instead.
+    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+        grid: (kind: Square, width: 12, height: 8,
+               obstacles: [(5, 2), (5, 3), (5, 4)]),
+        sides: [(name: \"A\"), (name: \"B\")],
+        options: {\"surprise\": \"none\"},
+        combatants: [
+            (name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3)),
+            (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3)),
+        ])";
+    let mut b = idle(text);
+    let aelis = unit(&b, "Aelis");
+    let choices = crucible::choices(b.world_mut(), aelis);
+    let shot = choices
+        .iter()
+        .find(|c| c.order.action == "fire" && c.order.then.is_none())
+        .unwrap();
+    assert!(shot.refused.is_none(), "{:?}", shot.refused);
+    let from = shot.order.cell.unwrap();
+    let grid = b.world().resource::<fray_core::grid::Grid>();
+    assert!(grid.in_sight(from, Cell::new(11, 3)), "{from}");
+}

@@ -589,15 +589,28 @@ pub fn firing_square(world: &World, e: Entity, target: Entity) -> Option<(Vec<Ce
     square_within(world, e, target, w.range).map(|(cells, to, _)| (cells, to))
 }
 
-/// The first square of `e`'s way to `target` within `range` of it, if the
-/// standard rate reaches it; with the squares walked and their cost.
+/// The first square of `e`'s way to `target` within `range` of it and in
+/// sight of it, if the standard rate reaches it; with the squares walked
+/// and their cost.
 fn square_within(
     world: &World,
     e: Entity,
     target: Entity,
     range: u32,
 ) -> Option<(Vec<Cell>, Cell, u32)> {
-    let (cells, cost) = path(world, e, cell(world, target), range)?;
+    // The first square within range with the target in sight (ruling
+    // in_sight), over the fallen but never on one (ruling fallen_bodies).
+    let at = cell(world, target);
+    let blocked = occupied(world, e);
+    let lying = bodies(world, e);
+    let grid = world.resource::<Grid>();
+    let (cells, cost) = grid.path_toward_ending(
+        cell(world, e),
+        at,
+        range,
+        |c| blocked.contains(&c),
+        |c| !lying.contains(&c) && grid.in_sight(c, at),
+    )?;
     let to = *cells.last()?;
     (cost <= rate_left(world, e)).then_some((cells, to, cost))
 }
