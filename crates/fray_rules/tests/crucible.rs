@@ -1586,3 +1586,24 @@ fn walking_up_to_shoot_ends_where_the_target_is_in_sight() {
     let grid = b.world().resource::<fray_core::grid::Grid>();
     assert!(grid.in_sight(from, Cell::new(11, 3)), "{from}");
 }
+
+#[test]
+fn the_warning_for_a_spell_counts_the_move_after_it() {
+    // 003 §III F: Wren, two squares from Grum, casts at him, then walks
+    // past him to (5, 4): two squares within his reach beyond the first
+    // 5', an attack of opportunity, as the warning says; the spell alone
+    // draws none.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (2, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let wren = unit(&b, "Wren");
+    let cast = Order::new("Wren", "cast")
+        .with("magic_missile")
+        .target("Grum");
+    let plan = crucible::validate(b.world_mut(), wren, &cast).unwrap();
+    assert!(crucible::warning(b.world_mut(), wren, &plan).is_empty());
+    let past = cast.then(Cell::new(5, 4));
+    let plan = crucible::validate(b.world_mut(), wren, &past).unwrap();
+    let warn = crucible::warning(b.world_mut(), wren, &plan);
+    assert_eq!(warn, ["draws an attack of opportunity from Grum"]);
+}

@@ -43,7 +43,7 @@ mod turn;
 pub mod view;
 
 pub use data::{Class, CrucibleData, Race, Template};
-pub use orders::{Plan, choices, validate};
+pub use orders::{Plan, choices, validate, warning};
 
 crate::ruleset::ruleset!(CrucibleData {
     id: "crucible",

@@ -773,10 +773,19 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             }
             by(who)
         }
-        Plan::Cast { from, .. } => by(adjacent_enemies(world, e, from.unwrap_or(here))
-            .into_iter()
-            .filter(|&x| may_take_opportunity(world, x))
-            .collect()),
+        Plan::Cast { from, after, .. } => {
+            // 003 §III C, F: casting within reach, and the moves before and
+            // after the spell.
+            let mut cells = from.map_or_else(Vec::new, |to| walked(to, 0));
+            cells.extend(walked_on(world, e, from.unwrap_or(here), *after));
+            let mut who = provokers(world, e, &cells, aoo);
+            for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
+                if may_take_opportunity(world, x) && !who.contains(&x) {
+                    who.push(x);
+                }
+            }
+            by(who)
+        }
         Plan::Flee => by(adjacent_enemies(world, e, here)
             .into_iter()
             .filter(|&x| may_take_opportunity(world, x))
