@@ -92,6 +92,18 @@ fn idle(text: &str) -> Battle {
 
 const NO_SURPRISE: &str = "options: {\"surprise\": \"none\"},";
 
+/// A one-round battle on a `size` field with `obstacles` (a RON list's
+/// items), no surprise, and `combatants`.
+fn walled((width, height): (u32, u32), obstacles: &str, combatants: &str) -> String {
+    format!(
+        "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+          grid: (kind: Square, width: {width}, height: {height}, obstacles: [{obstacles}]),
+          sides: [(name: \"A\"), (name: \"B\")],
+          {NO_SURPRISE}
+          combatants: [{combatants}])"
+    )
+}
+
 #[test]
 fn elf_on_point_makes_the_enemy_range_1_to_8() {
     let scouts = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"on_point\": 1}),
@@ -390,16 +402,14 @@ fn an_attacker_steps_over_the_fallen_to_strike_from_a_free_square() {
     // Aldric. Aldric fells him; Uzg crosses Rot's body in the gap and
     // strikes from a free square beside Aldric, rather than walk up to the
     // body and stop there, blowless.
-    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
-        grid: (kind: Square, width: 12, height: 8,
-               obstacles: [(5, 0), (5, 1), (5, 2), (5, 4), (5, 5), (5, 6), (5, 7)]),
-        sides: [(name: \"A\"), (name: \"B\")],
-        options: {\"surprise\": \"none\"},
-        combatants: [
-            (name: \"Aldric\", side: \"A\", template: \"fighter\", at: (4, 3)),
-            (name: \"Rot\", side: \"B\", template: \"orc\", at: (5, 3)),
-            (name: \"Uzg\", side: \"B\", template: \"orc\", at: (7, 3)),
-        ])";
+    let combatants = "(name: \"Aldric\", side: \"A\", template: \"fighter\", at: (4, 3)),
+                      (name: \"Rot\", side: \"B\", template: \"orc\", at: (5, 3)),
+                      (name: \"Uzg\", side: \"B\", template: \"orc\", at: (7, 3)),";
+    let text = &walled(
+        (12, 8),
+        "(5, 0), (5, 1), (5, 2), (5, 4), (5, 5), (5, 6), (5, 7)",
+        combatants,
+    );
     let orders = vec![
         (Order::new("Aldric", "attack").target("Rot"), false),
         (Order::new("Uzg", "attack").target("Aldric"), false),
@@ -1381,15 +1391,13 @@ fn a_caster_walks_into_range_and_is_offered_it() {
 fn a_shot_or_a_readied_missile_needs_its_target_in_sight() {
     // Ruling in_sight (003 §III A, "target in sight"): a wall down column 4
     // stands between Aelis and Grum.
-    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
-        grid: (kind: Square, width: 12, height: 8,
-               obstacles: [(4, 0), (4, 1), (4, 2), (4, 3), (4, 4), (4, 5), (4, 6), (4, 7)]),
-        sides: [(name: \"A\"), (name: \"B\")],
-        options: {\"surprise\": \"none\"},
-        combatants: [
-            (name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
-            (name: \"Grum\", side: \"B\", template: \"orc\", at: (7, 3)),
-        ])";
+    let combatants = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
+                      (name: \"Grum\", side: \"B\", template: \"orc\", at: (7, 3)),";
+    let text = &walled(
+        (12, 8),
+        "(4, 0), (4, 1), (4, 2), (4, 3), (4, 4), (4, 5), (4, 6), (4, 7)",
+        combatants,
+    );
     let mut b = common::battle(text, &[5, 9], |_| Box::new(Plays(Vec::new())));
     common::run(&mut b);
     assert_has(
@@ -1536,15 +1544,9 @@ fn a_target_gone_behind_cover_before_the_shot_is_not_shot() {
     // Ruling in_sight: Osric and Grum act at the same count; Grum's move
     // behind the wall comes first, and Osric's shot, in sight when given,
     // is not taken.
-    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
-        grid: (kind: Square, width: 16, height: 10,
-               obstacles: [(8, 1), (8, 2), (8, 3), (8, 4)]),
-        sides: [(name: \"A\"), (name: \"B\")],
-        options: {\"surprise\": \"none\"},
-        combatants: [
-            (name: \"Grum\", side: \"B\", template: \"orc\", at: (10, 5)),
-            (name: \"Osric\", side: \"A\", template: \"fighter\", at: (2, 5)),
-        ])";
+    let combatants = "(name: \"Grum\", side: \"B\", template: \"orc\", at: (10, 5)),
+                      (name: \"Osric\", side: \"A\", template: \"fighter\", at: (2, 5)),";
+    let text = &walled((16, 10), "(8, 1), (8, 2), (8, 3), (8, 4)", combatants);
     let orders = vec![
         (Order::new("Grum", "move").cell(Cell::new(10, 2)), false),
         (Order::new("Osric", "fire").target("Grum"), false),
@@ -1565,15 +1567,9 @@ fn walking_up_to_shoot_ends_where_the_target_is_in_sight() {
     // Grum, 11 squares off. The first square within the bow's 10 along the
     // way, (1, 3), sees only the wall; she is offered the first one in
     // sight instead.
-    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
-        grid: (kind: Square, width: 12, height: 8,
-               obstacles: [(5, 2), (5, 3), (5, 4)]),
-        sides: [(name: \"A\"), (name: \"B\")],
-        options: {\"surprise\": \"none\"},
-        combatants: [
-            (name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3)),
-            (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3)),
-        ])";
+    let combatants = "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (0, 3)),
+                      (name: \"Grum\", side: \"B\", template: \"orc\", at: (11, 3)),";
+    let text = &walled((12, 8), "(5, 2), (5, 3), (5, 4)", combatants);
     let mut b = idle(text);
     let aelis = unit(&b, "Aelis");
     let choices = crucible::choices(b.world_mut(), aelis);
