@@ -912,9 +912,20 @@ fn highlights(
     let Some(c) = hover.cell else { return };
     gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
     let goal_taken = blocked.contains(&c);
-    let Some((path, cost)) =
-        grid.path_toward(me.cell, c, u32::from(goal_taken), |x| blocked.contains(&x))
-    else {
+    let within = u32::from(goal_taken);
+    let way = if s.view.wary {
+        let provokes = s.view.provokes;
+        movement::wary_path(
+            grid,
+            (me.cell, c, within),
+            |x| blocked.contains(&x),
+            provokes,
+            &threats,
+        )
+    } else {
+        grid.path_toward(me.cell, c, within, |x| blocked.contains(&x))
+    };
+    let Some((path, cost)) = way else {
         hover.path_info = Some(format!("No way through to {c}."));
         return;
     };

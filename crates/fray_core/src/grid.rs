@@ -722,6 +722,40 @@ impl Grid {
         Some((path, cost))
     }
 
+    /// [`Grid::path_toward`], and of the cheapest paths one whose steps pay
+    /// the least `toll` (a step `from` → `to` pays `toll(from, to)`): a mover
+    /// that takes the cheapest way and, among those, the one that spares it
+    /// most. The cost returned is the movement cost alone.
+    #[must_use]
+    pub fn path_sparing(
+        &self,
+        (from, target): (Cell, Cell),
+        stop_within: u32,
+        blocked: impl Fn(Cell) -> bool,
+        toll: impl Fn(Cell, Cell) -> u32,
+    ) -> Option<(Vec<Cell>, u32)> {
+        // Movement first, the toll only between paths of equal movement: a
+        // path pays at most `u32::MAX` in tolls per step over at most as
+        // many steps as the grid has cells, less than one unit of movement
+        // at this scale for any grid this game plays on.
+        const MOVEMENT: u64 = 1 << 40;
+        let arrived = |c: &Cell| self.distance(*c, target) <= stop_within;
+        let heuristic =
+            |c: &Cell| u64::from(self.distance(*c, target).saturating_sub(stop_within)) * MOVEMENT;
+        let (mut path, cost) = astar(
+            &from,
+            |&c| {
+                self.steps_from(c, &blocked)
+                    .map(|(n, cost)| (n, u64::from(cost) * MOVEMENT + u64::from(toll(c, n))))
+                    .collect::<Vec<_>>()
+            },
+            heuristic,
+            arrived,
+        )?;
+        path.drain(..path.len().min(1));
+        Some((path, u32::try_from(cost / MOVEMENT).unwrap_or(u32::MAX)))
+    }
+
     /// Whether every cell a path from `from` could end in (an open cell
     /// within `stop_within` of `target`) lies in a pocket of open cells, no
     /// larger than [`POCKET`], that `from` does not border: then no path

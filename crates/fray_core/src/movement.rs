@@ -102,6 +102,46 @@ pub fn provoked_along(
     met
 }
 
+/// The way a mover takes from `from` to within `stop_within` of `to`: the
+/// cheapest in movement and, of those, the one whose steps provoke the
+/// fewest `threateners` under `provokes`, each counted at each step that
+/// provokes it (a step that stays within a threat counts as one that
+/// provokes, for [`Provokes::Within`]). Ties between those are broken
+/// deterministically.
+pub fn wary_path(
+    grid: &Grid,
+    (from, to, stop_within): (Cell, Cell, u32),
+    blocked: impl Fn(Cell) -> bool,
+    provokes: Provokes,
+    threateners: &[Threatener],
+) -> Option<(Vec<Cell>, u32)> {
+    let toll = |a: Cell, b: Cell| {
+        let n = threateners
+            .iter()
+            .filter(|t| match provokes {
+                Provokes::Never => false,
+                Provokes::Entering => !t.covers(grid, a) && t.covers(grid, b),
+                Provokes::Leaving => t.covers(grid, a),
+                Provokes::TurningAway => t.covers(grid, a) && !t.covers(grid, b),
+                Provokes::Within { .. } => t.covers(grid, a) && t.covers(grid, b),
+            })
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
+    // The first shortest way, if it provokes no one, is as good as any.
+    let first = grid.path_toward(from, to, stop_within, &blocked)?;
+    let mut at = from;
+    let spared = first.0.iter().all(|&c| {
+        let free = toll(at, c) == 0;
+        at = c;
+        free
+    });
+    if spared {
+        return Some(first);
+    }
+    grid.path_sparing((from, to), stop_within, blocked, toll)
+}
+
 /// The next step of a walk: where from and to, and who it provokes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Step {

@@ -145,6 +145,10 @@ pub struct RulesView {
     /// What a move provokes from those whose reach it passes, for the
     /// board's warning before a move is ordered.
     pub provokes: crate::movement::Provokes,
+    /// Whether a move takes the way that provokes fewest
+    /// ([`crate::movement::wary_path`]) rather than the first shortest, so
+    /// the board draws the way the rules take.
+    pub wary: bool,
     /// What `actor` attacking `target` looks like: chance to hit, damage
     /// range; one line a weapon, each beginning `weapon: `.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,

@@ -124,6 +124,7 @@ macro_rules! ruleset {
             round,
             round_unit: stringify!($round),
             provokes: view::PROVOKES,
+            wary: view::WARY,
             preview: view::preview,
             clock: view::CLOCK,
             periods: view::PERIODS,

@@ -1446,3 +1446,106 @@ fn a_delay_before_one_who_delayed_before_another_comes_first() {
     let zb = line(&b, "Zb takes a 1-hex step");
     assert!(xa < ya && ya < zb, "{}", texts(&b).join("\n"));
 }
+
+#[test]
+fn a_strike_readied_for_a_foes_action_meets_its_second_action_too() {
+    // Ruling ready_trigger: "a named enemy begins an action", any action of
+    // its turn. Bo's move from afar sets nothing off (out of reach); the
+    // strike it then begins does, and Ash's readied strike comes first.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (2, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (6, 3)),
+    "#,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Ash", "ready").target("Bo"),
+            o("Bo", "move").cell(Cell::new(3, 3)),
+            o("Bo", "strike").target("Ash"),
+        ],
+    );
+    run(&mut b);
+    let moves = line(&b, "Bo moves (a move action) from (6, 3) to (3, 3)");
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let ash = line(&b, "Ash strikes at Bo (readied): 3d6 3");
+    let bo = line(&b, "Bo strikes at Ash");
+    assert!(moves < fires && fires < ash && ash < bo);
+}
+
+#[test]
+fn the_step_of_a_readied_strike_sets_off_a_strike_readied_for_it() {
+    // 002 §Ready Step and §Ready: Ash's readied strike steps to (3, 3), within
+    // Rex's reach; Rex's strike, readied for the first opponent to come
+    // within reach, comes just before Ash's.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (2, 3), set: {"cv": 6}),
+        (name: "Rex", side: "B", template: "bravo", at: (4, 2), set: {"cv": 8}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[1, 1, 1, 1, 1, 1],
+        vec![
+            o("Rex", "ready").into(),
+            o("Ash", "ready").target("Bo"),
+            o("Bo", "dodge").into(),
+        ],
+    );
+    run(&mut b);
+    let step = line(
+        &b,
+        "Ash takes a 1-hex step from (2, 3) to (3, 3) as part of its readied action.",
+    );
+    let rex = line(&b, "Rex strikes at Ash (readied)");
+    let ash = line(&b, "Ash strikes at Bo (readied)");
+    assert!(step < rex && rex < ash);
+}
+
+#[test]
+fn a_blocking_character_may_abort_to_dodge_a_shot() {
+    // Ruling block: shots cannot be blocked, so a standing Block does not
+    // hold off the abort (ruling abort_options): Bra dodges Gun's shot.
+    let mut b = battle(
+        r#"
+        (name: "Gun", side: "A", template: "gunman", at: (0, 0)),
+        (name: "Bra", side: "B", template: "bravo", at: (4, 0), set: {"cv": 9}),
+    "#,
+        &[1, 1, 1],
+        vec![
+            o("Bra", "block").into(),
+            o("Gun", "shoot").target("Bra"),
+            abort("Bra", "dodge"),
+        ],
+    );
+    run(&mut b);
+    let block = line(&b, "Bra blocks");
+    let dodge = line(&b, "Bra aborts to Dodge against Gun's attack");
+    let shot = line(&b, "Gun shoots at Bra");
+    assert!(block < dodge && dodge < shot);
+}
+
+#[test]
+fn a_move_goes_the_shortest_way_that_leaves_fewest_threatened_hexes() {
+    // Ruling route: of the shortest ways from (1, 3) to (5, 0), Mo takes one
+    // that never enters Fen's reach, and so provokes nothing (002 §Moving
+    // Out). The first shortest way found would pass (2, 3), beside Fen.
+    let mut b = battle_with(
+        r#"
+        (name: "Mo", side: "A", template: "bravo", at: (1, 3), set: {"cv": 7}),
+        (name: "Fen", side: "B", template: "brute", at: (3, 3)),
+    "#,
+        &[],
+        vec![o("Mo", "full_move").cell(Cell::new(5, 0))],
+        "Hex",
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Mo moves (a full-phase action) from (1, 3) to (5, 0) (5 hexes).",
+    );
+    assert_lacks(&b, "threatened by Fen");
+    assert_eq!(cell(&b, "Mo"), Cell::new(5, 0));
+}

@@ -302,6 +302,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 /// a foe's reach provokes its riposte (004 §Step 3).
 pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Entering;
 
+/// Whether a move takes the way that provokes fewest: no, the first shortest.
+pub(super) const WARY: bool = false;
+
 /// Initiative counts vary from round to round: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

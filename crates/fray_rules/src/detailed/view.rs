@@ -263,6 +263,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 /// provoked; those who stop may strike a mover along its trace.
 pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Never;
 
+/// Whether a move takes the way that provokes fewest: no, the first shortest.
+pub(super) const WARY: bool = false;
+
 /// The initiative passes blow by blow: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

@@ -27,7 +27,7 @@ use std::cell::{OnceCell, RefCell};
 use bevy_ecs::prelude::*;
 use fray_core::ai::{AiHooks, Appraisal, first_best};
 use fray_core::decision::Order;
-use fray_core::grid::{Cell, CellSet, Grid, GridGeometry};
+use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Rostered, Side};
 
 use super::data::PhasesData;
@@ -768,8 +768,8 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
             (hex, false) => closes.push(hex),
         }
     }
-    out.extend(best(t, &taken, &strikes));
-    out.extend(best(t, &taken, &closes));
+    out.extend(best(t, &strikes));
+    out.extend(best(t, &closes));
 }
 
 /// What [`moves`] reckons once for every hex.
@@ -905,7 +905,7 @@ fn impasse(t: &Turn) -> bool {
 
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
 /// best priced for the attacks of opportunity on the way.
-fn best(t: &Turn, taken: &CellSet, list: &[Hex]) -> Option<Appraisal> {
+fn best(t: &Turn, list: &[Hex]) -> Option<Appraisal> {
     let mut chosen: Option<Appraisal> = None;
     for i in first_best::<4>(list.iter().map(Hex::score)) {
         let hex = list[i];
@@ -921,10 +921,10 @@ fn best(t: &Turn, taken: &CellSet, list: &[Hex]) -> Option<Appraisal> {
         if out_of_harm(t, hex.cost) {
             // No strike can fall on the way, whichever way it is: none is
             // looked for.
-            debug_assert!(way(t, taken, &hex, &a.order).is_some());
+            debug_assert!(way(t, &hex, &a.order).is_some());
             a.risk += readied_risk(t, &[]);
         } else {
-            let Some(path) = way(t, taken, &hex, &a.order) else {
+            let Some(path) = way(t, &hex, &a.order) else {
                 continue;
             };
             if !hex.step {
@@ -960,16 +960,14 @@ fn out_of_harm(t: &Turn, cost: u32) -> bool {
 }
 
 /// 002 §1-Hex Step · §Normal Phase: the way the rules take to `hex` for
-/// `order` ([`validate`]): the step itself, or the shortest path around
-/// the characters in `taken`. Every hex [`moves`] reaches within the
+/// `order` ([`validate`]): the step itself, or the rules' route (ruling
+/// `route`). Every hex [`moves`] reaches within the
 /// movement left is one the rules take `me` to.
-fn way(t: &Turn, taken: &CellSet, hex: &Hex, order: &Order) -> Option<Vec<Cell>> {
+fn way(t: &Turn, hex: &Hex, order: &Order) -> Option<Vec<Cell>> {
     let path = if hex.step {
         Some(vec![hex.cell])
     } else {
-        t.grid
-            .path_toward(t.here, hex.cell, 0, |c| taken.contains(&c))
-            .map(|(path, _)| path)
+        super::orders::path_to(t.world, t.me, hex.cell).map(|(path, _)| path)
     };
     debug_assert_eq!(
         path.as_ref(),

@@ -136,7 +136,9 @@ pub fn occupied(world: &World, except: Entity) -> fray_core::grid::CellSet {
     fray_core::model::taken_cells(world, except)
 }
 
-/// A path for `me` to `to`, with its cost, around obstacles and characters.
+/// The way `me` takes to `to`, with its cost, around obstacles and
+/// characters: the shortest, and of those the one that leaves the fewest
+/// hexes threatened by opponents able to strike (ruling `route`).
 pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> {
     let here = *world.get::<Cell>(me)?;
     let grid = world.resource::<Grid>();
@@ -147,7 +149,28 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
     if taken.contains(&to) {
         return None;
     }
-    grid.path_toward(here, to, 0, |c| taken.contains(&c))
+    let foes = threatening(world, me);
+    let blocked = |c| taken.contains(&c);
+    let leaving = fray_core::movement::Provokes::Leaving;
+    fray_core::movement::wary_path(grid, (here, to, 0), blocked, leaving, &foes)
+}
+
+/// The opponents of `me` whose threat a route shuns (ruling `route`): on
+/// their feet and not Stunned.
+fn threatening(world: &World, me: Entity) -> Vec<fray_core::threat::Threatener> {
+    let flow = world.resource::<Flow>();
+    flow.order
+        .iter()
+        .copied()
+        .filter(|&t| enemies(world, me, t) && up(world, t) && !stunned(world, t))
+        .filter_map(|t| {
+            Some(fray_core::threat::Threatener {
+                entity: t,
+                cell: *world.get::<Cell>(t)?,
+                reach: world.get::<Stats>(t)?.reach,
+            })
+        })
+        .collect()
 }
 
 /// `me`'s first weapon that strikes (melee) and its index.
@@ -592,7 +615,7 @@ fn validate_delay(turn: &TurnOrder) -> Result<Plan, String> {
     );
     if delayed_turn {
         return Err(
-            "this is already a delayed action; one may delay again only at one's own next place (002 §Delay Consequences)"
+            "this is already a delayed action; one may delay again only at one's own next place (ruling delay_place)"
                 .into(),
         );
     }

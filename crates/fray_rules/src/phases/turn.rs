@@ -476,7 +476,7 @@ fn begin_turn(world: &mut World, actor: Entity, kind: TurnKind) -> bool {
         log(world, || {
             Event::new(
                 EventKind::Stunned,
-                "002 §Surprise Phase · ruling stunned",
+                "002 §Surprise Phase · ruling split_full_phase",
                 format!(
                     "{who} is Stunned and cannot recover in the Surprise Phase, where no full-phase action may be taken."
                 ),
@@ -541,19 +541,12 @@ fn end_turn(world: &mut World, actor: Entity) {
     }
 }
 
-/// Carry out a checked order. An order that is the actor's first action of
-/// its turn sets off the strikes readied for it (ruling `ready_trigger`):
-/// they come just before it, and it is done after them if it still can be.
+/// Carry out a checked order. Each action the actor begins in its turn sets
+/// off the strikes readied for it (ruling `ready_trigger`): they come just
+/// before it, and it is done after them if it still can be.
 fn carry_out(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
     if asking == Asking::Turn && plan.is_action() {
-        let first = world
-            .get::<Use>(actor)
-            .is_some_and(|u| u.actions == 0 && !u.full_phase);
-        let fired = if first {
-            readied_by(world, Trigger::Acts(actor), actor, None)
-        } else {
-            Vec::new()
-        };
+        let fired = readied_by(world, Trigger::Acts(actor), actor, None);
         if !fired.is_empty() {
             let questions = readied_questions(fired, actor);
             let mut flow = world.resource_mut::<Flow>();
@@ -1512,8 +1505,18 @@ fn attack(world: &mut World, work: Work) -> Next {
     }
     if melee && !in_reach(world, attacker, target) {
         // 002 §Ready Step: a readied strike may take the 1-hex step to reach.
-        let stepped = kind == AttackKind::Readied && ready_step(world, attacker, target);
-        if !stepped {
+        let stepped = match kind {
+            AttackKind::Readied => ready_step(world, attacker, target),
+            _ => None,
+        };
+        if let Some(from) = stepped {
+            // The step may bring the readier within another's reach, whose
+            // readied strike comes first (002 §Ready).
+            let readied = readied_by(world, Trigger::EntersReach, attacker, Some(from));
+            if !readied.is_empty() {
+                return Next::Keep(work, readied_questions(readied, attacker));
+            }
+        } else {
             log(world, || {
                 Event::new(
                     EventKind::Lost,
@@ -1525,7 +1528,7 @@ fn attack(world: &mut World, work: Work) -> Next {
             return Next::Done;
         }
     }
-    if !abort_asked && can_abort(world, target) {
+    if !abort_asked && can_abort(world, target, melee) {
         let waiting = Work::Attack {
             attacker,
             target,
@@ -1573,10 +1576,8 @@ fn step_hex(world: &World, r: Entity, target: Entity) -> Option<Cell> {
 
 /// 002 §Ready Step: the readier steps to a hex from which it reaches the
 /// target, as part of its readied action.
-fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
-    let (Some(cell), Some(&from)) = (step_hex(world, r, target), world.get::<Cell>(r)) else {
-        return false;
-    };
+fn ready_step(world: &mut World, r: Entity, target: Entity) -> Option<Cell> {
+    let (cell, from) = (step_hex(world, r, target)?, *world.get::<Cell>(r)?);
     world.entity_mut(r).insert(cell);
     if let Some(mut u) = world.get_mut::<Use>(r) {
         u.stepped = true;
@@ -1592,13 +1593,14 @@ fn ready_step(world: &mut World, r: Entity, target: Entity) -> bool {
         )
         .actor(&who)
     });
-    true
+    Some(from)
 }
 
 /// 002 §Abort: whether `t` may abort now: not in its own turn (ruling
 /// `abort_options`), on its feet, not Stunned, aware, not dodging already,
-/// and not barred by an earlier abort.
-fn can_abort(world: &World, t: Entity) -> bool {
+/// not blocking already unless the attack is a shot, which a Block does not
+/// meet (ruling `block`), and not barred by an earlier abort.
+fn can_abort(world: &World, t: Entity, melee: bool) -> bool {
     let own_turn = world
         .resource::<Flow>()
         .stack
@@ -1609,7 +1611,9 @@ fn can_abort(world: &World, t: Entity) -> bool {
     !own_turn
         && able
         && world.get::<AbortedAhead>(t).is_none()
-        && world.get::<Guard>(t).is_some_and(|g| !g.dodge && !g.block)
+        && world
+            .get::<Guard>(t)
+            .is_some_and(|g| !g.dodge && !(g.block && melee))
 }
 
 /// OCV for an attack by `attacker` with `manoeuvre`: CV, combat levels, and

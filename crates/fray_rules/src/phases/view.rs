@@ -325,6 +325,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 /// does).
 pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Leaving;
 
+/// Whether a move takes the way that provokes fewest (ruling `route`).
+pub(super) const WARY: bool = true;
+
 /// Phases are marked by who acts: no fixed clock.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[

@@ -248,6 +248,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 pub(super) const PROVOKES: fray_core::movement::Provokes =
     fray_core::movement::Provokes::TurningAway;
 
+/// Whether a move takes the way that provokes fewest: no, the first shortest.
+pub(super) const WARY: bool = false;
+
 /// 001 §3: a round is ten segments.
 /// What the bars and marks mean, for the help's legend.
 pub(super) const LEGEND: &[(&str, &str)] = &[
