@@ -1603,3 +1603,127 @@ fn the_warning_for_a_spell_counts_the_move_after_it() {
     let warn = crucible::warning(b.world_mut(), wren, &plan);
     assert_eq!(warn, ["draws an attack of opportunity from Grum"]);
 }
+
+#[test]
+fn a_readied_missile_fires_before_the_surprise_round() {
+    // Ruling surprise_readied (003 §I D, §III A): the unsurprised act as in
+    // a normal round, so Elwen's readied bow fires before the surprise
+    // round's turns, not a round late.
+    let sides = "(name: \"Elwen\", side: \"A\", template: \"elf_scout\", at: (2, 3), set: {\"readied\": 1}),
+                 (name: \"Gash\", side: \"B\", template: \"orc\", at: (9, 3))";
+    let b = battle(
+        "options: {\"surprise\": \"B\"},",
+        sides,
+        &[19, 4, 11],
+        &[Order::new("Elwen", "fire").target("Gash")],
+    );
+    assert_eq!(
+        time_of(&b, "Elwen attacks Gash with the shortbow: 19"),
+        "round 1, before the surprise round"
+    );
+    assert_has(&b, "Gash takes 4 damage");
+}
+
+#[test]
+fn a_follower_gains_no_first_strike_and_the_one_falling_back_still_parries() {
+    // 003 §Withdrawal Tactics: "If they follow nobody gains additional
+    // attacks": Grub follows Pike into his spear's reach without being
+    // struck first (ruling follow), and Pike, with no target, parries.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (4, 2)),
+                 (name: \"Grub\", side: \"B\", template: \"goblin\", at: (5, 2))";
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        &[Order::new("Pike", "fall_back").cell(Cell::new(2, 2))],
+    );
+    assert_has(&b, "Grub follows Pike");
+    assert_lacks(&b, "strikes first");
+    assert_has(&b, "Pike parries instead of attacking");
+}
+
+#[test]
+fn one_who_has_moved_its_rate_does_not_follow() {
+    // Ruling follow ("assuming his movement allows"): Grub walked his whole
+    // rate of 5 to strike; Osric falls back and Grub stays.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (6, 2), weapons: [\"longsword\"]),
+                 (name: \"Grub\", side: \"B\", template: \"goblin\", at: (0, 2), weapons: [\"spear\"], set: {\"hp\": 50})";
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[9, 2, 19, 4],
+        &[
+            Order::new("Grub", "attack").target("Osric"),
+            Order::new("Osric", "fall_back").cell(Cell::new(8, 2)),
+        ],
+    );
+    assert_has(&b, "Grub moves from (0, 2) to (5, 2) (5 cells)");
+    assert_has(&b, "Osric moves from (6, 2) to (8, 2)");
+    assert_lacks(&b, "Grub follows Osric");
+}
+
+#[test]
+fn no_5_foot_step_after_following() {
+    // 003 §The 5' Step: "this is your only movement for that round". Grub
+    // has followed Osric: a step on his turn is refused.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (4, 2), weapons: [\"longsword\"]),
+                 (name: \"Grub\", side: \"B\", template: \"goblin\", at: (5, 2), weapons: [\"spear\"])";
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        &[
+            Order::new("Osric", "fall_back").cell(Cell::new(2, 2)),
+            Order::new("Grub", "step").cell(Cell::new(4, 2)),
+        ],
+    );
+    assert_has(&b, "Grub follows Osric");
+    assert_has(
+        &b,
+        "Grub's order \"step\" is refused: it has moved this round already: the 5' step must be its only movement",
+    );
+}
+
+#[test]
+fn a_step_into_a_longer_weapons_reach_is_warned_of() {
+    // Ruling length_strike: the 5' step draws no attack of opportunity,
+    // but Pike's spear still strikes first at one stepping into its reach,
+    // and a person is told so.
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (2, 3), weapons: [\"longsword\"]),
+                 (name: \"Pike\", side: \"B\", template: \"spearman\", at: (4, 3))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let bram = unit(&b, "Bram");
+    let step = Order::new("Bram", "step")
+        .cell(Cell::new(3, 3))
+        .target("Pike");
+    let plan = crucible::validate(b.world_mut(), bram, &step).unwrap();
+    let warn = crucible::warning(b.world_mut(), bram, &plan);
+    assert_eq!(warn, ["Pike's longer weapon strikes first (003 §II E)"]);
+}
+
+#[test]
+fn a_monster_lets_a_disengaging_player_character_go() {
+    // Ruling disengage: the ogre, played by the AI, does not press Osric,
+    // who disengages beside it.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (6, 3), weapons: [\"longsword\"]),
+                 (name: \"Gash\", side: \"B\", template: \"ogre\", at: (7, 3))";
+    let text = format!(
+        "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+          grid: (kind: Square, width: 14, height: 7),
+          sides: [(name: \"A\"), (name: \"B\", morale: true)],
+          {NO_SURPRISE}
+          combatants: [{sides}])"
+    );
+    let disengage = vec![(Order::new("Osric", "disengage"), false)];
+    let mut b = common::battle(&text, &[2, 9], |side| -> Box<dyn Controller> {
+        if side == 0 {
+            Box::new(Plays(disengage.clone()))
+        } else {
+            Box::new(Appraises)
+        }
+    });
+    common::run(&mut b);
+    assert_has(&b, "Osric disengages");
+    assert_lacks(&b, "Gash attacks Osric");
+    assert_has(&b, "Osric retreats");
+}

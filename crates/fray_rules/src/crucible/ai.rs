@@ -171,6 +171,18 @@ fn risk(world: &World, me: Entity, cells: &[Cell], able: &[Threatener]) -> f32 {
     aoo + first
 }
 
+/// The foes `me` goes for: all of them, but a monster lets a player
+/// character disengage (ruling `disengage`).
+fn pressed(world: &World, me: Entity) -> Vec<Entity> {
+    let monster = |e| world.get::<super::Monster>(e).is_some();
+    let disengaging = |e| world.get::<RoundState>(e).is_some_and(|r| r.disengaging);
+    let mut out = foes(world, me);
+    if monster(me) {
+        out.retain(|&f| monster(f) || !disengaging(f));
+    }
+    out
+}
+
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let mut out = Vec::new();
     if world.get::<Stats>(me).is_none() {
@@ -179,7 +191,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let who = name(world, me);
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
-    let foes = foes(world, me);
+    let foes = pressed(world, me);
     let holding = world
         .get::<RoundState>(me)
         .is_some_and(|r| r.holding_readied);

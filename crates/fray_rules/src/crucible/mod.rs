@@ -161,6 +161,12 @@ pub struct RoundState {
     /// off its movement for the round (003 §Withdrawal Tactics: "assuming
     /// his movement allows").
     pub followed: u32,
+    /// Squares moved this round, every move counted: a follower follows
+    /// only as far as its movement for the round allows (ruling `follow`),
+    /// and a 5' step is one's only movement (003 §The 5' Step).
+    pub walked: u32,
+    /// Disengaging: monsters do not press it (ruling `disengage`).
+    pub disengaging: bool,
 }
 
 impl RoundState {

@@ -379,6 +379,12 @@ fn step(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     if world.resource::<Grid>().distance(cell(world, e), to) != 1 {
         return Err("the 5' step is one square".into());
     }
+    if world.get::<RoundState>(e).is_some_and(|r| r.walked > 0) {
+        return Err(
+            "it has moved this round already: the 5' step must be its only movement (003 §The 5' Step)"
+                .into(),
+        );
+    }
     not_pursuing(world, e)?;
     free_cell(world, e, to)?;
     let target = match order.target {
@@ -755,6 +761,17 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             let struck_from = cells.last().copied().unwrap_or(here);
             cells.extend(walked_on(world, e, struck_from, *after));
             by(provokers(world, e, &cells, aoo))
+        }
+        Plan::Step { to, .. } => {
+            // 003 §II E, ruling length_strike: the step draws no attack of
+            // opportunity, but a longer weapon still strikes first.
+            for f in super::combat::length_first(world, e, &[*to]) {
+                out.push(format!(
+                    "{}'s longer weapon strikes first (003 §II E)",
+                    name(world, f)
+                ));
+            }
+            Vec::new()
         }
         Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
             by(provokers(world, e, &walked(*to, 0), aoo))

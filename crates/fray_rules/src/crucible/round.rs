@@ -22,8 +22,10 @@ pub(super) fn stamp(world: &mut World, time: impl Into<String>) {
     log.time = time.into();
 }
 
-/// A new round: what lasts a round ends; the surprise round goes straight
-/// to its counts, any other round asks the readied missiles first.
+/// A new round: what lasts a round ends; then the readied missiles are
+/// asked, before initiative or, in the surprise round, before the
+/// unsurprised act ("If not surprised you act as in a normal round", 003
+/// §I D).
 pub fn begin_round(world: &mut World) {
     let round = {
         let mut flow = world.resource_mut::<Flow>();
@@ -54,12 +56,9 @@ pub fn begin_round(world: &mut World) {
             rs.no_pursuit = no_pursuit;
         }
     }
-    if round == 1 && world.resource::<Flow>().surprise_round {
-        surprise_round(world);
-        return;
-    }
-    world.resource_mut::<Flow>().surprise_round = false;
-    world.resource_mut::<Flow>().stage = Stage::Readied;
+    let mut flow = world.resource_mut::<Flow>();
+    flow.surprise_round &= round == 1;
+    flow.stage = Stage::Readied;
 }
 
 /// 003 §I D: only the unsurprised act, highest surprise roll first.
@@ -90,11 +89,22 @@ fn surprise_round(world: &mut World) {
 /// 003 §III A: each character with a missile ready and a target in sight
 /// fires now, before initiative, or holds it to its turn at the latest.
 pub fn readied_missiles(world: &mut World) {
-    stamp(world, "before initiative");
+    let surprise = world.resource::<Flow>().surprise_round;
+    stamp(
+        world,
+        if surprise {
+            "before the surprise round"
+        } else {
+            "before initiative"
+        },
+    );
     let asking = world.resource::<Flow>().asking.clone();
     if asking.is_empty() {
         for e in roster(world) {
-            if world.get::<Readied>(e).is_none() {
+            // The surprised do not act: their missile stays ready (ruling
+            // surprise_readied).
+            let surprised = surprise && world.get::<Surprised>(e).is_some();
+            if world.get::<Readied>(e).is_none() || surprised {
                 continue;
             }
             if !(up(world, e) && orders::has_shot(world, e)) {
@@ -120,8 +130,12 @@ pub fn readied_missiles(world: &mut World) {
         take_readied(world);
     }
     if world.resource::<Flow>().asking.is_empty() {
-        roll_initiative(world);
-        world.resource_mut::<Flow>().stage = Stage::Counts;
+        if surprise {
+            surprise_round(world);
+        } else {
+            roll_initiative(world);
+            world.resource_mut::<Flow>().stage = Stage::Counts;
+        }
     }
 }
 
@@ -249,6 +263,7 @@ fn roll_initiative(world: &mut World) {
                 && let Some(mut rs) = world.get_mut::<RoundState>(e)
             {
                 rs.give_up_combat();
+                rs.disengaging = withdrawal == Some(Withdrawal::Disengage);
             }
             let act = if withdrawal == Some(Withdrawal::Disengage) {
                 (super::DISENGAGE_COUNT, Act::Disengage(e))

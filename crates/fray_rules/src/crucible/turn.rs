@@ -630,7 +630,7 @@ fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
             .distance(cell(world, e), cell(world, t))
     };
     let entering = target.is_some_and(|t| apart(world, t) > 1);
-    if !walk_quietly(world, e, vec![to], Provokes::Never) {
+    if !walk_quietly(world, e, vec![to], true) {
         return;
     }
     if let Some(t) = target
@@ -667,6 +667,7 @@ fn disengage(world: &mut World, e: Entity) {
     let who = name(world, e);
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.give_up_combat();
+        rs.disengaging = true;
     }
     world
         .resource_mut::<Flow>()
@@ -676,7 +677,7 @@ fn disengage(world: &mut World, e: Entity) {
         world,
         e,
         EventKind::Manoeuvre,
-        "003 §Withdrawal Tactics",
+        "003 §Withdrawal Tactics · ruling disengage",
         format!(
             "{who} disengages: it stops fighting and gives up all initiative advantage, retreating after every count, front kept to the enemy."
         ),
@@ -883,6 +884,7 @@ fn walk(
     let done = walk_on(world, e, &mut walk);
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.within = std::mem::take(&mut walk.within);
+        rs.walked += walk.spent;
     }
     done
 }
@@ -963,10 +965,12 @@ fn over_the_fallen(world: &mut World, e: Entity, at: Cell) {
     );
 }
 
-/// Walk without drawing anything (a 5' step, a follower); a longer weapon
-/// still strikes first on entering its range (003 §II E).
-fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, provokes: Provokes) -> bool {
-    let mut w = Walk::new(e, cells, u32::MAX, provokes);
+/// Walk without drawing anything (a 5' step, a follower). A 5' step into
+/// a longer weapon's range is still struck first (003 §II E; ruling
+/// `length_strike`); a follower is not (ruling `follow`: "nobody gains
+/// additional attacks", 003 §Withdrawal Tactics).
+fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, length_first_too: bool) -> bool {
+    let mut w = Walk::new(e, cells, u32::MAX, Provokes::Never);
     w.pass_only = orders::bodies(world, e);
     while let Ok(step) = w.next(
         world.resource::<Grid>(),
@@ -974,8 +978,15 @@ fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, provokes: Provok
         &orders::occupied(world, e),
         &[],
     ) {
-        let strikers = length_first(world, e, &[step.to]);
+        let strikers = if length_first_too {
+            length_first(world, e, &[step.to])
+        } else {
+            Vec::new()
+        };
         w.take(world, &step, &[]);
+        if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+            rs.walked += step.cost;
+        }
         for s in strikers {
             if length_strike(world, s, e) {
                 return false;
@@ -1041,7 +1052,9 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     let Some((cells, cost)) = orders::path(world, f, cell(world, leader), 1) else {
         return;
     };
-    if cost == 0 || cost > most || cost > orders::rate_left(world, f) {
+    let speed = world.get::<super::Stats>(f).map_or(0, |s| s.speed);
+    let walked = world.get::<RoundState>(f).map_or(0, |r| r.walked);
+    if cost == 0 || cost > most || cost > speed.saturating_sub(walked) {
         return;
     }
     let (who, whom) = (name(world, f), name(world, leader));
@@ -1051,7 +1064,7 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     if let Some(mut rs) = world.get_mut::<RoundState>(f) {
         rs.followed += cost;
     }
-    walk_quietly(world, f, cells, Provokes::Never);
+    walk_quietly(world, f, cells, false);
 }
 
 /// Off the battlefield at an edge: gone.
