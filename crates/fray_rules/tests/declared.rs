@@ -1665,3 +1665,91 @@ fn a_monster_that_saw_through_is_not_intimidated_in_anothers_place() {
     );
     assert_lacks(&b, "Anna tries to intimidate");
 }
+
+#[test]
+fn a_broken_rib_still_moves_and_a_move_is_no_action() {
+    // 004 §Step 3: one "cannot both move and take an action": moving is no
+    // action, so after moving in round 1 Anna, with a Broken Rib, may
+    // attack in round 2 (ruling injury_effects).
+    let orders = r#"(round: 1, order: (actor: "Anna", action: "defensive_attack", cell: (1, 2))),
+        (round: 2, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#;
+    let text = duel(
+        r#", set: {"stress": 99}"#,
+        r#", set: {"stress": 99}"#,
+        "9, 1",
+        orders,
+        2,
+    );
+    let mut b = battle(&text.replace(r#"(name: "Bors""#, BYSTANDER));
+    let anna = entity(&mut b, "Anna");
+    b.world_mut()
+        .get_mut::<declared::Hurts>(anna)
+        .unwrap()
+        .every_other_round = true;
+    let _ = b.run();
+    assert_has(&b, "Anna declares: move defensively toward (1, 2)");
+    assert_lacks(&b, "Broken rib");
+    assert_has(&b, "Anna declares: attack Bors");
+}
+
+#[test]
+fn a_throw_at_a_fallen_target_turns_on_the_nearest_enemy() {
+    // Ruling retarget: Kay kills Gob first; Sal's dagger, thrown at Gob,
+    // goes at Gib instead, as an attack or a spell would.
+    let text = r#"(
+    name: "t", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 10, height: 10),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Kay", side: "A", template: "knight", at: (2, 2)),
+        (name: "Sal", side: "A", template: "sellsword", at: (2, 4)),
+        (name: "Gob", side: "B", template: "goblin", at: (3, 2), set: {"stress": 0, "strength": 1, "defense_bonus": -10}),
+        (name: "Gib", side: "B", template: "goblin", at: (5, 5)),
+    ],
+    dice: [1, 12, 12, 12, 15, 5, 11, 4],
+    orders: [
+        (round: 1, order: (actor: "Kay", action: "attack", target: "Gob", with: "longsword")),
+        (round: 1, order: (actor: "Sal", action: "throw", target: "Gob", with: "dagger")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(&b, "Gob dies");
+    assert_has(&b, "Gob is gone; Sal turns on Gib instead.");
+    assert_has(
+        &b,
+        "Sal throws at Gib with the dagger: 11 + 3 = 14 against Defense 14: a hit.",
+    );
+}
+
+#[test]
+fn a_late_arrivals_full_defense_halves_its_speed_for_the_round() {
+    // 004 §Step 3 Full-Defense: "only move up to half their speed that
+    // round". The ghoul enters late in full defense; next round its late
+    // count and its own action together move 3 cells, half its Speed.
+    let text = r#"(
+    name: "t", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 20, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Brienne", side: "A", template: "knight", at: (1, 1), set: {"agility_mod": -3}),
+        (name: "Gorm", side: "B", template: "hobgoblin_warrior", at: (1, 6), set: {"agility_mod": -2}),
+    ],
+    arrivals: [
+        (round: 1, after: 13, combatant: (name: "Ghoul", side: "B", template: "ghoul", at: (2, 4))),
+    ],
+    dice: [10, 9, 8],
+    orders: [
+        (round: 1, order: (actor: "Ghoul", action: "full_defense", cell: (19, 4))),
+        (round: 2, order: (actor: "Ghoul", action: "defensive_attack", cell: (19, 4))),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(&b, "Ghoul moves 3 cells from (2, 4) to (5, 4).");
+    assert_has(&b, "it has moved 3 of the 3 cells its Speed allows");
+    let ghoul = entity(&mut b, "Ghoul");
+    assert_eq!(*b.world().get::<Cell>(ghoul).unwrap(), Cell::new(5, 4));
+}

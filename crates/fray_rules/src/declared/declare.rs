@@ -265,8 +265,10 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
         Some(c) if grid.is_obstacle(c) => return Err(format!("{c} is an obstacle")),
         c => c,
     };
-    if hurts.every_other_round && rs.acted_last_round && order.action != "wait" {
-        return Err("Broken rib: only one action every two rounds, and it acted last round (004 §Combat Injuries)".into());
+    let moving = order.action == "defensive_attack" && order.target.is_none();
+    let no_action = moving || matches!(order.action.as_str(), "wait" | "flee");
+    if hurts.every_other_round && rs.acted_last_round && !no_action {
+        return Err("Broken rib: only one action every two rounds, and it acted last round; it may still move (004 §Combat Injuries; ruling injury_effects)".into());
     }
     match order.action.as_str() {
         "attack" => cx.attack(false),

@@ -156,7 +156,12 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.actions_taken += 1;
-        rs.acted |= slot.action != Action::Wait;
+        // Moving is not an action (004 §Step 3: "cannot both move and take
+        // an action"): a Broken Rib spares it (ruling injury_effects).
+        rs.acted |= !matches!(
+            slot.action,
+            Action::Wait | Action::Move { .. } | Action::Flee
+        );
     }
     let stabilised = world.get::<Stabilised>(e).is_some();
     // Crawling (moving without acting) and waiting cost a fallen creature
@@ -405,17 +410,9 @@ fn throw(
         gone(world, me, weapon);
         return;
     }
-    if health(world, target) == Health::Dead || world.get::<Fled>(target).is_some() {
-        log(world, || {
-            Event::new(
-                EventKind::NoTarget,
-                "004 §Step 3",
-                format!("{me}'s target is gone; it keeps its {weapon}."),
-            )
-            .actor(me)
-        });
+    let Some(target) = living_target(world, a.e, target, true) else {
         return;
-    }
+    };
     approach_target(world, a, target, w.range, true);
     if dropped_on_the_way(world, a) || barred(world, a.e, &a.me, Barred::Arm) {
         return;
@@ -872,7 +869,10 @@ fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
     let h = health(world, e);
     let stabilised = world.get::<Stabilised>(e).is_some();
     let mut speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
-    if matches!(action, Action::FullDefense { .. }) {
+    // "can only move up to half their speed that round": a late arrival's
+    // full defense too, whatever its action now.
+    let full_defense = world.get::<RoundState>(e).is_some_and(|r| r.full_defense);
+    if matches!(action, Action::FullDefense { .. }) || full_defense {
         speed /= 2;
     }
     if hurts.half_speed {
