@@ -690,7 +690,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     let last = line(&b, "Mira stops at (16, 4) (the end of its trace)");
     assert!(strike < last);
     let hal = entity(&b, "Hal");
-    assert_eq!(b.world().get::<Blows>(hal).unwrap().borrowed, 1);
+    assert_eq!(b.world().get::<Blows>(hal).unwrap().borrowed_active, 1);
 }
 
 #[test]
@@ -1363,11 +1363,13 @@ fn a_weapon_drawn_in_ones_own_simultaneous_option_cannot_parry() {
 }
 
 #[test]
-fn blows_borrowed_in_the_movement_phase_come_from_the_next_rounds_active_blows_first() {
+fn blows_borrowed_in_the_movement_phase_are_of_the_kind_the_option_names() {
     // Ruling borrowed_blows: Bo stays and strikes Mira as she runs past with
-    // his heavy battleaxe, two blows borrowed from the next round. Both come
-    // from his two active blows, so round 2 begins with 0 active and his 2
-    // reactive.
+    // his heavy battleaxe, two blows borrowed from the next round: the
+    // attack's active blow from his two active ones, the heavy weapon's
+    // second, of either kind, from his reactive ones (000 §1.2, ruling
+    // blow_kind). Round 2 begins with 1 active and 1 reactive: enough for
+    // another blow of the battleaxe.
     let mut b = battle(
         r#"
         (name: "Mira", side: "A", template: "runner", at: (5, 4), surprised: true, set: {"active": 0, "reactive": 0}),
@@ -1385,7 +1387,7 @@ fn blows_borrowed_in_the_movement_phase_come_from_the_next_rounds_active_blows_f
         &b,
         "Bo attacks Mira with the battleaxe (an active blow and a second for the heavy weapon borrowed from the next round, 1 EN).",
     );
-    line(&b, "Bo has the initiative (0 active, 2 reactive");
+    line(&b, "Bo has the initiative (1 active, 1 reactive");
 }
 
 #[test]
@@ -1814,5 +1816,96 @@ fn falling_back_goes_no_farther_than_the_movement_left() {
             .iter()
             .any(|l| l == "Fall back to (9, 3), no longer alert (full movement)"),
         "{labels:#?}"
+    );
+}
+
+#[test]
+fn options_declared_together_are_checked_again_for_the_cell_they_go_to() {
+    // Ruling simultaneous_order: Cy and Al declare together; Cy's step
+    // close takes (5, 4) first, so Al's change of range to that cell can no
+    // longer be carried out: they never share a cell.
+    let mut b = battle(
+        r#"
+        (name: "Bo", side: "B", template: "swordsman", at: (3, 2), starts: ["fallen"]),
+        (name: "Cy", side: "A", template: "swordsman", at: (6, 4)),
+        (name: "Al", side: "A", template: "swordsman", at: (6, 2)),
+    "#,
+        &[],
+        vec![
+            (Q::Option, Order::new("Bo", "pass")),
+            at(Q::Option, "Cy", "step_close", "Bo"),
+            (
+                Q::Option,
+                Order::new("Al", "change_range")
+                    .target("Bo")
+                    .cell(Cell::new(5, 4)),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Cy steps close to Bo: from (6, 4) to (5, 4)");
+    line(
+        &b,
+        "Al's option (change range to Bo) can no longer be carried out: (5, 4) cannot be reached.",
+    );
+    let at_cell = |n: &str| *b.world().get::<Cell>(entity(&b, n)).unwrap();
+    assert_ne!(at_cell("Al"), at_cell("Cy"));
+}
+
+#[test]
+fn a_character_may_chase_a_friend() {
+    // 000 §3.1: "A character who wishes to chase another character": a
+    // friend is offered as well as a foe.
+    let text = r#"(name: "t", ruleset: "detailed_sequence", round_cap: 1,
+          grid: (kind: Square, width: 24, height: 12),
+          sides: [(name: "A", seat: Human), (name: "B")],
+          combatants: [
+            (name: "Aldo", side: "A", template: "swordsman", at: (2, 2)),
+            (name: "Pike", side: "A", template: "swordsman", at: (2, 6)),
+            (name: "Bo", side: "B", template: "swordsman", at: (20, 10))])"#;
+    let mut b = common::battle(
+        text,
+        &[],
+        |side| -> Box<dyn fray_core::decision::Controller> {
+            if side == 0 {
+                Box::new(fray_core::decision::HumanSeat)
+            } else {
+                Box::new(Script {
+                    orders: Vec::new(),
+                    asked,
+                    fits: |a, b| a == b,
+                    otherwise: |q, d| {
+                        Order::new(&d.actor_name, if q == Q::Trace { "stay" } else { "pass" })
+                    },
+                })
+            }
+        },
+    );
+    let mut labels = Vec::new();
+    for _ in 0..12 {
+        let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+            break;
+        };
+        let d = b
+            .world()
+            .resource::<fray_core::decision::Decisions>()
+            .get(ids[0])
+            .unwrap()
+            .clone();
+        if asked(b.world(), &d) == Q::Trace && d.actor_name == "Aldo" {
+            labels = d.choices.iter().map(|c| c.label.clone()).collect();
+            break;
+        }
+        let pass = if asked(b.world(), &d) == Q::Trace {
+            "stay"
+        } else {
+            "pass"
+        };
+        b.answer(ids[0], Order::new(&d.actor_name, pass));
+    }
+    assert!(
+        labels.iter().any(|l| l.starts_with("Chase Pike, a friend")),
+        "{labels:?}"
     );
 }

@@ -88,10 +88,22 @@ pub(super) fn spend(world: &mut World, e: Entity, need: Need) -> i32 {
         return 0;
     };
     let stage = world.resource::<Flow>().stage;
+    let (full_active, full_reactive) = world
+        .get::<Stats>(e)
+        .map_or((0, 0), |s| (s.active, s.reactive));
     if let Some(mut b) = world.get_mut::<Blows>(e) {
         let count = need.active + need.any;
         if stage == Stage::Movement {
-            b.borrowed += count;
+            // Of the next round's blows, as in the combat phase (ruling
+            // blow_kind): `can_spend` saw to it that there are enough.
+            let left = (
+                full_active.saturating_sub(b.borrowed_active),
+                full_reactive.saturating_sub(b.borrowed_reactive),
+            );
+            if let Some((active, reactive)) = need.taken(left.0, left.1) {
+                b.borrowed_active = full_active - active;
+                b.borrowed_reactive = full_reactive - reactive;
+            }
         } else {
             // `can_spend` saw to it that there are blows enough.
             if let Some((active, reactive)) = need.taken(b.active, b.reactive) {
@@ -148,11 +160,9 @@ pub fn start_of_round(world: &mut World) {
             continue;
         };
         if let Some(mut b) = world.get_mut::<Blows>(e) {
-            let borrowed = b.borrowed;
-            let from_active = borrowed.min(stats.active);
-            b.active = stats.active - from_active;
-            b.reactive = stats.reactive.saturating_sub(borrowed - from_active);
-            b.borrowed = 0;
+            b.active = stats.active.saturating_sub(b.borrowed_active);
+            b.reactive = stats.reactive.saturating_sub(b.borrowed_reactive);
+            (b.borrowed_active, b.borrowed_reactive) = (0, 0);
             b.spent = 0;
             b.en_last_round = b.en_round;
             b.en_round = 0;
@@ -497,10 +507,11 @@ fn recheck(world: &World, e: Entity, plan: &Plan) -> Result<(), String> {
             can_spend(world, e, Need { active: 1, any: 0 }).map(|_| ())
         }
         Plan::Prepare { .. } => can_spend(world, e, Need { active: 1, any: 0 }).map(|_| ()),
-        Plan::Manoeuvre { .. } => {
+        Plan::Manoeuvre { kind, target, cell } => {
             if !alert(world, e) {
                 return Err("it is no longer alert".into());
             }
+            super::orders::manoeuvre_check(world, e, (*kind, *target), *cell)?;
             can_spend(world, e, Need { active: 0, any: 1 }).map(|_| ())
         }
         Plan::Attack { target, weapon: w } => {
@@ -1056,7 +1067,10 @@ fn change_range(
                 }
             }
             Manoeuvre::ChangeRange => {
-                if !rose && let Some(c) = cell {
+                if !rose
+                    && let Some(c) = cell
+                    && !taken.contains(&c)
+                {
                     here = c;
                 }
             }

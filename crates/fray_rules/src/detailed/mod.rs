@@ -94,8 +94,10 @@ pub struct Blows {
     pub en_last_round: i32,
     /// Blows spent in the combat phase (000 §2.1: no noncombat option then).
     pub spent_in_combat: bool,
-    /// Blows borrowed from the next round (ruling `borrowed_blows`).
-    pub borrowed: u32,
+    /// Active and reactive blows borrowed from the next round (ruling
+    /// `borrowed_blows`).
+    pub borrowed_active: u32,
+    pub borrowed_reactive: u32,
 }
 
 /// Alert or unalert (000 §Alertness).

@@ -310,7 +310,8 @@ fn plot_trace(
 }
 
 /// Ruling fall: a fallen character rises before it moves, which takes half
-/// its movement. Returns the movement left.
+/// its movement, the larger half (ruling `half_movement`). Returns the
+/// movement left.
 fn rise(world: &mut World, e: Entity, who: &str, mut budget: usize) -> usize {
     if world.get::<super::Fallen>(e).is_some() && budget > 0 {
         world.entity_mut(e).remove::<super::Fallen>();

@@ -199,10 +199,11 @@ pub fn can_spend(world: &World, me: Entity, need: Need) -> Result<i32, String> {
     };
     let borrowing = world.resource::<Flow>().stage == super::Stage::Movement;
     let (active, reactive, first) = if borrowing {
-        // Ruling borrowed_blows: active first, then reactive.
-        let left = (stats.active + stats.reactive).saturating_sub(b.borrowed);
-        let active = stats.active.saturating_sub(b.borrowed);
-        (active, left - active, b.spent == 0)
+        // Ruling borrowed_blows: the next round's blows, of the kind the
+        // option names.
+        let active = stats.active.saturating_sub(b.borrowed_active);
+        let reactive = stats.reactive.saturating_sub(b.borrowed_reactive);
+        (active, reactive, b.spent == 0)
     } else {
         (b.active, b.reactive, b.spent == 0)
     };
@@ -642,22 +643,12 @@ fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Resu
 /// one other character, up to a maximum range of 6" (ruling `grid_ranges`),
 /// for a blow; §1.2.3.1–5 say which.
 fn manoeuvre_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
-    let flow = world.resource::<Flow>();
-    let data = &world.resource::<Data>().0;
     if !alert(world, me) {
         return Err("only an alert character manoeuvres (000 §1.2.3)".into());
     }
     let target = target_of(world, order)?;
     if target == me {
         return Err("a manoeuvre changes the range to another character".into());
-    }
-    let dist = distance(world, me, target).unwrap_or(u32::MAX);
-    if dist > data.numbers.max_range {
-        return Err(format!(
-            "{} is {dist} cells away; manoeuvres reach {} (ruling grid_ranges)",
-            flow.name(target),
-            data.numbers.max_range
-        ));
     }
     let kind = match order.action.as_str() {
         "close" => Manoeuvre::Close,
@@ -666,12 +657,7 @@ fn manoeuvre_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
         "step_open" => Manoeuvre::StepOpen,
         _ => Manoeuvre::ChangeRange,
     };
-    if kind == Manoeuvre::ChangeRange {
-        change_range_check(world, me, order, target)?;
-    }
-    if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
-        return Err("already as close as can be".into());
-    }
+    manoeuvre_check(world, me, (kind, target), order.cell)?;
     can_spend(world, me, Need { active: 0, any: 1 })?;
     Ok(Plan::Manoeuvre {
         kind,
@@ -680,19 +666,48 @@ fn manoeuvre_plan(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
     })
 }
 
+/// 000 §1.2.3: whether `me` can make the manoeuvre `kind` toward `target`
+/// as things stand: within 6 (ruling `grid_ranges`), not closing on one
+/// already beside it, a change of range to a fallen opponent and a free
+/// cell. Checked again when options declared together are carried out
+/// (ruling `simultaneous_order`).
+pub fn manoeuvre_check(
+    world: &World,
+    me: Entity,
+    (kind, target): (Manoeuvre, Entity),
+    cell: Option<Cell>,
+) -> Result<(), String> {
+    let data = &world.resource::<Data>().0;
+    let dist = distance(world, me, target).unwrap_or(u32::MAX);
+    if dist > data.numbers.max_range {
+        return Err(format!(
+            "{} is {dist} cells away; manoeuvres reach {} (ruling grid_ranges)",
+            world.resource::<Flow>().name(target),
+            data.numbers.max_range
+        ));
+    }
+    if kind == Manoeuvre::ChangeRange {
+        change_range_check(world, me, cell, target)?;
+    }
+    if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
+        return Err("already as close as can be".into());
+    }
+    Ok(())
+}
+
 /// 000 §1.2.3.5 Change range: "May change range to any fallen opponent to any
 /// range between 1 and 6 inclusive", to a cell `me` can reach.
 fn change_range_check(
     world: &World,
     me: Entity,
-    order: &Order,
+    cell: Option<Cell>,
     target: Entity,
 ) -> Result<(), String> {
     let data = &world.resource::<Data>().0;
     if world.get::<Fallen>(target).is_none() || !enemies(world, me, target) {
         return Err("the range changes freely only to a fallen opponent (000 §1.2.3.5)".into());
     }
-    let cell = order.cell.ok_or("change_range needs the cell to go to")?;
+    let cell = cell.ok_or("change_range needs the cell to go to")?;
     let grid = world.resource::<Grid>();
     let there = *world.get::<Cell>(target).ok_or("not on the battlefield")?;
     let d = grid.distance(cell, there);
@@ -758,8 +773,9 @@ fn validate_noncombat(world: &World, me: Entity, order: &Order) -> Result<Plan, 
     }
 }
 
-/// The movement `me` has this round (000 §3): halved if alert (unless it
-/// gives alertness up now) and after a noncombat option, less 1 per blow.
+/// The movement `me` has this round (000 §3): halved, rounded down (ruling
+/// `half_movement`), if alert (unless it gives alertness up now) and after
+/// a noncombat option, less 1 per blow.
 pub fn allowance(world: &World, me: Entity, unalert: bool) -> u32 {
     let (Some(stats), Some(b)) = (world.get::<Stats>(me), world.get::<Blows>(me)) else {
         return 0;
@@ -924,7 +940,27 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             offer(Order::new(&name, "pass"), "Do not parry".into());
         }
         Ask::Noncombat => noncombat_choices(world, me, &name, &living, &mut offer),
-        Ask::Trace => trace_choices(world, me, &foes, &mut offer),
+        Ask::Trace => {
+            trace_choices(world, me, &foes, &mut offer);
+            // 000 §3.1: one may chase "another character", a friend too.
+            let alert = super::alert(world, me);
+            for (e, n) in &others {
+                if foes.iter().any(|(f, _)| f == e) {
+                    continue;
+                }
+                if alert {
+                    offer(
+                        Order::new(&name, "chase").target(n),
+                        format!("Chase {n}, a friend (half movement, -2)"),
+                    );
+                }
+                let no_longer = if alert { ", no longer alert" } else { "" };
+                offer(
+                    Order::new(&name, "chase").target(n).with("unalert"),
+                    format!("Chase {n}, a friend{no_longer} (full movement, -2)"),
+                );
+            }
+        }
         Ask::Stopped => stopped_choices(world, me, &name, &foes, &mut offer),
     }
     out.sort_by_key(|c| c.refused.is_some());
