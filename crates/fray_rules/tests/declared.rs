@@ -1753,3 +1753,25 @@ fn a_late_arrivals_full_defense_halves_its_speed_for_the_round() {
     let ghoul = entity(&mut b, "Ghoul");
     assert_eq!(*b.world().get::<Cell>(ghoul).unwrap(), Cell::new(5, 4));
 }
+
+#[test]
+fn a_person_may_take_full_defense_toward_an_ally() {
+    // 004 §Step 3: full defense moves anywhere within half Speed; a person
+    // is offered it toward each ally not beside it, Cato here, not Bors.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Cato", side: "A", template: "knight", at: (1, 6)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1))"#,
+        "5, 9, 7",
+        "",
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let toward: Vec<Option<Cell>> = declared::choices(b.world(), anna)
+        .into_iter()
+        .filter(|c| c.refused.is_none() && c.order.action == "full_defense")
+        .map(|c| c.order.cell)
+        .collect();
+    assert_eq!(toward, [None, Some(Cell::new(0, 0)), Some(Cell::new(1, 6))]);
+}

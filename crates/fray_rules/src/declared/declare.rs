@@ -319,6 +319,23 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     if let Some(back) = back_from_the_foes(world, actor) {
         orders.push(Order::new(&me.name, "full_defense").cell(back));
     }
+    // Full defense moves anywhere within half Speed (004 §Step 3): back
+    // from the foes, or toward each ally not yet beside it.
+    let here = world.get::<Cell>(actor).copied();
+    let grid = world.resource::<Grid>();
+    for (e, _) in world.resource::<Flow>().roster.iter() {
+        let at = world.get::<Cell>(*e).copied();
+        let standing = world.get::<fray_core::model::Fighting>(*e).is_some()
+            && world.get::<Fled>(*e).is_none();
+        if let (Some(a), Some(h)) = (at, here)
+            && *e != actor
+            && standing
+            && world.get::<Side>(*e).copied() == side
+            && grid.distance(a, h) > 1
+        {
+            orders.push(Order::new(&me.name, "full_defense").cell(a));
+        }
+    }
     orders.push(Order::new(&me.name, "wait"));
     orders
         .into_iter()
