@@ -10,7 +10,7 @@ use bevy_egui::input::EguiWantsInput;
 use fray_core::grid::{Cell, Grid, GridKind};
 use fray_core::movement::{self, Provokes};
 use fray_core::threat::Threatener;
-use fray_core::view::TokenView;
+use fray_core::view::{RulesView, TokenView};
 use leafwing_input_manager::prelude::*;
 
 use super::Screen;
@@ -912,20 +912,8 @@ fn highlights(
     let Some(c) = hover.cell else { return };
     gizmos.linestrip_2d(layout.outline(c, 2.0), Color::WHITE);
     let goal_taken = blocked.contains(&c);
-    let within = u32::from(goal_taken);
-    let way = if s.view.wary {
-        let provokes = s.view.provokes;
-        movement::wary_path(
-            grid,
-            (me.cell, c, within),
-            |x| blocked.contains(&x),
-            provokes,
-            &threats,
-        )
-    } else {
-        grid.path_toward(me.cell, c, within, |x| blocked.contains(&x))
-    };
-    let Some((path, cost)) = way else {
+    let ends = (me.cell, c, u32::from(goal_taken));
+    let Some((path, cost)) = way(grid, &s.view, ends, &blocked, &threats) else {
         hover.path_info = Some(format!("No way through to {c}."));
         return;
     };
@@ -1043,6 +1031,24 @@ pub(super) fn plugin(app: &mut App) {
                 .after(refresh_views)
                 .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
         );
+}
+
+/// The way the rules take a mover between `ends` (from, to, stopping
+/// within): the one provoking fewest where the ruleset says so
+/// ([`movement::wary_path`]), else the first shortest.
+fn way(
+    grid: &Grid,
+    view: &RulesView,
+    (from, to, within): (Cell, Cell, u32),
+    blocked: &[Cell],
+    threats: &[Threatener],
+) -> Option<(Vec<Cell>, u32)> {
+    let blocked = |x| blocked.contains(&x);
+    if view.wary {
+        movement::wary_path(grid, (from, to, within), blocked, view.provokes, threats)
+    } else {
+        grid.path_toward(from, to, within, blocked)
+    }
 }
 
 #[cfg(test)]

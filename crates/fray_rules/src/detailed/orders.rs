@@ -942,23 +942,10 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         Ask::Noncombat => noncombat_choices(world, me, &name, &living, &mut offer),
         Ask::Trace => {
             trace_choices(world, me, &foes, &mut offer);
-            // 000 §3.1: one may chase "another character", a friend too.
-            let alert = super::alert(world, me);
             for (e, n) in &others {
-                if foes.iter().any(|(f, _)| f == e) {
-                    continue;
+                if !foes.iter().any(|(f, _)| f == e) {
+                    chase_friend(world, me, n, &mut offer);
                 }
-                if alert {
-                    offer(
-                        Order::new(&name, "chase").target(n),
-                        format!("Chase {n}, a friend (half movement, -2)"),
-                    );
-                }
-                let no_longer = if alert { ", no longer alert" } else { "" };
-                offer(
-                    Order::new(&name, "chase").target(n).with("unalert"),
-                    format!("Chase {n}, a friend{no_longer} (full movement, -2)"),
-                );
             }
         }
         Ask::Stopped => stopped_choices(world, me, &name, &foes, &mut offer),
@@ -1149,6 +1136,23 @@ fn noncombat_choices(
 /// 000 §3.1: the traces offered — chasing a foe or making for it, alert
 /// or not ("Characters may cease to be alert; any characters may move"),
 /// or staying. A typed cell is an alert trace.
+/// 000 §3.1: one may chase "another character", a friend too.
+fn chase_friend(world: &World, me: Entity, n: &str, offer: &mut impl FnMut(Order, String)) {
+    let name = world.resource::<Flow>().name(me).to_string();
+    let alert = super::alert(world, me);
+    if alert {
+        offer(
+            Order::new(&name, "chase").target(n),
+            format!("Chase {n}, a friend (half movement, -2)"),
+        );
+    }
+    let no_longer = if alert { ", no longer alert" } else { "" };
+    offer(
+        Order::new(&name, "chase").target(n).with("unalert"),
+        format!("Chase {n}, a friend{no_longer} (full movement, -2)"),
+    );
+}
+
 fn trace_choices(
     world: &World,
     me: Entity,

@@ -1613,7 +1613,7 @@ fn can_abort(world: &World, t: Entity, melee: bool) -> bool {
         && world.get::<AbortedAhead>(t).is_none()
         && world
             .get::<Guard>(t)
-            .is_some_and(|g| !g.dodge && !(g.block && melee))
+            .is_some_and(|g| !(g.dodge || (g.block && melee)))
 }
 
 /// OCV for an attack by `attacker` with `manoeuvre`: CV, combat levels, and
