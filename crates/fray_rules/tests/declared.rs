@@ -1774,4 +1774,12 @@ fn a_person_may_take_full_defense_toward_an_ally() {
         .map(|c| c.order.cell)
         .collect();
     assert_eq!(toward, [None, Some(Cell::new(0, 0)), Some(Cell::new(1, 6))]);
+    let to_cato = declared::choices(b.world(), anna)
+        .into_iter()
+        .find(|c| c.order.cell == Some(Cell::new(1, 6)))
+        .unwrap();
+    assert_eq!(
+        to_cato.label,
+        "Take full defense, moving toward Cato at (1, 6) (initiative -1)"
+    );
 }

@@ -1549,3 +1549,27 @@ fn a_move_goes_the_shortest_way_that_leaves_fewest_threatened_hexes() {
     assert_lacks(&b, "threatened by Fen");
     assert_eq!(cell(&b, "Mo"), Cell::new(5, 0));
 }
+
+#[test]
+fn a_route_shuns_only_those_who_threaten_in_melee() {
+    // Ruling route, 002 §Moving Out: "You threaten all hexes into which you
+    // can make a melee attack". Gun, with a pistol only, threatens nothing:
+    // Mo's way to (9, 8) passes beside Gun rather than out of Brute's hexes.
+    let mut b = battle_with(
+        r#"
+        (name: "Mo", side: "A", template: "bravo", at: (6, 6), set: {"cv": 9}),
+        (name: "Gun", side: "B", template: "gunman", at: (7, 8), weapons: ["pistol"]),
+        (name: "Brute", side: "B", template: "brute", at: (9, 7)),
+    "#,
+        &[],
+        vec![o("Mo", "full_move").cell(Cell::new(9, 8))],
+        "Hex",
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Mo moves (a full-phase action) from (6, 6) to (9, 8) (4 hexes).",
+    );
+    assert_lacks(&b, "threatened by Brute");
+}

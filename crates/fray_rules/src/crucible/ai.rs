@@ -245,7 +245,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             });
         }
     }
-    spells(world, me, &coming, &mut out);
+    spells(world, me, (&foes, &coming), &mut out);
     advance(world, me, &foes, &able, &mut out);
     out
 }
@@ -344,7 +344,12 @@ fn fall_back(world: &World, me: Entity, foes: &[Entity]) -> Option<(Cell, f32, f
 }
 
 /// Spells worth casting: harm on a foe, healing on a hurt ally.
-fn spells(world: &World, me: Entity, coming: &[(Entity, Coming)], out: &mut Vec<Appraisal>) {
+fn spells(
+    world: &World,
+    me: Entity,
+    (foes, coming): (&[Entity], &[(Entity, Coming)]),
+    out: &mut Vec<Appraisal>,
+) {
     let Some(m) = world.get::<Memorised>(me) else {
         return;
     };
@@ -364,7 +369,8 @@ fn spells(world: &World, me: Entity, coming: &[(Entity, Coming)], out: &mut Vec<
             .into_iter()
             .filter(|&t| up(world, t) && grid.distance(here, cell(world, t)) <= s.range)
         {
-            let foe = super::enemies(world, me, t);
+            // Ruling disengage: only the foes it presses are harmed.
+            let foe = foes.contains(&t);
             let order = Order::new(&who, "cast").with(sp).target(name(world, t));
             match s.effect {
                 SpellEffect::Damage(d) if foe => {

@@ -50,10 +50,14 @@ pub fn begin_round(world: &mut World) {
             // A parry lasts until the parrier's next turn (ruling parry),
             // and so does a ban on pursuit taken after its turn (ruling
             // no_pursuit).
+            // One disengaging is let go until its next turn (ruling
+            // disengage).
             let (parrying, no_pursuit) = (rs.parrying, rs.no_pursuit_next);
+            let disengaging = rs.disengaging;
             *rs = RoundState::default();
             rs.parrying = parrying;
             rs.no_pursuit = no_pursuit;
+            rs.disengaging = disengaging;
         }
     }
     let mut flow = world.resource_mut::<Flow>();

@@ -144,6 +144,7 @@ fn turn(world: &mut World, e: Entity) {
     // Ruling parry: its parry lasts until its next turn, this one.
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.parrying = false;
+        rs.disengaging = false;
         rs.had_turn = true;
     }
     if let Some(&w) = world.get::<Withdrawal>(e) {
@@ -1044,6 +1045,7 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
 fn follow(world: &mut World, f: Entity, leader: Entity) {
     if !acts(world, f)
         || world.get::<Withdrawal>(f).is_some()
+        || world.get::<RoundState>(f).is_some_and(|r| r.gave_up_combat)
         || !adjacent_enemies(world, f, cell(world, f)).is_empty()
     {
         return;

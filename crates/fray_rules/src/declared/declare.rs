@@ -71,7 +71,17 @@ pub fn describe(world: &World, action: &Action) -> String {
             format!("move defensively toward {c} without attacking")
         }
         Action::Move { toward: None } => "hold defensively without attacking".into(),
-        Action::FullDefense { toward: Some(c) } => format!("take full defense, moving toward {c}"),
+        Action::FullDefense { toward: Some(c) } => {
+            let there = world
+                .resource::<Flow>()
+                .roster
+                .iter()
+                .find(|(e, _)| world.get::<Cell>(*e) == Some(c));
+            match there {
+                Some((e, _)) => format!("take full defense, moving toward {} at {c}", name(*e)),
+                None => format!("take full defense, moving toward {c}"),
+            }
+        }
         Action::FullDefense { toward: None } => "take full defense".into(),
         Action::Cast { spell, target } => format!("cast {spell} on {}", name(*target)),
         Action::Consume { item } => format!("use a {}", item.replace('_', " ")),

@@ -156,13 +156,19 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
 }
 
 /// The opponents of `me` whose threat a route shuns (ruling `route`): on
-/// their feet and not Stunned.
+/// their feet, not Stunned, with a melee weapon ("You threaten all hexes
+/// into which you can make a melee attack").
 fn threatening(world: &World, me: Entity) -> Vec<fray_core::threat::Threatener> {
     let flow = world.resource::<Flow>();
     flow.order
         .iter()
         .copied()
-        .filter(|&t| enemies(world, me, t) && up(world, t) && !stunned(world, t))
+        .filter(|&t| {
+            enemies(world, me, t)
+                && up(world, t)
+                && !stunned(world, t)
+                && melee_weapon(world, t).is_some()
+        })
         .filter_map(|t| {
             Some(fray_core::threat::Threatener {
                 entity: t,
