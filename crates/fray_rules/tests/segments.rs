@@ -1127,3 +1127,54 @@ fn a_fighter_turned_onto_a_foe_beside_it_fights_it_with_its_second_routine_too()
     );
     assert_lacks(&b, "cannot reach Far");
 }
+
+#[test]
+fn a_set_spear_meets_a_charge_that_falls_short_of_its_target() {
+    // 001 §Combat, ruling set_spear: Gash charges Tom and ends in Pell's
+    // reach, short of Tom; Pell's set spear still strikes first.
+    let c = r#"
+        (name: "Tom", side: "A", template: "fighter", at: (9, 4)),
+        (name: "Pell", side: "A", template: "spearman", at: (6, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (0, 4)),"#;
+    let orders = [
+        (1, Order::new("Tom", "wait")),
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "charge").target("Tom")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 6, 10, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "Gash moves from (0, 4) to (6, 4)");
+    assert_has(
+        &b,
+        "Pell strikes first at the charging Gash with its set spear.",
+    );
+    assert_lacks(&b, "Gash attacks Tom");
+}
+
+#[test]
+fn a_caster_who_declared_a_spell_strikes_at_no_fleeing_back() {
+    // 001 §2: a caster "may not substitute another action" (ruling
+    // decline_cast): Gash walks away from Halvaine, who has declared a
+    // fire bolt, and is not struck at its back.
+    let c = r#"
+        (name: "Halvaine", side: "A", template: "magic_user", at: (2, 4)),
+        (name: "Gash", side: "B", template: "orc", at: (3, 4)),
+        (name: "Murk", side: "B", template: "orc", at: (8, 4)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Halvaine", "cast")
+                .target("Murk")
+                .with("fire_bolt"),
+        ),
+        (
+            1,
+            Order::new("Gash", "move").cell(fray_core::grid::Cell::new(7, 1)),
+        ),
+        (1, Order::new("Murk", "wait")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 6, 3, 3, 3, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "Gash moves from (3, 4)");
+    assert_lacks(&b, "Halvaine attacks Gash");
+}

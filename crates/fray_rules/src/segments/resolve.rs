@@ -463,13 +463,14 @@ fn charge(
         .actor(&who)
     });
     approach(world, e, cell(world, target), reach, budget);
-    if !in_reach(world, e, target, reach) {
-        return Acted::Done(held);
-    }
+    // A spear set against the charge meets it in its reach, whether or not
+    // the charge reaches its own target (001 §Combat; ruling set_spear).
     let spears = set_spears(world, e);
     if spears.is_empty() {
         let mut held = held;
-        charge_strike(world, e, target, weapon, &mut held);
+        if in_reach(world, e, target, reach) {
+            charge_strike(world, e, target, weapon, &mut held);
+        }
         return Acted::Done(held);
     }
     pause(world, slot, held, PauseKind::SetSpears(spears))
@@ -581,12 +582,19 @@ pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: boo
 }
 
 /// Ruling `fleeing_attack`: the enemies next to a fleer who may strike at
-/// its back: in the fight, not surprised, not casting, with a melee weapon
+/// its back: in the fight, not surprised, not casting nor having declared a
+/// spell (001 §2: "may not substitute another action"), with a melee weapon
 /// reaching it.
 fn fleeing_strikers(world: &World, e: Entity) -> Vec<Entity> {
+    let caster = |f| {
+        matches!(
+            world.get::<Declared>(f),
+            Some(Declared(Action::Cast { .. }))
+        )
+    };
     foes(world, e)
         .into_iter()
-        .filter(|&f| !surprised_now(world, f) && world.get::<Casting>(f).is_none())
+        .filter(|&f| !surprised_now(world, f) && world.get::<Casting>(f).is_none() && !caster(f))
         .filter(|&f| melee_weapon(world, f).is_some_and(|(_, r)| distance(world, e, f) <= r))
         .collect()
 }
@@ -766,7 +774,7 @@ pub fn take_interrupts(world: &mut World) {
         }
         (PauseKind::SetSpears(_), Action::Charge { target, weapon }) => {
             interrupts(world, e, &p.answers, true);
-            if able(world, e) {
+            if able(world, e) && in_reach(world, e, *target, reach_of(world, weapon)) {
                 charge_strike(world, e, *target, weapon, &mut held);
             }
         }
@@ -928,13 +936,14 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
 /// (ruling `continuing_cast`); then the next surprise segment, or the end of
 /// the round.
 fn end_period(world: &mut World) {
-    let (period, next_clock, last_surprise) = {
+    let (period, next_clock) = {
         let f = world.resource::<Flow>();
-        (f.period, f.clock(f.last) + 1, f.last == f.surprise_segments)
+        (f.period, f.clock(f.last) + 1)
     };
-    if period == Period::Round || last_surprise {
-        spells_going_off(world, next_clock);
-    }
+    // A spell completing between two surprise segments goes off then too,
+    // so its caster may act in the next (001 §1: "both of those 2 surprise
+    // segments in which to act").
+    spells_going_off(world, next_clock);
     if check_end(world) {
         return;
     }
