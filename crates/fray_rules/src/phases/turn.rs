@@ -1164,8 +1164,8 @@ fn log_walk(world: &mut World, actor: Entity, from: &mut Cell, how: MoveHow, kin
     let (what, rule) = match (how, kind) {
         (MoveHow::Step, _) => ("takes a 1-hex step", "002 §1-Hex Step"),
         (MoveHow::Withdraw, _) => ("withdraws (a full-phase action)", "ruling withdraw"),
-        (_, ActionType::FullPhase) => ("moves (a full-phase action)", "002 §Table"),
-        _ => ("moves (a move action)", "002 §Table"),
+        (_, ActionType::FullPhase) => ("moves (a full-phase action)", "002 §Table · ruling route"),
+        _ => ("moves (a move action)", "002 §Table · ruling route"),
     };
     log(world, || {
         Event::new(
