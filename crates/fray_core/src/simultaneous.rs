@@ -58,6 +58,12 @@ impl<S, H> Simultaneous<S, H> {
         (!self.acting.is_empty()).then(|| self.acting.remove(0))
     }
 
+    /// One whose action waits on others' answers goes on next, before the
+    /// rest of the group, its hits held with theirs.
+    pub fn act_next(&mut self, s: S) {
+        self.acting.insert(0, s);
+    }
+
     /// Take the hits held so far, for one member's action to add to: a
     /// member of a tie holds its hits (`Some`); one acting alone lands them
     /// at once (`None`).

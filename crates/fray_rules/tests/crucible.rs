@@ -14,26 +14,28 @@ use fray_core::model::Rostered;
 use fray_rules::crucible::{self, Class, CrucibleData, Race};
 use fray_rules::ruleset::DataFile;
 
-/// Plays its orders once each, for their actor, in order; otherwise holds
-/// a readied missile or waits.
+/// Plays its orders once each, for their actor, in order, a follow or a
+/// stay only when asked whether to follow; otherwise holds a readied
+/// missile, follows or stays as the basic AI would (ruling `follow`), or
+/// waits.
 struct Plays(Vec<(Order, bool)>);
 
 impl Controller for Plays {
-    fn decide(&mut self, _: &mut World, d: &Decision) -> Option<Order> {
-        if let Some((o, used)) = self
-            .0
-            .iter_mut()
-            .find(|(o, used)| !used && o.actor == d.actor_name)
-        {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let following = d.rule == "003 §Withdrawal Tactics";
+        if let Some((o, used)) = self.0.iter_mut().find(|(o, used)| {
+            !used
+                && o.actor == d.actor_name
+                && matches!(o.action.as_str(), "follow" | "stay") == following
+        }) {
             *used = true;
             return Some(o.clone());
         }
-        let idle = if d.rule == "003 §III A" {
-            "hold"
-        } else {
-            "wait"
-        };
-        Some(Order::new(&d.actor_name, idle))
+        match d.rule.as_str() {
+            "003 §III A" => Some(Order::new(&d.actor_name, "hold")),
+            _ if following => Appraises.decide(world, d),
+            _ => Some(Order::new(&d.actor_name, "wait")),
+        }
     }
 }
 
@@ -1640,6 +1642,65 @@ fn a_follower_gains_no_first_strike_and_the_one_falling_back_still_parries() {
     assert_has(&b, "Grub follows Pike");
     assert_lacks(&b, "strikes first");
     assert_has(&b, "Pike parries instead of attacking");
+}
+
+#[test]
+fn the_opponent_chooses_whether_to_follow_before_the_fall_back_fights_on() {
+    // 003 §Withdrawal Tactics: "Opponents are given the immediate choice
+    // to follow or not." Grub is asked when Pike has stepped back and
+    // stays; Pike parries only after Grub has chosen.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (4, 2)),
+                 (name: \"Grub\", side: \"B\", template: \"goblin\", at: (5, 2))";
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        &[
+            Order::new("Pike", "fall_back").cell(Cell::new(2, 2)),
+            Order::new("Grub", "stay"),
+        ],
+    );
+    let stays = line(&b, "Grub stays and lets Pike open the space");
+    assert!(stays > line(&b, "Pike moves from (4, 2) to (2, 2)"));
+    assert!(stays < line(&b, "Pike parries instead of attacking"));
+    assert_lacks(&b, "Grub follows Pike");
+    // Asked again, Grub may follow, or stay; a cell of his own is refused.
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        &[
+            Order::new("Pike", "fall_back").cell(Cell::new(2, 2)),
+            Order::new("Grub", "follow").cell(Cell::new(1, 1)),
+            Order::new("Grub", "follow").target("Pike"),
+        ],
+    );
+    assert_has(&b, "not to a cell of its choosing");
+    assert_has(&b, "Grub follows Pike");
+}
+
+#[test]
+fn one_with_another_foe_in_reach_may_follow_though_the_ai_stays() {
+    // Ruling follow: Hob has Ada in reach as well as Pike. The basic AI
+    // stays to fight Ada; a person may follow Pike all the same.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (4, 2)),
+                 (name: \"Ada\", side: \"A\", template: \"spearman\", at: (5, 3)),
+                 (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (5, 2))";
+    let fall_back = Order::new("Pike", "fall_back").cell(Cell::new(2, 2));
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        std::slice::from_ref(&fall_back),
+    );
+    assert_has(&b, "Hob stays and lets Pike open the space");
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9],
+        &[fall_back, Order::new("Hob", "follow").target("Pike")],
+    );
+    assert_has(&b, "Hob follows Pike");
 }
 
 #[test]

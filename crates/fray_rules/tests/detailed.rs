@@ -105,6 +105,70 @@ fn a_pass_may_drop_fall_and_become_alert_all_at_once() {
 }
 
 #[test]
+fn a_pass_drops_what_is_in_either_hand_or_both() {
+    // 000 §1.2.1: "drop items held in either or both hands". Ash, with a
+    // broadsword and a shield, lets the shield fall and keeps the sword.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (1, 1)),
+        (name: "Bo", side: "B", template: "axeman", at: (20, 10)),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![(
+            Q::Option,
+            Order::new("Ash", "pass").with("drop:shield+alert"),
+        )],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Ash passes, drops the shield, becomes alert: no blow;");
+    let hands = b.world().get::<detailed::Hands>(entity(&b, "Ash")).unwrap();
+    assert_eq!(hands.wielded, ["broadsword"]);
+    // Something not in hand is refused.
+    let mut b = battle(
+        chars,
+        &[],
+        vec![(Q::Option, Order::new("Ash", "pass").with("drop:dagger"))],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "nothing called \"dagger\" is in hand to drop (in hand: broadsword, shield)",
+    );
+    // A person is offered either hand's item, and both.
+    let text = common::field("detailed_sequence", (24, 12), 1, "", chars);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Option));
+    let choices = detailed::orders::choices(b.world(), ash);
+    for (with, label) in [
+        ("drop:shield", "Pass, dropping the shield"),
+        (
+            "drop:broadsword+fall",
+            "Pass, dropping the broadsword and falling to the ground",
+        ),
+        ("drop", "Pass, dropping both the broadsword and the shield"),
+    ] {
+        let c = choices
+            .iter()
+            .find(|c| c.label == label)
+            .unwrap_or_else(|| {
+                panic!(
+                    "{label}: {:#?}",
+                    choices.iter().map(|c| &c.label).collect::<Vec<_>>()
+                )
+            });
+        assert_eq!(c.order.with.as_deref(), Some(with));
+        assert!(c.refused.is_none(), "{:?}", c.refused);
+    }
+}
+
+#[test]
 fn initiative_goes_to_most_active_then_reactive_blows_then_en_and_full_ties_declare_together() {
     // 000 §1.1.2: Ash and Bo both have 2 active blows; Bo has 2 reactive.
     let mut b = battle(
@@ -1640,10 +1704,10 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
     }
     // 000 §1.2.1: a pass with any or all of drop, fall and become alert.
     for label in [
-        "Pass, dropping what is in hand and becoming alert",
-        "Pass, dropping what is in hand and falling to the ground",
+        "Pass, dropping the shield and becoming alert",
+        "Pass, dropping the broadsword and falling to the ground",
         "Pass, falling to the ground and becoming alert",
-        "Pass, dropping what is in hand, falling to the ground and becoming alert",
+        "Pass, dropping both the broadsword and the shield, falling to the ground, and becoming alert",
     ] {
         assert!(offered(label));
     }

@@ -31,6 +31,9 @@ pub const HOOKS: AiHooks = AiHooks {
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    if orders::following(world, me).is_some() {
+        return orders::validate_follow(world, me, order).is_ok();
+    }
     if world.resource::<Flow>().stage == Stage::Readied {
         return orders::validate_readied(world, me, order).is_ok();
     }
@@ -189,6 +192,9 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let who = name(world, me);
+    if let Some(leader) = orders::following(world, me) {
+        return follow_or_stay(world, me, leader);
+    }
     let grid = world.resource::<Grid>();
     let here = cell(world, me);
     let foes = pressed(world, me);
@@ -248,6 +254,26 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     spells(world, me, (&foes, &coming), &mut out);
     advance(world, me, &foes, &able, &mut out);
     out
+}
+
+/// Ruling `follow`: one engaged with a foe falling back follows it unless
+/// another enemy is in its reach, whom it fights instead.
+fn follow_or_stay(world: &World, me: Entity, leader: Entity) -> Vec<Appraisal> {
+    let who = name(world, me);
+    let engaged = orders::adjacent_enemies(world, me, cell(world, me))
+        .iter()
+        .any(|&x| x != leader);
+    let follow = Order::new(&who, "follow").target(name(world, leader));
+    vec![
+        Appraisal {
+            other: if engaged { 0.0 } else { 1.0 },
+            ..Appraisal::plain(follow)
+        },
+        Appraisal {
+            other: if engaged { 1.0 } else { 0.0 },
+            ..Appraisal::plain(Order::new(&who, "stay"))
+        },
+    ]
 }
 
 /// 003 §III A, §III C–D: a shot at each foe in range of `me`'s missile,

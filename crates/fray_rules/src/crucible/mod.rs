@@ -297,6 +297,9 @@ pub struct Flow {
     pub struck: bool,
     /// Rounds in a row in which nobody did: a standoff the AI breaks.
     pub quiet_rounds: u32,
+    /// Opponents asked whether to follow one falling back (ruling
+    /// `follow`): the decision, the follower and the one it would follow.
+    pub following: Vec<(u64, Entity, Entity)>,
 }
 
 /// The phases, chained once, in the text's order.
@@ -344,6 +347,8 @@ pub const ACTIONS: &[&str] = &[
     "surrender",
     "wait",
     "hold",
+    "follow",
+    "stay",
 ];
 
 /// The scenario options and the values they take.
@@ -552,6 +557,7 @@ pub fn populate(
             side_sizes,
             struck: false,
             quiet_rounds: 0,
+            following: Vec::new(),
         },
     );
     Ok(())

@@ -73,6 +73,12 @@ pub enum Plan {
     Hold,
     /// A spell going off (003 §II C).
     Complete,
+    /// The rest of a fall back once the opponents have chosen whether to
+    /// follow (ruling `follow`): fight `target`, or one in reach, else
+    /// parry. Never an order.
+    FightOn {
+        target: Option<Entity>,
+    },
 }
 
 /// The melee weapon `e` wields, if any (none: unarmed).
@@ -732,6 +738,72 @@ pub fn validate_readied(world: &World, e: Entity, order: &Order) -> Result<Plan,
             "{other:?}: a readied missile fires or holds (003 §III A)"
         )),
     }
+}
+
+/// Ruling `follow`: the one `f` is asked whether to follow, if it is.
+pub fn following(world: &World, f: Entity) -> Option<Entity> {
+    let flow = world.resource::<Flow>();
+    flow.following.iter().find(|x| x.1 == f).map(|x| x.2)
+}
+
+/// Ruling `follow`: the way `f` would follow `leader` back into reach,
+/// and what it costs, if it may: it fights on (neither withdrawing nor
+/// having given up combat) and the way is within the 10' of the fall
+/// back and what is left of its movement for the round.
+pub fn follow_way(world: &World, f: Entity, leader: Entity) -> Option<(Vec<Cell>, u32)> {
+    if !acts(world, f)
+        || world.get::<super::Withdrawal>(f).is_some()
+        || world.get::<RoundState>(f).is_some_and(|r| r.gave_up_combat)
+    {
+        return None;
+    }
+    let most = world.resource::<Data>().0.numbers.fall_back_cells;
+    let (cells, cost) = path(world, f, cell(world, leader), 1)?;
+    let speed = world.get::<super::Stats>(f).map_or(0, |s| s.speed);
+    let walked = world.get::<RoundState>(f).map_or(0, |r| r.walked);
+    (cost > 0 && cost <= most && cost <= speed.saturating_sub(walked)).then_some((cells, cost))
+}
+
+/// Check an answer to "follow or not" (003 §Withdrawal Tactics): true to
+/// follow.
+pub fn validate_follow(world: &World, f: Entity, order: &Order) -> Result<bool, String> {
+    let leader = following(world, f).ok_or("nobody falling back is to be followed")?;
+    let whom = name(world, leader);
+    match order.action.as_str() {
+        "follow" if order.target.as_deref().is_some_and(|t| t != whom) => Err(format!(
+            "only {whom} falls back from it; it follows {whom} or stays"
+        )),
+        "follow" if order.cell.is_some() => Err(format!(
+            "a follower goes back into reach of {whom} by the shortest way, not to a cell of its choosing"
+        )),
+        "follow" => follow_way(world, f, leader)
+            .map(|_| true)
+            .ok_or_else(|| format!("{whom} is beyond what is left of its movement this round")),
+        "stay" => Ok(false),
+        other => Err(format!(
+            "{other:?}: {whom} falls back, and one engaged with it follows or stays (003 §Withdrawal Tactics)"
+        )),
+    }
+}
+
+/// The choice given one engaged with someone falling back: follow, or
+/// stay (003 §Withdrawal Tactics).
+pub fn follow_choices(world: &World, f: Entity) -> Vec<Choice> {
+    let me = name(world, f);
+    let Some(leader) = following(world, f) else {
+        return Vec::new();
+    };
+    let whom = name(world, leader);
+    vec![
+        Choice::legal(
+            Order::new(&me, "follow").target(&whom),
+            format!("Follow {whom}: the line of contact shifts, and nobody gains an attack"),
+        ),
+        Choice::legal(
+            Order::new(&me, "stay"),
+            format!("Stay, and let {whom} open the space"),
+        ),
+    ]
 }
 
 /// The DM's warning for a person: who the order would give an attack of

@@ -27,7 +27,13 @@ pub fn run_counts(world: &mut World) {
         if world.resource::<fray_core::model::Outcome>().0.is_some() {
             return;
         }
-        if !world.resource::<Flow>().asking.is_empty() {
+        if !world.resource::<Flow>().following.is_empty() {
+            // Asked in the middle of a fall back: the tie goes on after.
+            take_follows(world);
+            if !world.resource::<Flow>().following.is_empty() {
+                return;
+            }
+        } else if !world.resource::<Flow>().asking.is_empty() {
             take_orders(world);
             if !world.resource::<Flow>().asking.is_empty() {
                 return;
@@ -453,6 +459,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
         Plan::Surrender => surrender(world, e),
         Plan::Wait | Plan::Hold => wait(world, e),
         Plan::Complete => complete_spell(world, e),
+        Plan::FightOn { target } => fight_on(world, e, target),
     }
 }
 
@@ -998,8 +1005,9 @@ fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, length_first_too
 }
 
 /// 003 §Withdrawal Tactics, fall back fighting: up to 10' back, front kept
-/// (the first 5' out of reach draws nothing); engaged opponents may follow
-/// (ruling `follow`), and nobody gains attacks by it; then fight or parry.
+/// (the first 5' out of reach draws nothing); engaged opponents are asked
+/// whether to follow (ruling `follow`), and nobody gains attacks by it;
+/// then, once they have chosen, fight or parry.
 fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     let who = name(world, e);
     let engaged = adjacent_enemies(world, e, cell(world, e));
@@ -1017,9 +1025,24 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     if !walk(world, e, cells, most, Provokes::Within { free: 1 }).1 {
         return;
     }
+    let mut asked = false;
     for f in engaged {
-        follow(world, f, e);
+        asked |= ask_to_follow(world, f, e);
     }
+    let rest = Planned {
+        actor: e,
+        plan: Plan::FightOn { target },
+    };
+    if asked {
+        world.resource_mut::<Flow>().group.act_next(rest);
+    } else {
+        carry_out(world, e, rest.plan);
+    }
+}
+
+/// The rest of a fall back: fight the one named if still in reach, a
+/// monster whoever is, else parry (003 §Withdrawal Tactics).
+fn fight_on(world: &mut World, e: Entity, target: Option<Entity>) {
     if spent(world, e) {
         return;
     }
@@ -1040,25 +1063,70 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     }
 }
 
-/// Ruling `follow`: an engaged opponent with no other enemy in reach
-/// follows the one falling back, drawing nothing.
-fn follow(world: &mut World, f: Entity, leader: Entity) {
-    if !acts(world, f)
-        || world.get::<Withdrawal>(f).is_some()
-        || world.get::<RoundState>(f).is_some_and(|r| r.gave_up_combat)
-        || !adjacent_enemies(world, f, cell(world, f)).is_empty()
-    {
-        return;
+/// Ruling `follow`: "Opponents are given the immediate choice to follow or
+/// not": `f`, engaged with `leader` as it fell back, is asked, if it may
+/// follow. True if asked.
+fn ask_to_follow(world: &mut World, f: Entity, leader: Entity) -> bool {
+    if orders::follow_way(world, f, leader).is_none() {
+        return false;
     }
-    let most = world.resource::<Data>().0.numbers.fall_back_cells;
-    let Some((cells, cost)) = orders::path(world, f, cell(world, leader), 1) else {
+    let whom = name(world, leader);
+    let id = decision::ask(
+        world,
+        Question {
+            actor: f,
+            prompt: decision::prompt(world, f, |w| {
+                format!("{}: {whom} falls back; follow, or stay", name(w, f))
+            }),
+            rule: "003 §Withdrawal Tactics".into(),
+            secret: false,
+            move_order: None,
+            choices: orders::follow_choices,
+        },
+    );
+    let mut flow = world.resource_mut::<Flow>();
+    flow.asking.push((id, f));
+    flow.following.push((id, f, leader));
+    true
+}
+
+/// The answers to "follow or not": each follower goes back into reach by
+/// the shortest way, drawing nothing (ruling `follow`).
+fn take_follows(world: &mut World) {
+    let taken = decision::take_answers(world, "003 §Withdrawal Tactics", |w, d, o| {
+        orders::validate_follow(w, d.actor, o)
+    });
+    for (d, follows) in taken {
+        let leader = orders::following(world, d.actor);
+        let mut flow = world.resource_mut::<Flow>();
+        flow.asking.retain(|(id, _)| *id != d.id);
+        flow.following.retain(|(id, _, _)| *id != d.id);
+        match leader {
+            Some(leader) if follows => follow(world, d.actor, leader),
+            Some(leader) => {
+                let (who, whom) = (name(world, d.actor), name(world, leader));
+                record(world, || {
+                    Event::new(
+                        EventKind::Wait,
+                        "ruling follow",
+                        format!(
+                            "{who} stays and lets {whom} open the space (003 §Withdrawal Tactics)."
+                        ),
+                    )
+                    .actor(&who)
+                });
+            }
+            None => {}
+        }
+    }
+}
+
+/// Ruling `follow`: `f` follows the one falling back into reach again,
+/// drawing nothing.
+fn follow(world: &mut World, f: Entity, leader: Entity) {
+    let Some((cells, cost)) = orders::follow_way(world, f, leader) else {
         return;
     };
-    let speed = world.get::<super::Stats>(f).map_or(0, |s| s.speed);
-    let walked = world.get::<RoundState>(f).map_or(0, |r| r.walked);
-    if cost == 0 || cost > most || cost > speed.saturating_sub(walked) {
-        return;
-    }
     let (who, whom) = (name(world, f), name(world, leader));
     record(world, || {
         Event::new(EventKind::Move, "ruling follow", format!("{who} follows {whom}: the line of contact shifts and nobody gains an attack by it (003 §Withdrawal Tactics).")).actor(&who)

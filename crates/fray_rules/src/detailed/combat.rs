@@ -593,7 +593,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
             drop,
             fall,
             alert: wake,
-        } => pass(world, e, drop, fall, wake),
+        } => pass(world, e, &drop, fall, wake),
         Plan::Draw { weapon: w } => draw_weapon(world, e, w),
         Plan::Grab { cell, weapon: w } => grab_object(world, e, cell, w),
         Plan::Prepare { weapon: w } => prepare_great_blow(world, e, w),
@@ -605,16 +605,13 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
 
 /// 000 §1.2.1 Pass: drop what is held, fall to the ground, become alert;
 /// no blow.
-fn pass(world: &mut World, e: Entity, drop: bool, fall: bool, wake: bool) {
+fn pass(world: &mut World, e: Entity, drop: &[String], fall: bool, wake: bool) {
     let who = name(world, e);
     world.entity_mut(e).insert(Passed);
     let mut extra = Vec::new();
-    if drop {
-        let held = world.get::<Hands>(e).map(|h| h.wielded.clone());
-        let dropped = drop_items(world, e, &held.unwrap_or_default());
-        if !dropped.is_empty() {
-            extra.push(format!("drops the {}", dropped.join(" and the ")));
-        }
+    let dropped = drop_items(world, e, drop);
+    if !dropped.is_empty() {
+        extra.push(format!("drops the {}", dropped.join(" and the ")));
     }
     if fall {
         world.entity_mut(e).insert(Fallen);

@@ -71,7 +71,8 @@ pub enum Manoeuvre {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Plan {
     Pass {
-        drop: bool,
+        /// What it lets fall from its hands (000 §1.2.1 "either or both").
+        drop: Vec<String>,
         fall: bool,
         alert: bool,
     },
@@ -387,7 +388,7 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 "pass" => Ok(Plan::Nothing),
                 // 000 §3: "A character can stop, optionally becoming alert".
                 "alert" => Ok(Plan::Pass {
-                    drop: false,
+                    drop: Vec::new(),
                     fall: false,
                     alert: true,
                 }),
@@ -476,19 +477,36 @@ fn attack_plan(
     Ok(Plan::Attack { target, weapon: w })
 }
 
-/// 000 §1.2.1: a pass "may drop, fall and/or become alert": any or all of
-/// them, written `with: "drop+fall+alert"`.
-fn pass_plan(with: Option<&str>) -> Result<Plan, String> {
-    let (mut drop, mut fall, mut alert) = (false, false, false);
+/// 000 §1.2.1: a pass may "drop items held in either or both hands; fall
+/// to the ground; become alert": any or all of them, written
+/// `with: "drop+fall+alert"`, where `drop` lets everything in hand fall and
+/// `drop:ITEM` that one item.
+fn pass_plan(held: &[String], with: Option<&str>) -> Result<Plan, String> {
+    let (mut drop, mut fall, mut alert) = (Vec::new(), false, false);
     for word in with.unwrap_or("").split(['+', ',']).map(str::trim) {
-        match word {
-            "" => {}
-            "drop" => drop = true,
-            "fall" => fall = true,
-            "alert" => alert = true,
-            other => {
+        match word.split_once(':') {
+            _ if word.is_empty() => {}
+            None if word == "drop" => drop = held.to_vec(),
+            Some(("drop", item)) if held.iter().any(|h| h == item) => {
+                if !drop.iter().any(|d| d == item) {
+                    drop.push(item.to_string());
+                }
+            }
+            Some(("drop", item)) => {
                 return Err(format!(
-                    "a pass may drop, fall and become alert (with: \"drop+fall+alert\"); {other:?} is none of them"
+                    "nothing called {item:?} is in hand to drop (in hand: {})",
+                    if held.is_empty() {
+                        "nothing".into()
+                    } else {
+                        held.join(", ")
+                    }
+                ));
+            }
+            None if word == "fall" => fall = true,
+            None if word == "alert" => alert = true,
+            _ => {
+                return Err(format!(
+                    "a pass may drop (or drop:ITEM), fall and become alert (with: \"drop+fall+alert\"); {word:?} is none of them"
                 ));
             }
         }
@@ -508,7 +526,7 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
         return Err("a preparation with a thrusting weapon or bow must be followed at once by another preparation or the attack (or pass, losing it)".into());
     }
     match order.action.as_str() {
-        "pass" => pass_plan(order.with.as_deref()),
+        "pass" => pass_plan(&hands.wielded, order.with.as_deref()),
         "draw" => draw_plan(world, me, order, &hands),
         "grab" => grab_plan(world, me, order),
         "prepare" => prepare_plan(world, me, order, &hands),
@@ -1021,33 +1039,66 @@ fn option_choices(
             );
         }
     }
-    pass_choices(name, offer);
+    let held = world
+        .get::<Hands>(me)
+        .map(|h| h.wielded.clone())
+        .unwrap_or_default();
+    pass_choices(name, &held, offer);
 }
 
-/// 000 §1.2.1 Pass: "any or all of the following: drop …; fall …; become
-/// alert", each of the eight.
-fn pass_choices(name: &str, offer: &mut impl FnMut(Order, String)) {
-    offer(Order::new(name, "pass"), "Pass".into());
-    let parts = [
-        ("drop", "dropping what is in hand"),
-        ("fall", "falling to the ground"),
-        ("alert", "becoming alert"),
-    ];
-    for mask in 1..8usize {
-        let chosen: Vec<&(&str, &str)> = parts
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| mask & (1 << i) != 0)
-            .map(|(_, p)| p)
-            .collect();
-        let with: Vec<&str> = chosen.iter().map(|p| p.0).collect();
-        let words: Vec<&str> = chosen.iter().map(|p| p.1).collect();
-        let label = match words.as_slice() {
-            [one] => format!("Pass, {one}"),
-            [rest @ .., last] => format!("Pass, {} and {last}", rest.join(", ")),
-            [] => continue,
+/// 000 §1.2.1 Pass: "any or all of the following: drop items held in
+/// either or both hands; fall to the ground; become alert": with two items
+/// in hand, either of them or both.
+fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, String)) {
+    let mut drops: Vec<(String, String)> = vec![(String::new(), String::new())];
+    if let [_, _, ..] = held {
+        for item in held {
+            drops.push((format!("drop:{item}"), format!("dropping the {item}")));
+        }
+    }
+    if !held.is_empty() {
+        let all = match held {
+            [one] => format!("dropping the {one}"),
+            [a, b] => format!("dropping both the {a} and the {b}"),
+            _ => format!("dropping everything in hand (the {})", held.join(", the ")),
         };
-        offer(Order::new(name, "pass").with(with.join("+")), label);
+        drops.push(("drop".into(), all));
+    }
+    for (drop, dropping) in &drops {
+        for mask in 0..4usize {
+            let mut with: Vec<&str> = Vec::new();
+            let mut words: Vec<&str> = Vec::new();
+            if !drop.is_empty() {
+                with.push(drop);
+                words.push(dropping);
+            }
+            for (i, (w, says)) in [
+                ("fall", "falling to the ground"),
+                ("alert", "becoming alert"),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                if mask & (1 << i) != 0 {
+                    with.push(w);
+                    words.push(says);
+                }
+            }
+            let label = match words.as_slice() {
+                [] => "Pass".to_string(),
+                [one] => format!("Pass, {one}"),
+                // "dropping both the sword and the shield, and falling"
+                [rest @ .., last] if rest.iter().any(|w| w.contains(" and ")) => {
+                    format!("Pass, {}, and {last}", rest.join(", "))
+                }
+                [rest @ .., last] => format!("Pass, {} and {last}", rest.join(", ")),
+            };
+            let mut order = Order::new(name, "pass");
+            if !with.is_empty() {
+                order = order.with(with.join("+"));
+            }
+            offer(order, label);
+        }
     }
 }
 
