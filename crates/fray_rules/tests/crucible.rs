@@ -796,6 +796,34 @@ fn full_round_spells_resolve_last_in_the_round() {
 }
 
 #[test]
+fn one_no_option_sets_against_anyone_acts_with_the_winners_of_a_tie() {
+    // 003 §II F–G: the short sword's lower weapon speed factor puts Gob
+    // before Osric; nothing decides between Gob and the slinger, who shoot
+    // and strike at the same instant: the slinger shoots though Gob's blow
+    // drops him.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (5, 3), weapons: [\"longsword\"]),
+                 (name: \"Slinger\", side: \"A\", template: \"kobold_slinger\", at: (8, 3), weapons: [\"short_sword\", \"sling\"], set: {\"hp\": 1}),
+                 (name: \"Gob\", side: \"B\", template: \"goblin\", at: (6, 3))";
+    let more = r#"options: {"surprise": "none", "wsf_ties": "on"},"#;
+    let orders = vec![
+        Order::new("Osric", "attack").target("Gob"),
+        Order::new("Slinger", "fire").target("Gob"),
+        Order::new("Gob", "attack").target("Slinger"),
+    ];
+    let b = played_with(more, sides, ((12, 8), 1), orders, &[5, 5, 20, 1, 20, 6, 2]);
+    assert_has(
+        &b,
+        "The tie is broken by the lower weapon speed factor: Slinger, Gob before Osric.",
+    );
+    let shoots = line(&b, "Slinger attacks Gob with the sling: 20 against 14");
+    assert!(
+        shoots < line(&b, "Slinger falls"),
+        "{}",
+        texts(&b).join("\n")
+    );
+}
+
+#[test]
 fn ties_are_simultaneous_unless_weapon_speed_decides() {
     let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
                  (name: \"Gash\", side: \"B\", template: \"orc\", at: (4, 3))";
@@ -1583,6 +1611,30 @@ fn walking_up_to_shoot_ends_where_the_target_is_in_sight() {
     let from = shot.order.cell.unwrap();
     let grid = b.world().resource::<fray_core::grid::Grid>();
     assert!(grid.in_sight(from, Cell::new(11, 3)), "{from}");
+}
+
+#[test]
+fn the_warning_for_flight_or_retreat_names_those_it_runs_past() {
+    // 003 §III F: Osric's way off the field passes within Brute's reach;
+    // fleeing, Ogre strikes at his back and Brute as he runs past; the
+    // retreat after every count draws Brute's.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (6, 4), weapons: [\"longsword\"]),
+                 (name: \"Ogre\", side: \"B\", template: \"ogre\", at: (7, 4)),
+                 (name: \"Brute\", side: \"B\", template: \"ogre\", at: (4, 2))";
+    let mut b = idle(&field("crucible", (14, 10), 1, NO_SURPRISE, sides));
+    let osric = unit(&b, "Osric");
+    let warn = |b: &mut Battle, action: &str| {
+        let plan = crucible::validate(b.world_mut(), osric, &Order::new("Osric", action)).unwrap();
+        crucible::warning(b.world_mut(), osric, &plan)
+    };
+    assert_eq!(
+        warn(&mut b, "flee"),
+        ["draws an attack of opportunity from Ogre and Brute"]
+    );
+    assert_eq!(
+        warn(&mut b, "disengage"),
+        ["draws an attack of opportunity from Brute"]
+    );
 }
 
 #[test]

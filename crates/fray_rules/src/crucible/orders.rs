@@ -556,6 +556,14 @@ pub fn falling_back_within(world: &World, e: Entity, (from, rate): (Cell, u32)) 
     )
 }
 
+/// Those whose attack of opportunity `e` would draw going `most` squares
+/// of its way off the field (ruling `flight_path`).
+fn fled_past(world: &World, e: Entity, most: u32) -> Vec<Entity> {
+    let mut cells = flight(world, e).unwrap_or_default();
+    cells.truncate(most as usize);
+    provokers(world, e, &cells, Provokes::Within { free: 1 })
+}
+
 /// Ruling `flight_path`: the edge cell nearest `e` among those farther from
 /// every enemy than `e` is, and the way there.
 pub fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
@@ -875,10 +883,22 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             }
             by(who)
         }
-        Plan::Flee => by(adjacent_enemies(world, e, here)
-            .into_iter()
-            .filter(|&x| may_take_opportunity(world, x))
-            .collect()),
+        Plan::Flee => {
+            // The blows at its back, then those it runs past (003 §III F).
+            let mut who: Vec<Entity> = adjacent_enemies(world, e, here)
+                .into_iter()
+                .filter(|&x| may_take_opportunity(world, x))
+                .collect();
+            let run = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+            for x in fled_past(world, e, rate_left(world, e) * run) {
+                if !who.contains(&x) {
+                    who.push(x);
+                }
+            }
+            by(who)
+        }
+        // The retreat after every count, by the way of ruling flight_path.
+        Plan::Disengage => by(fled_past(world, e, rate_left(world, e))),
         _ => Vec::new(),
     };
     if !who.is_empty() {

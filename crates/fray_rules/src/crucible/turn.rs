@@ -349,10 +349,7 @@ fn break_ties(world: &mut World) {
     let mut left = std::mem::take(&mut world.resource_mut::<Flow>().taken);
     let mut layers = Vec::new();
     while !left.is_empty() {
-        let first: Vec<usize> = (0..left.len())
-            .filter(|&i| !left.iter().any(|o| beats(world, (o, &left[i])).is_some()))
-            .filter(|&i| left.iter().any(|o| beats(world, (&left[i], o)).is_some()))
-            .collect();
+        let first = first_layer(world, &left);
         let first = if first.is_empty() {
             (0..left.len()).collect()
         } else {
@@ -389,6 +386,33 @@ fn break_ties(world: &mut World) {
         layers.push(layer);
     }
     world.resource_mut::<Flow>().layers = layers;
+}
+
+/// The places in `left` of those acting first: each that no one beats
+/// and that beats someone (003 §II G), and with them, still tied, each that
+/// no one beats whose enemy among them no option decides between (003 §II
+/// F: "Ties are just that"). Empty if no option decides anything.
+fn first_layer(world: &World, left: &[Planned]) -> Vec<usize> {
+    let unbeaten: Vec<usize> = (0..left.len())
+        .filter(|&i| !left.iter().any(|o| beats(world, (o, &left[i])).is_some()))
+        .collect();
+    let mut first: Vec<usize> = unbeaten
+        .iter()
+        .copied()
+        .filter(|&i| left.iter().any(|o| beats(world, (&left[i], o)).is_some()))
+        .collect();
+    if first.is_empty() {
+        return first;
+    }
+    let tied = |i: usize, j: usize| super::enemies(world, left[i].actor, left[j].actor);
+    while let Some(&i) = unbeaten
+        .iter()
+        .find(|&&i| !first.contains(&i) && first.iter().any(|&j| tied(i, j)))
+    {
+        first.push(i);
+    }
+    first.sort_unstable();
+    first
 }
 
 fn names(world: &World, ps: &[Planned]) -> String {
