@@ -1319,6 +1319,64 @@ fn a_delay_before_one_who_delayed_to_the_end_of_the_phase_acts_just_before_it() 
     assert_lacks(&b, "the delayed action is lost");
 }
 
+#[test]
+fn a_delay_before_one_who_aborted_ahead_of_its_place_acts_at_that_place() {
+    // 002 §Delay: "you can specify your new place in the sequence". Bo (6)
+    // aborts to Dodge Ash's strike before his place, giving up his action;
+    // his place is still to come, and Cy (7), delaying to act just before
+    // him, acts there this phase.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 8}),
+        (name: "Cy", side: "A", template: "bravo", at: (1, 1), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 6}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[1, 1, 1, 1, 1, 1, 1, 1, 1],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            abort("Bo", "dodge"),
+            o("Cy", "delay").target("Bo"),
+            o("Cy", "step").cell(Cell::new(2, 1)),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo aborts to Dodge against Ash's attack, giving up its action this phase",
+    );
+    line(&b, "Cy delays, to act just before Bo this phase");
+    let step = line(&b, "Cy takes a 1-hex step from (1, 1) to (2, 1)");
+    assert!(step < line(&b, "Turn 1, phase 2 begins"));
+    assert_lacks(&b, "the delayed action is lost");
+}
+
+#[test]
+fn two_move_actions_go_no_farther_than_combat_movement() {
+    // 002 §Table: a move action goes "up to half of combat movement", and
+    // ruling half_move makes that at least 1 hex. With 1 hex of combat
+    // movement, Ash's first move action takes it all, and a second goes
+    // nowhere; Bo, with none, does not move at all.
+    let chars = r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"move": 1}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 9), set: {"move": 0}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Ash", "move").cell(Cell::new(2, 1)),
+            o("Ash", "move").cell(Cell::new(3, 1)),
+            o("Bo", "move").cell(Cell::new(9, 8)),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Ash moves (a move action) from (1, 1) to (2, 1)");
+    line(&b, "more than half movement (0) needs the whole phase");
+    assert_lacks(&b, "from (2, 1) to (3, 1)");
+    assert_lacks(&b, "Bo moves");
+}
+
 /// A one-turn battle on a 12 × 12 square field of `combatants`, side
 /// `person` seated for a person (asked, its choices listed), the other
 /// scripted with `orders`; played until the person is asked.

@@ -333,7 +333,7 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     let cost = strike_value(world, me, attacker, "strike");
     let worth = dodged * 2.0 - cost;
     let knockout = mean >= stun_left(world, me) * 0.8;
-    if !(knockout && !flow.done.contains(&me) && worth > 0.0) {
+    if !(knockout && !flow.acted(me) && worth > 0.0) {
         out.push(Appraisal {
             other: -1.0,
             ..Appraisal::plain(Order::new(name, "dodge"))
@@ -663,8 +663,7 @@ fn acts_first(world: &World, me: Entity, f: Entity) -> Option<bool> {
         return None;
     }
     // 002 §Surprise Phase: the unaware act from phase 1 on.
-    let this_phase =
-        !(flow.done.contains(&f) || flow.phase == 0 && world.get::<Unaware>(f).is_some());
+    let this_phase = !(flow.acted(f) || flow.phase == 0 && world.get::<Unaware>(f).is_some());
     let place = |e: Entity| flow.order.iter().position(|&x| x == e);
     if !this_phase && place(f) > place(me) {
         return None;

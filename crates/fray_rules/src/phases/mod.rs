@@ -313,6 +313,10 @@ pub struct Flow {
     pub order: Vec<Entity>,
     /// Who has had its place in the order this phase.
     pub done: Vec<Entity>,
+    /// Who gave up this phase's action by aborting before its place
+    /// (002 §Abort): the place is still in the order, for one delaying to
+    /// act just before it, but nobody acts at it.
+    pub gave_up: Vec<Entity>,
     pub stack: Vec<Work>,
     /// The open decision: its id, whom it is for and what it asks.
     pub asking: Option<(u64, Entity, Asking)>,
@@ -328,6 +332,12 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Whether `e` has no action left at its place this phase: it has had
+    /// its place, or gave up its action by aborting.
+    pub fn acted(&self, e: Entity) -> bool {
+        self.done.contains(&e) || self.gave_up.contains(&e)
+    }
+
     /// A number for each phase, in order: turn × 5 + phase.
     pub fn phase_index(&self) -> u32 {
         self.turn * 5 + self.phase
@@ -484,6 +494,7 @@ pub fn populate(
             restricted: false,
             order: Vec::new(),
             done: Vec::new(),
+            gave_up: Vec::new(),
             stack: Vec::new(),
             asking: None,
             darkness: s.options.get("darkness").is_some_and(|d| d == "true"),

@@ -69,9 +69,30 @@ impl Plan {
     }
 }
 
-/// Half of combat movement, rounded down but at least 1 (ruling `half_move`).
+/// Half of combat movement, rounded down but at least 1 for one who moves
+/// at all (ruling `half_move`).
 pub fn half_move(stats: &Stats) -> u32 {
-    (stats.movement / 2).max(1)
+    (stats.movement / 2).max(stats.movement.min(1))
+}
+
+/// "1 hex", "3 hexes".
+fn hexes(n: u32) -> String {
+    if n == 1 {
+        "1 hex".into()
+    } else {
+        format!("{n} hexes")
+    }
+}
+
+/// How far a move action goes: half movement, and a second after a first
+/// no farther than combat movement allows both (ruling `half_move`).
+pub fn move_action_hexes(stats: &Stats, used: &Use) -> u32 {
+    let half = half_move(stats);
+    if used.moved {
+        half.min(stats.movement - half)
+    } else {
+        half
+    }
 }
 
 /// Movement left this phase for a distance move, by the action economy.
@@ -86,7 +107,7 @@ pub fn movement_left(world: &World, me: Entity) -> u32 {
     match used.actions {
         0 if restricted => half_move(stats),
         0 => stats.movement,
-        1 if !restricted => half_move(stats),
+        1 if !restricted => move_action_hexes(stats, used),
         _ => 0,
     }
 }
@@ -545,7 +566,8 @@ fn validate_move(turn: &TurnOrder) -> Result<Plan, String> {
         turn.need_full()?;
         if cost > stats.movement {
             return Err(format!(
-                "{to} is {cost} hexes of movement away; combat movement is {}",
+                "{to} is {} of movement away; combat movement is {}",
+                hexes(cost),
                 stats.movement
             ));
         }
@@ -560,7 +582,7 @@ fn validate_move(turn: &TurnOrder) -> Result<Plan, String> {
         });
     }
     // "move": a move action when it fits half movement, else the full move.
-    let half = half_move(stats);
+    let half = move_action_hexes(stats, turn.used);
     if cost <= half && turn.need_move().is_ok() {
         return Ok(Plan::Move {
             path,
@@ -571,13 +593,15 @@ fn validate_move(turn: &TurnOrder) -> Result<Plan, String> {
     turn.need_move()?;
     if cost > stats.movement {
         return Err(format!(
-            "{to} is {cost} hexes of movement away; combat movement is {}",
+            "{to} is {} of movement away; combat movement is {}",
+            hexes(cost),
             stats.movement
         ));
     }
     if turn.need_full().is_err() {
         return Err(format!(
-            "{to} is {cost} hexes away: more than half movement ({half}) needs the whole phase, and {}",
+            "{to} is {} away: more than half movement ({half}) needs the whole phase, and {}",
+            hexes(cost),
             turn.need_full().err().unwrap_or_default()
         ));
     }

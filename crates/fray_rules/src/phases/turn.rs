@@ -172,6 +172,9 @@ fn next_turn(world: &mut World) -> bool {
             return true;
         }
         world.resource_mut::<Flow>().done.push(n);
+        if world.resource::<Flow>().gave_up.contains(&n) {
+            return true;
+        }
         let unaware_now = world.resource::<Flow>().phase == 0 && world.get::<Unaware>(n).is_some();
         if up(world, n) && !unaware_now {
             push_turn(world, n, TurnKind::Regular);
@@ -254,6 +257,7 @@ fn end_phase(world: &mut World) {
     }
     let mut flow = world.resource_mut::<Flow>();
     flow.done.clear();
+    flow.gave_up.clear();
     flow.restricted = false;
     flow.quiet_phases = if flow.struck {
         0
@@ -910,7 +914,7 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let (done, next) = {
         let f = world.resource::<Flow>();
         (
-            f.done.contains(&actor),
+            f.acted(actor),
             f.next_phase_index(data.numbers.phases_per_turn),
         )
     };
@@ -928,7 +932,7 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
         world.entity_mut(actor).insert(AbortedAhead(next));
         "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
     } else {
-        world.resource_mut::<Flow>().done.push(actor);
+        world.resource_mut::<Flow>().gave_up.push(actor);
         "its action this phase".to_string()
     };
     let to = if block { "Block" } else { "Dodge" };
@@ -2006,6 +2010,7 @@ pub fn post_turn(world: &mut World) {
         flow.phase = 1;
         flow.stage = Stage::Phase;
         flow.done.clear();
+        flow.gave_up.clear();
     }
     stamp(world, None);
     let turn = turn + 1;

@@ -173,7 +173,7 @@ pub(super) fn tracker(world: &World) -> TrackerView {
             let score = world.get::<Initiative>(e).map_or(0, |i| i.score);
             let state = if Some(e) == now {
                 RowState::Now
-            } else if flow.done.contains(&e) {
+            } else if flow.acted(e) {
                 RowState::Done
             } else {
                 RowState::Coming
