@@ -1429,6 +1429,64 @@ fn the_abort_choices_refuse_a_block_against_a_shot() {
 }
 
 #[test]
+fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
+    // 002 §One per Phase: "you use the worst OCV and DCV bonus". Bra (DCV
+    // 5) is offered a Dodge to DCV 8; with a Strike (no DCV bonus) still in
+    // effect, the Dodge gains nothing, and the choice says so.
+    let shot = Order::new("Gun", "shoot").target("Bra");
+    let (mut b, id) = ask_person(
+        r#"(name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
+           (name: "Bra", side: "B", template: "bravo", at: (4, 0))"#,
+        1,
+        vec![(Q::Turn(None), shot, false)],
+    );
+    let dodge = |b: &Battle| {
+        let bra = entity(b, "Bra");
+        fray_rules::phases::choices(b.world(), bra)
+            .into_iter()
+            .find(|c| c.order.action == "dodge")
+            .map(|c| c.label)
+            .unwrap()
+    };
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    assert!(decisions.get(id).is_some());
+    assert_eq!(
+        dodge(&b),
+        "Abort to Dodge (DCV 5 to 8), giving up the next action"
+    );
+    let bra = entity(&b, "Bra");
+    b.world_mut()
+        .entity_mut(bra)
+        .insert(fray_rules::phases::Guard {
+            manoeuvres: vec![("strike".into(), 0, 0)],
+            ..Default::default()
+        });
+    assert_eq!(
+        dodge(&b),
+        "Abort to Dodge (DCV stays 5: the worst bonus of the manoeuvres in effect counts), giving up the next action"
+    );
+}
+
+#[test]
+fn after_a_full_phase_action_the_turn_offers_only_the_step() {
+    // 002 §Full-Phase Actions: one "can't be coupled with an attack or a
+    // move action", "though you can take a 1-hex step". Ash, having Taken
+    // a Recovery, is told only the step is left.
+    let (mut b, id) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+           (name: "Bo", side: "B", template: "bravo", at: (11, 11))"#,
+        0,
+        Vec::new(),
+    );
+    b.answer(id, Order::new("Ash", "recover"));
+    let _ = b.run();
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let d = decisions.open().first().expect("Ash is asked again");
+    assert_eq!(d.actor_name, "Ash");
+    assert_eq!(d.prompt, "Ash, phase 1: a 1-hex step left.");
+}
+
+#[test]
 fn a_person_may_withdraw_toward_a_friend() {
     // Ruling withdraw: anywhere within combat movement. Ash (move 6),
     // beside Bo, is offered the withdrawal toward Cy as well as away.

@@ -346,14 +346,12 @@ impl TurnOrder<'_> {
         let (used, flow) = (self.used, self.flow);
         if used.full_phase {
             Err("a full-phase action took this phase".into())
+        } else if flow.restricted && !attack_action_left(flow, used) {
+            Err("only one attack or move action in this phase (002 §Restricted Phase)".into())
         } else if used.attack {
             Err("one attack action a phase (002 §Normal Phase)".into())
         } else if !attack_action_left(flow, used) {
-            Err(if flow.restricted {
-                "only one attack or move action in this phase (002 §Restricted Phase)".into()
-            } else {
-                "both actions of the phase are used (002 §Normal Phase)".into()
-            })
+            Err("both actions of the phase are used (002 §Normal Phase)".into())
         } else {
             Ok(())
         }
@@ -771,9 +769,20 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                 Order::new(&name, "pass"),
                 format!("Take {a}'s attack as it comes"),
             );
+            // 002 §One per Phase: the worst DCV bonus of the manoeuvres in
+            // effect counts, so a Dodge after a Strike may gain nothing.
+            let (now, dodging) = (
+                super::turn::dcv(world, me),
+                super::turn::dcv_dodging(world, me),
+            );
+            let gain = if dodging > now {
+                format!("DCV {now} to {dodging}")
+            } else {
+                format!("DCV stays {now}: the worst bonus of the manoeuvres in effect counts")
+            };
             offer(
                 Order::new(&name, "dodge"),
-                "Abort to Dodge (+3 DCV), giving up the next action".into(),
+                format!("Abort to Dodge ({gain}), giving up the next action"),
             );
             offer(
                 Order::new(&name, "block"),

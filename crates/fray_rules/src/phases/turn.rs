@@ -406,20 +406,28 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
     };
     let left = {
         let u = world.get::<Use>(actor).cloned().unwrap_or_default();
-        let mut parts = Vec::new();
-        if restricted {
-            parts.push("one attack or move action".to_string());
+        // 002 §Full-Phase Actions: nothing with a full phase; §Restricted
+        // Phase: a single attack or move action.
+        let action = if u.full_phase || (restricted && u.actions > 0) || u.actions >= 2 {
+            None
+        } else if restricted {
+            Some("one attack or move action")
         } else if u.actions == 0 {
-            parts.push("an attack and a move action, two moves, or a full phase".to_string());
+            Some("an attack and a move action, two moves, or a full phase")
         } else if u.attack {
-            parts.push("a move action".to_string());
+            Some("a move action")
         } else {
-            parts.push("an attack or a move action".to_string());
-        }
+            Some("an attack or a move action")
+        };
+        let mut parts: Vec<String> = action.into_iter().map(String::from).collect();
         if step_refusal(world, actor).is_none() {
             parts.push("a 1-hex step".to_string());
         }
-        parts.join(", and ")
+        if parts.is_empty() {
+            "nothing but ending the turn".to_string()
+        } else {
+            parts.join(", and ")
+        }
     };
     match kind {
         TurnKind::Regular => format!("{who}, {words}: {left} left."),
