@@ -14,10 +14,10 @@ use fray_core::model::Rostered;
 use fray_rules::crucible::{self, Class, CrucibleData, Race};
 use fray_rules::ruleset::DataFile;
 
-/// Plays its orders once each, for their actor, in order, a follow or a
-/// stay only when asked whether to follow; otherwise holds a readied
-/// missile, follows or stays as the basic AI would (ruling `follow`), or
-/// waits.
+/// Plays its orders once each, for their actor, in order, an answer to
+/// one withdrawing (follow, stay, strike_back, let_go) only when asked
+/// about one; otherwise holds a readied missile, meets one withdrawing as
+/// the basic AI would (rulings `follow`, `aoo_taken`), or waits.
 struct Plays(Vec<(Order, bool)>);
 
 impl Controller for Plays {
@@ -26,7 +26,10 @@ impl Controller for Plays {
         if let Some((o, used)) = self.0.iter_mut().find(|(o, used)| {
             !used
                 && o.actor == d.actor_name
-                && matches!(o.action.as_str(), "follow" | "stay") == following
+                && matches!(
+                    o.action.as_str(),
+                    "follow" | "stay" | "strike_back" | "let_go"
+                ) == following
         }) {
             *used = true;
             return Some(o.clone());
@@ -1567,6 +1570,35 @@ fn one_who_struck_at_a_fleeing_back_after_its_turn_does_not_pursue_on_its_next()
         "{:?}",
         b.last_refusal
     );
+}
+
+#[test]
+fn one_who_lets_a_fleeing_back_go_may_pursue() {
+    // 003 §Withdrawal Tactics: "Opponents may take an AoO at your back, but
+    // then are not permitted to pursue on their turn." Grum, asked, lets
+    // Osric go, and on his turn in round 2 moves after him.
+    let sides =
+        "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), set: {\"hp\": 60}),
+                 (name: \"Wren\", side: \"A\", template: \"magic_user\", at: (11, 7)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let orders = vec![
+        (Order::new("Grum", "wait"), false),
+        (Order::new("Osric", "flee"), false),
+        (Order::new("Grum", "let_go"), false),
+        (Order::new("Grum", "move").cell(Cell::new(3, 3)), false),
+    ];
+    let text = field("crucible", (12, 8), 2, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[9, 2, 9, 2], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    let flees = line(&b, "Osric turns and flees in panic");
+    let lets = line(
+        &b,
+        "Grum lets Osric go without a blow at its back, and may pursue it.",
+    );
+    assert!(flees < lets);
+    assert_lacks(&b, "Grum takes an attack of opportunity");
+    assert_has(&b, "Grum moves from (4, 3) to (3, 3)");
+    assert!(b.last_refusal.is_none(), "{:?}", b.last_refusal);
 }
 
 #[test]

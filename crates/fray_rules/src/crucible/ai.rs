@@ -31,8 +31,8 @@ pub const HOOKS: AiHooks = AiHooks {
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
-    if orders::following(world, me).is_some() {
-        return orders::validate_follow(world, me, order).is_ok();
+    if orders::reacting(world, me).is_some() {
+        return orders::validate_reaction(world, me, order).is_ok();
     }
     if world.resource::<Flow>().stage == Stage::Readied {
         return orders::validate_readied(world, me, order).is_ok();
@@ -192,8 +192,17 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let who = name(world, me);
-    if let Some(leader) = orders::following(world, me) {
-        return follow_or_stay(world, me, leader);
+    match orders::reacting(world, me) {
+        Some((leader, super::Reaction::Follow)) => return follow_or_stay(world, me, leader),
+        // Ruling aoo_taken: the blow at a fleeing back is always taken.
+        Some((fleeing, super::Reaction::BackBlow)) => {
+            let strike = Order::new(&who, "strike_back").target(name(world, fleeing));
+            return vec![Appraisal {
+                other: 1.0,
+                ..Appraisal::plain(strike)
+            }];
+        }
+        None => {}
     }
     let grid = world.resource::<Grid>();
     let here = cell(world, me);

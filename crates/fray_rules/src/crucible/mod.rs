@@ -297,9 +297,21 @@ pub struct Flow {
     pub struck: bool,
     /// Rounds in a row in which nobody did: a standoff the AI breaks.
     pub quiet_rounds: u32,
-    /// Opponents asked whether to follow one falling back (ruling
-    /// `follow`): the decision, the follower and the one it would follow.
-    pub following: Vec<(u64, Entity, Entity)>,
+    /// Opponents asked how they meet one withdrawing (003 §Withdrawal
+    /// Tactics): the decision, who is asked, the one withdrawing, and what
+    /// about.
+    pub reacting: Vec<(u64, Entity, Entity, Reaction)>,
+}
+
+/// What one engaged with a withdrawing character is asked, in the middle of
+/// the withdrawal (003 §Withdrawal Tactics).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reaction {
+    /// "Opponents are given the immediate choice to follow or not."
+    Follow,
+    /// "Opponents may take an AoO at your back, but then are not permitted
+    /// to pursue on their turn."
+    BackBlow,
 }
 
 /// The phases, chained once, in the text's order.
@@ -349,6 +361,8 @@ pub const ACTIONS: &[&str] = &[
     "hold",
     "follow",
     "stay",
+    "strike_back",
+    "let_go",
 ];
 
 /// The scenario options and the values they take.
@@ -557,7 +571,7 @@ pub fn populate(
             side_sizes,
             struck: false,
             quiet_rounds: 0,
-            following: Vec::new(),
+            reacting: Vec::new(),
         },
     );
     Ok(())

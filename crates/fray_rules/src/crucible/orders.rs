@@ -79,6 +79,11 @@ pub enum Plan {
     FightOn {
         target: Option<Entity>,
     },
+    /// The run of one fleeing, once those at its back have struck or let
+    /// it go (003 §Withdrawal Tactics). Never an order.
+    RunOff {
+        cells: Vec<Cell>,
+    },
 }
 
 /// The melee weapon `e` wields, if any (none: unarmed).
@@ -748,10 +753,11 @@ pub fn validate_readied(world: &World, e: Entity, order: &Order) -> Result<Plan,
     }
 }
 
-/// Ruling `follow`: the one `f` is asked whether to follow, if it is.
-pub fn following(world: &World, f: Entity) -> Option<Entity> {
+/// What `f` is asked about a character withdrawing from it, and who that
+/// is, if it is asked (003 §Withdrawal Tactics).
+pub fn reacting(world: &World, f: Entity) -> Option<(Entity, super::Reaction)> {
     let flow = world.resource::<Flow>();
-    flow.following.iter().find(|x| x.1 == f).map(|x| x.2)
+    flow.reacting.iter().find(|x| x.1 == f).map(|x| (x.2, x.3))
 }
 
 /// Ruling `follow`: the way `f` would follow `leader` back into reach,
@@ -772,45 +778,69 @@ pub fn follow_way(world: &World, f: Entity, leader: Entity) -> Option<(Vec<Cell>
     (cost > 0 && cost <= most && cost <= speed.saturating_sub(walked)).then_some((cells, cost))
 }
 
-/// Check an answer to "follow or not" (003 §Withdrawal Tactics): true to
-/// follow.
-pub fn validate_follow(world: &World, f: Entity, order: &Order) -> Result<bool, String> {
-    let leader = following(world, f).ok_or("nobody falling back is to be followed")?;
-    let whom = name(world, leader);
+/// Check an answer to what `f` is asked about one withdrawing from it:
+/// true to follow it, or to strike at its back (003 §Withdrawal Tactics).
+pub fn validate_reaction(world: &World, f: Entity, order: &Order) -> Result<bool, String> {
+    let (them, about) = reacting(world, f).ok_or("nobody withdrawing is to be met")?;
+    let whom = name(world, them);
+    let (yes, no) = match about {
+        super::Reaction::Follow => ("follow", "stay"),
+        super::Reaction::BackBlow => ("strike_back", "let_go"),
+    };
     match order.action.as_str() {
-        "follow" if order.target.as_deref().is_some_and(|t| t != whom) => Err(format!(
-            "only {whom} falls back from it; it follows {whom} or stays"
+        a if a == yes && order.target.as_deref().is_some_and(|t| t != whom) => Err(format!(
+            "{a} is aimed at {whom}, the one withdrawing, or it is {no}"
         )),
         "follow" if order.cell.is_some() => Err(format!(
             "a follower goes back into reach of {whom} by the shortest way, not to a cell of its choosing"
         )),
-        "follow" => follow_way(world, f, leader)
+        "follow" if about == super::Reaction::Follow => follow_way(world, f, them)
             .map(|_| true)
             .ok_or_else(|| format!("{whom} is beyond what is left of its movement this round")),
-        "stay" => Ok(false),
-        other => Err(format!(
-            "{other:?}: {whom} falls back, and one engaged with it follows or stays (003 §Withdrawal Tactics)"
-        )),
+        "strike_back" if about == super::Reaction::BackBlow => Ok(true),
+        a if a == no => Ok(false),
+        other => Err(match about {
+            super::Reaction::Follow => format!(
+                "{other:?}: {whom} falls back, and one engaged with it follows or stays (003 §Withdrawal Tactics)"
+            ),
+            super::Reaction::BackBlow => format!(
+                "{other:?}: {whom} turns to flee, and one engaged with it strikes at its back (strike_back) or lets it go (let_go) (003 §Withdrawal Tactics)"
+            ),
+        }),
     }
 }
 
-/// The choice given one engaged with someone falling back: follow, or
-/// stay (003 §Withdrawal Tactics).
-pub fn follow_choices(world: &World, f: Entity) -> Vec<Choice> {
+/// The choice given one engaged with someone withdrawing: follow one
+/// falling back, or stay; strike at the back of one fleeing, giving up
+/// pursuit, or let it go (003 §Withdrawal Tactics).
+pub fn reaction_choices(world: &World, f: Entity) -> Vec<Choice> {
     let me = name(world, f);
-    let Some(leader) = following(world, f) else {
+    let Some((them, about)) = reacting(world, f) else {
         return Vec::new();
     };
-    let whom = name(world, leader);
+    let whom = name(world, them);
+    let (yes, no) = match about {
+        super::Reaction::Follow => (
+            (
+                "follow",
+                format!("Follow {whom}: the line of contact shifts, and nobody gains an attack"),
+            ),
+            ("stay", format!("Stay, and let {whom} open the space")),
+        ),
+        super::Reaction::BackBlow => (
+            (
+                "strike_back",
+                format!("Strike at {whom}'s back: no pursuit on your turn"),
+            ),
+            (
+                "let_go",
+                format!("Let {whom} go, free to pursue on your turn"),
+            ),
+        ),
+    };
     vec![
-        Choice::legal(
-            Order::new(&me, "follow").target(&whom),
-            format!("Follow {whom}: the line of contact shifts, and nobody gains an attack"),
-        ),
-        Choice::legal(
-            Order::new(&me, "stay"),
-            format!("Stay, and let {whom} open the space"),
-        ),
+        Choice::legal(Order::new(&me, yes.0).target(&whom), yes.1),
+        Choice::legal(Order::new(&me, no.0), no.1),
     ]
 }
 

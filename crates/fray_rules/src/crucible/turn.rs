@@ -16,8 +16,8 @@ use super::combat::{self, apply, length_first, length_strike, opportunity, routi
 use super::orders::{self, Plan, acts, adjacent_enemies, may_take_opportunity, threats};
 use super::round::stamp;
 use super::{
-    Act, DISENGAGE_COUNT, Data, Flow, Kit, LAST_COUNT, Monster, Planned, RoundState, Stage,
-    Withdrawal, cell, name, up,
+    Act, DISENGAGE_COUNT, Data, Flow, Kit, LAST_COUNT, Monster, Planned, Reaction, RoundState,
+    Stage, Withdrawal, cell, name, up,
 };
 
 /// 003 §II A: work through the counts until someone must decide or the
@@ -27,10 +27,10 @@ pub fn run_counts(world: &mut World) {
         if world.resource::<fray_core::model::Outcome>().0.is_some() {
             return;
         }
-        if !world.resource::<Flow>().following.is_empty() {
-            // Asked in the middle of a fall back: the tie goes on after.
-            take_follows(world);
-            if !world.resource::<Flow>().following.is_empty() {
+        if !world.resource::<Flow>().reacting.is_empty() {
+            // Asked in the middle of a withdrawal: the tie goes on after.
+            take_reactions(world);
+            if !world.resource::<Flow>().reacting.is_empty() {
                 return;
             }
         } else if !world.resource::<Flow>().asking.is_empty() {
@@ -484,6 +484,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
         Plan::Wait | Plan::Hold => wait(world, e),
         Plan::Complete => complete_spell(world, e),
         Plan::FightOn { target } => fight_on(world, e, target),
+        Plan::RunOff { cells } => run_off(world, e, cells),
     }
 }
 
@@ -1051,7 +1052,7 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     }
     let mut asked = false;
     for f in engaged {
-        asked |= ask_to_follow(world, f, e);
+        asked |= ask_reaction(world, f, e, Reaction::Follow);
     }
     let rest = Planned {
         actor: e,
@@ -1087,60 +1088,78 @@ fn fight_on(world: &mut World, e: Entity, target: Option<Entity>) {
     }
 }
 
-/// Ruling `follow`: "Opponents are given the immediate choice to follow or
-/// not": `f`, engaged with `leader` as it fell back, is asked, if it may
-/// follow. True if asked.
-fn ask_to_follow(world: &mut World, f: Entity, leader: Entity) -> bool {
-    if orders::follow_way(world, f, leader).is_none() {
+/// 003 §Withdrawal Tactics: `f`, engaged with `them` as it withdraws, is
+/// asked at once whether to follow it (ruling `follow`: if it may) or to
+/// strike at its back. True if asked.
+fn ask_reaction(world: &mut World, f: Entity, them: Entity, about: Reaction) -> bool {
+    let may = match about {
+        Reaction::Follow => orders::follow_way(world, f, them).is_some(),
+        Reaction::BackBlow => orders::may_take_opportunity(world, f),
+    };
+    if !may {
         return false;
     }
-    let whom = name(world, leader);
+    let whom = name(world, them);
     let id = decision::ask(
         world,
         Question {
             actor: f,
-            prompt: decision::prompt(world, f, |w| {
-                format!("{}: {whom} falls back; follow, or stay", name(w, f))
+            prompt: decision::prompt(world, f, |w| match about {
+                Reaction::Follow => format!("{}: {whom} falls back; follow, or stay", name(w, f)),
+                Reaction::BackBlow => format!(
+                    "{}: {whom} turns to flee; strike at its back, or let it go",
+                    name(w, f)
+                ),
             }),
             rule: "003 §Withdrawal Tactics".into(),
             secret: false,
             move_order: None,
-            choices: orders::follow_choices,
+            choices: orders::reaction_choices,
         },
     );
     let mut flow = world.resource_mut::<Flow>();
     flow.asking.push((id, f));
-    flow.following.push((id, f, leader));
+    flow.reacting.push((id, f, them, about));
     true
 }
 
-/// The answers to "follow or not": each follower goes back into reach by
-/// the shortest way, drawing nothing (ruling `follow`).
-fn take_follows(world: &mut World) {
+/// The answers of those asked about one withdrawing: followers go back into
+/// reach by the shortest way, drawing nothing (ruling `follow`); blows at a
+/// fleeing back land, and the strikers may not pursue.
+fn take_reactions(world: &mut World) {
     let taken = decision::take_answers(world, "003 §Withdrawal Tactics", |w, d, o| {
-        orders::validate_follow(w, d.actor, o)
+        orders::validate_reaction(w, d.actor, o)
     });
-    for (d, follows) in taken {
-        let leader = orders::following(world, d.actor);
+    for (d, yes) in taken {
+        let asked = orders::reacting(world, d.actor);
         let mut flow = world.resource_mut::<Flow>();
         flow.asking.retain(|(id, _)| *id != d.id);
-        flow.following.retain(|(id, _, _)| *id != d.id);
-        match leader {
-            Some(leader) if follows => follow(world, d.actor, leader),
-            Some(leader) => {
-                let (who, whom) = (name(world, d.actor), name(world, leader));
-                record(world, || {
-                    Event::new(
-                        EventKind::Wait,
-                        "ruling follow",
-                        format!(
-                            "{who} stays and lets {whom} open the space (003 §Withdrawal Tactics)."
-                        ),
-                    )
-                    .actor(&who)
-                });
-            }
-            None => {}
+        flow.reacting.retain(|x| x.0 != d.id);
+        let Some((them, about)) = asked else {
+            continue;
+        };
+        let (who, whom) = (name(world, d.actor), name(world, them));
+        match about {
+            Reaction::Follow if yes => follow(world, d.actor, them),
+            Reaction::BackBlow if yes => strike_back(world, d.actor, them),
+            Reaction::Follow => record(world, || {
+                Event::new(
+                    EventKind::Wait,
+                    "ruling follow",
+                    format!(
+                        "{who} stays and lets {whom} open the space (003 §Withdrawal Tactics)."
+                    ),
+                )
+                .actor(&who)
+            }),
+            Reaction::BackBlow => record(world, || {
+                Event::new(
+                    EventKind::Wait,
+                    "003 §Withdrawal Tactics",
+                    format!("{who} lets {whom} go without a blow at its back, and may pursue it."),
+                )
+                .actor(&who)
+            }),
         }
     }
 }
@@ -1216,30 +1235,52 @@ fn flee(world: &mut World, e: Entity) {
         "003 §Withdrawal Tactics",
         format!("{who} turns and flees in panic: its opponents get its back."),
     );
+    let mut asked = false;
     for f in adjacent_enemies(world, e, cell(world, e)) {
-        if !may_take_opportunity(world, f) {
-            continue;
-        }
-        let down = opportunity(
-            world,
-            f,
-            e,
-            "turns its back to flee",
-            "003 §Withdrawal Tactics",
-            true,
-        );
-        // Ruling no_pursuit: on its turn, next round's if this round's is past.
-        if let Some(mut rs) = world.get_mut::<RoundState>(f) {
-            if rs.had_turn {
-                rs.no_pursuit_next = true;
-            } else {
-                rs.no_pursuit = true;
-            }
-        }
-        if down {
-            return;
+        asked |= ask_reaction(world, f, e, Reaction::BackBlow);
+    }
+    if asked {
+        let rest = Planned {
+            actor: e,
+            plan: Plan::RunOff { cells },
+        };
+        world.resource_mut::<Flow>().group.act_next(rest);
+    } else {
+        run_off(world, e, cells);
+    }
+}
+
+/// A blow at the back of `e`, fleeing, by `f`, who then may not pursue on
+/// its turn (003 §Withdrawal Tactics; ruling `no_pursuit`).
+fn strike_back(world: &mut World, f: Entity, e: Entity) {
+    if !up(world, e) || !orders::may_take_opportunity(world, f) {
+        return;
+    }
+    opportunity(
+        world,
+        f,
+        e,
+        "turns its back to flee",
+        "003 §Withdrawal Tactics",
+        true,
+    );
+    // Ruling no_pursuit: on its turn, next round's if this round's is past.
+    if let Some(mut rs) = world.get_mut::<RoundState>(f) {
+        if rs.had_turn {
+            rs.no_pursuit_next = true;
+        } else {
+            rs.no_pursuit = true;
         }
     }
+}
+
+/// The flight itself, once the blows at its back have fallen: at double
+/// rate, an NPC dropping its weapon (ruling `drop_on_flight`).
+fn run_off(world: &mut World, e: Entity, cells: Vec<Cell>) {
+    if !up(world, e) {
+        return;
+    }
+    let who = name(world, e);
     let rn = world.resource::<Data>().0.ruling_numbers.clone();
     let mut budget = orders::rate_left(world, e) * rn.run_multiplier;
     if world.get::<Monster>(e).is_some()
