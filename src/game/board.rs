@@ -152,8 +152,9 @@ fn state_lines(states: &[String]) -> String {
     // The state's name, without its details ("haymaker: -5 DCV").
     let first = first.split(':').next().unwrap_or_default().trim();
     let mut line: String = if first.chars().count() > STATE_CHARS {
-        let cut: String = first.chars().take(STATE_CHARS - 1).collect();
-        format!("{}…", cut.trim_end())
+        // Two dots, not an ellipsis: the board's font has no "…".
+        let cut: String = first.chars().take(STATE_CHARS - 2).collect();
+        format!("{}..", cut.trim_end())
     } else {
         first.to_string()
     };
@@ -1099,7 +1100,7 @@ mod tests {
             state_lines(&states(&["haymaker: -5 DCV", "dodging"])),
             "haymaker +1"
         );
-        assert_eq!(state_lines(&states(&["casting fire_bolt"])), "casting fir…");
+        assert_eq!(state_lines(&states(&["casting fire_bolt"])), "casting fi..");
     }
 
     #[test]

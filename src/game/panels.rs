@@ -707,12 +707,7 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         );
     }
     take_back_row(ui, s, asked);
-    ui.label(
-        egui::RichText::new(
-            "Click a choice, press its number, click an enemy to attack it, or click a cell to move there.",
-        )
-        .small(),
-    );
+    ui.label(egui::RichText::new(how_to_answer(d)).small());
     // What the pointer rests on, on one line kept for it whether or not
     // there is anything, so the choices never move under the cursor.
     let odds = hovered_target
@@ -923,4 +918,29 @@ mod tests {
         );
         assert_eq!(odds_with(odds, Some("firebolt")), None);
     }
+}
+
+/// How the decision `d` may be answered: a choice, its number, and, where
+/// they apply, a click on a character its choices name or on a cell.
+fn how_to_answer(d: &fray_core::decision::Decision) -> String {
+    let mut ways = vec!["click a choice", "press its number"];
+    if d.choices
+        .iter()
+        .any(|c| c.refused.is_none() && c.order.target.is_some())
+    {
+        ways.push("click a character to aim at it");
+    }
+    if d.any_cell && d.move_order.is_some() {
+        ways.push("click a cell to move there");
+    }
+    let last = ways.pop().unwrap_or_default();
+    let text = if ways.is_empty() {
+        last.to_string()
+    } else {
+        format!("{}, or {last}", ways.join(", "))
+    };
+    let mut c = text.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect::<String>() + ".")
+        .unwrap_or_default()
 }
