@@ -509,6 +509,31 @@ fn a_missile_weapon_in_hand_moves_the_archer_earlier() {
 }
 
 #[test]
+fn in_a_tied_round_one_felled_earlier_still_deals_its_blow() {
+    // 001 §3 Ties: "The damage inflicted by combatants during simultaneous
+    // initiative is inflicted even if one of the combatants dies during the
+    // round." Both sides roll 5; Elwen's missile bonus brings her to
+    // segment 3, where she fells Bolg; Bolg still shoots in segment 5
+    // (ruling tied_round).
+    let c = r#"
+        (name: "Elwen", side: "A", template: "archer", at: (0, 3)),
+        (name: "Bolg", side: "B", template: "orc_archer", at: (9, 3)),"#;
+    let orders = [
+        (1, attack("Elwen", "Bolg").with("shortbow")),
+        (1, attack("Bolg", "Elwen").with("shortbow")),
+    ];
+    let mut b = battle(ALERTED, c, &[5, 5, 10, 6, 15, 3, 15, 3], &orders);
+    run(&mut b);
+    let falls = line(&b, "Bolg falls dead.");
+    let still = line(
+        &b,
+        "Bolg, felled earlier in this tied round, still deals its blow.",
+    );
+    let shoots = line(&b, "Bolg attacks Elwen with the shortbow");
+    assert!(falls < still && still < shoots, "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn the_surprise_bonus_is_not_added_to_initiative_for_melee() {
     let c = r#"
         (name: "Nim", side: "A", template: "thief", at: (1, 1)),

@@ -373,6 +373,7 @@ pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
         fray_core::model::out_of_the_fight(world, hit.target, Dead, "ruling hit_points", |n| {
             format!("{n} falls dead.")
         });
+        world.resource_mut::<Flow>().fell.push(hit.target);
     }
 }
 

@@ -311,6 +311,7 @@ pub fn begin_round(world: &mut World) {
         flow.slots.clear();
         flow.done.clear();
         flow.hidden.clear();
+        flow.fell.clear();
         flow.round
     };
     {

@@ -138,6 +138,17 @@ impl Action {
     pub fn fits_a_segment(&self) -> bool {
         !matches!(self, Action::Hold { .. } | Action::SetSpear { .. })
     }
+
+    /// Whether it deals a blow with a weapon (ruling `tied_round`).
+    pub fn is_blow(&self) -> bool {
+        matches!(
+            self,
+            Action::Attack { .. }
+                | Action::Charge { .. }
+                | Action::Hold { .. }
+                | Action::SetSpear { .. }
+        )
+    }
 }
 
 /// The declared action of the round (or of the surprise segment).
@@ -234,6 +245,8 @@ pub struct Flow {
     /// segment held until all have acted (001 §3 Ties).
     pub group: Simultaneous<Slot, Hit>,
     pub paused: Option<Paused>,
+    /// Who has fallen dead this round, for ruling `tied_round`.
+    pub fell: Vec<Entity>,
     /// Each side's number at the start, and whether it has checked morale.
     pub starting: Vec<usize>,
     pub morale_checked: Vec<bool>,
@@ -453,6 +466,7 @@ pub fn populate(
             group: Simultaneous::default(),
             paused: None,
             morale_checked: vec![false; s.sides.len()],
+            fell: Vec::new(),
             starting,
             roster,
         },

@@ -207,6 +207,11 @@ fn finish(world: &mut World, held: Option<Vec<Hit>>) {
 fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
     let e = slot.actor;
     if !able(world, e) {
+        if tied_round(world) && world.resource::<Flow>().fell.contains(&e) {
+            let mut held = held;
+            last_blow(world, &slot, &mut held);
+            return Acted::Done(held);
+        }
         let who = name(world, e);
         record(world, || {
             Event::new(
@@ -282,6 +287,85 @@ fn engage_instead(world: &mut World, mut slot: Slot, foe: Entity) -> Slot {
         .target(&them)
     });
     slot
+}
+
+/// Whether this round's initiative rolls tie (001 §3 Ties).
+fn tied_round(world: &World) -> bool {
+    let flow = world.resource::<Flow>();
+    flow.period == Period::Round && flow.initiative.is_some_and(|[a, b]| a == b)
+}
+
+/// Whether someone felled in this tied round has its last blow still to
+/// come (ruling `tied_round`): the battle is not over before it.
+fn last_blows_due(world: &World) -> bool {
+    let flow = world.resource::<Flow>();
+    tied_round(world)
+        && flow
+            .slots
+            .iter()
+            .chain(flow.group.acting())
+            .any(|s| flow.fell.contains(&s.actor) && s.action.is_blow())
+}
+
+/// Ruling `tied_round` (001 §3 Ties: "The damage inflicted by combatants
+/// during simultaneous initiative is inflicted even if one of the combatants
+/// dies during the round"): felled earlier in a tied round, one who
+/// declared a blow still strikes in its segment, from where it fell, at its
+/// target or else the nearest foe in reach.
+fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
+    let e = slot.actor;
+    if !slot.action.is_blow() {
+        return;
+    }
+    let (target, weapon) = match &slot.action {
+        Action::Attack { target, weapon } | Action::Charge { target, weapon } => {
+            (Some(*target), weapon.clone())
+        }
+        Action::Hold { target, weapon, .. } => (*target, weapon.clone()),
+        Action::SetSpear { weapon } => (None, weapon.clone()),
+        _ => return,
+    };
+    let Some(reach) = world
+        .resource::<Data>()
+        .0
+        .weapons
+        .get(&weapon)
+        .map(|w| w.strikes())
+    else {
+        return;
+    };
+    let within = |t: Entity| distance(world, e, t) <= reach;
+    let target = target.filter(|&t| able(world, t) && within(t)).or_else(|| {
+        foes(world, e)
+            .into_iter()
+            .filter(|&t| within(t))
+            .min_by_key(|&t| distance(world, e, t))
+    });
+    let who = name(world, e);
+    let Some(target) = target else {
+        record(world, || {
+            Event::new(EventKind::NoAction, "001 §3 Ties · ruling tied_round", format!("{who}, felled earlier in this tied round, has no foe within reach for its last blow."))
+                .actor(&who)
+        });
+        return;
+    };
+    record(world, || {
+        Event::new(
+            EventKind::Simultaneous,
+            "001 §3 Ties · ruling tied_round",
+            format!("{who}, felled earlier in this tied round, still deals its blow."),
+        )
+        .actor(&who)
+    });
+    let blow = Blow {
+        attacker: e,
+        target,
+        weapon: &weapon,
+        modifiers: Vec::new(),
+        multiplier: 1,
+        rule: "001 §3 Ties · ruling tied_round",
+    };
+    routine(world, blow, held);
 }
 
 /// The action itself, once any strikes at the actor's back are over.
@@ -958,6 +1042,9 @@ pub fn check_end(world: &mut World) -> bool {
     if world.resource::<fray_core::model::Outcome>().0.is_some() {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return true;
+    }
+    if last_blows_due(world) {
+        return false;
     }
     let round = world.resource::<Flow>().round;
     let ended = fray_core::model::end_when_decided(
