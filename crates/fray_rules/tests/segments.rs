@@ -135,6 +135,43 @@ fn a_surprise_bonus_of_2_lets_one_member_act_while_the_party_is_surprised() {
 }
 
 #[test]
+fn the_choices_for_a_surprise_segment_know_who_is_surprised_in_it() {
+    // 001 §1: "In the second surprise segment, the monsters are no longer
+    // surprised". Declaring for segment 2, Nim is warned that fleeing
+    // turns her back on Bors beside her; for segment 1 she is not.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+        (name: "Nim", side: "A", template: "thief", at: (5, 4)),
+        (name: "Bors", side: "B", template: "orc", at: (6, 4)),"#;
+    let text = field("segments", (10, 8), 1, "", c);
+    let mut b = common::battle(&text, &[2, 1], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let nim = entity(&b, "Nim");
+    let flee = |b: &Battle| {
+        segments::choices(b.world(), nim)
+            .into_iter()
+            .find(|c| c.order.action == "flee")
+            .map(|c| c.label)
+            .unwrap()
+    };
+    assert_has(&b, "Surprise segment 1: Nim may act");
+    assert_eq!(flee(&b), "Flee");
+    let id = b
+        .world()
+        .resource::<fray_core::decision::Decisions>()
+        .open()[0]
+        .id;
+    b.answer(id, Order::new("Nim", "wait"));
+    let _ = b.run();
+    assert_has(&b, "Surprise segment 2: Nim, Bors may act");
+    assert!(
+        flee(&b).contains("WARNING: turns its back on Bors"),
+        "{}",
+        flee(&b)
+    );
+}
+
+#[test]
 fn dexterity_never_creates_surprise_but_a_penalty_lengthens_it() {
     let c = r#"
         (name: "Anna", side: "A", template: "fighter", at: (1, 1), set: {"surprise_bonus": -1}),

@@ -600,13 +600,19 @@ fn set_spears(world: &World, e: Entity) -> Vec<Entity> {
         .collect()
 }
 
-/// Whether `e` is still surprised in the segment being resolved.
+/// Whether `e` is still surprised in the segment being resolved, or, while
+/// declarations are taken, the segment they are for.
 fn surprised_now(world: &World, e: Entity) -> bool {
     let flow = world.resource::<Flow>();
+    let segment = if flow.stage == Stage::Declaring {
+        flow.last
+    } else {
+        flow.segment
+    };
     flow.period == Period::Surprise
         && world
             .get::<SurpriseSegments>(e)
-            .is_some_and(|s| s.0 >= flow.segment)
+            .is_some_and(|s| s.0 >= segment)
 }
 
 /// Ruling `fleeing_attack`: the enemies next to `e` it would turn its back
