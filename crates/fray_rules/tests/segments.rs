@@ -263,23 +263,35 @@ fn a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
 #[test]
 fn a_scenario_may_start_a_caster_with_its_spell_in_progress() {
     // Scenario `starts`: Hal began his fire_bolt before the battle opened
-    // and has one segment of it left: in round 1 he declares nothing, goes
-    // on casting, and the bolt goes off as segment 1 ends. Initiative 3 and
-    // 4; 2d6 = 2 + 3.
+    // and has one segment of it left: in round 1 he goes on casting, the
+    // bolt goes off in segment 2, and Hal, who declared a move (ruling
+    // continuing_cast), moves in his side's segment 4. Initiative 3 and 4;
+    // 2d6 = 2 + 3.
     let c = r#"
         (name: "Hal", side: "A", template: "magic_user", at: (1, 1), starts: ["casting fire_bolt 1 at Bors"]),
         (name: "Bors", side: "B", template: "orc", at: (6, 1)),"#;
-    let mut b = battle(ALERTED, c, &[3, 4, 2, 3], &[]);
+    let step = Order::new("Hal", "move").cell(fray_core::grid::Cell::new(1, 2));
+    let mut b = battle(ALERTED, c, &[3, 4, 2, 3], &[(1, step.clone())]);
     run(&mut b);
     assert_has(
         &b,
-        "Hal goes on casting fire_bolt: it goes off in segment 2.",
+        "Hal goes on casting fire_bolt: it goes off in segment 2, and declares what it does once it is off.",
     );
-    assert_has(
+    let bolt = line(
         &b,
         "Hal's fire_bolt, begun before the battle, goes off: it strikes Bors for 5.",
     );
-    assert_lacks(&b, "Hal declares");
+    assert!(bolt < line(&b, "Hal moves"), "{}", texts(&b).join("\n"));
+    // The B rolling 1, Hal's side acts in segment 1, before the bolt is
+    // off: the move is lost.
+    let mut b = battle(ALERTED, c, &[3, 1, 2, 3], &[(1, step)]);
+    run(&mut b);
+    let lost = line(
+        &b,
+        "Hal is still casting fire_bolt: its declared action is lost.",
+    );
+    assert!(lost < line(&b, "goes off: it strikes Bors"));
+    assert_lacks(&b, "Hal moves");
 }
 
 #[test]

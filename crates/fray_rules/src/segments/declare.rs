@@ -333,18 +333,32 @@ pub fn begin_round(world: &mut World) {
             continue;
         }
         if let Some(c) = world.get::<Casting>(e).cloned() {
-            world.entity_mut(e).insert(Declared(Action::Casting));
+            let flow = world.resource::<Flow>();
+            let (when, within) = (
+                flow.segment_words(c.completes),
+                c.completes <= flow.clock(10),
+            );
             let who = name(world, e);
-            let when = world.resource::<Flow>().segment_words(c.completes);
+            let then = if within {
+                ", and declares what it does once it is off"
+            } else {
+                ""
+            };
             record(world, || {
                 Event::new(
                     EventKind::Declare,
                     "ruling continuing_cast",
-                    format!("{who} goes on casting {}: it goes off in {when}.", c.spell),
+                    format!(
+                        "{who} goes on casting {}: it goes off in {when}{then}.",
+                        c.spell
+                    ),
                 )
                 .actor(&who)
             });
-            continue;
+            if !within {
+                world.entity_mut(e).insert(Declared(Action::Casting));
+                continue;
+            }
         }
         declarers.push(e);
     }

@@ -223,6 +223,22 @@ fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
         });
         return Acted::Done(held);
     }
+    if let Some(c) = world
+        .get::<Casting>(e)
+        .filter(|_| slot.action != Action::Casting)
+    {
+        // Ruling continuing_cast: its segment came before its spell went off.
+        let (who, spell) = (name(world, e), c.spell.clone());
+        record(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "ruling continuing_cast",
+                format!("{who} is still casting {spell}: its declared action is lost."),
+            )
+            .actor(&who)
+        });
+        return Acted::Done(held);
+    }
     world.resource_mut::<Flow>().done.push(slot.clone());
     // A caster is first asked whether it casts (ruling decline_cast); its
     // walk into range, and the back it may turn, come only if it does.
