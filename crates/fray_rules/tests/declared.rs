@@ -1085,7 +1085,7 @@ fn an_illegal_order_is_refused_and_changes_nothing() {
     run(&mut b);
     assert_has(
         &b,
-        "Anna's order \"throw\" is refused: the longsword is not a thrown weapon.",
+        "Anna's order \"throw\" is refused: the longsword is not a thrown weapon (ruling thrown_items).",
     );
     assert_has(&b, "Anna declares: wait.");
 }
@@ -1457,6 +1457,43 @@ fn morale_counts_are_taken_before_any_of_the_rounds_routs() {
 }
 
 #[test]
+fn a_monster_down_does_not_count_itself_against_the_opponents() {
+    // 004 §Step 4 Outnumbered. Cato is down (0 Wound Points); Bors still
+    // fights against Anna and Dain. Cato's side is Bors alone: outnumbered
+    // 2 to 1, he checks, as Bors does.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Dain", side: "A", template: "sellsword", at: (1, 3)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1)),
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (6, 3)),"#,
+        "5, 5, 5, 5, 6, 6, 6",
+        "",
+    )
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true)"#,
+    );
+    let mut b = battle(&text);
+    let cato = entity(&mut b, "Cato");
+    fell(&mut b, cato);
+    b.world_mut()
+        .entity_mut(cato)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    let morale: Vec<String> = texts(&b)
+        .into_iter()
+        .filter(|t| t.contains("checks morale"))
+        .collect();
+    assert!(
+        morale.iter().any(|m| m.starts_with(
+            "Cato checks morale (is outnumbered 2 to 1): 7 + 0 Insight + 2 HD + 1 allies"
+        )),
+        "{morale:?}"
+    );
+}
+
+#[test]
 fn strength_damage_brings_death_nearer_but_leaves_maximum_wound_points() {
     // Ruling injuries_and_wound_points: "Maximum Wound Points stay as they
     // were when the battle began; the point of death (minus Strength) uses
@@ -1582,10 +1619,11 @@ fn a_throw_at_a_prone_target_gains_nothing_for_it() {
 }
 
 #[test]
-fn a_stabilised_creature_in_full_defense_moves_a_quarter_of_its_speed() {
+fn a_stabilised_creature_in_full_defense_moves_half_its_speed() {
     // 004 §Wound Points: stabilised, "half its movement speed"; 004 §Step 3:
-    // full defense "up to half their speed". Anna (Speed 5, Incapacitated)
-    // halves 5 to 2, then to 1.
+    // full defense "up to half their speed". Each caps Anna's move (Speed 5,
+    // Incapacitated) at 2 cells; together they cap it at 2 all the same
+    // (ruling half_speed).
     let orders = r#"(round: 1, order: (actor: "Anna", action: "full_defense", cell: (1, 7)))"#;
     let text = field(
         1,
@@ -1599,7 +1637,7 @@ fn a_stabilised_creature_in_full_defense_moves_a_quarter_of_its_speed() {
     fell(&mut b, anna);
     b.world_mut().entity_mut(anna).insert(declared::Stabilised);
     run(&mut b);
-    assert_has(&b, "Anna moves 1 cell from (1, 1) to (1, 2).");
+    assert_has(&b, "Anna moves 2 cells from (1, 1) to (1, 3).");
 }
 
 #[test]
@@ -1617,6 +1655,32 @@ fn one_stabilises_an_ally_not_itself() {
     );
     let offered = declared::choices(b.world(), anna);
     assert!(offered.iter().all(|c| c.order.action != "stabilise"));
+}
+
+#[test]
+fn a_dying_creature_is_offered_no_full_defense_on_the_move() {
+    // 004 §Wound Points: a Dying creature "cannot both move and take an
+    // action": full defense where it stands, not toward a cell.
+    let text = duel("", "", "5, 9", "", 1);
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    fell(&mut b, anna);
+    *b.world_mut().get_mut::<Health>(anna).unwrap() = Health::Dying;
+    let offered = declared::choices(b.world(), anna);
+    let defense: Vec<Option<Cell>> = offered
+        .iter()
+        .filter(|c| c.order.action == "full_defense")
+        .map(|c| c.order.cell)
+        .collect();
+    assert_eq!(defense, [None]);
+    // Stabilised, it moves again, at half its Speed.
+    b.world_mut().entity_mut(anna).insert(declared::Stabilised);
+    let offered = declared::choices(b.world(), anna);
+    assert!(
+        offered
+            .iter()
+            .any(|c| c.order.action == "full_defense" && c.order.cell.is_some())
+    );
 }
 
 #[test]

@@ -861,8 +861,9 @@ fn morale_failing(
 ) -> f32 {
     use super::end_round::{morale_parts, obvious_defeat, outnumbered, unaided_target};
     let (allies, opponents) = (standing.allies, standing.opponents);
-    let outnumbered = outnumbered(allies, opponents);
-    if obvious_defeat(data, allies, opponents) {
+    // A monster still fighting counts itself on its side.
+    let outnumbered = outnumbered(allies + 1, opponents);
+    if obvious_defeat(data, allies + 1, opponents) {
         return if outnumbered { 0.0 } else { 1.0 };
     }
     let added: i32 = morale_parts(stats, allies).iter().map(|p| p.1).sum();

@@ -167,7 +167,9 @@ impl OrderContext<'_> {
             .get(&w)
             .ok_or_else(|| format!("unknown weapon {w:?}"))?;
         if want_thrown && !d.thrown {
-            return Err(format!("the {w} is not a thrown weapon"));
+            return Err(format!(
+                "the {w} is not a thrown weapon (ruling thrown_items)"
+            ));
         }
         if self.hurts.main_arm_useless {
             return Err(
@@ -326,6 +328,16 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     }
     orders.push(Order::new(&me.name, "defensive_attack"));
     orders.push(Order::new(&me.name, "full_defense"));
+    // 004 §Wound Points: Dying, it "cannot both move and take an action".
+    let dying = world.get::<Health>(actor) == Some(&Health::Dying)
+        && world.get::<super::Stabilised>(actor).is_none();
+    if dying {
+        orders.push(Order::new(&me.name, "wait"));
+        return orders
+            .into_iter()
+            .map(|order| offer(world, actor, order))
+            .collect();
+    }
     if let Some(back) = back_from_the_foes(world, actor) {
         orders.push(Order::new(&me.name, "full_defense").cell(back));
     }
@@ -484,8 +496,12 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
     let name = world.resource::<Flow>().name(actor).to_string();
     let prompt = decision::prompt(world, actor, |w| {
         let health = w.get::<Health>(actor).copied().unwrap_or(Health::Fine);
+        let stabilised = w.get::<super::Stabilised>(actor).is_some();
         let mut prompt = format!("{name}: declare an action for round {round}");
         match health {
+            Health::Incapacitated | Health::Dying if stabilised => prompt.push_str(
+                " (Stabilised: half its Speed; its first action costs nothing, each beyond it 1 Wound Point)",
+            ),
             Health::Incapacitated => prompt
                 .push_str(" (Incapacitated: it can crawl; any other action costs 1 Wound Point)"),
             Health::Dying => prompt

@@ -53,13 +53,16 @@ struct MoraleCheck {
     name: String,
     triggers: Vec<String>,
     allies: i32,
+    /// Its side as it counts against the opponents: its allies, and itself
+    /// if it still fights.
+    side: i32,
     opponents: i32,
 }
 
 /// 004 §Step 4: a monster must check morale if it took more than half its
 /// Wound Points in a single hit, is outnumbered, or was the target of an
 /// Intimidation check.
-fn morale_triggers(rs: &RoundState, wp: WoundPoints, allies: i32, opponents: i32) -> Vec<String> {
+fn morale_triggers(rs: &RoundState, wp: WoundPoints, side: i32, opponents: i32) -> Vec<String> {
     let mut triggers = Vec::new();
     if rs.worst_hit * 2 > wp.max {
         triggers.push(format!(
@@ -67,8 +70,8 @@ fn morale_triggers(rs: &RoundState, wp: WoundPoints, allies: i32, opponents: i32
             rs.worst_hit, wp.max
         ));
     }
-    if outnumbered(allies, opponents) {
-        triggers.push(format!("is outnumbered {} to {}", opponents, allies + 1));
+    if outnumbered(side, opponents) {
+        triggers.push(format!("is outnumbered {opponents} to {side}"));
     }
     if let Some(i) = rs.intimidated {
         triggers.push(format!("was intimidated (check {i})"));
@@ -82,8 +85,9 @@ fn fail_obvious_defeat(world: &mut World, check: &MoraleCheck) {
     let MoraleCheck {
         name,
         triggers,
-        allies,
+        side,
         opponents,
+        ..
     } = check;
     world.resource_mut::<BattleLog>().push(
         Event::new(
@@ -92,22 +96,22 @@ fn fail_obvious_defeat(world: &mut World, check: &MoraleCheck) {
             format!(
                 "{name} must check morale ({}); facing {opponents} with {} on its side, the outcome is obvious and it fails.",
                 triggers.join("; "),
-                allies + 1
+                side
             ),
         )
         .actor(name),
     );
 }
 
-/// 004 §Step 4 Outnumbered: more opponents than its side (itself and its
-/// allies).
-pub(super) fn outnumbered(allies: i32, opponents: i32) -> bool {
-    opponents > allies + 1
+/// 004 §Step 4 Outnumbered: more opponents than its side (its allies, and
+/// itself if it still fights).
+pub(super) fn outnumbered(side: i32, opponents: i32) -> bool {
+    opponents > side
 }
 
 /// Ruling `obvious_defeat`: the opponents are at least three times its side.
-pub(super) fn obvious_defeat(data: &DeclaredData, allies: i32, opponents: i32) -> bool {
-    opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * (allies + 1)
+pub(super) fn obvious_defeat(data: &DeclaredData, side: i32, opponents: i32) -> bool {
+    opponents >= data.ruling_numbers.obvious_defeat_ratio as i32 * side
 }
 
 /// 004 §Step 4: what a monster adds to its morale dice: its Insight
@@ -176,16 +180,20 @@ pub fn morale_checks(world: &mut World) {
     let roster = roster(world);
     // Allies and opponents are counted once, as the round ends.
     let census = fray_core::morale::Census::of(world, &roster);
-    let monsters: Vec<(Entity, fray_core::morale::Standing)> = roster
+    let monsters: Vec<(Entity, fray_core::morale::Standing, bool)> = roster
         .iter()
         .filter(|&&e| world.get::<Monster>(e).is_some() && may_break(world, e))
-        .map(|&e| match world.get::<Side>(e) {
-            Some(&side) if world.get::<Fighting>(e).is_none() => (e, census.standing_apart(side)),
-            Some(&side) => (e, census.standing(side)),
-            None => (e, fray_core::morale::standing(world, &roster, e)),
+        .map(|&e| {
+            let fighting = world.get::<Fighting>(e).is_some();
+            let standing = match world.get::<Side>(e) {
+                Some(&side) if !fighting => census.standing_apart(side),
+                Some(&side) => census.standing(side),
+                None => fray_core::morale::standing(world, &roster, e),
+            };
+            (e, standing, fighting)
         })
         .collect();
-    for (e, standing) in monsters {
+    for (e, standing, fighting) in monsters {
         if !may_break(world, e) {
             continue;
         }
@@ -199,7 +207,8 @@ pub fn morale_checks(world: &mut World) {
             _ => continue,
         };
         let (allies, opponents) = (standing.allies, standing.opponents);
-        let triggers = morale_triggers(&rs, wp, allies, opponents);
+        let side = allies + i32::from(fighting);
+        let triggers = morale_triggers(&rs, wp, side, opponents);
         if triggers.is_empty() {
             continue;
         }
@@ -207,9 +216,10 @@ pub fn morale_checks(world: &mut World) {
             name,
             triggers,
             allies,
+            side,
             opponents,
         };
-        let failed = if obvious_defeat(&data, allies, opponents) {
+        let failed = if obvious_defeat(&data, side, opponents) {
             fail_obvious_defeat(world, &check);
             true
         } else {

@@ -190,6 +190,16 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     // move and take an action" (004 §Wound Points).
     let h = health(world, e);
     let can_move = !(h == Health::Dying && !stabilised && strenuous);
+    if !can_move && matches!(slot.action, Action::FullDefense { toward: Some(_) }) {
+        log(world, || {
+            Event::new(
+                EventKind::Move,
+                "004 §Wound Points",
+                format!("{me} is Dying and cannot both move and take an action: it takes full defense where it stands."),
+            )
+            .actor(&me)
+        });
+    }
     let speed = if can_move {
         move_budget(world, e, &slot.action)
     } else {
@@ -872,16 +882,19 @@ fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
     // "can only move up to half their speed that round": a late arrival's
     // full defense too, whatever its action now.
     let full_defense = world.get::<RoundState>(e).is_some_and(|r| r.full_defense);
-    if matches!(action, Action::FullDefense { .. }) || full_defense {
+    let down = matches!(h, Health::Incapacitated | Health::Dying);
+    // Ruling half_speed: full defense, a Broken Shin ("move at half
+    // speed") and being stabilised ("half its movement speed") each cap its
+    // move at half its Speed; together they cap it at half all the same.
+    if matches!(action, Action::FullDefense { .. })
+        || full_defense
+        || hurts.half_speed
+        || (down && stabilised)
+    {
         speed /= 2;
     }
-    if hurts.half_speed {
-        speed /= 2;
-    }
-    if matches!(h, Health::Incapacitated | Health::Dying) {
-        // 004 §Wound Points: stabilised, half its speed, halved as it
-        // already is by full defense or a broken shin.
-        speed = if stabilised { speed / 2 } else { 1 };
+    if down && !stabilised {
+        speed = 1;
     }
     if hurts.prone {
         speed = speed.min(1);
