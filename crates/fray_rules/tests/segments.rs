@@ -929,6 +929,36 @@ fn a_held_shot_keeps_the_missile_bonus_to_initiative() {
 }
 
 #[test]
+fn a_spell_may_be_held_and_begins_casting_in_the_segment_held_to() {
+    // 001 §3: "some combatants might 'hold' (choose to delay) their
+    // actions"; ruling held_action: Hal holds his fire_bolt from his side's
+    // segment 5 to 8, begins casting then, and it goes off in 10.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (8, 3), set: {"hp": 40}),"#;
+    let hold = Order::new("Hal", "hold").target("Gash").with("8 fire_bolt");
+    let mut b = battle(ALERTED, c, &[6, 5, 3, 3], &[(1, hold)]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Hal declares: hold until segment 8, then cast fire_bolt on Gash.",
+    );
+    assert_has(&b, "Hal holds its action from segment 5 to segment 8.");
+    assert_has(
+        &b,
+        "Hal begins casting fire_bolt at Gash: casting time 2 segments, it goes off in segment 10.",
+    );
+    // Held past the round's last segment, it is refused.
+    let mut b = battle(ALERTED, c, &[], &[]);
+    b.world_mut().resource_mut::<segments::Flow>().period = segments::Period::Round;
+    let hal = entity(&b, "Hal");
+    let late = Order::new("Hal", "hold")
+        .target("Gash")
+        .with("11 fire_bolt");
+    assert!(segments::validate(b.world(), hal, &late).is_err());
+}
+
+#[test]
 fn a_charge_needs_a_run() {
     let c = r#"
         (name: "Anna", side: "A", template: "fighter", at: (1, 1)),

@@ -43,6 +43,14 @@ pub fn describe(world: &World, action: &Action) -> String {
         Action::Hold { until, weapon, .. } => {
             format!("hold until segment {until}, then attack with the {weapon}")
         }
+        Action::HoldCast {
+            until,
+            spell,
+            target,
+        } => format!(
+            "hold until segment {until}, then cast {spell} on {}",
+            name(world, *target)
+        ),
         Action::Wait => "wait".into(),
         Action::Casting => "go on casting".into(),
     }
@@ -113,8 +121,14 @@ impl Context<'_> {
     }
 
     fn cast(&self) -> Result<Action, String> {
-        let data = &self.world.resource::<Data>().0;
         let spell = self.order.with_one_of("spell", &self.kit.spells)?;
+        self.cast_spell(spell)
+    }
+
+    /// `spell` cast at the order's target: an enemy if it harms, else an
+    /// ally or itself.
+    fn cast_spell(&self, spell: String) -> Result<Action, String> {
+        let data = &self.world.resource::<Data>().0;
         let s = data.spells.get(&spell).ok_or("unknown spell")?;
         let target = if s.harmful() {
             self.enemy()?
@@ -141,6 +155,17 @@ impl Context<'_> {
             .map_err(|_| "hold names a segment, and a weapon if not the first (with: \"8\" or \"8 shortbow\")".to_string())?;
         if !(1..=10).contains(&until) {
             return Err("an action can be held up to segment 10 (001 §3)".into());
+        }
+        // A spell held: it begins casting in the segment held to.
+        if let Some(spell) = named.filter(|n| self.kit.spells.iter().any(|s| s == n)) {
+            let Action::Cast { spell, target } = self.cast_spell(spell.to_string())? else {
+                return Err("no spell".into());
+            };
+            return Ok(Action::HoldCast {
+                until,
+                spell,
+                target,
+            });
         }
         let target = match self.order.target {
             Some(_) => Some(self.enemy()?),
@@ -251,6 +276,11 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
             let harmful = data.spells.get(s).is_some_and(|s| s.harmful());
             if harmful == fray_core::model::enemies(world, actor, e) {
                 orders.push(Order::new(&me, "cast").target(&them).with(s));
+                orders.push(
+                    Order::new(&me, "hold")
+                        .target(&them)
+                        .with(format!("10 {s}")),
+                );
             }
         }
     }

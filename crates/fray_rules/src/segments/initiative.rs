@@ -76,6 +76,19 @@ pub fn roll_initiative(world: &mut World) {
     schedule(world, rolls);
 }
 
+/// Ruling `held_action`: `e` holds its action from `segment` to `until`.
+fn note_hold(world: &mut World, e: Entity, segment: u32, until: u32) {
+    let who = fray_core::model::name(world, e);
+    record(world, || {
+        Event::new(
+            EventKind::Hold,
+            "ruling held_action",
+            format!("{who} holds its action from segment {segment} to segment {until}."),
+        )
+        .actor(&who)
+    });
+}
+
 /// 001 §3: every declared action in its segment, in listing order; a second
 /// routine after the other side's segment; held actions later.
 fn schedule(world: &mut World, rolls: [u32; 2]) {
@@ -100,18 +113,24 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         if segment != side_segment {
             note_missile(world, e, side_segment, segment, bonus);
         }
+        // A spell held begins casting in the segment held to.
+        let action = match action {
+            Action::HoldCast {
+                until,
+                spell,
+                target,
+            } if until > segment => {
+                note_hold(world, e, segment, until);
+                segment = until;
+                Action::Cast { spell, target }
+            }
+            Action::HoldCast { spell, target, .. } => Action::Cast { spell, target },
+            other => other,
+        };
         if let Action::Hold { until, .. } = action
             && until > segment
         {
-            let who = fray_core::model::name(world, e);
-            record(world, || {
-                Event::new(
-                    EventKind::Hold,
-                    "ruling held_action",
-                    format!("{who} holds its action from segment {segment} to segment {until}."),
-                )
-                .actor(&who)
-            });
+            note_hold(world, e, segment, until);
             segment = until;
         }
         // A held action attacks too (ruling `held_action`): holding costs no

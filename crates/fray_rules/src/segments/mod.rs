@@ -127,6 +127,13 @@ pub enum Action {
         target: Option<Entity>,
         weapon: String,
     },
+    /// Hold a spell to a later segment, and begin casting it then (001 §3,
+    /// ruling `held_action`).
+    HoldCast {
+        until: u32,
+        spell: String,
+        target: Entity,
+    },
     /// Do nothing.
     Wait,
     /// Go on casting a spell begun earlier (ruling `continuing_cast`).
@@ -136,7 +143,10 @@ pub enum Action {
 impl Action {
     /// Whether it fits in one segment (001 §1 Surprise segments).
     pub fn fits_a_segment(&self) -> bool {
-        !matches!(self, Action::Hold { .. } | Action::SetSpear { .. })
+        !matches!(
+            self,
+            Action::Hold { .. } | Action::HoldCast { .. } | Action::SetSpear { .. }
+        )
     }
 
     /// Whether it deals a blow with a weapon (ruling `tied_round`).

@@ -403,7 +403,8 @@ fn go_on(world: &mut World, slot: Slot, mut held: Option<Vec<Hit>>) -> Acted {
         Action::Cast { .. } => return pause(world, slot, held, PauseKind::BeginCast),
         Action::Flee => flee_move(world, e),
         Action::SetSpear { weapon } => set_spear_turn(world, &slot, &weapon, &mut held),
-        Action::Wait | Action::Casting => {}
+        // A held spell is a cast by the time its segment comes.
+        Action::Wait | Action::Casting | Action::HoldCast { .. } => {}
     }
     Acted::Done(held)
 }
