@@ -614,20 +614,32 @@ fn ask_human(
                 decision.prompt, decision.actor_name
             )));
         }
-        if move_to.is_some() {
-            let _ = write!(
-                out,
-                "Choose 1-{}, or type a cell x,y to move there: ",
-                legal.len()
-            );
-        } else {
-            let _ = write!(out, "Choose 1-{}: ", legal.len());
-        }
+        let aimed = legal.iter().position(|c| c.order.cell.is_some());
+        let _ = write!(
+            out,
+            "Choose 1-{}{}{}: ",
+            legal.len(),
+            if move_to.is_some() {
+                ", or type a cell x,y to move there"
+            } else {
+                ""
+            },
+            aimed
+                .map(|i| format!(" (or a choice and another cell for it: {} x,y)", i + 1))
+                .unwrap_or_default()
+        );
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
         if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
             return Ok(template.clone().cell(cell));
+        }
+        if let Some((n, cell)) = choice_and_cell(&line)
+            && let Some(c) = legal
+                .get(n.wrapping_sub(1))
+                .filter(|c| c.order.cell.is_some())
+        {
+            return Ok(c.order.clone().cell(cell));
         }
         match line.trim().parse::<usize>() {
             Ok(n) if (1..=legal.len()).contains(&n) => {
@@ -664,6 +676,13 @@ fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<(), Failur
         )),
         Err(e) => Err(failed(format!("cannot read the input: {e}"))),
     }
+}
+
+/// A choice's number and a cell typed after it (`3 4,5`): the choice, aimed
+/// at that cell instead of the one it names.
+fn choice_and_cell(line: &str) -> Option<(usize, fray_core::grid::Cell)> {
+    let (n, rest) = line.trim().split_once(char::is_whitespace)?;
+    Some((n.parse().ok()?, typed_cell(rest)?))
 }
 
 /// A cell typed as `x,y` or `x y`.

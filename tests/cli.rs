@@ -313,6 +313,30 @@ fn a_human_seat_plays_in_the_terminal() {
 }
 
 #[test]
+fn a_person_at_the_terminal_aims_a_choice_at_another_cell() {
+    // phases, ruling withdraw: a withdrawal goes anywhere within combat
+    // movement; the choice offers one hex, and "10 0,5" takes it to another.
+    let o = fray_with_input(
+        &[
+            "run",
+            "assets/scenarios/phases_duel.ron",
+            "--human",
+            "Guild",
+        ],
+        "10 0,5\n",
+    );
+    let out = stdout(&o);
+    assert!(
+        out.contains("(or a choice and another cell for it: 4 x,y)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Vance withdraws (a full-phase action) from (1, 3) to (0, 5) (2 hexes)."),
+        "{out}"
+    );
+}
+
+#[test]
 fn a_person_at_the_terminal_types_a_cell_to_move_there() {
     let o = fray_with_input(
         &[
