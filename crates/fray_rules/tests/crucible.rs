@@ -22,21 +22,27 @@ struct Plays(Vec<(Order, bool)>);
 
 impl Controller for Plays {
     fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
-        let following = d.rule == "003 §Withdrawal Tactics";
-        if let Some((o, used)) = self.0.iter_mut().find(|(o, used)| {
-            !used
-                && o.actor == d.actor_name
-                && matches!(
-                    o.action.as_str(),
-                    "follow" | "stay" | "strike_back" | "let_go"
-                ) == following
-        }) {
+        let asked = crucible::reacting(world, d.actor).map(|r| r.1);
+        let fits = |o: &Order| {
+            let a = o.action.as_str();
+            let reaction = matches!(a, "follow" | "stay" | "strike_back" | "let_go");
+            match asked {
+                None => !reaction,
+                Some(crucible::Reaction::Redirect) => matches!(a, "attack" | "parry"),
+                Some(_) => reaction,
+            }
+        };
+        if let Some((o, used)) = self
+            .0
+            .iter_mut()
+            .find(|(o, used)| !used && o.actor == d.actor_name && fits(o))
+        {
             *used = true;
             return Some(o.clone());
         }
         match d.rule.as_str() {
             "003 §III A" => Some(Order::new(&d.actor_name, "hold")),
-            _ if following => Appraises.decide(world, d),
+            _ if asked.is_some() => Appraises.decide(world, d),
             _ => Some(Order::new(&d.actor_name, "wait")),
         }
     }
@@ -1785,6 +1791,38 @@ fn one_with_another_foe_in_reach_may_follow_though_the_ai_stays() {
         &[fall_back, Order::new("Hob", "follow").target("Pike")],
     );
     assert_has(&b, "Hob follows Pike");
+}
+
+#[test]
+fn one_not_followed_is_asked_whom_else_to_fight() {
+    // 003 §Withdrawal Tactics: "If your opponent chooses NOT to follow you
+    // ... then you can rest, redirect your attacks". Osric falls back from
+    // the ogre and Hob, meaning to fight the ogre; it stays, Hob follows,
+    // and Osric, asked, attacks Hob.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (6, 3), weapons: [\"longsword\"]),
+                 (name: \"Ogre\", side: \"B\", template: \"ogre\", at: (7, 3)),
+                 (name: \"Hob\", side: \"B\", template: \"hobgoblin\", at: (7, 4))";
+    let b = battle(
+        NO_SURPRISE,
+        sides,
+        &[2, 9, 15, 4],
+        &[
+            Order::new("Osric", "fall_back")
+                .cell(Cell::new(4, 3))
+                .target("Ogre"),
+            Order::new("Ogre", "stay"),
+            Order::new("Osric", "attack").target("Hob"),
+        ],
+    );
+    let stays = line(&b, "Ogre stays and lets Osric open the space");
+    let follows = line(&b, "Hob follows Osric");
+    let strikes = line(&b, "Osric attacks Hob with the longsword");
+    assert!(
+        stays < strikes && follows < strikes,
+        "{}",
+        texts(&b).join("\n")
+    );
+    assert_lacks(&b, "Osric parries");
 }
 
 #[test]

@@ -202,6 +202,21 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 ..Appraisal::plain(strike)
             }];
         }
+        // Ruling follow: a monster fights whoever is in reach, anyone else
+        // parries.
+        Some((_, super::Reaction::Redirect)) => {
+            let first = orders::adjacent_enemies(world, me, cell(world, me))
+                .first()
+                .copied();
+            let order = match first.filter(|_| world.get::<super::Monster>(me).is_some()) {
+                Some(t) => Order::new(&who, "attack").target(name(world, t)),
+                None => Order::new(&who, "parry"),
+            };
+            return vec![Appraisal {
+                other: 1.0,
+                ..Appraisal::plain(order)
+            }];
+        }
         None => {}
     }
     let grid = world.resource::<Grid>();

@@ -43,7 +43,7 @@ mod turn;
 pub mod view;
 
 pub use data::{Class, CrucibleData, Race, Template};
-pub use orders::{Plan, choices, validate, warning};
+pub use orders::{Plan, choices, reacting, validate, warning};
 
 crate::ruleset::ruleset!(CrucibleData {
     id: "crucible",
@@ -312,6 +312,10 @@ pub enum Reaction {
     /// "Opponents may take an AoO at your back, but then are not permitted
     /// to pursue on their turn."
     BackBlow,
+    /// Asked of the one who fell back when the opponent it meant to fight
+    /// did not follow: "you can rest, redirect your attacks or your
+    /// attention".
+    Redirect,
 }
 
 /// The phases, chained once, in the text's order.

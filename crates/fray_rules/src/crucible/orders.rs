@@ -78,6 +78,9 @@ pub enum Plan {
     /// parry. Never an order.
     FightOn {
         target: Option<Entity>,
+        /// Whether it has been asked whom to fight instead (ruling
+        /// `follow`).
+        asked: bool,
     },
     /// The run of one fleeing, once those at its back have struck or let
     /// it go (003 §Withdrawal Tactics). Never an order.
@@ -778,15 +781,23 @@ pub fn follow_way(world: &World, f: Entity, leader: Entity) -> Option<(Vec<Cell>
     (cost > 0 && cost <= most && cost <= speed.saturating_sub(walked)).then_some((cells, cost))
 }
 
-/// Check an answer to what `f` is asked about one withdrawing from it:
-/// true to follow it, or to strike at its back (003 §Withdrawal Tactics).
-pub fn validate_reaction(world: &World, f: Entity, order: &Order) -> Result<bool, String> {
+/// Check an answer to what `f` is asked about a withdrawal (003
+/// §Withdrawal Tactics): the one it follows or strikes at the back of, or,
+/// having fallen back, the opponent it fights instead; `None` to stay, let
+/// go or parry.
+pub fn validate_reaction(
+    world: &World,
+    f: Entity,
+    order: &Order,
+) -> Result<Option<Entity>, String> {
     let (them, about) = reacting(world, f).ok_or("nobody withdrawing is to be met")?;
     let whom = name(world, them);
     let (yes, no) = match about {
         super::Reaction::Follow => ("follow", "stay"),
         super::Reaction::BackBlow => ("strike_back", "let_go"),
+        super::Reaction::Redirect => return validate_redirect(world, f, order),
     };
+    let yes_or_no = |ok: bool| if ok { Some(them) } else { None };
     match order.action.as_str() {
         a if a == yes && order.target.as_deref().is_some_and(|t| t != whom) => Err(format!(
             "{a} is aimed at {whom}, the one withdrawing, or it is {no}"
@@ -795,18 +806,38 @@ pub fn validate_reaction(world: &World, f: Entity, order: &Order) -> Result<bool
             "a follower goes back into reach of {whom} by the shortest way, not to a cell of its choosing"
         )),
         "follow" if about == super::Reaction::Follow => follow_way(world, f, them)
-            .map(|_| true)
+            .map(|_| Some(them))
             .ok_or_else(|| format!("{whom} is beyond what is left of its movement this round")),
-        "strike_back" if about == super::Reaction::BackBlow => Ok(true),
-        a if a == no => Ok(false),
-        other => Err(match about {
-            super::Reaction::Follow => format!(
-                "{other:?}: {whom} falls back, and one engaged with it follows or stays (003 §Withdrawal Tactics)"
-            ),
-            super::Reaction::BackBlow => format!(
-                "{other:?}: {whom} turns to flee, and one engaged with it strikes at its back (strike_back) or lets it go (let_go) (003 §Withdrawal Tactics)"
-            ),
-        }),
+        "strike_back" if about == super::Reaction::BackBlow => Ok(yes_or_no(true)),
+        a if a == no => Ok(yes_or_no(false)),
+        other if about == super::Reaction::Follow => Err(format!(
+            "{other:?}: {whom} falls back, and one engaged with it follows or stays (003 §Withdrawal Tactics)"
+        )),
+        other => Err(format!(
+            "{other:?}: {whom} turns to flee, and one engaged with it strikes at its back (strike_back) or lets it go (let_go) (003 §Withdrawal Tactics)"
+        )),
+    }
+}
+
+/// Check the answer of one who fell back and was not followed: an attack
+/// on an enemy still in reach, or a parry (003 §Withdrawal Tactics).
+fn validate_redirect(world: &World, e: Entity, order: &Order) -> Result<Option<Entity>, String> {
+    match order.action.as_str() {
+        "attack" => {
+            let t = enemy(world, e, order)?;
+            if world
+                .resource::<Grid>()
+                .distance(cell(world, e), cell(world, t))
+                != 1
+            {
+                return Err(format!("{} is not in reach", name(world, t)));
+            }
+            Ok(Some(t))
+        }
+        "parry" => Ok(None),
+        other => Err(format!(
+            "{other:?}: having fallen back, it attacks an enemy in reach or parries (003 §Withdrawal Tactics)"
+        )),
     }
 }
 
@@ -820,6 +851,17 @@ pub fn reaction_choices(world: &World, f: Entity) -> Vec<Choice> {
     };
     let whom = name(world, them);
     let (yes, no) = match about {
+        super::Reaction::Redirect => {
+            let mut out: Vec<Choice> = adjacent_enemies(world, f, cell(world, f))
+                .into_iter()
+                .map(|t| {
+                    let n = name(world, t);
+                    Choice::legal(Order::new(&me, "attack").target(&n), format!("Attack {n}"))
+                })
+                .collect();
+            out.push(Choice::legal(Order::new(&me, "parry"), "Parry"));
+            return out;
+        }
         super::Reaction::Follow => (
             (
                 "follow",

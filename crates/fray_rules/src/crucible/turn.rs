@@ -483,7 +483,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
         Plan::Surrender => surrender(world, e),
         Plan::Wait | Plan::Hold => wait(world, e),
         Plan::Complete => complete_spell(world, e),
-        Plan::FightOn { target } => fight_on(world, e, target),
+        Plan::FightOn { target, asked } => fight_on(world, e, target, asked),
         Plan::RunOff { cells } => run_off(world, e, cells),
     }
 }
@@ -1056,7 +1056,10 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     }
     let rest = Planned {
         actor: e,
-        plan: Plan::FightOn { target },
+        plan: Plan::FightOn {
+            target,
+            asked: false,
+        },
     };
     if asked {
         world.resource_mut::<Flow>().group.act_next(rest);
@@ -1065,26 +1068,40 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
     }
 }
 
-/// The rest of a fall back: fight the one named if still in reach, a
-/// monster whoever is, else parry (003 §Withdrawal Tactics).
-fn fight_on(world: &mut World, e: Entity, target: Option<Entity>) {
+/// The rest of a fall back: fight the one named if still in reach; if it
+/// did not follow, the one who fell back is asked whom else to fight, or to
+/// parry (003 §Withdrawal Tactics: "you can rest, redirect your attacks");
+/// unasked, a monster fights whoever is in reach, anyone else parries.
+fn fight_on(world: &mut World, e: Entity, target: Option<Entity>, asked: bool) {
     if spent(world, e) {
         return;
     }
-    match target.filter(|&t| {
-        up(world, t)
-            && world
-                .resource::<Grid>()
-                .distance(cell(world, e), cell(world, t))
-                == 1
-    }) {
-        Some(t) => routine(world, e, t, "003 §Withdrawal Tactics", false),
-        None => match adjacent_enemies(world, e, cell(world, e)).first() {
-            Some(&t) if world.get::<super::Monster>(e).is_some() => {
-                routine(world, e, t, "003 §Withdrawal Tactics", false)
-            }
-            _ => parry(world, e),
-        },
+    let here = cell(world, e);
+    let in_reach =
+        |t: Entity| up(world, t) && world.resource::<Grid>().distance(here, cell(world, t)) == 1;
+    if let Some(t) = target.filter(|&t| in_reach(t)) {
+        routine(world, e, t, "003 §Withdrawal Tactics", false);
+        return;
+    }
+    let others = adjacent_enemies(world, e, here);
+    if let Some(t) = target.filter(|_| !asked && !others.is_empty())
+        && ask_reaction(world, e, t, Reaction::Redirect)
+    {
+        let rest = Planned {
+            actor: e,
+            plan: Plan::FightOn {
+                target: None,
+                asked: true,
+            },
+        };
+        world.resource_mut::<Flow>().group.act_next(rest);
+        return;
+    }
+    match others.first() {
+        Some(&t) if world.get::<super::Monster>(e).is_some() => {
+            routine(world, e, t, "003 §Withdrawal Tactics", false)
+        }
+        _ => parry(world, e),
     }
 }
 
@@ -1095,6 +1112,7 @@ fn ask_reaction(world: &mut World, f: Entity, them: Entity, about: Reaction) -> 
     let may = match about {
         Reaction::Follow => orders::follow_way(world, f, them).is_some(),
         Reaction::BackBlow => orders::may_take_opportunity(world, f),
+        Reaction::Redirect => true,
     };
     if !may {
         return false;
@@ -1108,6 +1126,10 @@ fn ask_reaction(world: &mut World, f: Entity, them: Entity, about: Reaction) -> 
                 Reaction::Follow => format!("{}: {whom} falls back; follow, or stay", name(w, f)),
                 Reaction::BackBlow => format!(
                     "{}: {whom} turns to flee; strike at its back, or let it go",
+                    name(w, f)
+                ),
+                Reaction::Redirect => format!(
+                    "{}: {whom} did not follow; attack another in reach, or parry",
                     name(w, f)
                 ),
             }),
@@ -1130,7 +1152,8 @@ fn take_reactions(world: &mut World) {
     let taken = decision::take_answers(world, "003 §Withdrawal Tactics", |w, d, o| {
         orders::validate_reaction(w, d.actor, o)
     });
-    for (d, yes) in taken {
+    for (d, aimed) in taken {
+        let yes = aimed.is_some();
         let asked = orders::reacting(world, d.actor);
         let mut flow = world.resource_mut::<Flow>();
         flow.asking.retain(|(id, _)| *id != d.id);
@@ -1140,6 +1163,7 @@ fn take_reactions(world: &mut World) {
         };
         let (who, whom) = (name(world, d.actor), name(world, them));
         match about {
+            Reaction::Redirect => redirect(world, d.actor, aimed),
             Reaction::Follow if yes => follow(world, d.actor, them),
             Reaction::BackBlow if yes => strike_back(world, d.actor, them),
             Reaction::Follow => record(world, || {
@@ -1161,6 +1185,27 @@ fn take_reactions(world: &mut World) {
                 .actor(&who)
             }),
         }
+    }
+}
+
+/// The answer of `e`, not followed: the rest of its fall back becomes an
+/// attack on `aimed`, or a parry.
+fn redirect(world: &mut World, e: Entity, aimed: Option<Entity>) {
+    let plan = match aimed {
+        Some(t) => Plan::FightOn {
+            target: Some(t),
+            asked: true,
+        },
+        None => Plan::Parry,
+    };
+    let mut flow = world.resource_mut::<Flow>();
+    if let Some(p) = flow
+        .group
+        .acting_mut()
+        .iter_mut()
+        .find(|p| p.actor == e && matches!(p.plan, Plan::FightOn { .. }))
+    {
+        p.plan = plan;
     }
 }
 
