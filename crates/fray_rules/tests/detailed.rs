@@ -658,7 +658,7 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
     // are lost, and Ash has no blow it can pay for.
     line(
         &b,
-        "Ash's great blow is lost: the chain of preparations could not go on.",
+        "Ash's great blow with the bow is lost: the chain of preparations could not go on.",
     );
     line(&b, "Nobody is eligible for the initiative");
     let ash = entity(&b, "Ash");
@@ -1724,6 +1724,79 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
 }
 
 #[test]
+fn two_hands_full_grab_nothing_until_something_is_dropped() {
+    // 000 §1.2.1 "either or both hands": Ash holds a broadsword and a
+    // shield; a grab of the spear beside him is refused, and a grab after
+    // dropping (000 §1.2: "Any option may be preceded by dropping items")
+    // is taken.
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+        (name: "Bob", side: "B", template: "swordsman", at: (20, 4))"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Option));
+    flow.ground.push((Cell::new(3, 4), "spear".into()));
+    let grab = Order::new("Ash", "grab").with("spear");
+    let why = detailed::orders::validate(b.world(), ash, &grab).unwrap_err();
+    assert_eq!(
+        why,
+        "both hands are full (broadsword and shield): drop something first (drop+grab)"
+    );
+    let drop_grab = Order::new("Ash", "drop+grab").with("spear");
+    assert!(detailed::orders::validate(b.world(), ash, &drop_grab).is_ok());
+}
+
+#[test]
+fn a_broken_chain_loses_only_the_chained_weapons_preparations() {
+    // 000 §1.2.4: preparations are lost to "a blow other than for a
+    // prepare or attack option"; a thrusting weapon's chain broken loses
+    // that chain. Ash prepares the broadsword, then the dagger, then
+    // passes: the dagger's preparation is lost, the broadsword's stays.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 4), weapons: ["broadsword", "dagger"], set: {"active": 3}),
+        (name: "Bo", side: "B", template: "runner", at: (11, 4), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Option, Order::new("Ash", "prepare").with("broadsword")),
+            (Q::Option, Order::new("Ash", "prepare").with("dagger")),
+            o(Q::Option, "Ash", "pass"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash's great blow with the dagger is lost: the chain of preparations was broken.",
+    );
+    common::assert_lacks(&b, "Ash's great blow is lost");
+}
+
+#[test]
+fn no_manoeuvre_opens_a_range_past_6() {
+    // 000 §1.2.3: "up to a maximum range of 6" (ruling grid_ranges).
+    let c = r#"(name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+        (name: "Bob", side: "B", template: "swordsman", at: (8, 4))"#;
+    let text = common::field("detailed_sequence", (24, 12), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let ash = entity(&b, "Ash");
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.open.clear();
+    flow.open.push((0, ash, detailed::Ask::Option));
+    let open = Order::new("Ash", "open").target("Bob");
+    let why = detailed::orders::validate(b.world(), ash, &open).unwrap_err();
+    assert_eq!(
+        why,
+        "the range is already 6: a manoeuvre opens it to 6 at most (ruling grid_ranges)"
+    );
+}
+
+#[test]
 fn the_unconscious_may_be_struck_and_a_spell_cast_on_oneself_or_them() {
     // 000 §1.2.5.1.3 strikes "the target … stationary and unconscious";
     // a spell may be cast on anyone, oneself included (000 §2.1).
@@ -1749,6 +1822,13 @@ fn the_unconscious_may_be_struck_and_a_spell_cast_on_oneself_or_them() {
             )
         });
     assert!(strike.refused.is_none(), "{:?}", strike.refused);
+    // 000 §1.2.3: a manoeuvre "affects the range to any one other
+    // character", one lying unconscious too.
+    let open = choices
+        .iter()
+        .find(|c| c.label == "Step away from Bob (unconscious)")
+        .expect("a step away from the unconscious Bob is offered");
+    assert!(open.refused.is_none(), "{:?}", open.refused);
     // Mo, asked for his noncombat option, is offered mending himself and
     // a bolt at the unconscious Bob.
     let mo = entity(&b, "Mo");

@@ -142,6 +142,44 @@ fn lose_preparation(world: &mut World, e: Entity, why: &str) {
     }
 }
 
+/// 000 §1.2.4: a chain of preparations with a thrusting weapon or a bow
+/// broken: that weapon's preparations are lost; those of another weapon,
+/// lost only to a blow spent otherwise, stay.
+fn lose_chain(world: &mut World, e: Entity, why: &str) {
+    world.resource_mut::<Flow>().chain.retain(|&x| x != e);
+    let Some(mut p) = world.get::<Preparation>(e).cloned() else {
+        return;
+    };
+    let chained = |w: &str| {
+        weapon(world, w).is_some_and(|d| matches!(d.kind, WeaponKind::Thrusting | WeaponKind::Bow))
+    };
+    let lost: Vec<String> = p
+        .weapons
+        .iter()
+        .filter(|(w, _)| chained(w))
+        .map(|(w, _)| w.clone())
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    p.weapons.retain(|(w, _)| !lost.contains(w));
+    if p.weapons.is_empty() {
+        world.entity_mut(e).remove::<Preparation>();
+    } else {
+        world.entity_mut(e).insert(p);
+    }
+    let who = name(world, e);
+    let (why, lost) = (why.to_string(), lost.join(" and the "));
+    log(world, || {
+        Event::new(
+            EventKind::Preparation,
+            "000 §1.2.4",
+            format!("{who}'s great blow with the {lost} is lost: {why}."),
+        )
+        .actor(&who)
+    });
+}
+
 /// A new round: blows back (less those borrowed), preparations, passes and
 /// noncombat marks gone; the combat phase begins.
 pub fn start_of_round(world: &mut World) {
@@ -349,7 +387,7 @@ fn chains_go_on(world: &mut World) -> bool {
         if up(world, e) && can_spend(world, e, Need { active: 1, any: 0 }).is_ok() {
             going.push(e);
         } else {
-            lose_preparation(world, e, "the chain of preparations could not go on");
+            lose_chain(world, e, "the chain of preparations could not go on");
         }
     }
     if going.is_empty() {
@@ -580,7 +618,7 @@ pub(super) fn execute(world: &mut World, e: Entity, plan: Plan) {
     if world.resource::<Flow>().chain.contains(&e)
         && !matches!(plan, Plan::Prepare { .. } | Plan::Attack { .. })
     {
-        lose_preparation(world, e, "the chain of preparations was broken");
+        lose_chain(world, e, "the chain of preparations was broken");
     }
     if !matches!(plan, Plan::Pass { .. }) && !world.resource::<Flow>().in_batch {
         // 000 §1.1.1: any other option makes everyone eligible again.
@@ -1057,8 +1095,15 @@ fn change_range(
                         .neighbours(here)
                         .filter(|n| !taken.contains(n) && grid.enter_cost(*n).is_some())
                         .max_by_key(|n| (grid.distance(*n, there), std::cmp::Reverse(*n)));
+                    // "up to a maximum range of 6" (ruling grid_ranges).
+                    let most = world.resource::<Data>().0.numbers.max_range;
                     match best {
-                        Some(n) if grid.distance(n, there) > grid.distance(here, there) => here = n,
+                        Some(n)
+                            if grid.distance(n, there) > grid.distance(here, there)
+                                && grid.distance(n, there) <= most =>
+                        {
+                            here = n
+                        }
                         _ => break,
                     }
                 }

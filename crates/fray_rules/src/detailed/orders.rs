@@ -528,6 +528,11 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
     match order.action.as_str() {
         "pass" => pass_plan(&hands.wielded, order.with.as_deref()),
         "draw" => draw_plan(world, me, order, &hands),
+        // 000 §1.2.1: two hands; a drop before the grab frees one.
+        "grab" if hands.wielded.len() >= 2 => Err(format!(
+            "both hands are full ({}): drop something first (drop+grab)",
+            hands.wielded.join(" and ")
+        )),
         "grab" => grab_plan(world, me, order),
         "prepare" => prepare_plan(world, me, order, &hands),
         "close" | "open" | "step_close" | "step_open" | "change_range" => {
@@ -560,14 +565,16 @@ fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<
                 .into(),
         );
     }
-    let then = validate_option(
-        world,
-        me,
-        &Order {
-            action: option.into(),
-            ..order.clone()
-        },
-    )?;
+    let option_order = Order {
+        action: option.into(),
+        ..order.clone()
+    };
+    // The drop frees the hands the grab needs.
+    let then = if option == "grab" {
+        grab_plan(world, me, &option_order)?
+    } else {
+        validate_option(world, me, &option_order)?
+    };
     let keep = match &then {
         Plan::Attack { weapon, .. } | Plan::Prepare { weapon } => Some(weapon.as_str()),
         _ => None,
@@ -709,6 +716,14 @@ pub fn manoeuvre_check(
     }
     if matches!(kind, Manoeuvre::Close | Manoeuvre::StepClose) && dist <= 1 {
         return Err("already as close as can be".into());
+    }
+    // "up to a maximum range of 6; check with the gamesmaster for ranges
+    // greater than 6" (ruling grid_ranges: no manoeuvre opens past 6).
+    if matches!(kind, Manoeuvre::Open | Manoeuvre::StepOpen) && dist >= data.numbers.max_range {
+        return Err(format!(
+            "the range is already {dist}: a manoeuvre opens it to {} at most (ruling grid_ranges)",
+            data.numbers.max_range
+        ));
     }
     Ok(())
 }
@@ -932,10 +947,16 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                 );
             }
             // 000 §1.2.3: a manoeuvre "affects the range to any one other
-            // character", a friend too (to parry for it, say).
+            // character", a friend too (to parry for it, say), and one lying
+            // unconscious.
             for (e, n) in &others {
                 if !foes.iter().any(|(f, _)| f == e) {
-                    friend_manoeuvres(&name, n, &mut offer);
+                    friend_manoeuvres(&name, n, "a friend", &mut offer);
+                }
+            }
+            for (e, n) in &living {
+                if *e != me && !up(world, *e) {
+                    friend_manoeuvres(&name, n, "unconscious", &mut offer);
                 }
             }
         }
@@ -1103,7 +1124,7 @@ fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, Strin
 }
 
 /// 000 §1.2.3: the manoeuvres offered toward or away from a friend `n`.
-fn friend_manoeuvres(name: &str, n: &str, offer: &mut impl FnMut(Order, String)) {
+fn friend_manoeuvres(name: &str, n: &str, who: &str, offer: &mut impl FnMut(Order, String)) {
     for (action, words) in [
         ("close", "Close on"),
         ("step_close", "Step close to"),
@@ -1112,7 +1133,7 @@ fn friend_manoeuvres(name: &str, n: &str, offer: &mut impl FnMut(Order, String))
     ] {
         offer(
             Order::new(name, action).target(n),
-            format!("{words} {n} (a friend)"),
+            format!("{words} {n} ({who})"),
         );
     }
 }
@@ -1129,6 +1150,11 @@ fn change_range_choices(
     let Some(&here) = world.get::<Cell>(me) else {
         return;
     };
+    // Fallen, its first range change only stands it up (000 §1.2.3): the
+    // other manoeuvres offer that.
+    if world.get::<Fallen>(me).is_some() {
+        return;
+    }
     let most = world.resource::<Data>().0.numbers.max_range;
     let grid = world.resource::<Grid>();
     let taken = fray_core::model::taken_cells(world, me);
