@@ -706,6 +706,59 @@ fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
 }
 
 #[test]
+fn a_chase_with_no_movement_left_ends_at_once_and_is_no_mover_to_strike() {
+    // 000 §3.2.1: those whose end point comes "after the smallest fraction"
+    // end together, and §3.2.2 lets them strike only those who have not.
+    // Pike has 2 cells, all spent on the chase: he ends with Sly, who
+    // stays, and Sly may not strike him as a mover.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (5, 4), set: {"move": 4}),
+        (name: "Sly", side: "B", template: "archer", at: (15, 4), surprised: true),
+        (name: "Mira", side: "B", template: "runner", at: (1, 1), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Pike", "chase").target("Mira")),
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(1, 7))
+                    .with("unalert"),
+            ),
+            at(Q::Stopped, "Sly", "attack", "Pike"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Pike chases Mira (0 cells after the 2 the chase costs)");
+    common::assert_lacks(&b, "Sly attacks Pike");
+    // A chaser already within reach ends at once too, where it stands.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (2, 2)),
+        (name: "Sly", side: "B", template: "archer", at: (15, 4), surprised: true),
+        (name: "Mira", side: "B", template: "runner", at: (1, 1), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Pike", "chase").target("Mira")),
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(1, 7))
+                    .with("unalert"),
+            ),
+            at(Q::Stopped, "Sly", "attack", "Pike"),
+        ],
+        1,
+    );
+    run(&mut b);
+    common::assert_lacks(&b, "Sly attacks Pike");
+    common::assert_lacks(&b, "Pike stops at (1, 2)");
+}
+
+#[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert: ruling
     // unalert_movement lets him react all the same) chases:

@@ -165,8 +165,21 @@ fn reveal_traces(world: &mut World) {
         .filter(|t| !t.path.is_empty())
         .map(|t| t.who)
         .collect();
+    // 000 §3.2.1: one whose end point comes at the smallest fraction, none
+    // at all, ends with them: a chase or a trace to stop within reach of
+    // someone already within reach stops where it starts.
+    let starts: Vec<(Entity, Cell)> = traces.iter().map(|t| (t.who, t.start)).collect();
     for t in traces.iter_mut() {
-        if t.path.is_empty() && t.stop_near.is_some_and(|x| !movers.contains(&x)) {
+        let reach = strike_reach(world, t.who).max(1);
+        let within = |x: Entity| {
+            starts
+                .iter()
+                .find(|(w, _)| *w == x)
+                .is_some_and(|&(_, c)| grid.distance(t.start, c) <= reach)
+        };
+        let waits_for_no_mover =
+            t.path.is_empty() && t.stop_near.is_some_and(|x| !movers.contains(&x));
+        if waits_for_no_mover || t.stop_near.is_some_and(within) {
             t.done = true;
         }
     }
@@ -300,7 +313,8 @@ fn plot_trace(
     let trace = Trace {
         who: e,
         start,
-        done: path.is_empty() && stop_near.is_none(),
+        // A chase with no movement left after its cost ends at once.
+        done: path.is_empty() && (stop_near.is_none() || chase),
         path,
         length,
         at: 0,
