@@ -614,20 +614,7 @@ fn ask_human(
                 decision.prompt, decision.actor_name
             )));
         }
-        let aimed = legal.iter().position(|c| c.order.cell.is_some());
-        let _ = write!(
-            out,
-            "Choose 1-{}{}{}: ",
-            legal.len(),
-            if move_to.is_some() {
-                ", or type a cell x,y to move there"
-            } else {
-                ""
-            },
-            aimed
-                .map(|i| format!(" (or a choice and another cell for it: {} x,y)", i + 1))
-                .unwrap_or_default()
-        );
+        let _ = write!(out, "{}", ask_line(&legal, move_to.is_some()));
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
@@ -676,6 +663,24 @@ fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<(), Failur
         )),
         Err(e) => Err(failed(format!("cannot read the input: {e}"))),
     }
+}
+
+/// What the terminal asks for: a choice's number, a cell where the question
+/// moves to one, and a choice aimed at another cell where one names a cell.
+fn ask_line(legal: &[&fray_core::decision::Choice], moves: bool) -> String {
+    let aimed = legal.iter().position(|c| c.order.cell.is_some());
+    format!(
+        "Choose 1-{}{}{}: ",
+        legal.len(),
+        if moves {
+            ", or type a cell x,y to move there"
+        } else {
+            ""
+        },
+        aimed
+            .map(|i| format!(" (or a choice and another cell for it: {} x,y)", i + 1))
+            .unwrap_or_default()
+    )
 }
 
 /// A choice's number and a cell typed after it (`3 4,5`): the choice, aimed

@@ -903,23 +903,6 @@ pub(super) fn plugin(app: &mut App) {
         );
 }
 
-#[cfg(test)]
-mod tests {
-    use super::odds_with;
-
-    #[test]
-    fn a_choice_shows_the_odds_of_its_own_weapon_and_none_for_a_spell() {
-        let odds =
-            "mace: 60% to hit (Defense 12), 2–7 damage\nsling: 45% to hit (Defense 12), 1–4 damage";
-        assert_eq!(odds_with(odds, None).as_deref(), Some(odds));
-        assert_eq!(
-            odds_with(odds, Some("sling")).as_deref(),
-            Some("sling: 45% to hit (Defense 12), 1–4 damage")
-        );
-        assert_eq!(odds_with(odds, Some("firebolt")), None);
-    }
-}
-
 /// How the decision `d` may be answered: a choice, its number, and, where
 /// they apply, a click on a character its choices name or on a cell.
 fn how_to_answer(d: &fray_core::decision::Decision) -> String {
@@ -943,4 +926,21 @@ fn how_to_answer(d: &fray_core::decision::Decision) -> String {
     c.next()
         .map(|f| f.to_uppercase().chain(c).collect::<String>() + ".")
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::odds_with;
+
+    #[test]
+    fn a_choice_shows_the_odds_of_its_own_weapon_and_none_for_a_spell() {
+        let odds =
+            "mace: 60% to hit (Defense 12), 2–7 damage\nsling: 45% to hit (Defense 12), 1–4 damage";
+        assert_eq!(odds_with(odds, None).as_deref(), Some(odds));
+        assert_eq!(
+            odds_with(odds, Some("sling")).as_deref(),
+            Some("sling: 45% to hit (Defense 12), 1–4 damage")
+        );
+        assert_eq!(odds_with(odds, Some("firebolt")), None);
+    }
 }
