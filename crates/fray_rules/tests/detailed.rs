@@ -148,10 +148,7 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
     let choices = detailed::orders::choices(b.world(), ash);
     for (with, label) in [
         ("drop:shield", "Pass, dropping the shield"),
-        (
-            "drop:broadsword+fall",
-            "Pass, dropping the broadsword and falling to the ground",
-        ),
+        ("drop:broadsword", "Pass, dropping the broadsword"),
         ("drop", "Pass, dropping both the broadsword and the shield"),
     ] {
         let c = choices
@@ -1757,8 +1754,8 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
     }
     // 000 §1.2.1: a pass with any or all of drop, fall and become alert.
     for label in [
-        "Pass, dropping the shield and becoming alert",
-        "Pass, dropping the broadsword and falling to the ground",
+        "Pass, dropping the shield",
+        "Pass, dropping both the broadsword and the shield, and becoming alert",
         "Pass, falling to the ground and becoming alert",
         "Pass, dropping both the broadsword and the shield, falling to the ground, and becoming alert",
     ] {

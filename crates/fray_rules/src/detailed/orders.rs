@@ -1086,7 +1086,14 @@ fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, Strin
         drops.push(("drop".into(), all));
     }
     for (drop, dropping) in &drops {
-        for mask in 0..4usize {
+        // One hand's item alone, to keep the list short; with falling or
+        // becoming alert too it may be typed (with: "drop:shield+fall").
+        let masks = if drop.starts_with("drop:") {
+            0..1
+        } else {
+            0..4usize
+        };
+        for mask in masks {
             let mut with: Vec<&str> = Vec::new();
             let mut words: Vec<&str> = Vec::new();
             if !drop.is_empty() {
