@@ -618,25 +618,30 @@ fn ask_human(
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
-        if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
-            return Ok(template.clone().cell(cell));
-        }
-        if let Some((n, cell)) = choice_and_cell(&line)
+        let answer = if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
+            Some(template.clone().cell(cell))
+        } else if let Some((n, cell)) = choice_and_cell(&line)
             && let Some(c) = legal
                 .get(n.wrapping_sub(1))
                 .filter(|c| c.order.cell.is_some())
         {
-            return Ok(c.order.clone().cell(cell));
-        }
-        match line.trim().parse::<usize>() {
-            Ok(n) if (1..=legal.len()).contains(&n) => {
+            Some(c.order.clone().cell(cell))
+        } else {
+            line.trim()
+                .parse::<usize>()
+                .ok()
+                .and_then(|n| legal.get(n.wrapping_sub(1)))
+                .map(|c| c.order.clone())
+        };
+        match answer {
+            Some(order) => {
                 if hand_off {
                     // Scroll the choice away before the next player looks.
                     let _ = writeln!(out, "{}", "\n".repeat(60));
                 }
-                return Ok(legal[n - 1].order.clone());
+                return Ok(order);
             }
-            _ => {
+            None => {
                 let _ = writeln!(
                     out,
                     "Please type a number from 1 to {}{}.",

@@ -702,7 +702,7 @@ fn a_broken_tie_leaves_those_still_tied_together() {
     );
     assert_has(
         &b,
-        "The tie is broken by the lower weapon speed factor: Dag before Swd, Hob.",
+        "The tie is broken by the lower weapon speed factor: Dag before Swd, Hob (Swd behind by no option, acting with those after).",
     );
     let swings = line(&b, "Hob attacks Swd with the longsword");
     let falls = line(&b, "Hob falls at -5 hit points");

@@ -1797,6 +1797,16 @@ fn two_hands_full_grab_nothing_until_something_is_dropped() {
     );
     let drop_grab = Order::new("Ash", "drop+grab").with("spear");
     assert!(detailed::orders::validate(b.world(), ash, &drop_grab).is_ok());
+    // In a chain of preparations (000 §1.2.4) the drop frees no grab.
+    b.world_mut()
+        .resource_mut::<detailed::Flow>()
+        .chain
+        .push(ash);
+    let why = detailed::orders::validate(b.world(), ash, &drop_grab).unwrap_err();
+    assert!(
+        why.starts_with("a preparation with a thrusting weapon or bow must be followed at once"),
+        "{why}"
+    );
 }
 
 #[test]

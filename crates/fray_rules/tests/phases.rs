@@ -1372,7 +1372,10 @@ fn two_move_actions_go_no_farther_than_combat_movement() {
     );
     run(&mut b);
     line(&b, "Ash moves (a move action) from (1, 1) to (2, 1)");
-    line(&b, "more than half movement (0) needs the whole phase");
+    line(
+        &b,
+        "two move actions go no farther than combat movement (1 hex) (ruling half_move)",
+    );
     assert_lacks(&b, "from (2, 1) to (3, 1)");
     assert_lacks(&b, "Bo moves");
 }

@@ -948,6 +948,20 @@ fn a_spell_may_be_held_and_begins_casting_in_the_segment_held_to() {
         &b,
         "Hal begins casting fire_bolt at Gash: casting time 2 segments, it goes off in segment 10.",
     );
+    // Holding its spell, Hal strikes at no fleeing back (ruling
+    // decline_cast: "may not substitute another action").
+    let flee = [
+        (
+            1,
+            Order::new("Hal", "hold").target("Gash").with("9 fire_bolt"),
+        ),
+        (1, Order::new("Gash", "flee")),
+    ];
+    let close = c.replace("at: (8, 3)", "at: (2, 3)");
+    let mut b = battle(ALERTED, &close, &[6, 5, 3, 3], &flee);
+    run(&mut b);
+    assert_has(&b, "Gash");
+    assert_lacks(&b, "Hal strikes at the back");
     // Held past the round's last segment, it is refused.
     let mut b = battle(ALERTED, c, &[], &[]);
     b.world_mut().resource_mut::<segments::Flow>().period = segments::Period::Round;

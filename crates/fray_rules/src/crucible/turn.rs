@@ -366,11 +366,25 @@ fn break_ties(world: &mut World) {
                 .find_map(|pair| beats(world, pair))
                 .unwrap_or("the options");
             let (a, b) = (names(world, &layer), names(world, &left));
+            // Those behind whom no option sets: still tied with those after.
+            let unset: Vec<Planned> = left
+                .iter()
+                .filter(|x| !layer.iter().any(|l| beats(world, (l, x)).is_some()))
+                .cloned()
+                .collect();
+            let also = if unset.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} behind by no option, acting with those after)",
+                    names(world, &unset)
+                )
+            };
             record(world, || {
                 Event::new(
                     EventKind::Simultaneous,
                     "003 §II G",
-                    format!("The tie is broken by {why}: {a} before {b}."),
+                    format!("The tie is broken by {why}: {a} before {b}{also}."),
                 )
             });
         } else if layer.len() > 1 && layers.is_empty() {

@@ -569,8 +569,10 @@ fn drop_first(world: &World, me: Entity, order: &Order, option: &str) -> Result<
         action: option.into(),
         ..order.clone()
     };
-    // The drop frees the hands the grab needs.
-    let then = if option == "grab" {
+    // The drop frees the hands the grab needs; a chain of preparations
+    // still allows nothing but preparing or the attack (000 §1.2.4).
+    let chained = world.resource::<Flow>().chain.contains(&me);
+    let then = if option == "grab" && !chained {
         grab_plan(world, me, &option_order)?
     } else {
         validate_option(world, me, &option_order)?

@@ -581,6 +581,12 @@ fn validate_move(turn: &TurnOrder) -> Result<Plan, String> {
     }
     // "move": a move action when it fits half movement, else the full move.
     let half = move_action_hexes(stats, turn.used);
+    if half == 0 && turn.used.moved && turn.need_move().is_ok() {
+        return Err(format!(
+            "two move actions go no farther than combat movement ({}) (ruling half_move)",
+            hexes(stats.movement)
+        ));
+    }
     if cost <= half && turn.need_move().is_ok() {
         return Ok(Plan::Move {
             path,

@@ -416,6 +416,13 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
             Some("an attack and a move action, two moves, or a full phase")
         } else if u.attack {
             Some("a move action")
+        } else if u.moved
+            && world
+                .get::<super::Stats>(actor)
+                .is_some_and(|s| orders::move_action_hexes(s, &u) == 0)
+        {
+            // Ruling half_move: the first move took all its movement.
+            Some("an attack action")
         } else {
             Some("an attack or a move action")
         };

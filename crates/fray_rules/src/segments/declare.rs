@@ -296,7 +296,13 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 let names: Vec<String> = backs.iter().map(|&f| name(world, f)).collect();
                 match (&a, names.first()) {
                     (_, None) => {}
-                    (Action::Move { .. } | Action::Flee | Action::Cast { .. }, _) => label.push_str(&format!(
+                    (
+                        Action::Move { .. }
+                        | Action::Flee
+                        | Action::Cast { .. }
+                        | Action::HoldCast { .. },
+                        _,
+                    ) => label.push_str(&format!(
                         " — WARNING: turns its back on {}, a free routine each at +2 (ruling fleeing_attack)",
                         names.join(", ")
                     )),

@@ -666,7 +666,7 @@ pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: boo
             )
         }
         // 001 §Note about spells: a caster walks into its spell's range.
-        Action::Cast { spell, target } => {
+        Action::Cast { spell, target } | Action::HoldCast { spell, target, .. } => {
             let range = data.spells.get(spell).map_or(0, |s| s.range);
             (Some(cell(world, *target)), range, budget)
         }
@@ -696,7 +696,7 @@ fn fleeing_strikers(world: &World, e: Entity) -> Vec<Entity> {
     let caster = |f| {
         matches!(
             world.get::<Declared>(f),
-            Some(Declared(Action::Cast { .. }))
+            Some(Declared(Action::Cast { .. } | Action::HoldCast { .. }))
         )
     };
     foes(world, e)

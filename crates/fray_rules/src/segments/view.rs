@@ -63,7 +63,9 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
                     flow.segment_words(c.completes)
                 ));
             }
-            if let Some(Declared(Action::Hold { until, .. })) = world.get::<Declared>(e) {
+            if let Some(Declared(Action::Hold { until, .. } | Action::HoldCast { until, .. })) =
+                world.get::<Declared>(e)
+            {
                 states.push(format!("holding to {until}"));
             }
             if let Some(Declared(Action::SetSpear { .. })) = world.get::<Declared>(e) {
