@@ -1608,6 +1608,33 @@ fn one_who_lets_a_fleeing_back_go_may_pursue() {
 }
 
 #[test]
+fn a_blow_at_a_back_already_fallen_is_not_struck_and_the_log_says_so() {
+    // 003 §Withdrawal Tactics: Grum and Bork are both asked about Osric's
+    // back; Grum's blow fells him, and Bork's chance has passed.
+    let sides =
+        "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (3, 3), set: {\"hp\": 1}),
+                 (name: \"Wren\", side: \"A\", template: \"magic_user\", at: (11, 7)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3)),
+                 (name: \"Bork\", side: \"B\", template: \"orc\", at: (3, 4))";
+    let orders = vec![
+        (Order::new("Grum", "wait"), false),
+        (Order::new("Bork", "wait"), false),
+        (Order::new("Osric", "flee"), false),
+    ];
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let mut b = common::battle(&text, &[9, 2, 20, 8, 20, 8], |_| {
+        Box::new(Plays(orders.clone()))
+    });
+    common::run(&mut b);
+    let falls = line(&b, "Osric falls");
+    let passed = line(
+        &b,
+        "Bork would strike at Osric's back, but the chance has passed",
+    );
+    assert!(falls < passed, "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn a_target_gone_behind_cover_before_the_shot_is_not_shot() {
     // Ruling in_sight: Osric and Grum act at the same count; Grum's move
     // behind the wall comes first, and Osric's shot, in sight when given,

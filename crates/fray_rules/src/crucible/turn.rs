@@ -1227,6 +1227,15 @@ fn redirect(world: &mut World, e: Entity, aimed: Option<Entity>) {
 /// drawing nothing.
 fn follow(world: &mut World, f: Entity, leader: Entity) {
     let Some((cells, cost)) = orders::follow_way(world, f, leader) else {
+        let (who, whom) = (name(world, f), name(world, leader));
+        record(world, || {
+            Event::new(
+                EventKind::Wait,
+                "ruling follow",
+                format!("{who} would follow {whom}, but no longer can: the way is blocked or beyond its movement."),
+            )
+            .actor(&who)
+        });
         return;
     };
     let (who, whom) = (name(world, f), name(world, leader));
@@ -1313,6 +1322,15 @@ fn flee(world: &mut World, e: Entity) {
 /// its turn (003 §Withdrawal Tactics; ruling `no_pursuit`).
 fn strike_back(world: &mut World, f: Entity, e: Entity) {
     if !up(world, e) || !orders::may_take_opportunity(world, f) {
+        let (who, whom) = (name(world, f), name(world, e));
+        record(world, || {
+            Event::new(
+                EventKind::Wait,
+                "003 §Withdrawal Tactics",
+                format!("{who} would strike at {whom}'s back, but the chance has passed: one of them is down or it has had its attack of opportunity this round."),
+            )
+            .actor(&who)
+        });
         return;
     }
     opportunity(
