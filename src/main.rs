@@ -644,10 +644,15 @@ fn ask_human(
             None => {
                 let _ = writeln!(
                     out,
-                    "Please type a number from 1 to {}{}.",
+                    "Please type a number from 1 to {}{}{}.",
                     legal.len(),
                     if move_to.is_some() {
                         ", or a cell x,y"
+                    } else {
+                        ""
+                    },
+                    if legal.iter().any(|c| c.order.cell.is_some()) {
+                        ", or the number of a choice that names a cell and another cell after it"
                     } else {
                         ""
                     }

@@ -323,9 +323,14 @@ fn a_person_at_the_terminal_aims_a_choice_at_another_cell() {
             "--human",
             "Guild",
         ],
-        "10 0,5\n",
+        "99 0,5\n10 0,5\n",
     );
     let out = stdout(&o);
+    // A number no choice has is refused, saying what may be typed.
+    assert!(
+        out.contains("Please type a number from 1 to 15, or a cell x,y, or the number of a choice that names a cell and another cell after it."),
+        "{out}"
+    );
     assert!(
         out.contains("(or a choice and another cell for it: 4 x,y)"),
         "{out}"

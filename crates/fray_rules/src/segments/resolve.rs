@@ -330,9 +330,6 @@ fn last_blows_due(world: &World) -> bool {
 /// target or else the nearest foe in reach.
 fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
     let e = slot.actor;
-    if !slot.action.is_blow() {
-        return;
-    }
     let (target, weapon) = match &slot.action {
         Action::Attack { target, weapon } | Action::Charge { target, weapon } => {
             (Some(*target), weapon.clone())
@@ -341,6 +338,7 @@ fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
         Action::SetSpear { weapon } => (None, weapon.clone()),
         _ => return,
     };
+    // A weapon's reach, or a missile's range (as an attack strikes).
     let Some(reach) = world
         .resource::<Data>()
         .0
