@@ -246,8 +246,8 @@ fn damage_takes_stress_first_then_wound_points() {
     let inj = &b.world().get::<declared::Injuries>(e).unwrap().0;
     assert_eq!(inj.len(), 1);
     assert_eq!(
-        (inj[0].damage_type, inj[0].amount),
-        (declared::DamageType::Slashing, 4)
+        (inj[0].cause, inj[0].amount),
+        (declared::Harm::Hit(declared::DamageType::Slashing), 4)
     );
 }
 
@@ -366,6 +366,15 @@ fn dying_below_zero_loses_a_wound_point_each_round_and_dies_at_minus_strength() 
         &b,
         "Bors dies (-3 Wound Points reaches minus its Strength of 3).",
     );
+    // 004 §Wound Points: the bleed is marked as an injury too (ruling untyped_injuries).
+    assert!(injuries(&mut b, "Bors").contains(&(declared::Harm::Bleeding, 1)));
+}
+
+/// Each injury `who` has: what did it and how much (004 §Wound Points).
+fn injuries(b: &mut Battle, who: &str) -> Vec<(declared::Harm, i32)> {
+    let e = entity(b, who);
+    let inj = &b.world().get::<declared::Injuries>(e).unwrap().0;
+    inj.iter().map(|i| (i.cause, i.amount)).collect()
 }
 
 #[test]
@@ -391,6 +400,14 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
         "Bors strains itself (acting while Incapacitated or Dying) and takes 1 Wound Point.",
     );
     assert_has(&b, "Bors is Dying (-1 Wound Points)");
+    assert_eq!(
+        injuries(&mut b, "Bors"),
+        [
+            (declared::Harm::Hit(declared::DamageType::Slashing), 4),
+            (declared::Harm::Strain, 1),
+            (declared::Harm::Bleeding, 1)
+        ]
+    );
 }
 
 #[test]

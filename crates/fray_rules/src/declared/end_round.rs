@@ -43,6 +43,12 @@ pub fn dying_lose_wound_points(world: &mut World) {
             )
             .actor(&name),
         );
+        let cause = if rule == "004 §Wound Points" {
+            Harm::Bleeding
+        } else {
+            Harm::Suffocation
+        };
+        resolve::mark_injury(world, e, cause, 1);
         resolve::lose_wound_points(world, e, 1, rule);
     }
 }

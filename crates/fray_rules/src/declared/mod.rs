@@ -134,9 +134,31 @@ pub struct SawThrough;
 /// (004 §Wound Points), and the Combat Injury it caused, if any.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Injury {
-    pub damage_type: DamageType,
+    pub cause: Harm,
     pub amount: i32,
     pub combat_injury: Option<String>,
+}
+
+/// What did an injury's damage (ruling `untyped_injuries`): a hit of its
+/// damage type, or a Wound Point lost to straining, to the dying bleed or
+/// to a crushed windpipe, which have none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Harm {
+    Hit(DamageType),
+    Strain,
+    Bleeding,
+    Suffocation,
+}
+
+impl Harm {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Hit(t) => t.word(),
+            Self::Strain => "strain",
+            Self::Bleeding => "bleeding",
+            Self::Suffocation => "suffocation",
+        }
+    }
 }
 
 #[derive(Component, Clone, Debug, Default)]

@@ -22,9 +22,9 @@ use fray_core::threat::Threatener;
 
 use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
 use super::{
-    Action, Data, Fled, Flow, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed, SawThrough,
-    Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival, check_die,
-    check_end, next_arrival,
+    Action, Data, Fled, Flow, Harm, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed,
+    SawThrough, Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival,
+    check_die, check_end, next_arrival,
 };
 
 /// A hit rolled but not yet applied: within a group of tied initiatives
@@ -303,8 +303,23 @@ fn strain_kills(world: &mut World, e: Entity, me: &str, stabilised: bool, prior:
         )
         .actor(me)
     });
+    mark_injury(world, e, Harm::Strain, 1);
     lose_wound_points(world, e, 1, "004 §Wound Points");
     health(world, e) == Health::Dead
+}
+
+/// 004 §Wound Points: "each such instance of damage should be marked as an
+/// injury including its damage type and the amount of damage taken in that
+/// injury" — the Wound Points a strain, the bleed or a crushed windpipe
+/// takes too, with no damage type (ruling `untyped_injuries`).
+pub(crate) fn mark_injury(world: &mut World, e: Entity, cause: Harm, amount: i32) {
+    if let Some(mut inj) = world.get_mut::<Injuries>(e) {
+        inj.0.push(Injury {
+            cause,
+            amount,
+            combat_injury: None,
+        });
+    }
 }
 
 /// 004 §Speed: move the actor toward `target` until within `range` cells,
@@ -1453,13 +1468,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
         .amount(hit.amount)
     });
     if to_wounds > 0 {
-        if let Some(mut inj) = world.get_mut::<Injuries>(hit.target) {
-            inj.0.push(Injury {
-                damage_type: hit.damage_type,
-                amount: to_wounds,
-                combat_injury: None,
-            });
-        }
+        mark_injury(world, hit.target, Harm::Hit(hit.damage_type), to_wounds);
         if let Some(mut rs) = world.get_mut::<RoundState>(hit.target) {
             rs.worst_hit = rs.worst_hit.max(to_wounds);
         }

@@ -275,7 +275,7 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
                 format!(
                     "{} {}{}",
                     inj.amount,
-                    inj.damage_type.word(),
+                    inj.cause.word(),
                     inj.combat_injury
                         .as_ref()
                         .map(|c| format!(" — {c}"))
