@@ -1217,3 +1217,22 @@ fn a_person_a_script_hands_over_to_is_offered_the_choices() {
     assert!(out[handed..].contains("Choose 1-7"), "{out}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn who_sits_at_the_table_does_not_reorder_a_tie() {
+    // crucible 003 §II F: the tie at initiative 6 lists its members, and
+    // acts, in listing order whether the Party answers at the terminal
+    // (after the AI's answers) or is played by the AI.
+    let tie = "[round 1, initiative 6] Wren, Dorn, Skarg, Vrek act at the same instant";
+    let args = [
+        "run",
+        "assets/scenarios/crucible_disrupted.ron",
+        "--seed",
+        "11",
+    ];
+    let ai = stdout(&fray(&[&args[..], &["--all-ai"]].concat()));
+    assert!(ai.contains(tie), "{ai}");
+    let seated = fray_with_input(&[&args[..], &["--human", "Party"]].concat(), "23\n20\n27\n");
+    let out = stdout(&seated);
+    assert!(out.contains(tie), "{out}");
+}

@@ -722,7 +722,7 @@ fn struck_while_casting_the_spell_is_spoiled_and_forgotten() {
     );
     assert_has(
         &b,
-        "Wren begins casting burning_hands at Skarg (casting time 1 segments, ruling casting_time): it goes off at count 5.",
+        "Wren begins casting burning_hands at Skarg (casting time 1 segment, ruling casting_time): it goes off at count 5.",
     );
     assert_has(
         &b,
@@ -1654,6 +1654,19 @@ fn a_target_gone_behind_cover_before_the_shot_is_not_shot() {
         "Grum is out of Osric's sight behind an obstacle: no shot.",
     );
     assert_lacks(&b, "Osric attacks Grum");
+}
+
+#[test]
+fn a_move_around_a_wall_is_logged_in_the_squares_it_took() {
+    // 003 §III D: Walker goes round a wall from (0, 1) to (2, 3): four
+    // squares, though the straight line is two.
+    let combatants = "(name: \"Walker\", side: \"A\", template: \"fighter\", at: (0, 1)),
+                      (name: \"Far\", side: \"B\", template: \"goblin\", at: (9, 7)),";
+    let text = &walled((10, 8), "(1, 0), (1, 1), (1, 2), (1, 3)", combatants);
+    let orders = vec![(Order::new("Walker", "move").cell(Cell::new(2, 3)), false)];
+    let mut b = common::battle(text, &[12, 1], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Walker moves from (0, 1) to (2, 3) (4 cells).");
 }
 
 #[test]

@@ -347,6 +347,13 @@ fn missile_first(o: &super::Options, x: Blow, y: Blow) -> Option<&'static str> {
 /// one another, after them ("Ties are just that", 003 §II F–G).
 fn break_ties(world: &mut World) {
     let mut left = std::mem::take(&mut world.resource_mut::<Flow>().taken);
+    // In listing order, not the order the answers came in: who sits at the
+    // table does not reorder a tie.
+    left.sort_by_key(|p| {
+        world
+            .get::<fray_core::model::Combatant>(p.actor)
+            .map_or(u32::MAX, |c| c.listing)
+    });
     let mut layers = Vec::new();
     while !left.is_empty() {
         let first = first_layer(world, &left);
@@ -849,14 +856,21 @@ fn cast(
         rs.attacked = true;
     }
     let (who, whom) = (name(world, e), name(world, target));
-    let when = if full {
-        "last in the round (a full-round spell)".to_string()
-    } else {
-        format!("at count {completes}")
+    // The surprise round's counts are its surprise rolls, highest first
+    // (003 §I D): not counts a person reads on the initiative dice.
+    let surprise = world.resource::<Flow>().surprise_round;
+    let when = match () {
+        () if full => "last in the round (a full-round spell)".to_string(),
+        () if surprise && completes < 0 => format!(
+            "{} later in the surprise round",
+            fray_core::model::count_of(s.casting_time, "count")
+        ),
+        () if surprise => "at the end of the surprise round".to_string(),
+        () => format!("at count {completes}"),
     };
     let text = format!(
-        "{who} begins casting {spell} at {whom} (casting time {} segments, ruling casting_time): it goes off {when}.",
-        s.casting_time
+        "{who} begins casting {spell} at {whom} (casting time {}, ruling casting_time): it goes off {when}.",
+        fray_core::model::count_of(s.casting_time, "segment")
     );
     record(world, || {
         Event::new(EventKind::BeginCast, "003 §II C", text)
@@ -889,15 +903,15 @@ fn cast(
     }
 }
 
-/// Log a stretch of a move.
-fn log_move(world: &mut World, e: Entity, from: &mut Cell) {
+/// Log a stretch of a move: the squares stepped since the last stretch
+/// ended at `from`, which may be more than the straight line between.
+fn log_move(world: &mut World, e: Entity, from: &mut Cell, steps: &mut u32) {
     let here = cell(world, e);
     if here == *from {
         return;
     }
-    let (who, start) = (name(world, e), *from);
-    let n = world.resource::<Grid>().distance(start, here);
-    *from = here;
+    let (who, start, n) = (name(world, e), *from, *steps);
+    (*from, *steps) = (here, 0);
     record(world, || {
         Event::new(
             EventKind::Move,
@@ -938,7 +952,7 @@ fn walk(
 
 /// [`walk`] step by step: the cells moved, and whether `e` is still up.
 fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
-    let mut from = cell(world, e);
+    let (mut from, mut steps) = (cell(world, e), 0);
     loop {
         let all = threats(world, e);
         let taken = orders::occupied(world, e);
@@ -953,7 +967,7 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
             .filter(|&p| may_take_opportunity(world, p))
             .collect();
         if !provoked.is_empty() {
-            log_move(world, e, &mut from);
+            log_move(world, e, &mut from, &mut steps);
             for p in provoked {
                 let (who, by) = (name(world, e), name(world, p));
                 record(world, || {
@@ -977,19 +991,20 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
             }
         }
         if walk.pass_only.contains(&step.to) {
-            log_move(world, e, &mut from);
+            log_move(world, e, &mut from, &mut steps);
             over_the_fallen(world, e, step.to);
         }
         let strikers = length_first(world, e, &[step.to]);
         walk.take(world, &step, &all);
+        steps += 1;
         for s in strikers {
-            log_move(world, e, &mut from);
+            log_move(world, e, &mut from, &mut steps);
             if length_strike(world, s, e) {
                 return (walk.spent, false);
             }
         }
     }
-    log_move(world, e, &mut from);
+    log_move(world, e, &mut from, &mut steps);
     (walk.spent, up(world, e))
 }
 
