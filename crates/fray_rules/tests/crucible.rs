@@ -537,6 +537,30 @@ fn played_with(
 }
 
 #[test]
+fn a_caster_struck_before_its_spell_is_begun_acts_otherwise() {
+    // 003 §Casting in Combat: damage before the spell is completed prevents
+    // casting, but "this does not prevent other actions": Wren walks up to
+    // Skarg to cast, his longer longsword strikes first (003 §II E), and
+    // she is asked for another order, and stabs him with her dagger.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (1, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (4, 3))";
+    let orders = vec![
+        Order::new("Wren", "cast")
+            .with("burning_hands")
+            .target("Skarg")
+            .cell(Cell::new(3, 3)),
+        Order::new("Wren", "attack").target("Skarg"),
+    ];
+    let b = played(sides, ((12, 8), 1), orders, &[5, 9, 15, 3, 18, 2]);
+    assert_has(
+        &b,
+        "Wren was damaged this round: no spell can be completed, but it may act otherwise.",
+    );
+    assert_lacks(&b, "Wren begins casting");
+    assert_has(&b, "Wren attacks Skarg with the dagger: 18");
+}
+
+#[test]
 fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     // 003 §III E: "Spellcasters lose dexterity AC bonus only while actually
     // casting": Wren's clumsy +1 (AC 11) is no bonus, and stays.

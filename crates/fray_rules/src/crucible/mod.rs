@@ -301,6 +301,10 @@ pub struct Flow {
     /// Tactics): the decision, who is asked, the one withdrawing, and what
     /// about.
     pub reacting: Vec<(u64, Entity, Entity, Reaction)>,
+    /// Casters whose spell damage spoiled before it was begun, asked for
+    /// another order that goes on at once (003 §Casting in Combat: "this
+    /// disruption only prevents casting").
+    pub instead: Vec<Entity>,
 }
 
 /// What one engaged with a withdrawing character is asked, in the middle of
@@ -576,6 +580,7 @@ pub fn populate(
             struck: false,
             quiet_rounds: 0,
             reacting: Vec::new(),
+            instead: Vec::new(),
         },
     );
     Ok(())

@@ -38,7 +38,11 @@ pub fn run_counts(world: &mut World) {
             if !world.resource::<Flow>().asking.is_empty() {
                 return;
             }
-            break_ties(world);
+            // An order given in the middle of a tie (`Flow::instead`) is
+            // already in it.
+            if !world.resource::<Flow>().taken.is_empty() {
+                break_ties(world);
+            }
         }
         if fray_core::model::sides_standing(world, super::roster(world)).len() < 2 {
             world.resource_mut::<Flow>().stage = Stage::EndRound;
@@ -62,10 +66,16 @@ fn take_orders(world: &mut World) {
     for (d, plan) in taken {
         let mut flow = world.resource_mut::<Flow>();
         flow.asking.retain(|(id, _)| *id != d.id);
-        flow.taken.push(Planned {
+        let p = Planned {
             actor: d.actor,
             plan,
-        });
+        };
+        if let Some(i) = flow.instead.iter().position(|&x| x == d.actor) {
+            flow.instead.remove(i);
+            flow.group.act_next(p);
+        } else {
+            flow.taken.push(p);
+        }
     }
 }
 
@@ -807,6 +817,44 @@ fn parry(world: &mut World, e: Entity) {
     );
 }
 
+/// 003 §Casting in Combat: `e`, damaged this round before it could begin
+/// its spell, casts nothing, but "this does not prevent other actions": it
+/// is asked for another order, carried out at once.
+fn spoiled(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::Spoiled,
+        "003 §Casting in Combat",
+        format!(
+            "{who} was damaged this round: no spell can be completed, but it may act otherwise."
+        ),
+    );
+    if !up(world, e) {
+        return;
+    }
+    let id = decision::ask(
+        world,
+        Question {
+            actor: e,
+            prompt: decision::prompt(world, e, |w| {
+                format!(
+                    "{}: damaged, you cannot cast this round; another order",
+                    name(w, e)
+                )
+            }),
+            rule: "003 §Casting in Combat".into(),
+            secret: false,
+            move_order: Some(Order::new(&who, "move")),
+            choices: orders::choices,
+        },
+    );
+    let mut flow = world.resource_mut::<Flow>();
+    flow.asking.push((id, e));
+    flow.instead.push(e);
+}
+
 /// 003 §II C–D, §III C: begin a spell; it goes off after its casting time
 /// (a full round: last in the round). Casting in melee range draws attacks
 /// of opportunity, and damage now loses the spell from memory.
@@ -821,16 +869,7 @@ fn cast(
         return;
     };
     if !fray_core::casting::may_cast(world, e) {
-        note(
-            world,
-            e,
-            EventKind::Spoiled,
-            "003 §Casting in Combat",
-            format!(
-                "{} was damaged this round: no spell can be completed.",
-                name(world, e)
-            ),
-        );
+        spoiled(world, e);
         return;
     }
     let data = world.resource::<Data>().0.clone();
