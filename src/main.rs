@@ -557,6 +557,34 @@ fn describe_result(result: &BattleResult, battle: &Battle) -> String {
     }
 }
 
+/// Whether an order typed by hand draws what the rules warn of on the
+/// choices they offer (attacks of opportunity, a back turned), not yet
+/// announced: then it is said, and the same answer typed again goes ahead.
+fn unannounced(
+    battle: &Battle,
+    decision: &fray_core::decision::Decision,
+    order: &fray_core::decision::Order,
+    warned: &mut Option<String>,
+    answer: &str,
+    out: &mut impl Write,
+) -> bool {
+    let world = battle.world();
+    let Some(view) = world.get_resource::<fray_core::view::RulesView>() else {
+        return false;
+    };
+    let warn = (view.warns)(world, decision.actor, order);
+    if warn.is_empty() || warned.as_deref() == Some(answer) {
+        return false;
+    }
+    let _ = writeln!(
+        out,
+        "WARNING: {}. Type {answer} again to go ahead, or choose another.",
+        warn.join("; ")
+    );
+    *warned = Some(answer.to_string());
+    true
+}
+
 /// Ask a person at the terminal for an order. Secret decisions are preceded
 /// by a hand-off so the other side does not see them.
 fn ask_human(
@@ -585,6 +613,8 @@ fn ask_human(
         line.clear();
         read_answer(input, &mut line)?;
     }
+    // The answer last warned of, taken if typed again.
+    let mut warned: Option<String> = None;
     loop {
         let _ = writeln!(
             out,
@@ -618,7 +648,7 @@ fn ask_human(
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
-        let answer = if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
+        let by_hand = if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
             Some(template.clone().cell(cell))
         } else if let Some((n, cell)) = choice_and_cell(&line)
             && let Some(c) = legal
@@ -627,12 +657,20 @@ fn ask_human(
         {
             Some(c.order.clone().cell(cell))
         } else {
+            None
+        };
+        if let Some(order) = &by_hand
+            && unannounced(battle, &decision, order, &mut warned, line.trim(), out)
+        {
+            continue;
+        }
+        let answer = by_hand.or_else(|| {
             line.trim()
                 .parse::<usize>()
                 .ok()
                 .and_then(|n| legal.get(n.wrapping_sub(1)))
                 .map(|c| c.order.clone())
-        };
+        });
         match answer {
             Some(order) => {
                 if hand_off {

@@ -1236,3 +1236,35 @@ fn who_sits_at_the_table_does_not_reorder_a_tie() {
     let out = stdout(&seated);
     assert!(out.contains(tie), "{out}");
 }
+
+#[test]
+fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
+    // crucible 003 §Attacks Of Opportunity: "the DM should announce" what a
+    // move will draw. Garth's typed move past Snag is warned of and waits;
+    // the same answer again goes ahead and draws the attack.
+    let dir = std::env::temp_dir().join(format!("fray-warn-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("past_snag.ron");
+    std::fs::write(
+        &file,
+        r#"(name: "Past Snag", ruleset: "crucible", grid: (kind: Square, width: 12, height: 8),
+            seed: 1, round_cap: 1,
+            sides: [(name: "Wardens", seat: Human), (name: "Goblins", seat: Ai)],
+            combatants: [
+                (name: "Garth", side: "Wardens", template: "fighter", at: (5, 3), weapons: ["longsword"]),
+                (name: "Snag", side: "Goblins", template: "goblin", at: (6, 4)),
+            ],
+            options: {"surprise": "none"})"#,
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let o = fray_with_input(&["run", path, "--dice", "2,9"], "5,5\n5,5\n");
+    let out = stdout(&o);
+    let _ = std::fs::remove_dir_all(&dir);
+    let warned = "WARNING: draws an attack of opportunity from Snag. Type 5,5 again to go ahead";
+    let warned_at = out.find(warned).unwrap_or_else(|| panic!("{out}"));
+    let struck_at = out
+        .find("Snag takes an attack of opportunity at Garth")
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(warned_at < struck_at, "{out}");
+}

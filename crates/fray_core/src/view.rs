@@ -152,6 +152,10 @@ pub struct RulesView {
     /// What `actor` attacking `target` looks like: chance to hit, damage
     /// range; one line a weapon, each beginning `weapon: `.
     pub preview: fn(&World, Entity, Entity) -> Option<String>,
+    /// What an order typed or aimed by hand would draw, in the words of the
+    /// warnings on a person's choices, so it is announced before it is
+    /// taken; empty when nothing, or when the order is refused anyway.
+    pub warns: fn(&World, Entity, &crate::decision::Order) -> Vec<String>,
     /// The clock a round runs on, when it has a fixed one.
     pub clock: Option<Clock>,
     /// The spans of time the text divides a round into, when it does.

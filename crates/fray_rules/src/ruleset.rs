@@ -126,6 +126,7 @@ macro_rules! ruleset {
             provokes: view::PROVOKES,
             wary: view::WARY,
             preview: view::preview,
+            warns: view::warns,
             clock: view::CLOCK,
             periods: view::PERIODS,
             legend: view::LEGEND,

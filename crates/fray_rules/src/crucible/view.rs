@@ -207,3 +207,12 @@ pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::C
     first: 1,
     last: 12,
 });
+
+/// 003 §Attacks Of Opportunity: "the DM should announce that the
+/// characters intended actions can or will have such consequences" — for
+/// an order typed by hand as for the choices offered.
+pub(super) fn warns(world: &World, e: Entity, order: &fray_core::decision::Order) -> Vec<String> {
+    super::orders::validate(world, e, order)
+        .map(|plan| super::orders::warning(world, e, &plan))
+        .unwrap_or_default()
+}

@@ -326,3 +326,8 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
 
 pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+
+/// Its choices carry no warnings: an order typed by hand draws none either.
+pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
+    Vec::new()
+}

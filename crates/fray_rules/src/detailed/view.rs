@@ -330,3 +330,8 @@ mod tests {
         }
     }
 }
+
+/// Its choices carry no warnings: an order typed by hand draws none either.
+pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
+    Vec::new()
+}

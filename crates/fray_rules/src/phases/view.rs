@@ -375,3 +375,8 @@ mod tests {
         assert_eq!(chance_3d6_at_least(-5), 1.0);
     }
 }
+
+/// Its choices carry no warnings: an order typed by hand draws none either.
+pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
+    Vec::new()
+}

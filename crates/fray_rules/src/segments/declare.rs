@@ -292,23 +292,14 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
         .map(|o| match validate(world, actor, &o) {
             Ok(a) => {
                 let mut label = capitalise(&describe(world, &a));
-                let backs = super::resolve::backs_turned(world, actor, &a, true);
-                let names: Vec<String> = backs.iter().map(|&f| name(world, f)).collect();
-                match (&a, names.first()) {
-                    (_, None) => {}
-                    (
-                        Action::Move { .. }
-                        | Action::Flee
-                        | Action::Cast { .. }
-                        | Action::HoldCast { .. },
-                        _,
-                    ) => label.push_str(&format!(
-                        " — WARNING: turns its back on {}, a free routine each at +2 (ruling fleeing_attack)",
-                        names.join(", ")
+                match backs_turned(world, actor, &a) {
+                    Backs::Turned(names) => label.push_str(&format!(
+                        " — WARNING: turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)"
                     )),
-                    (_, Some(n)) => label.push_str(&format!(
+                    Backs::FightsInstead(n) => label.push_str(&format!(
                         " — as things stand it would fight {n} instead, rather than turn its back (ruling general_actions)"
                     )),
+                    Backs::None => {}
                 }
                 Choice::legal(o, label)
             }
@@ -539,4 +530,38 @@ fn surprise_slots(world: &mut World) {
     flow.done.clear();
     flow.opened = false;
     flow.stage = Stage::Resolving;
+}
+
+/// Whose backs a declaration would turn on as things stand.
+enum Backs {
+    None,
+    /// A move, a flight or a spell: each named foe gets a free routine
+    /// (ruling `fleeing_attack`).
+    Turned(String),
+    /// An attack or a charge: it fights this foe instead (ruling
+    /// `general_actions`).
+    FightsInstead(String),
+}
+
+fn backs_turned(world: &World, actor: Entity, a: &Action) -> Backs {
+    let backs = super::resolve::backs_turned(world, actor, a, true);
+    let names: Vec<String> = backs.iter().map(|&f| name(world, f)).collect();
+    match (a, names.first()) {
+        (_, None) => Backs::None,
+        (Action::Move { .. } | Action::Flee | Action::Cast { .. } | Action::HoldCast { .. }, _) => {
+            Backs::Turned(names.join(", "))
+        }
+        (_, Some(n)) => Backs::FightsInstead(n.clone()),
+    }
+}
+
+/// Ruling `fleeing_attack`: the warning on a declaration typed by hand, as
+/// on the choices offered.
+pub fn warns(world: &World, actor: Entity, order: &Order) -> Vec<String> {
+    match validate(world, actor, order).map(|a| backs_turned(world, actor, &a)) {
+        Ok(Backs::Turned(names)) => vec![format!(
+            "turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)"
+        )],
+        _ => Vec::new(),
+    }
 }

@@ -274,3 +274,5 @@ pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::C
     first: 1,
     last: 10,
 });
+
+pub(super) use super::declare::warns;
