@@ -583,6 +583,86 @@ fn in_a_tied_round_one_felled_earlier_still_deals_its_blow() {
 }
 
 #[test]
+fn in_a_tied_round_a_charger_felled_by_a_set_spear_still_strikes() {
+    // 001 §3 Ties, ruling tied_round: both sides act in segment 3; Pell's
+    // set spear fells the charging Gash at once, and Gash's charge is still
+    // dealt, from where he fell.
+    let c = r#"
+        (name: "Pell", side: "A", template: "spearman", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (6, 3)),"#;
+    let orders = [
+        (1, Order::new("Pell", "set_spear")),
+        (1, Order::new("Gash", "charge").target("Pell")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3, 15, 3, 16, 4], &orders);
+    run(&mut b);
+    let falls = line(&b, "Gash falls dead.");
+    let still = line(
+        &b,
+        "Gash, felled earlier in this tied round, still deals its blow.",
+    );
+    let strikes = line(&b, "Gash attacks Pell");
+    assert!(falls < still && still < strikes, "{}", texts(&b).join("\n"));
+}
+
+#[test]
+fn in_a_tied_round_one_felled_has_no_second_routine() {
+    // 001 §3: the second routine comes "after the other side's initiative
+    // segment has been resolved", no longer within the tie: the veteran,
+    // dead in segment 3, has no blow in segment 4 still to come, and the
+    // battle is over.
+    let c = r#"
+        (name: "Vet", side: "A", template: "veteran", at: (2, 2), set: {"hp": 3}),
+        (name: "Gash", side: "B", template: "orc", at: (3, 2), set: {"hp": 30}),
+        (name: "Murk", side: "B", template: "orc", at: (3, 3), set: {"hp": 30}),"#;
+    let orders = [
+        (1, attack("Vet", "Gash")),
+        (1, attack("Gash", "Vet")),
+        (1, attack("Murk", "Vet")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3, 10, 5, 20, 8, 10, 5], &orders);
+    run(&mut b);
+    assert_has(&b, "Vet falls dead.");
+    assert_eq!(common::count(&b, "Vet attacks Gash"), 1);
+    assert_lacks(&b, "Vet, felled earlier in this tied round");
+    assert_has(
+        &b,
+        "The battle is over after 1 round: the only side left standing is B.",
+    );
+}
+
+#[test]
+fn a_healing_spell_whose_ally_fell_turns_to_one_who_is_hurt() {
+    // Ruling decline_cast: Tessa declared cure_light_wounds on Hal; the
+    // orc's arrow kills Hal in segment 1, and in segment 2 her spell turns
+    // to Brom, the ally nearest her who is hurt.
+    let c = r#"
+        (name: "Tessa", side: "A", template: "cleric", at: (1, 3)),
+        (name: "Hal", side: "A", template: "magic_user", at: (2, 3), set: {"hp": 1}),
+        (name: "Brom", side: "A", template: "fighter", at: (1, 5)),
+        (name: "Gash", side: "B", template: "orc_archer", at: (9, 3)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Tessa", "cast")
+                .with("cure_light_wounds")
+                .target("Hal"),
+        ),
+        (1, attack("Gash", "Hal").with("shortbow")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 2, 20, 6], &orders);
+    let brom = entity(&b, "Brom");
+    b.world_mut().get_mut::<HitPoints>(brom).unwrap().current = 3;
+    run(&mut b);
+    assert_has(&b, "Hal falls dead.");
+    assert_has(
+        &b,
+        "Hal is out of the fight: Tessa turns its cure_light_wounds on Brom.",
+    );
+    assert_has(&b, "Tessa begins casting cure_light_wounds");
+}
+
+#[test]
 fn the_surprise_bonus_is_not_added_to_initiative_for_melee() {
     let c = r#"
         (name: "Nim", side: "A", template: "thief", at: (1, 1)),

@@ -18,8 +18,8 @@ use super::combat::{
     melee_weapon, name, reach_of, routine, spells_going_off,
 };
 use super::{
-    Action, Data, Declared, Flow, PauseKind, Paused, Period, Routine, Slot, SpearUsed, SpellTarget,
-    Stage, Stats, SurpriseSegments, able, roster,
+    Action, Data, Declared, Flow, HitPoints, PauseKind, Paused, Period, Routine, Slot, SpearUsed,
+    SpellTarget, Stage, Stats, SurpriseSegments, able, roster,
 };
 
 /// What the next step of the segments does.
@@ -207,7 +207,11 @@ fn finish(world: &mut World, held: Option<Vec<Hit>>) {
 fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
     let e = slot.actor;
     if !able(world, e) {
-        if tied_round(world) && world.resource::<Flow>().fell.contains(&e) {
+        // The second routine comes after the tied segment, not in it.
+        if tied_round(world)
+            && slot.routine == Routine::First
+            && world.resource::<Flow>().fell.contains(&e)
+        {
             let mut held = held;
             last_blow(world, &slot, &mut held);
             return Acted::Done(held);
@@ -316,11 +320,9 @@ fn tied_round(world: &World) -> bool {
 fn last_blows_due(world: &World) -> bool {
     let flow = world.resource::<Flow>();
     tied_round(world)
-        && flow
-            .slots
-            .iter()
-            .chain(flow.group.acting())
-            .any(|s| flow.fell.contains(&s.actor) && s.action.is_blow())
+        && flow.slots.iter().chain(flow.group.acting()).any(|s| {
+            flow.fell.contains(&s.actor) && s.action.is_blow() && s.routine == Routine::First
+        })
 }
 
 /// Ruling `tied_round` (001 §3 Ties: "The damage inflicted by combatants
@@ -363,14 +365,7 @@ fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
         });
         return;
     };
-    record(world, || {
-        Event::new(
-            EventKind::Simultaneous,
-            "001 §3 Ties · ruling tied_round",
-            format!("{who}, felled earlier in this tied round, still deals its blow."),
-        )
-        .actor(&who)
-    });
+    felled_yet_strikes(world, e);
     let blow = Blow {
         attacker: e,
         target,
@@ -380,6 +375,20 @@ fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
         rule: "001 §3 Ties · ruling tied_round",
     };
     routine(world, blow, held);
+}
+
+/// Ruling `tied_round`: say that `e`, felled in this tied round, still
+/// deals its blow.
+fn felled_yet_strikes(world: &mut World, e: Entity) {
+    let who = name(world, e);
+    record(world, || {
+        Event::new(
+            EventKind::Simultaneous,
+            "001 §3 Ties · ruling tied_round",
+            format!("{who}, felled earlier in this tied round, still deals its blow."),
+        )
+        .actor(&who)
+    });
 }
 
 /// The action itself, once any strikes at the actor's back are over.
@@ -710,15 +719,20 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
     let mover = name(world, slot.actor);
     let asked: Vec<(Entity, String, &'static str)> = match &kind {
         PauseKind::BeginCast => {
-            let spell = match &slot.action {
-                Action::Cast { spell, .. } => spell.clone(),
-                _ => String::new(),
+            let (spell, target) = match &slot.action {
+                Action::Cast { spell, target } => (spell.clone(), Some(*target)),
+                _ => (String::new(), None),
             };
             vec![(
                 slot.actor,
-                decision::prompt(world, slot.actor, |_| {
+                decision::prompt(world, slot.actor, |w| {
+                    // Ruling decline_cast: said before it is answered.
+                    let gone = target
+                        .filter(|&t| !able(w, t))
+                        .map(|t| format!(" ({} is out of the fight: it turns to an ally who is hurt, if any)", name(w, t)))
+                        .unwrap_or_default();
                     format!(
-                        "{mover}: begin casting {spell} now, or decline (no other action is allowed)"
+                        "{mover}: begin casting {spell} now{gone}, or decline (no other action is allowed)"
                     )
                 }),
                 "ruling decline_cast",
@@ -861,7 +875,9 @@ pub fn take_interrupts(world: &mut World) {
                     return;
                 }
                 Some((slot, at, _)) => begin_casting(world, &slot, spell, at, true),
-                None => begin_casting(world, &p.slot, spell, *target, yes),
+                // With no one to cast at, aim_cast has said so.
+                None if yes => {}
+                None => begin_casting(world, &p.slot, spell, *target, false),
             }
         }
         (PauseKind::FleeingAttacks(_), _) => {
@@ -879,7 +895,13 @@ pub fn take_interrupts(world: &mut World) {
         }
         (PauseKind::SetSpears(_), Action::Charge { target, weapon }) => {
             interrupts(world, e, &p.answers, true);
-            if able(world, e) && in_reach(world, e, *target, reach_of(world, weapon)) {
+            // Ruling tied_round: felled by the spear in a tied round, the
+            // charger's blow is still dealt.
+            let felled = tied_round(world) && world.resource::<Flow>().fell.contains(&e);
+            if felled {
+                felled_yet_strikes(world, e);
+            }
+            if (felled || able(world, e)) && in_reach(world, e, *target, reach_of(world, weapon)) {
                 charge_strike(world, e, *target, weapon, &mut held);
             }
         }
@@ -977,9 +999,37 @@ fn cast_target(world: &mut World, e: Entity, spell: &str, target: Entity) -> Opt
     let harmful = world.resource::<Data>().0.spells.get(spell)?.harmful();
     if harmful {
         living_target(world, e, target)
+    } else if able(world, target) {
+        Some(target)
     } else {
-        able(world, target).then_some(target)
+        ally_instead(world, e, spell, target)
     }
+}
+
+/// Ruling `decline_cast`: a helpful spell whose ally has fallen turns to
+/// the nearest ally still fighting who is hurt, the caster included
+/// (listing order breaks ties); with none, it is not begun. Either way the
+/// log says so.
+fn ally_instead(world: &mut World, e: Entity, spell: &str, fallen: Entity) -> Option<Entity> {
+    let hurt = |x: Entity| world.get::<HitPoints>(x).is_some_and(|h| h.current < h.max);
+    let next = roster(world)
+        .into_iter()
+        .filter(|&x| able(world, x) && !fray_core::model::enemies(world, e, x) && hurt(x))
+        .min_by_key(|&x| distance(world, e, x));
+    let (who, was) = (name(world, e), name(world, fallen));
+    let text = match next {
+        Some(n) => format!(
+            "{was} is out of the fight: {who} turns its {spell} on {}.",
+            name(world, n)
+        ),
+        None => {
+            format!("{was} is out of the fight and no ally is hurt: {who} does not begin {spell}.")
+        }
+    };
+    record(world, || {
+        Event::new(EventKind::Retarget, "ruling decline_cast", text).actor(&who)
+    });
+    next
 }
 
 fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, yes: bool) {
