@@ -657,6 +657,43 @@ fn aborting_after_readying_gives_up_the_next_phase_too() {
 }
 
 #[test]
+fn aborting_with_an_action_held_from_an_earlier_phase_gives_up_this_phases() {
+    // 002 §Abort: "giving up your next Action"; §Ready Consequences: coming
+    // to its next action, a readied action not taken is lost. Bo readies in
+    // phase 1; in phase 2 Ash strikes before Bo's place and Bo aborts to
+    // Dodge: the readied action goes, and its place in phase 2 gives it no
+    // action.
+    let mut b = battle_with(
+        PAIR,
+        &[1; 12],
+        vec![
+            in_phase(1, o("Ash", "end").into()),
+            in_phase(1, o("Bo", "ready").into()),
+            in_phase(2, o("Ash", "strike").target("Bo")),
+            abort("Bo", "dodge"),
+            in_phase(2, o("Bo", "strike").target("Ash")),
+        ],
+        "Square",
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo aborts to Dodge against Ash's attack, giving up the delayed or readied action it held, and with it its action this phase.",
+    );
+    let (phase2, phase3) = (
+        line(&b, "Turn 1, phase 2 begins."),
+        line(&b, "Turn 1, phase 3 begins."),
+    );
+    let strikes = texts(&b)
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| t.starts_with("Bo strikes at Ash") && (phase2..phase3).contains(i))
+        .count();
+    assert_eq!(strikes, 0, "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn aborting_gives_up_this_phase_or_the_next_and_bars_another_abort() {
     // 002 §Abort: Bo (CV 5) is attacked by Ash (CV 6) before its own turn
     // and aborts to Dodge: it gives up this phase's action; DCV 5 + 3.
@@ -1487,6 +1524,13 @@ fn after_a_full_phase_action_the_turn_offers_only_the_step() {
     let d = decisions.open().first().expect("Ash is asked again");
     assert_eq!(d.actor_name, "Ash");
     assert_eq!(d.prompt, "Ash, phase 1: a 1-hex step left.");
+    // A hex typed or clicked now is that step (002 §1-Hex Step).
+    let (id, typed) = (d.id, d.move_order.clone().expect("a hex may be typed"));
+    assert_eq!(typed.action, "step");
+    b.answer(id, typed.cell(Cell::new(3, 4)));
+    let _ = b.run();
+    let ash = b.world().resource::<phases::Flow>().entity("Ash").unwrap();
+    assert_eq!(b.world().get::<Cell>(ash), Some(&Cell::new(3, 4)));
 }
 
 #[test]

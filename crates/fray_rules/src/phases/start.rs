@@ -152,7 +152,7 @@ fn surprise(world: &mut World, data: &PhasesData, all: &[Entity]) -> bool {
         log(world, || {
             Event::new(
                 EventKind::Surprise,
-                "002 §Surprise",
+                "002 §Surprise Phase",
                 if surprise {
                     format!(
                         "{name} is not aware of its opponents: it does not act in the Surprise Phase, and has {} DCV during it.",

@@ -97,7 +97,14 @@ fn take_answer(world: &mut World) -> bool {
     let Some((id, actor, asking)) = world.resource::<Flow>().asking else {
         return true;
     };
-    let taken = decision::take_answers(world, "002 §Normal Phase", |world, d, order| {
+    // A refusal cites the paragraph that asked.
+    let rule = match asking {
+        Asking::Turn => "002 §Normal Phase",
+        Asking::Opportunity { .. } => "002 §Attacks of Opportunity",
+        Asking::Abort { .. } => "002 §Abort",
+        Asking::Readied { .. } => "002 §Ready Conditions",
+    };
+    let taken = decision::take_answers(world, rule, |world, d, order| {
         orders::validate(world, d.actor, order)
     });
     let Some((_, plan)) = taken.into_iter().find(|(d, _)| d.id == id) else {
@@ -119,9 +126,16 @@ fn ask(
 ) -> Next {
     world.resource_mut::<Flow>().stack.push(waiting);
     world.resource_mut::<Flow>().asking = Some((0, actor, asking));
-    let move_order = (asking == Asking::Turn
-        && (orders::movement_left(world, actor) > 0 || step_refusal(world, actor).is_none()))
-    .then(|| Order::new(name(world, actor), "move"));
+    // A hex typed or clicked: a move while movement is left, else the
+    // 1-hex step where that is open (002 §1-Hex Step).
+    let typed = if orders::movement_left(world, actor) > 0 {
+        Some("move")
+    } else {
+        step_refusal(world, actor).is_none().then_some("step")
+    };
+    let move_order = typed
+        .filter(|_| asking == Asking::Turn)
+        .map(|action| Order::new(name(world, actor), action));
     let question = Question {
         actor,
         prompt: decision::prompt(world, actor, prompt),
@@ -933,22 +947,38 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
             f.next_phase_index(data.numbers.phases_per_turn),
         )
     };
-    let readied = matches!(world.get::<Hold>(actor), Some(Hold::Readied { .. }));
-    let gives_up = if readied && done {
-        // Readying was its action on its initiative score this phase: the
-        // abort after it gives up the next phase's action too.
+    let hold = world.get::<Hold>(actor).cloned();
+    let now = world.resource::<Flow>().phase_index();
+    if hold.is_some() {
         world.entity_mut(actor).remove::<Hold>();
-        world.entity_mut(actor).insert(AbortedAhead(next));
-        "the readied action it held and, having readied on its initiative score this phase, its action in the next phase".to_string()
-    } else if world.get::<Hold>(actor).is_some() {
-        world.entity_mut(actor).remove::<Hold>();
-        "the delayed or readied action it held".to_string()
-    } else if done {
-        world.entity_mut(actor).insert(AbortedAhead(next));
-        "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
-    } else {
-        world.resource_mut::<Flow>().gave_up.push(actor);
-        "its action this phase".to_string()
+    }
+    let gives_up = match hold {
+        Some(Hold::Readied { .. }) if done => {
+            // Readying was its action on its initiative score this phase:
+            // the abort after it gives up the next phase's action too.
+            world.entity_mut(actor).insert(AbortedAhead(next));
+            "the readied action it held and, having readied on its initiative score this phase, its action in the next phase".to_string()
+        }
+        Some(Hold::Delayed { fires, .. }) if fires > now => {
+            // The delay was to be its action in a later phase.
+            world.entity_mut(actor).insert(AbortedAhead(fires));
+            "the delayed action it held, its action in the phase it was delayed to".to_string()
+        }
+        Some(_) if !done => {
+            // Held from an earlier phase, it stood for this phase's action:
+            // its place this phase gives it none (002 §Ready Consequences).
+            world.resource_mut::<Flow>().gave_up.push(actor);
+            "the delayed or readied action it held, and with it its action this phase".to_string()
+        }
+        Some(_) => "the delayed or readied action it held".to_string(),
+        None if done => {
+            world.entity_mut(actor).insert(AbortedAhead(next));
+            "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
+        }
+        None => {
+            world.resource_mut::<Flow>().gave_up.push(actor);
+            "its action this phase".to_string()
+        }
     };
     let to = if block { "Block" } else { "Dodge" };
     log(world, || {
