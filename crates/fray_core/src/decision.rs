@@ -444,9 +444,10 @@ pub fn ask(world: &mut World, ask: Question) -> u64 {
 }
 
 /// Take the orders given since the last step, each checked by `validate`
-/// against the decision it answers. A refused order is logged under `rule`
-/// with its reason, changes nothing, and its decision stays open; a taken
-/// one closes its decision and comes back with what `validate` made of it.
+/// against the decision it answers. A refused order is logged under the
+/// paragraph that asked (`rule` where the decision names none) with its
+/// reason, changes nothing, and its decision stays open; a taken one closes
+/// its decision and comes back with what `validate` made of it.
 pub fn take_answers<P>(
     world: &mut World,
     rule: &str,
@@ -465,10 +466,15 @@ pub fn take_answers<P>(
             Ok(plan) => taken.push((id, plan)),
             Err(why) => {
                 let (who, what) = (order.actor.clone(), order.action.clone());
+                let asked = world
+                    .resource::<Decisions>()
+                    .get(id)
+                    .map(|d| d.rule.clone());
+                let cite = asked.as_deref().filter(|r| !r.is_empty()).unwrap_or(rule);
                 crate::log::record(world, || {
                     crate::log::Event::new(
                         crate::log::EventKind::Refused,
-                        rule,
+                        cite,
                         format!("{who}'s order {what:?} is refused: {why}."),
                     )
                     .actor(who.as_str())

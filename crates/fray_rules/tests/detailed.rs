@@ -1634,6 +1634,103 @@ fn the_parry_question_gives_the_odds_with_and_without_the_parry() {
 }
 
 #[test]
+fn the_parry_odds_are_those_of_the_weapon_the_attack_is_made_with() {
+    // 000 §1.2.5: Ash grabs Mo's dagger from the ground beside him, then
+    // attacks Bo with the spear; the odds Bo is given are the spear's (16
+    // to exceed: 55%, parried 36%), not those of the dagger now in hand.
+    let text = common::field(
+        "detailed_sequence",
+        (24, 12),
+        1,
+        "",
+        r#"
+        (name: "Ash", side: "A", template: "spearman", at: (3, 3), set: {"active": 4}),
+        (name: "Mo", side: "A", template: "mage", at: (2, 4), starts: ["weapon_on_the_ground"]),
+        (name: "Bo", side: "B", template: "swordsman", at: (4, 3)),
+    "#,
+    );
+    let mut b = common::battle(&text, &[5, 5], |side| {
+        if side == 0 {
+            Box::new(Script {
+                orders: vec![
+                    (Q::Option, Order::new("Ash", "grab").with("dagger"), false),
+                    (
+                        Q::Option,
+                        Order::new("Ash", "attack").target("Bo").with("spear"),
+                        false,
+                    ),
+                ],
+                asked,
+                fits: |a, b| a == b,
+                otherwise: |_, d| Order::new(&d.actor_name, "pass"),
+            })
+        } else {
+            Box::new(fray_core::decision::HumanSeat)
+        }
+    });
+    let _ = b.run();
+    line(&b, "Ash, alert, makes a D20 DX check to grab the dagger");
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let asked: Vec<&str> = decisions.open().iter().map(|d| d.prompt.as_str()).collect();
+    assert_eq!(
+        asked,
+        ["Ash attacks Bo (hits 55%; parried, 36%): parry (a blow)?"],
+        "{}",
+        texts(&b).join("\n")
+    );
+}
+
+#[test]
+fn one_alert_with_no_movement_may_still_cease_to_be_alert() {
+    // 000 §3: "Characters may cease to be alert; any characters may move."
+    // Wren, alert from her pass, has no movement, yet is asked, and stays
+    // no longer alert, so that she may shoot next round (000 §1.2.5).
+    let mut b = battle(
+        r#"
+        (name: "Wren", side: "A", template: "archer", at: (2, 4), set: {"move": 0}),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 4)),
+    "#,
+        &[],
+        vec![
+            (Q::Option, Order::new("Wren", "pass").with("alert")),
+            (Q::Trace, Order::new("Wren", "stay").with("unalert")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Wren passes");
+    line(&b, "Wren stays, unalert");
+    assert!(!detailed::alert(b.world(), entity(&b, "Wren")));
+}
+
+#[test]
+fn a_refused_answer_cites_the_paragraph_that_asked() {
+    // A trace to no cell on the board is refused under 000 §3.1, the
+    // paragraph that asks for traces, not under the combat options'.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (2, 4)),
+        (name: "Bo", side: "B", template: "swordsman", at: (20, 4)),
+    "#,
+        &[],
+        vec![(
+            Q::Trace,
+            Order::new("Ash", "trace").cell(fray_core::grid::Cell::new(99, 99)),
+        )],
+        1,
+    );
+    run(&mut b);
+    let log = b.world().resource::<BattleLog>();
+    let refused: Vec<&str> = log
+        .entries()
+        .iter()
+        .filter(|e| e.text.starts_with("Ash's order \"trace\" is refused"))
+        .map(|e| e.rule.as_str())
+        .collect();
+    assert_eq!(refused, ["000 §3.1"]);
+}
+
+#[test]
 fn a_person_may_run_at_a_foe_no_longer_alert() {
     // 000 §3: "Characters may cease to be alert; any characters may move.
     // Alert characters ... are limited to half the normal movement

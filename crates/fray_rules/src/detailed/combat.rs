@@ -42,7 +42,9 @@ pub(super) fn ask(
     world.resource_mut::<Flow>().open.push((0, actor, what));
     let secret = matches!(what, Ask::Noncombat | Ask::Trace)
         || (what == Ask::Option && world.resource::<Flow>().initiative.len() > 1);
-    let move_order = (what == Ask::Trace).then(|| Order::new(name(world, actor), "trace"));
+    // A cell may be typed for a trace, where there is movement to trace.
+    let move_order = (what == Ask::Trace && super::orders::allowance(world, actor, true) > 0)
+        .then(|| Order::new(name(world, actor), "trace"));
     let question = Question {
         actor,
         prompt: decision::prompt(world, actor, prompt),
@@ -1168,13 +1170,14 @@ pub(super) fn ask_parrier(world: &mut World) -> bool {
 /// 000 §1.2.5.1.3 · ruling `parry`: the pending attack's chance to hit as
 /// it stands and with one more parry, for whoever is asked to parry.
 fn parry_odds(world: &World, attacker: Entity, target: Entity) -> String {
-    let parried = world
-        .resource::<Flow>()
-        .attack
-        .as_ref()
-        .map_or(0, |a| a.parries.len() as i32);
-    let now = super::view::chance(world, attacker, target, parried);
-    let then = super::view::chance(world, attacker, target, parried + 1);
+    let Some(a) = world.resource::<Flow>().attack.as_ref() else {
+        return String::new();
+    };
+    // The weapon the attack is made with, not the first in hand.
+    let (parried, by) = (a.parries.len() as i32, (attacker, a.weapon.as_str()));
+    let alert = super::alert(world, target);
+    let now = super::view::chance_with(world, by, target, parried, alert);
+    let then = super::view::chance_with(world, by, target, parried + 1, alert);
     match now.zip(then) {
         Some(((now, _), (then, _))) => {
             format!(" (hits {:.0}%; parried, {:.0}%)", now * 100.0, then * 100.0)

@@ -96,7 +96,9 @@ fn asked_traces(world: &mut World) -> bool {
         if !up(world, e) {
             continue;
         }
-        if allowance(world, e, true) == 0 {
+        // 000 §3: "Characters may cease to be alert": one alert is asked
+        // even with no movement left, for it may stay and stop being alert.
+        if allowance(world, e, true) == 0 && !super::alert(world, e) {
             // 000 §3.2.1–2: no movement: it stays, and may strike a mover
             // as everyone who stays may.
             let stay = Plan::Stay {
@@ -114,6 +116,9 @@ fn asked_traces(world: &mut World) -> bool {
             e,
             Ask::Trace,
             |_| {
+                if full == 0 {
+                    return format!("{who}: no movement left; stay, alert or not, in secret.");
+                }
                 format!(
                     "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
                     if m != full {

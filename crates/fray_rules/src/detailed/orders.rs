@@ -1250,7 +1250,9 @@ fn trace_choices(
     // One unalert already moves at full movement, and a trace does not make
     // it alert (only a pass does, 000 §1.2.1): it has one way of each.
     let alert = super::alert(world, me);
-    for (f, n) in foes {
+    // With no movement at all, only the ways of staying are open.
+    let moves = allowance(world, me, true) > 0;
+    for (f, n) in foes.iter().filter(|_| moves) {
         if alert {
             offer(
                 Order::new(name, "chase").target(n),
@@ -1286,7 +1288,10 @@ fn trace_choices(
     }
     // A typed cell is an alert trace at half movement; falling back from
     // the foes at full movement is one choice more.
-    if alert && let Some(back) = back_from_foes(world, me, foes) {
+    if alert
+        && moves
+        && let Some(back) = back_from_foes(world, me, foes)
+    {
         offer(
             Order::new(name, "trace").cell(back).with("unalert"),
             format!("Fall back to {back}, no longer alert (full movement)"),

@@ -48,9 +48,20 @@ pub fn chance_as(
     parries: i32,
     alert: bool,
 ) -> Option<(f32, String)> {
-    let data = &world.resource::<Data>().0;
     let w = attack_weapon(world, actor)?;
-    let d = weapon(world, &w)?;
+    chance_with(world, (actor, &w), target, parries, alert)
+}
+
+/// [`chance_as`] with the weapon `w` the attack is made with.
+pub fn chance_with(
+    world: &World,
+    (actor, w): (Entity, &str),
+    target: Entity,
+    parries: i32,
+    alert: bool,
+) -> Option<(f32, String)> {
+    let data = &world.resource::<Data>().0;
+    let d = weapon(world, w)?;
     let armour = armour_of(world, target);
     let multiplier = if !alert || world.get::<Fallen>(target).is_some() {
         2
@@ -58,11 +69,11 @@ pub fn chance_as(
         1
     };
     let mut add =
-        armour.ac - preparations(world, actor, &w) + parries * data.ruling_numbers.parry_modifier;
+        armour.ac - preparations(world, actor, w) + parries * data.ruling_numbers.parry_modifier;
     if alert && super::orders::shield(world, target).is_some() {
         add += data.ruling_numbers.shield_modifier;
     }
-    Some((hit_chance(multiplier, add, d.to_hit), w))
+    Some((hit_chance(multiplier, add, d.to_hit), w.to_string()))
 }
 
 pub(super) fn preview(world: &World, actor: Entity, target: Entity) -> Option<String> {
