@@ -411,11 +411,12 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
 }
 
 #[test]
-fn straining_into_dying_leaves_no_crawl_before_the_action() {
-    // 004 §Wound Points: Anna, Incapacitated at 0, attacks Bors two squares
-    // off. The attack strains her to -1: Dying, she "cannot both move and
-    // take an action", so she does not crawl the square that would bring
-    // him within reach.
+fn one_down_may_not_declare_an_attack_beyond_its_reach() {
+    // 004 §Wound Points: Anna, Incapacitated at 0, would attack Bors two
+    // squares off. The attack would strain her to -1: Dying, she "cannot
+    // both move and take an action", so she could not crawl the square that
+    // would bring him within reach. The declaration is refused, rather than
+    // paid for with a Wound Point for nothing.
     let text = duel("", ", at: (3, 1)", "9, 2, 9, 9, 9", ANNA_ATTACKS, 1)
         .replace(", at: (2, 1), at: (3, 1)", ", at: (3, 1)")
         .replace(
@@ -432,10 +433,44 @@ fn straining_into_dying_leaves_no_crawl_before_the_action() {
     let _ = b.run();
     assert_has(
         &b,
-        "Anna strains itself (acting while Incapacitated or Dying) and takes 1 Wound Point.",
+        "Anna's order \"attack\" is refused: it lies where it fell and cannot both move and act: Bors is 2 cells away, reach 1 (004 §Wound Points).",
     );
+    assert_lacks(&b, "Anna strains itself");
     assert_lacks(&b, "Anna moves");
     assert_lacks(&b, "Anna attacks Bors");
+}
+
+#[test]
+fn a_riposte_that_leaves_the_mover_prone_stops_its_move() {
+    // Rulings riposte, injury_effects, half_speed: Brienne walks at Snik;
+    // Grusk's riposte as she enters his reach is a critical that shatters
+    // her kneecap. Prone, she "crawls 1 cell a round": having moved 2, she
+    // goes no farther, and cannot reach Snik.
+    let text = field(
+        1,
+        r#"(name: "Brienne", side: "A", template: "knight", at: (0, 3)),
+           (name: "Grusk", side: "B", template: "bugbear_scoundrel", at: (3, 4)),
+           (name: "Snik", side: "B", template: "goblin", at: (6, 3)),"#,
+        "5, 5, 5, 20, 1, 1, 3, 1",
+        r#"(round: 1, order: (actor: "Brienne", action: "attack", target: "Snik", with: "longsword"))"#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Brienne suffers a Combat Injury: Shattered Kneecap");
+    assert_has(&b, "Brienne cannot reach Snik this round");
+    let e = entity(&mut b, "Brienne");
+    assert_eq!(b.world().get::<Cell>(e), Some(&Cell::new(2, 3)));
+}
+
+#[test]
+fn a_move_toward_where_it_stands_holds_its_ground_in_the_log() {
+    // 004 §Step 3: Anna's Defensive Attack toward her own cell goes nowhere,
+    // and the log says so.
+    let order = r#"(round: 1, order: (actor: "Anna", action: "defensive_attack", cell: (1, 1)))"#;
+    let text = duel("", "", "5, 9", order, 1).replace("at: (2, 1)", "at: (6, 6)");
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Anna holds its ground.");
 }
 
 #[test]
@@ -1697,6 +1732,30 @@ fn a_dying_creature_is_offered_no_full_defense_on_the_move() {
         offered
             .iter()
             .any(|c| c.order.action == "full_defense" && c.order.cell.is_some())
+    );
+}
+
+#[test]
+fn one_dying_is_refused_an_attack_beyond_its_reach_and_told_why() {
+    // 004 §Wound Points: Anna, Dying, "cannot both move and take an
+    // action": Bors, five cells off, is beyond her longsword from where she
+    // lies. The refused choice names the weapon too.
+    let text = duel("", "", "5, 9", "", 1).replace("at: (2, 1)", "at: (6, 6)");
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    fell(&mut b, anna);
+    *b.world_mut().get_mut::<Health>(anna).unwrap() = Health::Dying;
+    let offered = declared::choices(b.world(), anna);
+    let attack = offered
+        .iter()
+        .find(|c| c.order.action == "attack" && c.order.with.as_deref() == Some("longsword"))
+        .unwrap();
+    assert_eq!(attack.label, "Attack Bors with the longsword");
+    assert_eq!(
+        attack.refused.as_deref(),
+        Some(
+            "it lies where it fell and cannot both move and act: Bors is 5 cells away, reach 1 (004 §Wound Points)"
+        )
     );
 }
 

@@ -282,7 +282,7 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
     if hurts.every_other_round && rs.acted_last_round && !no_action {
         return Err("Broken rib: only one action every two rounds, and it acted last round; it may still move (004 §Combat Injuries; ruling injury_effects)".into());
     }
-    match order.action.as_str() {
+    let action = match order.action.as_str() {
         "attack" => cx.attack(false),
         "defensive_attack" => {
             if order.target.is_none() {
@@ -311,7 +311,50 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
             "unknown action {other:?} (actions: {})",
             ACTIONS.join(", ")
         )),
+    }?;
+    from_where_it_lies(world, actor, &action)?;
+    Ok(action)
+}
+
+/// 004 §Wound Points: one Incapacitated or Dying and not stabilised acts
+/// from where it lies ("cannot both move and take an action"; an
+/// Incapacitated one's strain leaves it Dying first, ruling
+/// `strain_first`): an action aimed beyond its reach or range from there is
+/// refused, rather than paid for with a Wound Point for nothing.
+fn from_where_it_lies(world: &World, actor: Entity, action: &Action) -> Result<(), String> {
+    let down = matches!(
+        world.get::<Health>(actor),
+        Some(Health::Incapacitated | Health::Dying)
+    );
+    if !down || world.get::<super::Stabilised>(actor).is_some() {
+        return Ok(());
     }
+    let data = &world.resource::<Data>().0;
+    let (target, reach) = match action {
+        Action::Attack { target, weapon, .. } => {
+            let w = data.weapons.get(weapon).ok_or("no such weapon")?;
+            (*target, if w.reach > 0 { w.reach } else { w.range })
+        }
+        Action::Throw { target, weapon } => {
+            (*target, data.weapons.get(weapon).map_or(0, |w| w.range))
+        }
+        Action::Cast { spell, target } => (*target, data.spells.get(spell).map_or(0, |s| s.range)),
+        Action::Stabilise { target } => (*target, 1),
+        Action::Intimidate { target } => (*target, data.ruling_numbers.intimidate_range),
+        _ => return Ok(()),
+    };
+    let at = |e: Entity| world.get::<Cell>(e).copied();
+    let (Some(from), Some(to)) = (at(actor), at(target)) else {
+        return Ok(());
+    };
+    let dist = world.resource::<Grid>().distance(from, to);
+    if dist > reach {
+        return Err(format!(
+            "it lies where it fell and cannot both move and act: {} is {dist} cells away, reach {reach} (004 §Wound Points)",
+            world.resource::<Flow>().name(target)
+        ));
+    }
+    Ok(())
 }
 
 /// The choices a declaration offers, legal or refused with the reason.
@@ -400,11 +443,16 @@ fn offer(world: &World, actor: Entity, order: Order) -> Choice {
             Choice::legal(order, capitalise(&text))
         }
         Err(why) => {
-            let text = format!(
-                "{} {}",
-                order.action.replace('_', " "),
-                order.target.clone().unwrap_or_default()
-            );
+            // The spell, weapon or item too: "cast mend on Brienne",
+            // "attack Snik with the longsword".
+            let (action, with) = (order.action.replace('_', " "), order.with.as_deref());
+            let target = order.target.as_deref();
+            let text = match (with, target) {
+                (Some(w), Some(t)) if action == "cast" => format!("cast {w} on {t}"),
+                (Some(w), Some(t)) => format!("{action} {t} with the {w}"),
+                (Some(w), None) => format!("{action} {w}"),
+                (None, t) => format!("{action} {}", t.unwrap_or_default()),
+            };
             Choice::refused(order, capitalise(text.trim()), why)
         }
     }
@@ -502,10 +550,12 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
             Health::Incapacitated | Health::Dying if stabilised => prompt.push_str(
                 " (Stabilised: half its Speed; its first action costs nothing, each beyond it 1 Wound Point)",
             ),
-            Health::Incapacitated => prompt
-                .push_str(" (Incapacitated: it can crawl; any other action costs 1 Wound Point)"),
-            Health::Dying => prompt
-                .push_str(" (Dying: one action, not both move and act; each costs 1 Wound Point)"),
+            Health::Incapacitated => prompt.push_str(
+                " (Incapacitated: it can crawl; any other action but waiting costs 1 Wound Point and leaves it Dying where it lies)",
+            ),
+            Health::Dying => prompt.push_str(
+                " (Dying: one action, not both move and act; each but waiting or crawling costs 1 Wound Point)",
+            ),
             _ => {}
         }
         prompt

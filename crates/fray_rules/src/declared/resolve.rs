@@ -811,6 +811,11 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
 /// nowhere, hold the ground or stand in full defense.
 fn move_toward(world: &mut World, a: &Actor, toward: Option<Cell>, full_defense: bool) {
     let me = &a.me;
+    // Toward where it already is: it goes nowhere, and the log says so.
+    let toward = toward.filter(|&c| {
+        let within = u32::from(occupied(world, a.e).contains(&c));
+        world.resource::<Grid>().distance(cell(world, a.e), c) > within
+    });
     if let Some(c) = toward {
         // Toward someone's cell means up to them.
         let taken = occupied(world, a.e).contains(&c);
@@ -1043,13 +1048,19 @@ fn approach(
         start = at;
         moved = 0;
         for foe in step.provoked {
+            let paralysed = |w: &World| w.get::<Hurts>(e).is_some_and(|h| h.paralysed);
             if riposte(world, foe, e, "as it enters its threat range")
-                && health(world, e) != Health::Fine
+                && (health(world, e) != Health::Fine || paralysed(world))
             {
+                let rule = if health(world, e) == Health::Fine {
+                    "ruling injury_effects"
+                } else {
+                    "004 §Wound Points"
+                };
                 log(world, || {
                     Event::new(
                         EventKind::Stopped,
-                        "004 §Wound Points",
+                        rule,
                         format!("{me} is stopped at {at}."),
                     )
                     .actor(&me)
@@ -1057,6 +1068,10 @@ fn approach(
                 return false;
             }
         }
+        // An injury from a riposte (prone, a Broken Shin) caps what is left
+        // of the move at once (ruling half_speed).
+        let left = speed_left(world, e, move_budget(world, e, &Action::Wait));
+        walk.budget = walk.budget.min(walk.spent + left);
         able = able_to_riposte(world, e, from, budget);
     };
     if moved > 0 {
