@@ -21,7 +21,13 @@ struct Waits;
 
 impl Controller for Waits {
     fn decide(&mut self, _: &mut World, d: &Decision) -> Option<Order> {
-        Some(Order::new(&d.actor_name, "wait"))
+        // Felled since it declared, it carries its action out, as the AI
+        // does (ruling felled_action).
+        let felled = d.rule == "004 §Wound Points";
+        Some(Order::new(
+            &d.actor_name,
+            if felled { "strain" } else { "wait" },
+        ))
     }
 }
 
@@ -408,6 +414,40 @@ fn an_incapacitated_creature_pays_a_wound_point_to_act() {
             (declared::Harm::Bleeding, 1)
         ]
     );
+}
+
+#[test]
+fn one_felled_since_it_declared_is_asked_whether_to_strain() {
+    // Ruling felled_action (004 §Wound Points): Bors declared an attack
+    // while standing; Anna's blow at her lower count leaves him at 0 Wound
+    // Points. At his count he is asked, and lies still: no Wound Point, no
+    // attack. Answering the other way, he strains and swings.
+    let bors = r#"(round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#;
+    for (answer, strains) in [("lie_still", false), ("strain", true)] {
+        let orders = format!(
+            r#"{ANNA_ATTACKS}, {bors}, (round: 1, asked: "004 §Wound Points", order: (actor: "Bors", action: "{answer}"))"#
+        );
+        let text = duel(
+            "",
+            r#", set: {"stress": 0, "strength": 4}"#,
+            "5, 9, 9, 15, 3, 9, 1",
+            &orders,
+            1,
+        )
+        .replace(r#"(name: "Bors""#, BYSTANDER);
+        let mut b = battle(&text);
+        let _ = b.run();
+        assert_has(&b, "Bors is Incapacitated (0 Wound Points)");
+        assert_eq!(
+            has(
+                &b,
+                "Bors lies still and does not carry out its declared action."
+            ),
+            !strains
+        );
+        assert_eq!(has(&b, "Bors strains itself"), strains);
+        assert_eq!(has(&b, "Bors attacks Anna"), strains);
+    }
 }
 
 #[test]

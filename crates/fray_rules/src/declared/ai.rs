@@ -47,6 +47,9 @@ pub const HOOKS: AiHooks = AiHooks {
 
 /// The same check the rules make when they take the order.
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
+    if super::felled::is_asked(world, me) {
+        return super::felled::validate(world, me, order).is_ok();
+    }
     validate(world, me, order).is_ok()
 }
 
@@ -104,6 +107,11 @@ impl Me<'_> {
 
 /// The orders worth considering for `me`, each appraised.
 fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
+    // Fallen since it declared: it carries its action out (ruling
+    // felled_action).
+    if let Some(order) = super::felled::ai_answer(world, me) {
+        return vec![Appraisal::plain(order)];
+    }
     // Room for what a creature facing a handful of foes is offered.
     let mut out = Vec::with_capacity(24);
     let Some((c, stats, kit, wp, stress, &here, &side, (hurts, round, health))) =

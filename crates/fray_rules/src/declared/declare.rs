@@ -309,7 +309,7 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
         "wait" => Ok(Action::Wait),
         other => Err(format!(
             "unknown action {other:?} (actions: {})",
-            ACTIONS.join(", ")
+            DECLARATIONS.join(", ")
         )),
     }?;
     from_where_it_lies(world, actor, &action)?;

@@ -33,6 +33,7 @@ mod arrivals;
 pub mod data;
 mod declare;
 mod end_round;
+mod felled;
 mod page;
 mod resolve;
 mod start;
@@ -202,6 +203,8 @@ pub struct RoundState {
     /// Whom it attacked or threw at last round, if anyone: declared then,
     /// revealed since (004 §Step 3).
     pub attacked_last_round: Option<Entity>,
+    /// Fell Incapacitated or Dying this round, after it declared.
+    pub fell: bool,
 }
 
 /// An action as declared (004 §Step 3).
@@ -313,6 +316,10 @@ pub struct Flow {
     pub arrivals: Vec<Arrival>,
     /// Names of the combatants, by entity, in listing order.
     pub roster: fray_core::model::Roster,
+    /// One felled since it declared, asked at its count whether it carries
+    /// out its action at the cost of a Wound Point (ruling `felled_action`):
+    /// the decision, who, and the answer once given.
+    pub straining: Option<(u64, Entity, Option<bool>)>,
 }
 
 /// The phases of a round, chained once, in the text's order.
@@ -410,7 +417,8 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_arrivals: None,
 };
 
-/// The action names orders use.
+/// The action names orders use: the declarations, then the answers of one
+/// fallen since it declared (ruling `felled_action`).
 pub const ACTIONS: &[&str] = &[
     "attack",
     "defensive_attack",
@@ -421,7 +429,12 @@ pub const ACTIONS: &[&str] = &[
     "stabilise",
     "intimidate",
     "wait",
+    "strain",
+    "lie_still",
 ];
+
+/// The declarations among [`ACTIONS`].
+pub const DECLARATIONS: &[&str] = ACTIONS.split_at(ACTIONS.len() - 2).0;
 
 /// What a combatant is under 004: its numbers, Stress and Wound Points,
 /// kit and state.
@@ -487,6 +500,7 @@ pub fn populate(
             group: Simultaneous::default(),
             arrivals,
             roster,
+            straining: None,
         },
     );
     fray_core::model::set_resource(world, ScenarioSource(scenario.clone()));

@@ -41,6 +41,9 @@ pub struct Hit {
 /// several tied creatures acting simultaneously — bringing in any late
 /// arrival whose moment has come first. One count per step.
 pub fn resolve_counts(world: &mut World) {
+    if !super::felled::answered(world) {
+        return;
+    }
     if world.resource::<Flow>().group.is_empty() && !begin_count(world) {
         return;
     }
@@ -52,7 +55,16 @@ pub fn resolve_counts(world: &mut World) {
         };
         (slot, flow.group.take_held())
     };
-    act(world, &slot, held.as_mut());
+    match super::felled::ask_first(world, &slot) {
+        super::felled::Go::Ask => {
+            let mut flow = world.resource_mut::<Flow>();
+            flow.group.act_next(slot);
+            let _ = flow.group.put_held(held);
+            return;
+        }
+        super::felled::Go::Act => act(world, &slot, held.as_mut()),
+        super::felled::Go::LieStill => {}
+    }
     let landing = world.resource_mut::<Flow>().group.put_held(held);
     if world.resource::<Flow>().group.is_empty() {
         for hit in landing {
@@ -1710,6 +1722,11 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
         Health::Fine => return,
     };
     world.entity_mut(e).insert(after).remove::<Fighting>();
+    if before == Health::Fine
+        && let Some(mut rs) = world.get_mut::<RoundState>(e)
+    {
+        rs.fell = true;
+    }
     if after == Health::Dead {
         world.entity_mut(e).remove::<fray_core::model::Blocking>();
     }

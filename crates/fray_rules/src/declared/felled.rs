@@ -1,0 +1,157 @@
+//! Ruling `felled_action`: one felled since it declared is asked at its
+//! count whether it carries out its action at the cost of a Wound Point
+//! (004 §Wound Points: "any strenuous activity is risky ... any other action
+//! it takes causes it to take 1 Wound Point of damage").
+
+use super::*;
+use fray_core::decision::{self, Choice};
+use fray_core::log::EventKind;
+
+/// What the creature whose count it is does now.
+pub(crate) enum Go {
+    Act,
+    /// It is asked first; its action waits for the answer.
+    Ask,
+    LieStill,
+}
+
+/// The question asked of `e`, if it is asked and has not answered.
+fn asked(world: &World, e: Entity) -> bool {
+    matches!(world.resource::<Flow>().straining, Some((_, who, None)) if who == e)
+}
+
+/// Whether the question asked, if any, has its answer: false while it
+/// waits.
+pub(crate) fn answered(world: &mut World) -> bool {
+    let Some((id, e, None)) = world.resource::<Flow>().straining else {
+        return true;
+    };
+    let taken = decision::take_answers(world, "004 §Wound Points", |w, d, o| {
+        validate(w, d.actor, o)
+    });
+    let Some((_, yes)) = taken.into_iter().find(|(d, _)| d.id == id) else {
+        return false;
+    };
+    world.resource_mut::<Flow>().straining = Some((id, e, Some(yes)));
+    true
+}
+
+/// What the creature of `slot` does at its count: asked first if it fell
+/// since it declared an action that would cost it a Wound Point, else as
+/// it answered.
+pub(crate) fn ask_first(world: &mut World, slot: &Slot) -> Go {
+    let e = slot.actor;
+    if let Some((_, who, Some(yes))) = world.resource::<Flow>().straining
+        && who == e
+    {
+        world.resource_mut::<Flow>().straining = None;
+        if !yes {
+            lie_still(world, e);
+            return Go::LieStill;
+        }
+        return Go::Act;
+    }
+    if !would_strain(world, slot) {
+        return Go::Act;
+    }
+    ask(world, slot);
+    Go::Ask
+}
+
+/// 004 §Wound Points: felled this round after it declared, able to act, its
+/// action strenuous and not the free first one of a stabilised creature.
+fn would_strain(world: &World, slot: &Slot) -> bool {
+    let e = slot.actor;
+    let down = matches!(
+        world.get::<Health>(e),
+        Some(Health::Incapacitated | Health::Dying)
+    );
+    let Some(rs) = world.get::<RoundState>(e) else {
+        return false;
+    };
+    let strenuous = !matches!(
+        slot.action,
+        Action::Move { .. } | Action::Wait | Action::Flee
+    );
+    let free = world.get::<Stabilised>(e).is_some() && rs.actions_taken == 0;
+    let gone = world.get::<Fled>(e).is_some()
+        || world.get::<Routed>(e).is_some()
+        || world.get::<Hurts>(e).is_some_and(|h| h.paralysed);
+    down && rs.fell && strenuous && !free && !gone
+}
+
+fn ask(world: &mut World, slot: &Slot) {
+    let e = slot.actor;
+    let me = world.resource::<Flow>().name(e).to_string();
+    let what = super::describe(world, &slot.action);
+    let prompt = decision::prompt(world, e, |_| {
+        format!(
+            "{me} has fallen since it declared: {what} at the cost of 1 Wound Point, or lie still"
+        )
+    });
+    let id = decision::ask(
+        world,
+        decision::Question {
+            actor: e,
+            prompt,
+            rule: "004 §Wound Points".into(),
+            secret: false,
+            move_order: None,
+            choices,
+        },
+    );
+    world.resource_mut::<Flow>().straining = Some((id, e, None));
+}
+
+/// The two answers.
+pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
+    let me = world.resource::<Flow>().name(e).to_string();
+    let cost = if world.get::<Health>(e) == Some(&Health::Incapacitated) {
+        "1 Wound Point, leaving it Dying where it lies"
+    } else {
+        "1 Wound Point"
+    };
+    vec![
+        Choice::legal(
+            Order::new(&me, "strain"),
+            format!("Carry out the declared action, at {cost}"),
+        ),
+        Choice::legal(
+            Order::new(&me, "lie_still"),
+            "Lie still: no action, no Wound Point",
+        ),
+    ]
+}
+
+/// An answer: carry it out (`strain`) or not (`lie_still`).
+pub fn validate(_: &World, _: Entity, order: &Order) -> Result<bool, String> {
+    match order.action.as_str() {
+        "strain" => Ok(true),
+        "lie_still" => Ok(false),
+        other => Err(format!(
+            "{other:?}: one fallen since it declared carries out its action (strain) or lies still (lie_still) (ruling felled_action)"
+        )),
+    }
+}
+
+/// The AI's answer: it carries the action out.
+pub(crate) fn ai_answer(world: &World, e: Entity) -> Option<Order> {
+    asked(world, e).then(|| Order::new(world.resource::<Flow>().name(e), "strain"))
+}
+
+/// Whether `e` is asked this question now, so its answers are checked here.
+pub(crate) fn is_asked(world: &World, e: Entity) -> bool {
+    asked(world, e)
+}
+
+fn lie_still(world: &mut World, e: Entity) {
+    let me = world.resource::<Flow>().name(e).to_string();
+    fray_core::log::record(world, || {
+        Event::new(
+            EventKind::Wait,
+            "004 §Wound Points · ruling felled_action",
+            format!("{me} lies still and does not carry out its declared action."),
+        )
+        .actor(&me)
+    });
+}
