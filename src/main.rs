@@ -557,6 +557,23 @@ fn describe_result(result: &BattleResult, battle: &Battle) -> String {
     }
 }
 
+/// An order typed by hand: a cell to move to, where the question takes
+/// one, or a choice that names a cell aimed at another (`10 0,5`).
+fn typed_by_hand(
+    line: &str,
+    move_to: Option<&fray_core::decision::Order>,
+    legal: &[&fray_core::decision::Choice],
+) -> Option<fray_core::decision::Order> {
+    if let (Some(template), Some(cell)) = (move_to, typed_cell(line)) {
+        return Some(template.clone().cell(cell));
+    }
+    let (n, cell) = choice_and_cell(line)?;
+    legal
+        .get(n.wrapping_sub(1))
+        .filter(|c| c.order.cell.is_some())
+        .map(|c| c.order.clone().cell(cell))
+}
+
 /// Whether an order typed by hand draws what the rules warn of on the
 /// choices they offer (attacks of opportunity, a back turned), not yet
 /// announced: then it is said, and the same answer typed again goes ahead.
@@ -648,17 +665,7 @@ fn ask_human(
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
-        let by_hand = if let (Some(template), Some(cell)) = (move_to, typed_cell(&line)) {
-            Some(template.clone().cell(cell))
-        } else if let Some((n, cell)) = choice_and_cell(&line)
-            && let Some(c) = legal
-                .get(n.wrapping_sub(1))
-                .filter(|c| c.order.cell.is_some())
-        {
-            Some(c.order.clone().cell(cell))
-        } else {
-            None
-        };
+        let by_hand = typed_by_hand(&line, move_to, &legal);
         if let Some(order) = &by_hand
             && unannounced(battle, &decision, order, &mut warned, line.trim(), out)
         {

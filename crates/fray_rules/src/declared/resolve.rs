@@ -1059,26 +1059,8 @@ fn approach(
         });
         start = at;
         moved = 0;
-        for foe in step.provoked {
-            let paralysed = |w: &World| w.get::<Hurts>(e).is_some_and(|h| h.paralysed);
-            if riposte(world, foe, e, "as it enters its threat range")
-                && (health(world, e) != Health::Fine || paralysed(world))
-            {
-                let rule = if health(world, e) == Health::Fine {
-                    "ruling injury_effects"
-                } else {
-                    "004 §Wound Points"
-                };
-                log(world, || {
-                    Event::new(
-                        EventKind::Stopped,
-                        rule,
-                        format!("{me} is stopped at {at}."),
-                    )
-                    .actor(&me)
-                });
-                return false;
-            }
+        if stopped_by_ripostes(world, e, &step.provoked, at) {
+            return false;
         }
         // An injury from a riposte (prone, a Broken Shin) caps what is left
         // of the move at once (ruling half_speed).
@@ -1098,6 +1080,36 @@ fn approach(
         });
     }
     short
+}
+
+/// Ruling `riposte`: the ripostes of `foes` at `e` entering their threat
+/// ranges at `at`, one after another; true when one leaves it down or
+/// paralysed, which stops its move there.
+fn stopped_by_ripostes(world: &mut World, e: Entity, foes: &[Entity], at: Cell) -> bool {
+    let paralysed = |w: &World| w.get::<Hurts>(e).is_some_and(|h| h.paralysed);
+    for &foe in foes {
+        if !riposte(world, foe, e, "as it enters its threat range")
+            || (health(world, e) == Health::Fine && !paralysed(world))
+        {
+            continue;
+        }
+        let rule = if health(world, e) == Health::Fine {
+            "ruling injury_effects"
+        } else {
+            "004 §Wound Points"
+        };
+        let me = name(world, e);
+        log(world, || {
+            Event::new(
+                EventKind::Stopped,
+                rule,
+                format!("{me} is stopped at {at}."),
+            )
+            .actor(&me)
+        });
+        return true;
+    }
+    false
 }
 
 /// 004 §Speed: count a step's cost against what `e` may move this round.
