@@ -557,6 +557,37 @@ fn describe_result(result: &BattleResult, battle: &Battle) -> String {
     }
 }
 
+/// Print `decision` with its choices, the legal ones numbered and the
+/// refused ones with the reason; the legal ones, in their numbers' order.
+fn print_choices<'d>(
+    decision: &'d fray_core::decision::Decision,
+    side_name: &str,
+    out: &mut impl Write,
+) -> Vec<&'d fray_core::decision::Choice> {
+    let _ = writeln!(
+        out,
+        "\n{} ({})  [{side_name}]",
+        decision.prompt, decision.rule
+    );
+    let legal: Vec<_> = decision
+        .choices
+        .iter()
+        .filter(|c| c.refused.is_none())
+        .collect();
+    for (i, c) in legal.iter().enumerate() {
+        let _ = writeln!(out, "  {:>2}. {}", i + 1, c.label);
+    }
+    for c in decision.choices.iter().filter(|c| c.refused.is_some()) {
+        let _ = writeln!(
+            out,
+            "   -  {} — not allowed: {}",
+            c.label,
+            c.refused.as_deref().unwrap_or("")
+        );
+    }
+    legal
+}
+
 /// An order typed by hand: a cell to move to, where the question takes
 /// one, or a choice that names a cell aimed at another (`10 0,5`).
 fn typed_by_hand(
@@ -633,27 +664,7 @@ fn ask_human(
     // The answer last warned of, taken if typed again.
     let mut warned: Option<String> = None;
     loop {
-        let _ = writeln!(
-            out,
-            "\n{} ({})  [{side_name}]",
-            decision.prompt, decision.rule
-        );
-        let legal: Vec<_> = decision
-            .choices
-            .iter()
-            .filter(|c| c.refused.is_none())
-            .collect();
-        for (i, c) in legal.iter().enumerate() {
-            let _ = writeln!(out, "  {:>2}. {}", i + 1, c.label);
-        }
-        for c in decision.choices.iter().filter(|c| c.refused.is_some()) {
-            let _ = writeln!(
-                out,
-                "   -  {} — not allowed: {}",
-                c.label,
-                c.refused.as_deref().unwrap_or("")
-            );
-        }
+        let legal = print_choices(&decision, &side_name, out);
         let move_to = decision.move_order.as_ref().filter(|_| decision.any_cell);
         if legal.is_empty() && move_to.is_none() {
             return Err(failed(format!(
