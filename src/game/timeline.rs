@@ -454,7 +454,7 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session, now: u32, picked: &mut Op
         if round < now && ui.small_button("Now").clicked() {
             go = Some(now);
         }
-        legend(ui, s.view.clock);
+        legend(ui, (s.view.clock)(s.battle.world()));
     });
     if let Some(r) = go {
         ui.data_mut(|d| d.insert_temp(id, r));
@@ -470,7 +470,7 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session, now: u32, picked: &mut Op
         .into_iter()
         .map(|t| (t.name, t.side))
         .collect();
-    let mut pic = picture(&entries, &listing, s.view.clock);
+    let mut pic = picture(&entries, &listing, (s.view.clock)(s.battle.world()));
     in_periods(&mut pic, s.view.periods);
     egui::ScrollArea::both()
         .id_salt(("timeline", round))

@@ -157,7 +157,7 @@ pub struct RulesView {
     /// taken; empty when nothing, or when the order is refused anyway.
     pub warns: fn(&World, Entity, &crate::decision::Order) -> Vec<String>,
     /// The clock a round runs on, when it has a fixed one.
-    pub clock: Option<Clock>,
+    pub clock: fn(&World) -> Option<Clock>,
     /// The spans of time the text divides a round into, when it does.
     pub periods: Option<Periods>,
     /// What its bars and abbreviations mean, for the help's legend.

@@ -127,7 +127,7 @@ macro_rules! ruleset {
             wary: view::WARY,
             preview: view::preview,
             warns: view::warns,
-            clock: view::CLOCK,
+            clock: view::clock,
             periods: view::PERIODS,
             legend: view::LEGEND,
         };

@@ -1376,3 +1376,36 @@ fn a_caster_who_declared_a_spell_strikes_at_no_fleeing_back() {
     assert_has(&b, "Gash moves from (3, 4)");
     assert_lacks(&b, "Halvaine attacks Gash");
 }
+
+#[test]
+fn the_data_says_how_many_segments_a_round_has() {
+    // 001 §3: "a combat round is 10 segments long"; a house rule of 12 in
+    // the data's `segments_per_round` lets an action be held to segment 12,
+    // and the choices offered hold to it.
+    let data = segments::RULESET
+        .data
+        .replace("segments_per_round: 10", "segments_per_round: 12");
+    let text = field("segments", (10, 8), 1, ALERTED, PARTY_AND_ORC);
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
+    let rules = fray_rules::load("segments", Some(Source::inline("segments.ron", &data))).unwrap();
+    let mut app = fray_core::battle::rules_app(fray_core::dice::Dice::seeded(0));
+    fray_rules::setup(&mut app, rules, &scenario).unwrap();
+    let seat = || -> Box<dyn Controller> { Box::new(fray_core::decision::HumanSeat) };
+    let mut b = Battle::new(app, vec![seat(), seat()]);
+    // To the first declarations, of round 1.
+    let _ = b.run();
+    let anna = entity(&b, "Anna");
+    let hold = |n: &str| Order::new("Anna", "hold").target("Bors").with(n);
+    let held = segments::validate(b.world(), anna, &hold("12"));
+    assert!(held.is_ok(), "{held:?}");
+    assert_eq!(
+        segments::validate(b.world(), anna, &hold("13")).unwrap_err(),
+        "an action can be held up to segment 12 (001 §3)"
+    );
+    let offered = segments::choices(b.world(), anna);
+    assert!(
+        offered
+            .iter()
+            .any(|c| c.label.starts_with("Hold until segment 12"))
+    );
+}

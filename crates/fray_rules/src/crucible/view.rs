@@ -202,11 +202,14 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 /// The round is not divided into periods of time.
 pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
 
-pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
-    name: "initiative",
-    first: 1,
-    last: 12,
-});
+/// The counts of the initiative die (003 §II A).
+pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
+    Some(fray_core::view::Clock {
+        name: "initiative",
+        first: 1,
+        last: 12,
+    })
+}
 
 /// 003 §Attacks Of Opportunity: "the DM should announce that the
 /// characters intended actions can or will have such consequences" — for

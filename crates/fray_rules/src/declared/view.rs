@@ -325,7 +325,10 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 /// The round is not divided into periods of time.
 pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
 
-pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+/// The round runs on no fixed clock.
+pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
+    None
+}
 
 /// Its choices carry no warnings: an order typed by hand draws none either.
 pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {

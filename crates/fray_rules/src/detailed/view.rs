@@ -302,7 +302,15 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 /// the movement phase, fraction by fraction of the traces.
 pub(super) const PERIODS: Option<fray_core::view::Periods> = Some(fray_core::view::Periods::Named);
 
-pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+/// The round runs on no fixed clock.
+pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
+    None
+}
+
+/// Its choices carry no warnings: an order typed by hand draws none either.
+pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
+    Vec::new()
+}
 
 #[cfg(test)]
 mod tests {
@@ -340,9 +348,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Its choices carry no warnings: an order typed by hand draws none either.
-pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
-    Vec::new()
 }

@@ -358,7 +358,15 @@ pub(super) const PERIODS: Option<fray_core::view::Periods> =
         count: 4,
     });
 
-pub(super) const CLOCK: Option<fray_core::view::Clock> = None;
+/// The round runs on no fixed clock.
+pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
+    None
+}
+
+/// Its choices carry no warnings: an order typed by hand draws none either.
+pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
+    Vec::new()
+}
 
 #[cfg(test)]
 mod tests {
@@ -374,9 +382,4 @@ mod tests {
         assert_eq!(chance_3d6_at_least(4), 215.0 / 216.0);
         assert_eq!(chance_3d6_at_least(-5), 1.0);
     }
-}
-
-/// Its choices carry no warnings: an order typed by hand draws none either.
-pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
-    Vec::new()
 }

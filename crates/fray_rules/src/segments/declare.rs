@@ -145,7 +145,9 @@ impl Context<'_> {
     /// 001 §3: hold to a segment (`with: "8"`), with the first weapon
     /// carried or the one named after the segment (`with: "8 shortbow"`).
     fn hold(&self) -> Result<Action, String> {
-        let with = self.order.with.as_deref().unwrap_or("10");
+        let last = self.world.resource::<Flow>().segments;
+        let whole = last.to_string();
+        let with = self.order.with.as_deref().unwrap_or(&whole);
         let (segment, named) = match with.split_once(' ') {
             Some((n, w)) => (n, Some(w.trim())),
             None => (with, None),
@@ -153,8 +155,10 @@ impl Context<'_> {
         let until: u32 = segment
             .parse()
             .map_err(|_| "hold names a segment, and a weapon if not the first (with: \"8\" or \"8 shortbow\")".to_string())?;
-        if !(1..=10).contains(&until) {
-            return Err("an action can be held up to segment 10 (001 §3)".into());
+        if !(1..=last).contains(&until) {
+            return Err(format!(
+                "an action can be held up to segment {last} (001 §3)"
+            ));
         }
         // A spell held: it begins casting in the segment held to.
         if let Some(spell) = named.filter(|n| self.kit.spells.iter().any(|s| s == n)) {
@@ -245,6 +249,7 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     };
     let data = &world.resource::<Data>().0;
     let kit = world.get::<Kit>(actor).cloned().unwrap_or_default();
+    let last = world.resource::<Flow>().segments;
     let mut orders = Vec::new();
     for e in roster(world) {
         if !able(world, e) {
@@ -265,9 +270,9 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
             // bonus to initiative (001 §3).
             for (i, w) in kit.weapons.iter().enumerate() {
                 let with = if i == 0 {
-                    "10".to_string()
+                    last.to_string()
                 } else {
-                    format!("10 {w}")
+                    format!("{last} {w}")
                 };
                 orders.push(Order::new(&me, "hold").target(&them).with(with));
             }
@@ -279,7 +284,7 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 orders.push(
                     Order::new(&me, "hold")
                         .target(&them)
-                        .with(format!("10 {s}")),
+                        .with(format!("{last} {s}")),
                 );
             }
         }
@@ -332,7 +337,7 @@ pub fn begin_round(world: &mut World) {
         flow.round += 1;
         flow.period = super::Period::Round;
         flow.segment = 0;
-        flow.last = 10;
+        flow.last = flow.segments;
         flow.opened = false;
         flow.initiative = None;
         flow.slots.clear();
@@ -363,7 +368,7 @@ pub fn begin_round(world: &mut World) {
             let flow = world.resource::<Flow>();
             let (when, within) = (
                 flow.segment_words(c.completes),
-                c.completes <= flow.clock(10),
+                c.completes <= flow.clock(flow.segments),
             );
             let who = name(world, e);
             let then = if within {

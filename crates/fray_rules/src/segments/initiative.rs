@@ -12,18 +12,18 @@ use super::{Action, Data, Declared, Flow, Routine, Slot, Stage, Stats, able, ros
 
 /// 001 §3 Missile initiative · ruling `missile_initiative`: the segment a
 /// combatant acts in: its side's, moved earlier by its missile attack bonus
-/// when its declared action shoots, within segments 1 to 10.
-pub fn personal_segment(side_segment: u32, shoots: bool, missile_bonus: i32) -> u32 {
+/// when its declared action shoots, within the round's segments.
+pub fn personal_segment(side_segment: u32, shoots: bool, missile_bonus: i32, last: u32) -> u32 {
     if !shoots {
         return side_segment;
     }
-    (side_segment as i32 - missile_bonus).clamp(1, 10) as u32
+    (side_segment as i32 - missile_bonus).clamp(1, last as i32) as u32
 }
 
 /// Ruling `second_routine`: the segment of a second attack routine: after
 /// the other side's segment, and never before the first routine.
-pub fn second_routine_segment(own: u32, other_side: u32) -> u32 {
-    own.max(other_side + 1).min(10)
+pub fn second_routine_segment(own: u32, other_side: u32, last: u32) -> u32 {
+    own.max(other_side + 1).min(last)
 }
 
 /// Whether `action` shoots a missile weapon, at once or held (ruling
@@ -109,7 +109,8 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         });
         let stats = world.get::<Stats>(e).cloned();
         let bonus = stats.as_ref().map_or(0, |s| s.missile_bonus);
-        let mut segment = personal_segment(side_segment, shoots(world, &action), bonus);
+        let last = world.resource::<Flow>().segments;
+        let mut segment = personal_segment(side_segment, shoots(world, &action), bonus, last);
         if segment != side_segment {
             note_missile(world, e, side_segment, segment, bonus);
         }
@@ -140,7 +141,7 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
             Action::Attack { .. } | Action::Charge { .. } | Action::Hold { .. }
         );
         if attacks && stats.is_some_and(|s| s.routines > 1) {
-            let second = second_routine_segment(segment, rolls[side]);
+            let second = second_routine_segment(segment, rolls[side], last);
             slots.push(Slot {
                 segment: second,
                 actor: e,

@@ -239,6 +239,9 @@ pub struct Flow {
     pub segment: u32,
     /// The last segment of the period being resolved.
     pub last: u32,
+    /// The segments of a round (001 §3: "a combat round is 10 segments
+    /// long"; the data's `segments_per_round`).
+    pub segments: u32,
     /// Whether the current segment's start has been resolved.
     pub opened: bool,
     /// Each side's initiative roll this round.
@@ -265,11 +268,13 @@ pub struct Flow {
 
 impl Flow {
     /// The segment on the battle's one clock: surprise segments first, then
-    /// ten a round (ruling `continuing_cast`).
+    /// a round's segments (ruling `continuing_cast`).
     pub fn clock(&self, segment: u32) -> u32 {
         match self.period {
             Period::Surprise => segment,
-            Period::Round => self.surprise_segments + (self.round.max(1) - 1) * 10 + segment,
+            Period::Round => {
+                self.surprise_segments + (self.round.max(1) - 1) * self.segments + segment
+            }
         }
     }
 
@@ -288,7 +293,7 @@ impl Flow {
             return format!("surprise segment {clock}");
         }
         let since = clock - self.surprise_segments - 1;
-        let (round, segment) = (since / 10 + 1, since % 10 + 1);
+        let (round, segment) = (since / self.segments + 1, since % self.segments + 1);
         if round == self.round && self.period == Period::Round {
             format!("segment {segment}")
         } else {
@@ -467,6 +472,7 @@ pub fn populate(
             surprise_segments: 0,
             segment: 0,
             last: 0,
+            segments: data.numbers.segments_per_round,
             opened: false,
             initiative: None,
             to_declare: Vec::new(),

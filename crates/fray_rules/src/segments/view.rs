@@ -101,7 +101,7 @@ fn heading(flow: &Flow, world: &World) -> String {
         Stage::Initiative => "rolling initiative".to_string(),
         Stage::Resolving | Stage::Asking => match flow.period {
             Period::Surprise => format!("surprise segment {}", flow.segment.max(1)),
-            Period::Round => format!("segment {} of 10", flow.segment.max(1)),
+            Period::Round => format!("segment {} of {}", flow.segment.max(1), flow.segments),
         },
         Stage::EndRound => "end of round".to_string(),
         Stage::Over => "combat over".to_string(),
@@ -129,7 +129,7 @@ pub(super) fn tracker(world: &World) -> TrackerView {
     let segments: Vec<u32> = if first {
         (1..=flow.surprise_segments).collect()
     } else {
-        (1..=10).collect()
+        (1..=flow.segments).collect()
     };
     let acting: Vec<(bool, &super::Slot)> = flow
         .done
@@ -262,17 +262,20 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
     ),
     (
         "segment N",
-        "the ten segments of a round; each side acts in the segment the other side's d6 names (001 §Combat)",
+        "the segments of a round; each side acts in the segment the other side's d6 names (001 §Combat)",
     ),
 ];
 
 /// The round is not divided into periods of time.
 pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
 
-pub(super) const CLOCK: Option<fray_core::view::Clock> = Some(fray_core::view::Clock {
-    name: "segment",
-    first: 1,
-    last: 10,
-});
+/// The segments of a round (001 §3; the data's `segments_per_round`).
+pub(super) fn clock(world: &World) -> Option<fray_core::view::Clock> {
+    Some(fray_core::view::Clock {
+        name: "segment",
+        first: 1,
+        last: i64::from(world.resource::<Flow>().segments),
+    })
+}
 
 pub(super) use super::declare::warns;
