@@ -1403,9 +1403,18 @@ fn the_data_says_how_many_segments_a_round_has() {
         "an action can be held up to segment 12 (001 §3)"
     );
     let offered = segments::choices(b.world(), anna);
-    assert!(
-        offered
-            .iter()
-            .any(|c| c.label.starts_with("Hold until segment 12"))
-    );
+    let holds: Vec<&str> = offered
+        .iter()
+        .filter(|c| c.order.action == "hold" && c.order.target.is_none())
+        .map(|c| c.label.as_str())
+        .collect();
+    assert!(offered.iter().any(|c| {
+        c.label
+            .starts_with("Hold until segment 12, then attack Bors")
+    }));
+    // The later segments beyond the die's six, at whoever is nearest then.
+    let later: Vec<String> = (7..12)
+        .map(|n| format!("Hold until segment {n}, then attack the nearest foe with the longsword"))
+        .collect();
+    assert_eq!(holds, later);
 }

@@ -41,7 +41,7 @@ pub fn describe(world: &World, action: &Action) -> String {
             name(world, *t)
         ),
         Action::Hold { until, weapon, .. } => {
-            format!("hold until segment {until}, then attack with the {weapon}")
+            format!("hold until segment {until}, then attack the nearest foe with the {weapon}")
         }
         Action::HoldCast {
             until,
@@ -287,6 +287,18 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                         .with(format!("{last} {s}")),
                 );
             }
+        }
+    }
+    // 001 §3: the later segments a round has beyond the initiative die's
+    // six, to hold to, at whoever is nearest then (ruling held_action).
+    for until in 7..last {
+        for (i, w) in kit.weapons.iter().enumerate() {
+            let with = if i == 0 {
+                until.to_string()
+            } else {
+                format!("{until} {w}")
+            };
+            orders.push(Order::new(&me, "hold").with(with));
         }
     }
     orders.push(Order::new(&me, "set_spear"));
