@@ -86,3 +86,50 @@ fn a_shooter_falls_back_after_its_shot_from_a_foe_who_could_come_to_it() {
     // Nine squares off, Mog cannot come to Rook this round: he only shoots.
     assert_eq!(rooks_order((13, 4)).action, "fire");
 }
+
+/// A shooter behind a wall from its foe, in range, and a fallen friend on
+/// its way toward it.
+const BEHIND_THE_WALL: &str = r#"(
+    name: "t", ruleset: "crucible",
+    grid: (kind: Square, width: 12, height: 10, obstacles: [(2, 5), (3, 5), (4, 5), (5, 5), (6, 5)]),
+    options: {"surprise": "none"},
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+    combatants: [
+        (name: "Bram", side: "A", template: "fighter", at: (4, 8), weapons: ["longsword", "shortbow"]),
+        (name: "Aelis", side: "A", template: "elf_scout", at: (4, 6)),
+        (name: "Mog", side: "B", template: "gnoll", at: (4, 2)),
+    ],
+    dice: [1, 12],
+)"#;
+
+#[test]
+fn a_shot_out_of_sight_and_a_move_onto_the_fallen_are_not_weighed() {
+    // Ruling in_sight: Mog, in the bow's range, is behind the wall; ruling
+    // fallen_bodies: Aelis lies in the way toward him. Every order the AI
+    // weighs is one the rules take, so Bram does not stand waiting.
+    let mut battle = battle_from_text(BEHIND_THE_WALL, 1).unwrap();
+    let aelis = {
+        use fray_core::model::Rostered;
+        let flow = battle.world().resource::<fray_rules::crucible::Flow>();
+        flow.entity("Aelis").unwrap()
+    };
+    battle
+        .world_mut()
+        .entity_mut(aelis)
+        .insert(fray_rules::crucible::Down)
+        .remove::<fray_core::model::Fighting>();
+    common::awaited(&mut battle).expect("Bram is asked");
+    let open = battle.world().resource::<Decisions>().open().to_vec();
+    let bram = open
+        .iter()
+        .find(|d| d.actor_name == "Bram")
+        .unwrap()
+        .clone();
+    let world = battle.world();
+    let hooks = *world.resource::<fray_core::ai::AiHooks>();
+    for a in (hooks.appraise)(world, bram.actor) {
+        assert!((hooks.legal)(world, bram.actor, &a.order), "{:?}", a.order);
+    }
+    let order = BasicAi.decide(battle.world_mut(), &bram).unwrap();
+    assert_ne!(order.action, "wait", "{order:?}");
+}

@@ -321,7 +321,9 @@ fn missiles(
     let back = may_move.then(|| fall_back(world, me, foes)).flatten();
     for &f in foes {
         let order = Order::new(&who, "fire").target(name(world, f));
-        let (walked, order) = if grid.distance(here, cell(world, f)) <= w.range {
+        // Ruling in_sight: from here only in range and in sight.
+        let fc = cell(world, f);
+        let (walked, order) = if grid.distance(here, fc) <= w.range && grid.in_sight(here, fc) {
             (Vec::new(), order)
         } else {
             match may_move
@@ -474,7 +476,17 @@ fn advance(
     if cells.is_empty() || rate == 0 {
         return;
     }
-    let cells: Vec<Cell> = cells.into_iter().take(rate).collect();
+    let mut cells: Vec<Cell> = cells.into_iter().take(rate).collect();
+    // It stops on a free cell, not on the fallen it may step over (ruling
+    // fallen_bodies) nor where another stands.
+    let mut taken = orders::occupied(world, me);
+    taken.extend(orders::bodies(world, me));
+    while cells.last().is_some_and(|c| taken.contains(c)) {
+        cells.pop();
+    }
+    if cells.is_empty() {
+        return;
+    }
     let to = *cells.last().unwrap_or(&here);
     let before = grid.distance(here, cell(world, f)) as f32;
     let after = grid.distance(to, cell(world, f)) as f32;
