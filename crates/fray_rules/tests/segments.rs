@@ -169,6 +169,12 @@ fn the_choices_for_a_surprise_segment_know_who_is_surprised_in_it() {
         "{}",
         flee(&b)
     );
+    // The same flight typed by hand is warned of in the same words.
+    let typed = (segments::VIEW.warns)(b.world(), nim, &Order::new("Nim", "flee"));
+    assert_eq!(
+        typed,
+        ["turns its back on Bors, a free routine each at +2 (ruling fleeing_attack)"]
+    );
 }
 
 #[test]
