@@ -561,6 +561,30 @@ fn a_caster_struck_before_its_spell_is_begun_acts_otherwise() {
 }
 
 #[test]
+fn a_caster_struck_on_its_walk_to_cast_has_no_second_walk() {
+    // 003 §III D: the walk up to cast spent Wren's rate; spoiled, her
+    // order in its place may not walk the rate again.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (0, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (7, 3))";
+    let here = Cell::new(6, 3);
+    let orders = vec![
+        Order::new("Wren", "cast")
+            .with("burning_hands")
+            .target("Skarg")
+            .cell(here),
+        Order::new("Wren", "move").cell(Cell::new(1, 3)),
+    ];
+    let b = played(sides, ((12, 8), 1), orders, &[5, 9, 15, 3]);
+    let walked = texts(&b)
+        .into_iter()
+        .find(|t| t.starts_with("Wren moves from (0, 3)"))
+        .unwrap_or_default();
+    assert_has(&b, "no spell can be completed, but it may act otherwise");
+    assert_lacks(&b, "Wren moves from (6, 3)");
+    assert!(!walked.is_empty(), "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn a_dexterity_penalty_to_armour_class_stays_while_casting() {
     // 003 §III E: "Spellcasters lose dexterity AC bonus only while actually
     // casting": Wren's clumsy +1 (AC 11) is no bonus, and stays.

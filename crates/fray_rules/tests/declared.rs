@@ -451,6 +451,32 @@ fn one_felled_since_it_declared_is_asked_whether_to_strain() {
 }
 
 #[test]
+fn one_felled_beyond_reach_of_its_target_lies_still_unasked() {
+    // Ruling felled_action: Bors declared an attack on Dara, far off, and
+    // falls to Anna first. From where he lies he cannot reach her, so there
+    // is nothing to pay a Wound Point for: he lies still.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+           (name: "Dara", side: "A", template: "knight", at: (6, 6)),
+           (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 0)),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 4}),"#,
+        "5, 12, 9, 9, 15, 3",
+        &format!(
+            r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "attack", target: "Dara", with: "longsword"))"#
+        ),
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "Bors is Incapacitated (0 Wound Points)");
+    assert_has(
+        &b,
+        "Bors lies still: it lies where it fell and cannot both move and act: Dara is",
+    );
+    assert_lacks(&b, "Bors strains itself");
+}
+
+#[test]
 fn one_down_may_not_declare_an_attack_beyond_its_reach() {
     // 004 §Wound Points: Anna, Incapacitated at 0, would attack Bors two
     // squares off. The attack would strain her to -1: Dying, she "cannot

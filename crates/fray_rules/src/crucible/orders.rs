@@ -139,11 +139,18 @@ pub fn threats(world: &World, e: Entity) -> Vec<Threatener> {
 }
 
 /// `e`'s standard rate left this round: its movement less the squares it
-/// moved following one who fell back (ruling `follow`).
+/// moved following one who fell back (ruling `follow`), and, asked for
+/// another order after its spell was spoiled, less its walk to cast.
 pub fn rate_left(world: &World, e: Entity) -> u32 {
     let speed = world.get::<Stats>(e).map_or(0, |s| s.speed);
-    let followed = world.get::<RoundState>(e).map_or(0, |r| r.followed);
-    speed.saturating_sub(followed)
+    let rs = world.get::<RoundState>(e);
+    let followed = rs.map_or(0, |r| r.followed);
+    let walked = if world.resource::<Flow>().instead.contains(&e) {
+        rs.map_or(0, |r| r.walked)
+    } else {
+        0
+    };
+    speed.saturating_sub(followed + walked)
 }
 
 /// Whether `by` may still take an attack of opportunity (003 §III F:

@@ -72,7 +72,10 @@ fn take_orders(world: &mut World) {
         };
         if let Some(i) = flow.instead.iter().position(|&x| x == d.actor) {
             flow.instead.remove(i);
+            // Back in its tie, the tie's held blows with it.
             flow.group.act_next(p);
+            let held = flow.held.take();
+            let _ = flow.group.put_held(held);
         } else {
             flow.taken.push(p);
         }
@@ -102,6 +105,11 @@ fn next_member(world: &mut World) -> bool {
     }
     let land = {
         let mut flow = world.resource_mut::<Flow>();
+        // One asked for another order is still to act in this tie: its
+        // blows are held until it has (003 §II F).
+        if !flow.instead.is_empty() {
+            return true;
+        }
         let held = flow.held.take();
         flow.group.put_held(held)
     };

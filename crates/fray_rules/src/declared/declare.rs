@@ -321,7 +321,11 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
 /// Incapacitated one's strain leaves it Dying first, ruling
 /// `strain_first`): an action aimed beyond its reach or range from there is
 /// refused, rather than paid for with a Wound Point for nothing.
-fn from_where_it_lies(world: &World, actor: Entity, action: &Action) -> Result<(), String> {
+pub(crate) fn from_where_it_lies(
+    world: &World,
+    actor: Entity,
+    action: &Action,
+) -> Result<(), String> {
     let down = matches!(
         world.get::<Health>(actor),
         Some(Health::Incapacitated | Health::Dying)

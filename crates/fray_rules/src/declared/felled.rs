@@ -54,6 +54,19 @@ pub(crate) fn ask_first(world: &mut World, slot: &Slot) -> Go {
     if !would_strain(world, slot) {
         return Go::Act;
     }
+    // Beyond its reach from where it lies, there is nothing to pay for.
+    if let Err(why) = super::declare::from_where_it_lies(world, e, &slot.action) {
+        let me = world.resource::<Flow>().name(e).to_string();
+        fray_core::log::record(world, || {
+            Event::new(
+                EventKind::Wait,
+                "004 §Wound Points · ruling felled_action",
+                format!("{me} lies still: {why}."),
+            )
+            .actor(&me)
+        });
+        return Go::LieStill;
+    }
     ask(world, slot);
     Go::Ask
 }

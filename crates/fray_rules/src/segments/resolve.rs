@@ -898,10 +898,10 @@ pub fn take_interrupts(world: &mut World) {
             // Ruling tied_round: felled by the spear in a tied round, the
             // charger's blow is still dealt.
             let felled = tied_round(world) && world.resource::<Flow>().fell.contains(&e);
-            if felled {
-                felled_yet_strikes(world, e);
-            }
             if (felled || able(world, e)) && in_reach(world, e, *target, reach_of(world, weapon)) {
+                if felled {
+                    felled_yet_strikes(world, e);
+                }
                 charge_strike(world, e, *target, weapon, &mut held);
             }
         }
