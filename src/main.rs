@@ -605,32 +605,28 @@ fn typed_by_hand(
         .map(|c| c.order.clone().cell(cell))
 }
 
-/// Whether an order typed by hand draws what the rules warn of on the
-/// choices they offer (attacks of opportunity, a back turned), not yet
-/// announced: then it is said, and the same answer typed again goes ahead.
+/// The warning on an order typed by hand that draws what the rules warn of
+/// on the choices they offer (attacks of opportunity, a back turned), if it
+/// has not been announced yet; the same order given again goes ahead.
 fn unannounced(
     battle: &Battle,
     decision: &fray_core::decision::Decision,
     order: &fray_core::decision::Order,
-    warned: &mut Option<String>,
+    warned: &mut Option<fray_core::decision::Order>,
     answer: &str,
-    out: &mut impl Write,
-) -> bool {
+) -> Option<String> {
     let world = battle.world();
-    let Some(view) = world.get_resource::<fray_core::view::RulesView>() else {
-        return false;
-    };
+    let view = world.get_resource::<fray_core::view::RulesView>()?;
     let warn = (view.warns)(world, decision.actor, order);
-    if warn.is_empty() || warned.as_deref() == Some(answer) {
-        return false;
+    // The same order again, however it was typed, goes ahead.
+    if warn.is_empty() || warned.as_ref() == Some(order) {
+        return None;
     }
-    let _ = writeln!(
-        out,
+    *warned = Some(order.clone());
+    Some(format!(
         "WARNING: {}. Type {answer} again to go ahead, or choose another.",
         warn.join("; ")
-    );
-    *warned = Some(answer.to_string());
-    true
+    ))
 }
 
 /// Ask a person at the terminal for an order. Secret decisions are preceded
@@ -661,8 +657,10 @@ fn ask_human(
         line.clear();
         read_answer(input, &mut line)?;
     }
-    // The answer last warned of, taken if typed again.
-    let mut warned: Option<String> = None;
+    // The order last warned of, taken if given again, and the warning,
+    // said just above the next question so it is not scrolled away.
+    let mut warned: Option<fray_core::decision::Order> = None;
+    let mut notice: Option<String> = None;
     loop {
         let legal = print_choices(&decision, &side_name, out);
         let move_to = decision.move_order.as_ref().filter(|_| decision.any_cell);
@@ -672,14 +670,18 @@ fn ask_human(
                 decision.prompt, decision.actor_name
             )));
         }
+        if let Some(warning) = notice.take() {
+            let _ = writeln!(out, "{warning}");
+        }
         let _ = write!(out, "{}", ask_line(&legal, move_to.is_some()));
         let _ = out.flush();
         line.clear();
         read_answer(input, &mut line)?;
         let by_hand = typed_by_hand(&line, move_to, &legal);
         if let Some(order) = &by_hand
-            && unannounced(battle, &decision, order, &mut warned, line.trim(), out)
+            && let Some(warning) = unannounced(battle, &decision, order, &mut warned, line.trim())
         {
+            notice = Some(warning);
             continue;
         }
         let answer = by_hand.or_else(|| {

@@ -1258,7 +1258,8 @@ fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
     )
     .unwrap();
     let path = file.to_str().unwrap();
-    let o = fray_with_input(&["run", path, "--dice", "2,9"], "5,5\n5,5\n");
+    // Typed again with other spacing, it is the same order.
+    let o = fray_with_input(&["run", path, "--dice", "2,9"], "5,5\n5, 5\n");
     let out = stdout(&o);
     let _ = std::fs::remove_dir_all(&dir);
     let warned = "WARNING: draws an attack of opportunity from Snag. Type 5,5 again to go ahead";
@@ -1267,4 +1268,13 @@ fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
         .find("Snag takes an attack of opportunity at Garth")
         .unwrap_or_else(|| panic!("{out}"));
     assert!(warned_at < struck_at, "{out}");
+    // Said just above the question, not above its list of choices.
+    let after = &out[warned_at..];
+    assert!(
+        after
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("Choose")),
+        "{out}"
+    );
 }

@@ -310,9 +310,9 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
             Ok(a) => {
                 let mut label = capitalise(&describe(world, &a));
                 match backs_turned(world, actor, &a) {
-                    Backs::Turned(names) => label.push_str(&format!(
-                        " — WARNING: turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)"
-                    )),
+                    Backs::Turned(names) => {
+                        label.push_str(&format!(" — WARNING: {}", turned(&names)))
+                    }
                     Backs::FightsInstead(n) => label.push_str(&format!(
                         " — as things stand it would fight {n} instead, rather than turn its back (ruling general_actions)"
                     )),
@@ -576,9 +576,12 @@ fn backs_turned(world: &World, actor: Entity, a: &Action) -> Backs {
 /// on the choices offered.
 pub fn warns(world: &World, actor: Entity, order: &Order) -> Vec<String> {
     match validate(world, actor, order).map(|a| backs_turned(world, actor, &a)) {
-        Ok(Backs::Turned(names)) => vec![format!(
-            "turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)"
-        )],
+        Ok(Backs::Turned(names)) => vec![turned(&names)],
         _ => Vec::new(),
     }
+}
+
+/// Ruling `fleeing_attack`, in the words of a warning.
+fn turned(names: &str) -> String {
+    format!("turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)")
 }
