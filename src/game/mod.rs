@@ -18,6 +18,7 @@ pub mod input;
 mod labels;
 pub mod menu;
 mod panels;
+mod rows;
 pub mod session;
 mod timeline;
 

@@ -91,9 +91,9 @@ fn keys(
     {
         for (i, a) in GameAction::CHOOSE.iter().enumerate() {
             if actions.just_pressed(a)
-                && let Some(c) = d.choices.iter().filter(|c| c.refused.is_none()).nth(i)
+                && let Some(&c) = super::rows::numbered(&d).get(i)
             {
-                s.answer(d.id, c.order.clone());
+                s.answer(d.id, d.choices[c].order.clone());
                 break;
             }
         }
@@ -759,42 +759,60 @@ fn odds_with(odds: &str, with: Option<&str>) -> Option<String> {
         .map(str::to_string)
 }
 
-/// A decision's choices, the legal ones numbered, each previewed on hover.
+/// A decision's choices, the legal ones numbered, each previewed on hover:
+/// choices alike but for their aim share a row (`rows::rows`).
 fn choices(ui: &mut egui::Ui, s: &Session, d: &Decision, asked: &mut Asked) {
-    let world = s.battle.world();
+    let numbered = super::rows::numbered(d);
     egui::ScrollArea::vertical()
         .id_salt("choices")
         .show(ui, |ui| {
-            ui.horizontal_wrapped(|ui| {
-                let mut legal_index = 0;
-                for c in &d.choices {
-                    let index = c.refused.is_none().then(|| {
-                        legal_index += 1;
-                        legal_index - 1
-                    });
-                    let preview = c.order.target.as_ref().and_then(|t| {
-                        let target = world_entity(world, t)?;
-                        foes(world, d.actor, target).then_some(())?;
-                        let odds = (s.view.preview)(world, d.actor, target)?;
-                        odds_with(&odds, c.order.with.as_deref())
-                    });
-                    let r = choice_button(
-                        ui,
-                        index,
-                        &c.label,
-                        c.refused.as_deref(),
-                        preview.as_deref(),
-                    );
-                    if r.clicked() {
-                        asked.answer = Some((d.id, c.order.clone()));
+            // A row of choices alike on a line of its own; choices alone
+            // side by side between them.
+            let rows = super::rows::rows(d);
+            for line in rows.chunk_by(|a, b| a.template.is_none() && b.template.is_none()) {
+                ui.horizontal_wrapped(|ui| {
+                    for row in line {
+                        if let Some(t) = &row.template {
+                            ui.label(egui::RichText::new(format!("{t}:")).weak());
+                        }
+                        for (i, text) in &row.members {
+                            let index = numbered.iter().position(|n| n == i);
+                            choice(ui, s, d, (&d.choices[*i], index, text), asked);
+                        }
                     }
-                    // Where a choice goes, outlined on the board while hovered.
-                    if r.hovered() && c.order.cell.is_some() {
-                        asked.choice_cell = c.order.cell;
-                    }
-                }
-            });
+                });
+            }
         });
+}
+
+/// One choice's button, with the odds of an attack it makes on hover and
+/// the cell it goes to outlined on the board.
+fn choice(
+    ui: &mut egui::Ui,
+    s: &Session,
+    d: &Decision,
+    (c, index, text): (&fray_core::decision::Choice, Option<usize>, &str),
+    asked: &mut Asked,
+) {
+    let world = s.battle.world();
+    let preview = c.order.target.as_ref().and_then(|t| {
+        let target = world_entity(world, t)?;
+        foes(world, d.actor, target).then_some(())?;
+        let odds = (s.view.preview)(world, d.actor, target)?;
+        odds_with(&odds, c.order.with.as_deref())
+    });
+    let r = choice_button(ui, index, text, c.refused.as_deref(), preview.as_deref());
+    let r = if text == c.label {
+        r
+    } else {
+        r.on_hover_text(&c.label)
+    };
+    if r.clicked() {
+        asked.answer = Some((d.id, c.order.clone()));
+    }
+    if r.hovered() && c.order.cell.is_some() {
+        asked.choice_cell = c.order.cell;
+    }
 }
 
 /// Hotseat hand-off: hide everything else until the right person confirms.
