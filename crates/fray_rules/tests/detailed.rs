@@ -40,7 +40,12 @@ fn asked(world: &World, d: &Decision) -> Q {
 /// stays, and lets attacks come unparried.
 fn battle(characters: &str, dice: &[u32], orders: Vec<(Q, Order)>, rounds: u32) -> Battle {
     let text = common::field("detailed_sequence", (24, 12), rounds, "", characters);
-    common::battle(&text, dice, |_| {
+    scripted(&text, dice, orders)
+}
+
+/// The battle of scenario `text`, its orders played as [`battle`] plays them.
+fn scripted(text: &str, dice: &[u32], orders: Vec<(Q, Order)>) -> Battle {
+    common::battle(text, dice, |_| {
         Box::new(Script {
             orders: orders.iter().cloned().map(|(q, o)| (q, o, false)).collect(),
             asked,
@@ -548,13 +553,14 @@ fn an_unalert_target_is_partially_surprised_and_an_unconscious_one_fully() {
 fn closing_makes_a_d100_dx_check_and_a_stumble_may_fell_the_character() {
     // 000 §1.2.3.1, ruling dx_checks: DX 11, so 55 or under closes by two.
     let chars = r#"
-        (name: "Ash", side: "A", template: "spearman", at: (2, 3), set: {"active": 3}),
+        (name: "Ash", side: "A", template: "spearman", at: (2, 3), set: {"active": 4}),
         (name: "Bo", side: "B", template: "swordsman", at: (8, 3), set: {"active": 0, "reactive": 1}),
     "#;
     let mut b = battle(
         chars,
-        &[30, 60, 95, 15],
+        &[30, 60, 95, 15, 97],
         vec![
+            at(Q::Option, "Ash", "close", "Bo"),
             at(Q::Option, "Ash", "close", "Bo"),
             at(Q::Option, "Ash", "close", "Bo"),
             at(Q::Option, "Ash", "close", "Bo"),
@@ -575,6 +581,17 @@ fn closing_makes_a_d100_dx_check_and_a_stumble_may_fell_the_character() {
     line(
         &b,
         "Ash stumbles: the range does not change; a 1d20 DX check against falling, 15 against 11: it falls.",
+    );
+    // Stumbling again on the ground: no check against falling, and no rise
+    // (it replaces a range change, and there is none).
+    line(
+        &b,
+        "Ash stumbles: the range does not change, and it does not rise: it stays on the ground.",
+    );
+    assert!(
+        b.world()
+            .get::<detailed::Fallen>(entity(&b, "Ash"))
+            .is_some()
     );
 }
 
@@ -753,6 +770,209 @@ fn a_chase_with_no_movement_left_ends_at_once_and_is_no_mover_to_strike() {
     run(&mut b);
     common::assert_lacks(&b, "Sly attacks Pike");
     common::assert_lacks(&b, "Pike stops at (1, 2)");
+}
+
+#[test]
+fn a_chase_with_no_way_to_the_chased_starting_place_is_refused() {
+    // 000 §3.1: a chaser "must draw a trace to that other character's
+    // starting location". Hal stands in a corner hemmed in by his friends,
+    // who stay: no way to Mira's start, so no chase; he does not appear on
+    // her trace.
+    let mut b = battle(
+        r#"
+        (name: "Hal", side: "A", template: "runner", at: (0, 0)),
+        (name: "Ann", side: "A", template: "runner", at: (1, 0)),
+        (name: "Bo", side: "A", template: "runner", at: (0, 1)),
+        (name: "Cid", side: "A", template: "runner", at: (1, 1)),
+        (name: "Mira", side: "B", template: "runner", at: (5, 5), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Hal", "chase").target("Mira")),
+            (Q::Trace, Order::new("Mira", "trace").cell(Cell::new(10, 5))),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Hal's order \"chase\" is refused: no way to Mira's starting place, where a chase's trace begins (000 §3.1).",
+    );
+    assert_eq!(
+        b.world().get::<Cell>(entity(&b, "Hal")),
+        Some(&Cell::new(0, 0))
+    );
+}
+
+#[test]
+fn one_who_stops_grabs_with_a_hand_free_or_drops_first() {
+    // 000 §3.2.2: one who stops may "execute an option other than an
+    // attack ... using the procedure in 1.2": a grab needs a hand free
+    // (000 §1.2.1), and a drop may go before it (000 §1.2). Aldo holds
+    // broadsword and shield; Run's dagger lies beside him as she runs.
+    let fight = |order: Order| {
+        let mut b = battle(
+            r#"
+            (name: "Aldo", side: "A", template: "swordsman", at: (3, 4)),
+            (name: "Run", side: "B", template: "runner", at: (4, 4), starts: ["weapon_on_the_ground"]),
+        "#,
+            &[],
+            vec![
+                (
+                    Q::Trace,
+                    Order::new("Run", "trace")
+                        .cell(Cell::new(10, 4))
+                        .with("unalert"),
+                ),
+                (Q::Stopped, order),
+            ],
+            1,
+        );
+        run(&mut b);
+        b
+    };
+    let b = fight(
+        Order::new("Aldo", "grab")
+            .with("dagger")
+            .cell(Cell::new(4, 4)),
+    );
+    line(
+        &b,
+        "Aldo's order \"grab\" is refused: both hands are full (broadsword and shield): drop something first (drop+grab)",
+    );
+    common::assert_lacks(&b, "Aldo grabs");
+    let b = fight(
+        Order::new("Aldo", "drop+grab")
+            .with("dagger")
+            .cell(Cell::new(4, 4)),
+    );
+    let drop = line(&b, "Aldo drops the broadsword and the shield");
+    assert!(drop < line(&b, "Aldo grabs the dagger"));
+    let hands = b.world().get::<Hands>(entity(&b, "Aldo")).unwrap();
+    assert_eq!(hands.wielded, vec!["dagger".to_string()]);
+}
+
+#[test]
+fn a_trace_onto_difficult_ground_is_as_long_as_the_movement_allows() {
+    // Ruling trace_fractions: "A trace is as long as the movement allows,
+    // difficult cells costing two". Ann (alert: 12 halved, 6) goes one cell,
+    // onto difficult ground: 2 of her 6, so she stops at 2/6, and Bob, on
+    // open ground, goes 2 of his 6 cells by then (000 §3.2.1).
+    let text = common::field(
+        "detailed_sequence",
+        (24, 12),
+        1,
+        "",
+        r#"
+        (name: "Ann", side: "A", template: "swordsman", at: (2, 4), set: {"move": 12}),
+        (name: "Bob", side: "B", template: "swordsman", at: (2, 1), set: {"move": 12}),
+    "#,
+    )
+    .replace("height: 12)", "height: 12, difficult: [(3, 4)])");
+    let mut b = scripted(
+        &text,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Ann", "trace").cell(Cell::new(3, 4))),
+            (Q::Trace, Order::new("Bob", "trace").cell(Cell::new(8, 1))),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Ann to (3, 4) (1 cell); Bob to (8, 1) (6 cells).",
+    );
+    line(
+        &b,
+        "The traces advance by the smallest fraction, 2/6 of the first stopper's remaining trace: Ann stops at (3, 4) (the end of its trace); moving on the same fraction: Bob from (2, 1) to (4, 1).",
+    );
+}
+
+#[test]
+fn a_stopper_whose_cell_another_mover_ends_on_waits_and_goes_on() {
+    // Ruling trace_fractions: movers never share a cell; one ends "on the
+    // last cell of its advance free of them, waits there, and goes on at
+    // the next fraction". Ann and Bob both make for (5, 5), the one cell
+    // beside Cid on their way; Ann, listed first, ends there; Bob waits at
+    // (6, 4), out of reach, and at the next fraction finds the way taken.
+    let mut b = battle(
+        r#"
+        (name: "Ann", side: "A", template: "swordsman", at: (2, 3)),
+        (name: "Bob", side: "A", template: "swordsman", at: (8, 3)),
+        (name: "Cid", side: "B", template: "swordsman", at: (5, 6)),
+    "#,
+        &[],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Ann", "trace")
+                    .cell(Cell::new(5, 5))
+                    .target("Cid"),
+            ),
+            (
+                Q::Trace,
+                Order::new("Bob", "trace")
+                    .cell(Cell::new(5, 5))
+                    .target("Cid"),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "3/3 of the first stopper's remaining trace: Ann stops at (5, 5) (within reach); moving on the same fraction: Bob from (8, 3) to (6, 4), where it waits (a mover is in the way).",
+    );
+    line(&b, "Bob stops at (6, 4) (the way is taken)");
+    common::assert_lacks(&b, "Bob stops at (6, 4) (within reach)");
+}
+
+#[test]
+fn a_trace_with_no_movement_left_ends_at_once_and_is_not_offered() {
+    // Ruling stop_options: those "having no movement left ... end their
+    // movement before anyone moves". Aldo is alert with a movement of 1:
+    // half of it is none. Making for Run at half movement is not offered;
+    // given, he stays, said so, and ends at once — no waiting for Run.
+    let chars = r#"
+        (name: "Aldo", side: "A", template: "swordsman", at: (2, 4), set: {"move": 1}),
+        (name: "Run", side: "B", template: "runner", at: (9, 4), surprised: true),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Aldo", "trace")
+                    .cell(Cell::new(8, 4))
+                    .target("Run"),
+            ),
+            (Q::Trace, Order::new("Run", "trace").cell(Cell::new(6, 4))),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Aldo stays: no movement left for its trace; Run to (6, 4)",
+    );
+    common::assert_lacks(&b, "Aldo stops waiting");
+    let aldo = entity(&b, "Aldo");
+    let mut flow = b.world_mut().resource_mut::<Flow>();
+    flow.open.clear();
+    flow.open.push((0, aldo, Ask::Trace));
+    let offered: Vec<String> = detailed::orders::choices(b.world(), aldo)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert!(
+        offered.iter().any(|l| l.starts_with("Run at Run")),
+        "{offered:?}"
+    );
+    assert!(
+        !offered.iter().any(|l| l.starts_with("Make for")),
+        "{offered:?}"
+    );
 }
 
 #[test]

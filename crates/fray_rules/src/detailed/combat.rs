@@ -1030,6 +1030,19 @@ fn close_or_open_check(
             success: made,
         })
     });
+    if stumble && world.get::<Fallen>(e).is_some() {
+        // On the ground already: no check against falling, and with no
+        // range change there is none for rising to replace (000 §1.2.3).
+        log(world, || {
+            Event::new(
+                EventKind::Fall,
+                rule,
+                format!("{who} stumbles: the range does not change, and it does not rise: it stays on the ground."),
+            )
+            .actor(&who)
+        });
+        return None;
+    }
     if stumble {
         let die = if close {
             data.numbers.close_fall_die

@@ -194,12 +194,15 @@ pub struct PendingAttack {
 pub struct Trace {
     pub who: Entity,
     pub start: Cell,
+    /// Where it stands after each step of movement: a difficult cell,
+    /// costing two, is entered on the second step (ruling
+    /// `trace_fractions`).
     pub path: Vec<Cell>,
-    /// 000 §3.1: its length, the character's whole available movement in
-    /// cells, however short the path it takes: one that stops early stops
-    /// partway along it, so every trace's fractions are the same moments.
+    /// 000 §3.1: its length, the character's whole available movement,
+    /// however short the path it takes: one that stops early stops partway
+    /// along it, so every trace's fractions are the same moments.
     pub length: usize,
-    /// Cells moved along it.
+    /// Steps of movement taken along it.
     pub at: usize,
     /// Stop as soon as this character is within reach.
     pub stop_near: Option<Entity>,

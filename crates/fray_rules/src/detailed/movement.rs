@@ -258,35 +258,27 @@ fn plot_trace(
     if moves {
         budget = rise(world, e, &who, budget);
     }
-    let (mut path, stop_near) = trace_path(world, grid, traces, e, start, &plan);
+    let (path, stop_near) = trace_path(world, traces, e, &plan);
     let chase = matches!(plan, Plan::Chase { .. });
     let budget = if chase {
         budget.saturating_sub(data.numbers.chase_cost as usize)
     } else {
         budget
     };
-    // The budget is movement, not cells: difficult ground costs double.
-    let cost = |c: &Cell| grid.enter_cost(*c).unwrap_or(u32::MAX / 4) as usize;
-    let mut spent = 0;
-    let fits = path
-        .iter()
-        .take_while(|c| {
-            spent += cost(c);
-            spent <= budget
-        })
-        .count();
-    path.truncate(fits);
-    let used: usize = path.iter().map(cost).sum();
-    let length = path.len() + budget.saturating_sub(used);
+    // The budget is movement, not cells: difficult ground costs double
+    // (ruling trace_fractions), so the trace goes in steps of movement.
+    let cost = |c: &Cell| (grid.enter_cost(*c).unwrap_or(u32::MAX) as usize).min(budget + 1);
+    let mut path = in_movement(start, &path, cost);
+    path.truncate(budget);
+    let length = budget;
+    let cells = fray_core::movement::cells(cells_moved(start, &path) as u32);
     let words = match (&plan, path.last()) {
         (Plan::Chase { target, .. }, _) => format!(
-            "{who} chases {} ({} cells after the 2 the chase costs)",
+            "{who} chases {} ({cells} after the 2 the chase costs)",
             name(world, *target),
-            path.len()
         ),
         (_, Some(end)) => format!(
-            "{who} to {end} ({} cells{})",
-            path.len(),
+            "{who} to {end} ({cells}{})",
             stop_near.map_or(String::new(), |s| format!(
                 ", stopping within reach of {}",
                 name(world, s)
@@ -295,6 +287,7 @@ fn plot_trace(
         (Plan::Stay { watch: Some(x), .. }, _) => {
             format!("{who} stays, waiting for {}", name(world, *x))
         }
+        (Plan::Trace { .. }, None) => format!("{who} stays: no movement left for its trace"),
         _ => format!("{who} stays"),
     };
     // Said in the reveal: an unalert character's foes double their hit rolls
@@ -318,14 +311,39 @@ fn plot_trace(
     let trace = Trace {
         who: e,
         start,
-        // A chase with no movement left after its cost ends at once.
-        done: path.is_empty() && (stop_near.is_none() || chase),
+        // Ruling stop_options: one that does not move at all (a chase or a
+        // trace with no movement left) ends at once; only one staying to
+        // wait for a mover waits.
+        done: path.is_empty() && !matches!(plan, Plan::Stay { watch: Some(_), .. }),
         path,
         length,
         at: 0,
         stop_near,
     };
     (trace, words)
+}
+
+/// Ruling `trace_fractions`: `cells` from `start` as steps of movement, a
+/// cell costing two (difficult ground) entered on the second, the first
+/// spent on the cell before it.
+fn in_movement(start: Cell, cells: &[Cell], cost: impl Fn(&Cell) -> usize) -> Vec<Cell> {
+    let mut steps = Vec::new();
+    let mut before = start;
+    for c in cells {
+        steps.extend(std::iter::repeat_n(before, cost(c).saturating_sub(1)));
+        steps.push(*c);
+        before = *c;
+    }
+    steps
+}
+
+/// The cells entered along `steps` of movement from `start`.
+fn cells_moved(start: Cell, steps: &[Cell]) -> usize {
+    let mut before = start;
+    steps
+        .iter()
+        .filter(|&&c| std::mem::replace(&mut before, c) != c)
+        .count()
 }
 
 /// Ruling fall: a fallen character rises before it moves, which takes half
@@ -355,10 +373,8 @@ fn rise(world: &mut World, e: Entity, who: &str, mut budget: usize) -> usize {
 /// chased".
 fn trace_path(
     world: &World,
-    grid: &Grid,
     traces: &[Trace],
     e: Entity,
-    start: Cell,
     plan: &Plan,
 ) -> (Vec<Cell>, Option<Entity>) {
     match *plan {
@@ -372,18 +388,17 @@ fn trace_path(
         ),
         Plan::Stay { watch, .. } => (Vec::new(), watch),
         Plan::Chase { target, .. } => {
-            let there = world.get::<Cell>(target).copied().unwrap_or(start);
-            let taken: Vec<Cell> = roster(world)
-                .into_iter()
-                .filter(|&x| x != e && x != target)
-                .filter_map(|x| world.get::<Cell>(x).copied())
-                .collect();
-            let mut p = grid
-                .path_toward(start, there, 0, |c| taken.contains(&c))
-                .map(|(p, _)| p)
-                .unwrap_or_default();
+            // No way to its starting place (the chased walled in, or
+            // walled off since the chase was given): no trace to follow.
+            let Some(mut p) = orders::chase_way(world, e, target) else {
+                return (Vec::new(), Some(target));
+            };
+            // Its trace, in cells: each cell's cost is counted again.
             if let Some(t) = traces.iter().find(|t| t.who == target) {
-                p.extend(t.path.iter().copied());
+                let mut theirs = t.path.clone();
+                theirs.dedup();
+                let skip = usize::from(theirs.first() == Some(&t.start));
+                p.extend(theirs.into_iter().skip(skip));
             }
             (p, Some(target))
         }
@@ -631,14 +646,20 @@ fn walk_fraction(
         let tr = &mut flow.traces[i];
         tr.at += taken_now;
         let to = position(tr, 0);
-        // Blocked by a mover, it waits; by someone standing, it stops.
-        if stopper || by_standing || tr.at >= tr.path.len() {
+        // Blocked by a mover, it waits, a stopper too, and goes on at the
+        // next fraction; by someone standing, it stops.
+        if (stopper && !blocked) || by_standing || tr.at >= tr.path.len() {
             tr.done = true;
             flow.stopped.push(who);
             stopped.push(format!(
                 "{} stops at {to} ({})",
                 name(world, who),
                 if by_standing { "the way is taken" } else { why }
+            ));
+        } else if taken_now > 0 && blocked {
+            moved.push(format!(
+                "{} from {from} to {to}, where it waits (a mover is in the way)",
+                name(world, who)
             ));
         } else if taken_now > 0 {
             moved.push(format!("{} from {from} to {to}", name(world, who)));
@@ -689,7 +710,10 @@ fn strike(world: &mut World, e: Entity, plan: Plan) {
     let Plan::Attack { weapon, .. } = &plan else {
         // 000 §3.2.2: an option other than an attack (ruling
         // `stop_options`: drawing or grabbing a weapon).
-        if matches!(plan, Plan::Draw { .. } | Plan::Grab { .. }) {
+        if matches!(
+            plan,
+            Plan::Draw { .. } | Plan::Grab { .. } | Plan::Dropping { .. }
+        ) {
             combat::execute(world, e, plan);
         }
         return;

@@ -408,7 +408,7 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 }
                 // 000 §3.2.2: "or alternatively execute an option other
                 // than an attack" (ruling stop_options: draw or grab).
-                "draw" | "grab" if !super::movement::mover_in_reach(world, me) => Err(
+                "draw" | "grab" | "drop+grab" if !super::movement::mover_in_reach(world, me) => Err(
                     "one who stops draws or grabs only with a mover in reach, and not after a noncombat option (ruling stop_options)"
                         .into(),
                 ),
@@ -416,9 +416,12 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                     let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
                     draw_plan(world, me, order, &hands)
                 }
-                "grab" => grab_plan(world, me, order),
+                "grab" => grab_in_a_free_hand(world, me, order),
+                // 000 §3.2.2 "using the procedure in 1.2": a drop may go
+                // before the grab, to free a hand.
+                "drop+grab" => drop_first(world, me, order, "grab"),
                 other => Err(format!(
-                    "one who stops attacks a mover, draws or grabs a weapon, becomes alert or passes, not {other:?}"
+                    "one who stops attacks a mover, draws or grabs a weapon (drop+grab to free a hand), becomes alert or passes, not {other:?}"
                 )),
             }
         }
@@ -528,12 +531,7 @@ fn validate_option(world: &World, me: Entity, order: &Order) -> Result<Plan, Str
     match order.action.as_str() {
         "pass" => pass_plan(&hands.wielded, order.with.as_deref()),
         "draw" => draw_plan(world, me, order, &hands),
-        // 000 §1.2.1: two hands; a drop before the grab frees one.
-        "grab" if hands.wielded.len() >= 2 => Err(format!(
-            "both hands are full ({}): drop something first (drop+grab)",
-            hands.wielded.join(" and ")
-        )),
-        "grab" => grab_plan(world, me, order),
+        "grab" => grab_in_a_free_hand(world, me, order),
         "prepare" => prepare_plan(world, me, order, &hands),
         "close" | "open" | "step_close" | "step_open" | "change_range" => {
             manoeuvre_plan(world, me, order)
@@ -617,6 +615,19 @@ fn draw_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Result<
         },
     )?;
     Ok(Plan::Draw { weapon: w })
+}
+
+/// A grab with nothing dropped first needs a hand free (000 §1.2.1: two
+/// hands; a drop before the grab frees one).
+fn grab_in_a_free_hand(world: &World, me: Entity, order: &Order) -> Result<Plan, String> {
+    let hands = world.get::<Hands>(me).cloned().unwrap_or_default();
+    if hands.wielded.len() >= 2 {
+        return Err(format!(
+            "both hands are full ({}): drop something first (drop+grab)",
+            hands.wielded.join(" and ")
+        ));
+    }
+    grab_plan(world, me, order)
 }
 
 /// 000 §1.2.3 Grab object: one item within reach, for an active blow.
@@ -839,6 +850,24 @@ pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> 
     grid.path_toward(here, to, 0, |c| taken.contains(&c))
 }
 
+/// 000 §3.1: the way a chaser draws to `target`'s starting location, round
+/// everyone else standing; none where there is no way there.
+pub(super) fn chase_way(world: &World, me: Entity, target: Entity) -> Option<Vec<Cell>> {
+    let here = *world.get::<Cell>(me)?;
+    let there = *world.get::<Cell>(target)?;
+    let taken: Vec<Cell> = world
+        .resource::<Flow>()
+        .roster
+        .entities()
+        .into_iter()
+        .filter(|&x| x != me && x != target)
+        .filter_map(|x| world.get::<Cell>(x).copied())
+        .collect();
+    let grid = world.resource::<Grid>();
+    grid.path_toward(here, there, 0, |c| taken.contains(&c))
+        .map(|(p, _)| p)
+}
+
 /// Where a trace toward `foe` ends: the first cell of the way there, round
 /// whoever stands in it, within reach of the weapon in hand.
 fn trace_toward(world: &World, me: Entity, foe: Entity) -> Option<Cell> {
@@ -890,6 +919,12 @@ fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
             let target = target_of(world, order)?;
             if target == me {
                 return Err("one cannot chase oneself".into());
+            }
+            if chase_way(world, me, target).is_none() {
+                return Err(format!(
+                    "no way to {}'s starting place, where a chase's trace begins (000 §3.1)",
+                    world.resource::<Flow>().name(target)
+                ));
             }
             Ok(Plan::Chase { target, unalert })
         }
@@ -1269,7 +1304,7 @@ fn trace_choices(
         let Some(cell) = trace_toward(world, me, *f) else {
             continue;
         };
-        if alert {
+        if alert && allowance(world, me, false) > 0 {
             offer(
                 Order::new(name, "trace").cell(cell).target(n),
                 format!("Make for {n} (half movement), stopping within reach"),
@@ -1360,11 +1395,21 @@ fn stopped_choices(
             );
         }
     }
+    let full = world.get::<Hands>(me).filter(|h| h.wielded.len() >= 2);
     for (c, w) in &flow.ground {
-        offer(
-            Order::new(name, "grab").with(w).cell(*c),
-            format!("Grab the {w} at {c} (a borrowed blow)"),
-        );
+        match full {
+            Some(h) => offer(
+                Order::new(name, "drop+grab").with(w).cell(*c),
+                format!(
+                    "Drop the {}, then grab the {w} at {c} (a borrowed blow)",
+                    h.wielded.join(" and the ")
+                ),
+            ),
+            None => offer(
+                Order::new(name, "grab").with(w).cell(*c),
+                format!("Grab the {w} at {c} (a borrowed blow)"),
+            ),
+        }
     }
     if !super::alert(world, me) {
         offer(
