@@ -102,6 +102,31 @@ const ANNA_ATTACKS: &str =
     r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#;
 
 #[test]
+fn a_monster_that_has_broken_is_not_intimidated() {
+    // Ruling intimidate_action: an intimidated monster "checks morale at
+    // the end of the round"; one that has broken and flees checks no more
+    // (ruling morale_failure), so Anna's Intimidation of Bors, routed, is
+    // refused, and nothing promises a check.
+    let text = duel(
+        "",
+        "",
+        "8, 8",
+        r#"(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))"#,
+        1,
+    )
+    .replace(r#"(name: "Bors""#, BYSTANDER);
+    let mut b = battle(&text);
+    let bors = entity(&mut b, "Bors");
+    b.world_mut().entity_mut(bors).insert(declared::Routed);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna's order \"intimidate\" is refused: Bors checks morale no more: it has broken, fled or cannot act (ruling intimidate_action)",
+    );
+    assert_lacks(&b, "must check morale against it");
+}
+
+#[test]
 fn base_initiative_is_d12_minus_agility() {
     // 004 §Step 2: +2 Agility rolls 1d12-2; -1 Agility rolls 1d12+1.
     let mut b = battle(&duel(
@@ -448,6 +473,92 @@ fn one_felled_since_it_declared_is_asked_whether_to_strain() {
         assert_eq!(has(&b, "Bors strains itself"), strains);
         assert_eq!(has(&b, "Bors attacks Anna"), strains);
     }
+}
+
+#[test]
+fn a_late_arrival_felled_after_it_declared_is_asked_at_its_late_count() {
+    // Ruling felled_action, with 004 §Step 2's late arrival: the ghoul
+    // arrives after count 13 and declares an attack on Brienne, standing;
+    // it is carried to round 2 at 8 − 12 = −4. Brienne drops it to 0 Wound
+    // Points in round 1. At −4 it is asked, and lies still.
+    let text = r#"(
+    name: "test", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    sides: [(name: "Wardens", seat: Script), (name: "Dead and hungry", seat: Script)],
+    combatants: [
+        (name: "Brienne", side: "Wardens", template: "knight", at: (3, 3), set: {"agility_mod": -3}),
+        (name: "Osric", side: "Wardens", template: "sellsword", at: (4, 5)),
+        (name: "Gorm", side: "Dead and hungry", template: "hobgoblin_warrior", at: (4, 3), set: {"stress": 0, "strength": 1}),
+        (name: "Wolfy", side: "Dead and hungry", template: "wolf", at: (7, 0)),
+    ],
+    arrivals: [
+        (round: 1, after: 13, combatant: (name: "Ghoul", side: "Dead and hungry", template: "ghoul", at: (2, 5), set: {"stress": 0, "strength": 6})),
+    ],
+    dice: [10, 12, 1, 1, 8, 19, 8, 1, 15, 4],
+    orders: [
+        (round: 1, order: (actor: "Brienne", action: "attack", target: "Gorm", with: "longsword")),
+        (round: 1, order: (actor: "Osric", action: "attack", target: "Gorm", with: "spear")),
+        (round: 1, order: (actor: "Gorm", action: "full_defense")),
+        (round: 1, order: (actor: "Wolfy", action: "wait")),
+        (round: 1, order: (actor: "Ghoul", action: "attack", target: "Brienne", with: "claws")),
+        (round: 2, order: (actor: "Brienne", action: "wait")),
+        (round: 2, order: (actor: "Osric", action: "wait")),
+        (round: 2, order: (actor: "Wolfy", action: "wait")),
+        (round: 2, order: (actor: "Ghoul", action: "wait")),
+        (round: 2, asked: "004 §Wound Points", order: (actor: "Ghoul", action: "lie_still")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Ghoul's initiative 8 has already passed (the round is on 13): it acts next round at 8 − 12 = -4",
+    );
+    assert_has(&b, "Ghoul is Incapacitated (0 Wound Points)");
+    assert_has(
+        &b,
+        "Ghoul lies still and does not carry out its declared action.",
+    );
+    assert_lacks(&b, "Ghoul strains itself");
+}
+
+#[test]
+fn one_felled_who_lies_still_gives_up_its_full_defense() {
+    // Ruling felled_action: lying still is taking no action, and full
+    // defense is an action (004 §Step 3: "when using the Full-Defense
+    // action, a character adds +4"). Brienne declared it; Gob's critical hit
+    // leaves her Dying; she lies still, and Grusk's blow meets her bare
+    // Defense 11, not 15.
+    let text = r#"(
+    name: "test", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 10, height: 10),
+    sides: [(name: "Wardens", seat: Script), (name: "Raiders", seat: Script)],
+    combatants: [
+        (name: "Brienne", side: "Wardens", template: "knight", at: (2, 2), set: {"stress": 0, "strength": 8, "armour": 0, "agility_mod": -3}),
+        (name: "Osric", side: "Wardens", template: "sellsword", at: (8, 8)),
+        (name: "Gob", side: "Raiders", template: "goblin", at: (3, 2)),
+        (name: "Grusk", side: "Raiders", template: "bugbear_scoundrel", at: (3, 3)),
+    ],
+    dice: [1, 12, 1, 3, 20, 6, 100, 11, 7],
+    orders: [
+        (round: 1, order: (actor: "Gob", action: "attack", target: "Brienne", with: "shortsword")),
+        (round: 1, order: (actor: "Grusk", action: "attack", target: "Brienne", with: "warhammer")),
+        (round: 1, order: (actor: "Brienne", action: "full_defense")),
+        (round: 1, order: (actor: "Osric", action: "wait")),
+        (round: 1, asked: "004 §Wound Points", order: (actor: "Brienne", action: "lie_still")),
+    ],
+)"#;
+    let mut b = battle(text);
+    let _ = b.run();
+    assert_has(&b, "a critical hit (full defense +4)");
+    assert_has(
+        &b,
+        "Brienne lies still and does not carry out its declared action.",
+    );
+    assert_has(
+        &b,
+        "Grusk attacks Brienne with the warhammer: 11 + 4 = 15 against Defense 11: a hit.",
+    );
 }
 
 #[test]
@@ -1038,6 +1149,34 @@ fn entering_a_threat_range_provokes_a_riposte_unless_attacking_defensively() {
     run(&mut b);
     assert!(!has(&b, "ripostes"), "{}", texts(&b).join("\n"));
     assert_has(&b, "Anna attacks Bors with the longsword");
+}
+
+#[test]
+fn one_paralysed_or_with_its_main_arm_useless_has_no_threat_range() {
+    // Ruling injury_effects: paralysed, or with the main arm broken, a
+    // creature "can neither attack nor riposte"; ruling riposte's threat
+    // range is "the cells its melee weapon reaches". Anna walks up to such a
+    // Bors: she enters no threat range, and no riposte is said or made.
+    for hurt in [
+        declared::Hurts {
+            paralysed: true,
+            ..Default::default()
+        },
+        declared::Hurts {
+            main_arm_useless: true,
+            ..Default::default()
+        },
+    ] {
+        let orders = r#"(round: 1, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword"))"#;
+        let text = duel("", "", "5, 9, 2, 2, 2, 2", orders, 1).replace("at: (2, 1)", "at: (5, 1)");
+        let mut b = battle(&text);
+        let bors = entity(&mut b, "Bors");
+        b.world_mut().entity_mut(bors).insert(hurt);
+        run(&mut b);
+        assert_lacks(&b, "threat range");
+        assert_lacks(&b, "ripostes");
+        assert_has(&b, "Anna attacks Bors with the longsword");
+    }
 }
 
 #[test]
@@ -1737,6 +1876,38 @@ fn a_throw_at_a_prone_target_gains_nothing_for_it() {
 }
 
 #[test]
+fn an_injury_s_part_in_an_attack_roll_is_said_and_cited() {
+    // Ruling injury_effects: a melee attack on the prone gains +2; a
+    // Cracked Skull concusses, -2 to attacks. Bors, concussed, strikes Anna,
+    // prone beside him: each part is in the sentence, and the ruling cited.
+    let orders = r#"(round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#;
+    let text = duel("", "", "5, 9, 12, 2", orders, 1);
+    let mut b = battle(&text);
+    let (anna, bors) = (entity(&mut b, "Anna"), entity(&mut b, "Bors"));
+    let w = b.world_mut();
+    w.get_mut::<declared::Hurts>(anna).unwrap().prone = true;
+    w.get_mut::<declared::Hurts>(bors).unwrap().concussed = true;
+    run(&mut b);
+    let entry = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .find(|e| e.text.starts_with("Bors attacks Anna"))
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        entry.text,
+        "Bors attacks Anna with the longsword: 12 + 3 − 2 (concussed) + 2 (target prone) = 15 against Defense 14: a hit."
+    );
+    assert!(
+        entry.rule.ends_with("· ruling injury_effects"),
+        "{}",
+        entry.rule
+    );
+}
+
+#[test]
 fn a_stabilised_creature_in_full_defense_moves_half_its_speed() {
     // 004 §Wound Points: stabilised, "half its movement speed"; 004 §Step 3:
     // full defense "up to half their speed". Each caps Anna's move (Speed 5,
@@ -1778,19 +1949,23 @@ fn one_stabilises_an_ally_not_itself() {
 #[test]
 fn a_dying_creature_is_offered_no_full_defense_on_the_move() {
     // 004 §Wound Points: a Dying creature "cannot both move and take an
-    // action": full defense where it stands, not toward a cell.
+    // action": full defense where it stands, not toward a cell. Nor an
+    // Incapacitated one, whose full defense costs the Wound Point that
+    // leaves it Dying first (ruling strain_first).
     let text = duel("", "", "5, 9", "", 1);
     let mut b = battle(&text);
     let anna = entity(&mut b, "Anna");
     fell(&mut b, anna);
-    *b.world_mut().get_mut::<Health>(anna).unwrap() = Health::Dying;
-    let offered = declared::choices(b.world(), anna);
-    let defense: Vec<Option<Cell>> = offered
-        .iter()
-        .filter(|c| c.order.action == "full_defense")
-        .map(|c| c.order.cell)
-        .collect();
-    assert_eq!(defense, [None]);
+    for health in [Health::Incapacitated, Health::Dying] {
+        *b.world_mut().get_mut::<Health>(anna).unwrap() = health;
+        let offered = declared::choices(b.world(), anna);
+        let defense: Vec<Option<Cell>> = offered
+            .iter()
+            .filter(|c| c.order.action == "full_defense")
+            .map(|c| c.order.cell)
+            .collect();
+        assert_eq!(defense, [None], "{health:?}");
+    }
     // Stabilised, it moves again, at half its Speed.
     b.world_mut().entity_mut(anna).insert(declared::Stabilised);
     let offered = declared::choices(b.world(), anna);

@@ -117,6 +117,7 @@ pub(crate) fn place_arrival(world: &mut World, e: Entity) {
         world.entity_mut(e).insert(LateAction {
             action: declared.action,
             initiative: late,
+            fell: false,
         });
         super::declare(world, e, None);
     } else {

@@ -304,6 +304,12 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
                     cx.flow.name(target)
                 ));
             }
+            if !super::end_round::may_break(world, target) {
+                return Err(format!(
+                    "{} checks morale no more: it has broken, fled or cannot act (ruling intimidate_action)",
+                    cx.flow.name(target)
+                ));
+            }
             Ok(Action::Intimidate { target })
         }
         "wait" => Ok(Action::Wait),
@@ -375,10 +381,14 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     }
     orders.push(Order::new(&me.name, "defensive_attack"));
     orders.push(Order::new(&me.name, "full_defense"));
-    // 004 §Wound Points: Dying, it "cannot both move and take an action".
-    let dying = world.get::<Health>(actor) == Some(&Health::Dying)
-        && world.get::<super::Stabilised>(actor).is_none();
-    if dying {
+    // 004 §Wound Points: Dying, it "cannot both move and take an action";
+    // Incapacitated, a full defense's Wound Point leaves it Dying first
+    // (ruling strain_first): no full defense on the move for either.
+    let down = matches!(
+        world.get::<Health>(actor),
+        Some(Health::Dying | Health::Incapacitated)
+    ) && world.get::<super::Stabilised>(actor).is_none();
+    if down {
         orders.push(Order::new(&me.name, "wait"));
         return orders
             .into_iter()
@@ -431,7 +441,9 @@ fn back_from_the_foes(world: &World, actor: Entity) -> Option<Cell> {
         })
         .filter_map(|(e, _)| world.get::<Cell>(*e).copied())
         .collect();
-    let half = world.get::<Stats>(actor)?.speed / 2;
+    // Half its Speed, or less for a Broken Shin or one prone (ruling
+    // half_speed).
+    let half = super::resolve::move_budget(world, actor, &Action::FullDefense { toward: None });
     let taken = fray_core::model::taken_cells(world, actor);
     fray_core::movement::farthest_from(grid, (here, half), &foes, |c| taken.contains(&c), |_| true)
 }
@@ -727,11 +739,10 @@ fn order_the_round(world: &mut World) {
     }
     for e in late_done {
         let late = world.entity_mut(e).take::<LateAction>();
-        // 004 §Step 3: a late full defense guards the round it is taken in.
-        if late.is_some_and(|l| matches!(l.action, Action::FullDefense { .. }))
-            && let Some(mut rs) = world.get_mut::<RoundState>(e)
-        {
-            rs.full_defense = true;
+        if let (Some(l), Some(mut rs)) = (late, world.get_mut::<RoundState>(e)) {
+            // 004 §Step 3: a late full defense guards the round it is taken in.
+            rs.full_defense |= matches!(l.action, Action::FullDefense { .. });
+            rs.late_fell = l.fell;
         }
     }
     slots.sort_by_key(|(listing, s)| (s.initiative, *listing, s.late));

@@ -90,7 +90,9 @@ fn would_strain(world: &World, slot: &Slot) -> bool {
     let gone = world.get::<Fled>(e).is_some()
         || world.get::<Routed>(e).is_some()
         || world.get::<Hurts>(e).is_some_and(|h| h.paralysed);
-    down && rs.fell && strenuous && !free && !gone
+    // A late action was declared last round (004 §Step 2).
+    let fell = rs.fell || (slot.late && rs.late_fell);
+    down && fell && strenuous && !free && !gone
 }
 
 fn ask(world: &mut World, slot: &Slot) {
@@ -157,7 +159,12 @@ pub(crate) fn is_asked(world: &World, e: Entity) -> bool {
     asked(world, e)
 }
 
+/// It takes no action: a full defense declared is given up with it, its +4
+/// with it (004 §Step 3: "when using the Full-Defense action").
 fn lie_still(world: &mut World, e: Entity) {
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.full_defense = false;
+    }
     let me = world.resource::<Flow>().name(e).to_string();
     fray_core::log::record(world, || {
         Event::new(

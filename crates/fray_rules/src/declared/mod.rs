@@ -205,6 +205,9 @@ pub struct RoundState {
     pub attacked_last_round: Option<Entity>,
     /// Fell Incapacitated or Dying this round, after it declared.
     pub fell: bool,
+    /// Fell Incapacitated or Dying last round after declaring the action
+    /// it takes late this round (ruling `felled_action`).
+    pub late_fell: bool,
 }
 
 /// An action as declared (004 §Step 3).
@@ -270,6 +273,9 @@ pub(crate) fn declare(world: &mut World, e: Entity, declared: Option<Declared>) 
 pub struct LateAction {
     pub action: Action,
     pub initiative: i32,
+    /// Fell Incapacitated or Dying after it declared the action, in the
+    /// round it arrived (ruling `felled_action`).
+    pub fell: bool,
 }
 
 /// Where the round is.

@@ -22,9 +22,9 @@ use fray_core::threat::Threatener;
 
 use super::data::{DamageType, DeclaredData, Effect, RulingNumbers, Spell, SpellEffect, Weapon};
 use super::{
-    Action, Data, Fled, Flow, Harm, Health, Hurts, Injuries, Injury, Kit, RoundState, Routed,
-    SawThrough, Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints, bring_in_arrival,
-    check_die, check_end, next_arrival,
+    Action, Data, Fled, Flow, Harm, Health, Hurts, Injuries, Injury, Kit, LateAction, RoundState,
+    Routed, SawThrough, Slot, Stabilised, Stage, Stats, Stress, Surprised, WoundPoints,
+    bring_in_arrival, check_die, check_end, next_arrival,
 };
 
 /// A hit rolled but not yet applied: within a group of tied initiatives
@@ -252,17 +252,20 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
     let e = slot.actor;
     let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
     if h == Health::Dead || world.get::<Fled>(e).is_some() || hurts.paralysed {
-        let why = if h == Health::Dead {
-            "is dead"
+        let (why, rule) = if h == Health::Dead {
+            ("is dead", "004 §Step 2")
         } else if hurts.paralysed {
-            "is paralysed"
+            (
+                "is paralysed",
+                "004 §Combat Injuries · ruling injury_effects",
+            )
         } else {
-            "has left the battlefield"
+            ("has left the battlefield", "004 §Step 2")
         };
         log(world, || {
             Event::new(
                 EventKind::NoAction,
-                "004 §Step 2",
+                rule,
                 format!("{me} {why} and does not act."),
             )
             .actor(me)
@@ -786,6 +789,19 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
         });
         return;
     }
+    if !super::end_round::may_break(world, target) {
+        // It broke (or fled, or cannot act) since the declaration.
+        let t = name(world, target);
+        log(world, || {
+            Event::new(
+                EventKind::NoAction,
+                "ruling intimidate_action",
+                format!("{t} checks morale no more: {me} has nothing to intimidate."),
+            )
+            .actor(me)
+        });
+        return;
+    }
     let range = a.data.ruling_numbers.intimidate_range;
     approach_target(world, a, target, range, true);
     if dropped_on_the_way(world, a) {
@@ -906,7 +922,7 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
 /// 004 §Speed, 004 §Step 3 and 004 §Wound Points: how far a combatant may
 /// move in the round under this action and its state (what its moves earlier
 /// in the round left of it: [`speed_left`]).
-fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
+pub(crate) fn move_budget(world: &World, e: Entity, action: &Action) -> u32 {
     let hurts = world.get::<Hurts>(e).cloned().unwrap_or_default();
     let h = health(world, e);
     let stabilised = world.get::<Stabilised>(e).is_some();
@@ -1142,10 +1158,14 @@ fn able_to_riposte(world: &World, e: Entity, from: Cell, budget: u32) -> Vec<Thr
     RiposteQuery::look(world, |looks| {
         near.into_iter()
             .filter_map(|(_, x, c)| {
-                let (h, rs, routed, surprised, fled, kit) = looks.get_manual(world, x).ok()?;
+                let (h, rs, routed, surprised, fled, kit, hurts) =
+                    looks.get_manual(world, x).ok()?;
+                // Ruling injury_effects: paralysed, or its main arm useless,
+                // it threatens nobody.
+                let maimed = hurts.is_some_and(|h| h.main_arm_useless || h.paralysed);
                 let able = h.copied().unwrap_or(Health::Dead) == Health::Fine
                     && rs.is_some_and(|rs| !rs.reaction_used)
-                    && !(routed || surprised || fled);
+                    && !(routed || surprised || fled || maimed);
                 let reach = able.then(|| melee_weapon(data, kit?))??.1;
                 Some(Threatener {
                     entity: x,
@@ -1166,6 +1186,7 @@ type Riposting = (
     Has<Surprised>,
     Has<Fled>,
     Option<&'static Kit>,
+    Option<&'static Hurts>,
 );
 
 /// The query [`able_to_riposte`] keeps with the world.
@@ -1368,10 +1389,23 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
         (false, true) => "004 §Defense · ruling attack_roll · ruling full_defense_round",
     };
     let full = if full { " (full defense +4)" } else { "" };
+    // Ruling injury_effects: each injury's part in the roll, said and cited.
+    let injuries: String = mods[1..]
+        .iter()
+        .map(|m| {
+            let sign = if m.value < 0 { '−' } else { '+' };
+            format!(" {sign} {} ({})", m.value.abs(), m.name)
+        })
+        .collect();
+    let rule = if injuries.is_empty() {
+        rule.to_string()
+    } else {
+        format!("{rule} · ruling injury_effects")
+    };
     log(world, || {
         Event::new(EventKind::Attack, rule, format!(
-            "{me} {verb} {them} with the {weapon}: {natural} + {} = {total} against Defense {def}: {verdict}{full}.",
-            total - natural as i32
+            "{me} {verb} {them} with the {weapon}: {natural} + {}{injuries} = {total} against Defense {def}: {verdict}{full}.",
+            b.stats.attack
         ))
         .actor(&me)
         .target(&them)
@@ -1738,6 +1772,11 @@ pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule:
         && let Some(mut rs) = world.get_mut::<RoundState>(e)
     {
         rs.fell = true;
+    }
+    if before == Health::Fine
+        && let Some(mut late) = world.get_mut::<LateAction>(e)
+    {
+        late.fell = true;
     }
     if after == Health::Dead {
         world.entity_mut(e).remove::<fray_core::model::Blocking>();
