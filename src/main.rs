@@ -505,7 +505,14 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
             }
             Progress::AwaitingHuman(ids) => {
                 let Some(&id) = ids.first() else { continue };
-                let order = ask_human(&game.battle, id, &mut stdin.lock(), &mut out)?;
+                // Input ended or failed: the log so far is kept all the same.
+                let order = match ask_human(&game.battle, id, &mut stdin.lock(), &mut out) {
+                    Ok(order) => order,
+                    Err(e) => {
+                        write_log(&game.battle, &mut log)?;
+                        return Err(e);
+                    }
+                };
                 game.battle.answer(id, order);
             }
         }
@@ -515,14 +522,20 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
     }
     let words = describe_result(&result, &game.battle);
     let _ = writeln!(out, "Result: {words}");
-    if let Some((file, f)) = &mut log {
-        game.battle
-            .world()
-            .resource::<BattleLog>()
-            .write_json_lines(f)
-            .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))?;
-    }
+    write_log(&game.battle, &mut log)?;
     out.finish().map_err(lost)
+}
+
+/// Write the battle's log so far to `--log FILE`, if one was given.
+fn write_log(battle: &Battle, log: &mut Option<(PathBuf, std::fs::File)>) -> Result<(), Failure> {
+    let Some((file, f)) = log else {
+        return Ok(());
+    };
+    battle
+        .world()
+        .resource::<BattleLog>()
+        .write_json_lines(f)
+        .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))
 }
 
 fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {

@@ -313,6 +313,30 @@ fn a_human_seat_plays_in_the_terminal() {
 }
 
 #[test]
+fn a_battle_stopped_for_want_of_input_keeps_its_log_so_far() {
+    // `--log FILE` holds what happened up to the question nobody answered.
+    let dir = std::env::temp_dir().join(format!("fray-cli-log-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("stopped.jsonl");
+    let o = fray_with_input(
+        &[
+            "run",
+            "assets/scenarios/duel.ron",
+            "--human",
+            "Wardens",
+            "--log",
+            log.to_str().unwrap(),
+        ],
+        "",
+    );
+    assert_ne!(o.status.code(), Some(0));
+    assert!(stderr(&o).contains("no more input"), "{}", stderr(&o));
+    let kept = std::fs::read_to_string(&log).unwrap();
+    assert!(kept.contains("Round 1 begins."), "{kept}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_person_at_the_terminal_aims_a_choice_at_another_cell() {
     // phases, ruling withdraw: a withdrawal goes anywhere within combat
     // movement; the choice offers one hex, and "10 0,5" takes it to another.

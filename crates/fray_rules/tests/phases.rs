@@ -962,10 +962,13 @@ fn a_full_phase_action_is_started_and_completed_with_move_actions_in_a_restricte
     let ash = entity(&b, "Ash");
     b.world_mut().get_mut::<Stun>(ash).unwrap().current = 20;
     run(&mut b);
-    line(
+    let refused = line(
         &b,
         "Ash's order \"recover\" is refused: no full-phase action in a restricted phase",
     );
+    // The refusal cites the paragraph that asked: the Surprise Phase's.
+    let entry = &b.world().resource::<BattleLog>().entries()[refused];
+    assert_eq!(entry.rule, "002 §Surprise Phase", "{}", entry.text);
     let start = line(&b, "Ash begins a Recovery with a move action");
     let done = line(
         &b,
@@ -974,6 +977,69 @@ fn a_full_phase_action_is_started_and_completed_with_move_actions_in_a_restricte
     assert!(
         start < line(&b, "The Surprise Phase is over")
             && line(&b, "The Surprise Phase is over") < done
+    );
+}
+
+#[test]
+fn a_recovery_begun_waits_for_the_action_delayed() {
+    // 002 §Delay: delaying is "Not An Action"; ruling split_full_phase: a
+    // Recovery begun completes "at its next action". Ash begins one in the
+    // Surprise Phase, delays in phase 1, and completes it when it acts.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 1), set: {"stun": 30}),
+        (name: "Bo", side: "B", template: "bravo", at: (9, 9), surprised: true),
+    "#,
+        &[],
+        vec![
+            in_phase(0, o("Ash", "start_recovery").into()),
+            in_phase(1, o("Ash", "delay").into()),
+            in_phase(1, o("Ash", "complete_recovery").into()),
+        ],
+    );
+    let ash = entity(&b, "Ash");
+    b.world_mut().get_mut::<Stun>(ash).unwrap().current = 20;
+    run(&mut b);
+    let delays = line(&b, "Ash delays, to act at the end of the phase");
+    assert!(delays < line(&b, "Ash completes its Recovery with a move action"));
+    assert_lacks(&b, "the start is lost");
+}
+
+#[test]
+fn one_stunned_is_told_it_loses_the_action_it_delayed() {
+    // Ruling stunned: a Stunned character "loses any delayed or readied
+    // action", and the log says so. Bo (7) delays to the end of the phase;
+    // Ash's strike stuns him first.
+    let mut b = battle(
+        &PAIR.replace(r#"at: (4, 3))"#, r#"at: (4, 3), set: {"cv": 7})"#),
+        &[6, 6, 6, 6, 6, 6, 6],
+        vec![o("Bo", "delay").into(), o("Ash", "strike").target("Bo")],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo is Stunned: 20 STUN is more than its CON of 12. Half DCV; its next action is spent recovering. It loses the action it delayed.",
+    );
+}
+
+#[test]
+fn a_move_is_logged_in_the_hexes_walked_not_the_straight_line() {
+    // 002 §Table (ruling route): Ash goes round a wall to a hex two off as
+    // the crow flies; the log counts the four hexes it walked.
+    let mut b = battle_with(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (1, 3), set: {"cv": 7}),
+        (name: "Bo", side: "B", template: "bravo", at: (11, 11)),
+    "#,
+        &[],
+        vec![o("Ash", "move").cell(Cell::new(3, 3))],
+        "Square, obstacles: [(2, 2), (2, 3), (2, 4)]",
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Ash moves (a full-phase action) from (1, 3) to (3, 3) (4 hexes).",
     );
 }
 
@@ -1357,6 +1423,55 @@ fn a_delay_before_one_who_delayed_to_the_end_of_the_phase_acts_just_before_it() 
 }
 
 #[test]
+fn delays_to_the_end_of_the_phase_take_the_end_s_place_and_score() {
+    // 002 §Delay Consequences: "Your Initiative changes to when you took the
+    // delayed action." Ann (7) delays to the end of the phase; Ben (6)
+    // delays to just before her; Cal (5) acts. Ben then Ann act after Cal:
+    // both come after him from now on, at his 5, not ahead of him at 7.
+    let chars = r#"
+        (name: "Ann", side: "A", template: "bravo", at: (1, 1), set: {"cv": 7}),
+        (name: "Ben", side: "B", template: "bravo", at: (9, 1), set: {"cv": 6}),
+        (name: "Cal", side: "B", template: "bravo", at: (9, 5), set: {"cv": 5}),
+    "#;
+    let mut b = battle(
+        chars,
+        &[],
+        vec![
+            o("Ann", "delay").into(),
+            o("Ben", "delay").target("Ann"),
+            o("Cal", "step").cell(Cell::new(8, 5)),
+            o("Ben", "step").cell(Cell::new(8, 1)),
+            o("Ann", "step").cell(Cell::new(2, 1)),
+        ],
+    );
+    run(&mut b);
+    let cal = line(&b, "Cal takes a 1-hex step");
+    let ben = line(&b, "Ben takes a 1-hex step");
+    let ann = line(&b, "Ann takes a 1-hex step");
+    assert!(cal < ben && ben < ann, "{}", texts(&b).join("\n"));
+    // The next phase's order, as the turns come.
+    let phase2: Vec<String> = b
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .iter()
+        .filter(|e| e.time.starts_with("phase 2, "))
+        .map(|e| e.time.clone())
+        .fold(Vec::new(), |mut v, t| {
+            if v.last() != Some(&t) {
+                v.push(t);
+            }
+            v
+        });
+    assert_eq!(
+        phase2,
+        ["phase 2, 5 Cal", "phase 2, 5 Ben", "phase 2, 5 Ann"],
+        "{}",
+        texts(&b).join("\n")
+    );
+}
+
+#[test]
 fn a_delay_before_one_who_aborted_ahead_of_its_place_acts_at_that_place() {
     // 002 §Delay: "you can specify your new place in the sequence". Bo (6)
     // aborts to Dodge Ash's strike before his place, giving up his action;
@@ -1492,7 +1607,7 @@ fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
     assert!(decisions.get(id).is_some());
     assert_eq!(
         dodge(&b),
-        "Abort to Dodge (DCV 5 to 8), giving up the next action"
+        "Abort to Dodge (DCV 5 to 8), giving up its action this phase"
     );
     let bra = entity(&b, "Bra");
     b.world_mut()
@@ -1503,7 +1618,24 @@ fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
         });
     assert_eq!(
         dodge(&b),
-        "Abort to Dodge (DCV stays 5: the worst bonus of the manoeuvres in effect counts), giving up the next action"
+        "Abort to Dodge (DCV stays 5: the worst bonus of the manoeuvres in effect counts), giving up its action this phase"
+    );
+    // 002 §Abort Consequences, §Ready Consequences: what is given up is said
+    // as the abort will say it. Had Bra readied a strike on its place this
+    // phase, the abort gives up that and the next phase's action.
+    b.world_mut()
+        .entity_mut(bra)
+        .insert(fray_rules::phases::Hold::Readied {
+            trigger: fray_rules::phases::Trigger::EntersReach,
+            weapon: "fists".into(),
+        });
+    b.world_mut().resource_mut::<Flow>().done.push(bra);
+    assert!(
+        dodge(&b).ends_with(
+            "giving up the readied action it held and, having readied on its initiative score this phase, its action in the next phase"
+        ),
+        "{}",
+        dodge(&b)
     );
 }
 

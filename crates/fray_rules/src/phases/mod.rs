@@ -241,8 +241,8 @@ pub enum Work {
         skill: Option<bool>,
         /// The opportunities of leaving the current hex were offered.
         offered: bool,
-        /// Where the move last logged from.
-        logged_from: Cell,
+        /// Where the move last logged from, and the hexes walked then.
+        logged_from: (Cell, usize),
     },
     /// An attack, asking the target whether it aborts first.
     Attack {

@@ -786,13 +786,15 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             } else {
                 format!("DCV stays {now}: the worst bonus of the manoeuvres in effect counts")
             };
+            // 002 §Abort Consequences: what it gives up, as the abort says.
+            let (_, cost) = super::turn::abort_cost(world, me);
             offer(
                 Order::new(&name, "dodge"),
-                format!("Abort to Dodge ({gain}), giving up the next action"),
+                format!("Abort to Dodge ({gain}), giving up {cost}"),
             );
             offer(
                 Order::new(&name, "block"),
-                "Abort to Block, giving up the next action".into(),
+                format!("Abort to Block, giving up {cost}"),
             );
         }
         Asking::Turn => turn_choices(world, me, &name, &mut offer),

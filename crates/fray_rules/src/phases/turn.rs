@@ -99,7 +99,7 @@ fn take_answer(world: &mut World) -> bool {
     };
     // A refusal cites the paragraph that asked.
     let rule = match asking {
-        Asking::Turn => "002 §Normal Phase",
+        Asking::Turn => turn_rule(world),
         Asking::Opportunity { .. } => "002 §Attacks of Opportunity",
         Asking::Abort { .. } => "002 §Abort",
         Asking::Readied { .. } => "002 §Ready Conditions",
@@ -113,6 +113,16 @@ fn take_answer(world: &mut World) -> bool {
     world.resource_mut::<Flow>().asking = None;
     carry_out(world, actor, asking, plan);
     true
+}
+
+/// The paragraph a turn's question comes from: the Surprise Phase's own
+/// (phase 0), else the Normal Phase's.
+fn turn_rule(world: &World) -> &'static str {
+    if world.resource::<Flow>().phase == 0 {
+        "002 §Surprise Phase"
+    } else {
+        "002 §Normal Phase"
+    }
 }
 
 /// Publish a decision for `actor` and note what it asks. On its own turn
@@ -168,20 +178,22 @@ fn next_turn(world: &mut World) -> bool {
         })
     };
     // One delayed to act just before another delayer goes first.
-    let first = |world: &World, mut before: Entity, mut d: Entity| {
+    let first = |world: &World, mut d: Entity| {
         for _ in 0..world.resource::<Flow>().order.len() {
             match delayed(world, Some(d)) {
-                Some(x) if x != d => (before, d) = (d, x),
+                Some(x) if x != d => d = x,
                 _ => break,
             }
         }
-        (before, d)
+        d
     };
+    // Each goes just before where the one it waits for acts: before `n`,
+    // or at the end of the phase (a delayer it waits for still waits).
     if let Some(n) = next {
         if let Some(d) = delayed(world, Some(n)) {
-            let (before, d) = first(world, n, d);
+            let d = first(world, d);
             world.entity_mut(d).remove::<Hold>();
-            move_before(world, d, Some(before), "delayed");
+            move_before(world, d, Some(n), "delayed");
             push_turn(world, d, TurnKind::Delayed);
             return true;
         }
@@ -198,10 +210,9 @@ fn next_turn(world: &mut World) -> bool {
     // The end of the phase: those delayed to it, and any whose place
     // passed; one delayed to act just before another of them goes first.
     if let Some(last) = delayed(world, None) {
-        let (before, d) = first(world, last, last);
-        let before = (d != last).then_some(before);
+        let d = first(world, last);
         world.entity_mut(d).remove::<Hold>();
-        move_before(world, d, before, "delayed");
+        move_before(world, d, None, "delayed");
         push_turn(world, d, TurnKind::Delayed);
         return true;
     }
@@ -217,19 +228,20 @@ fn push_turn(world: &mut World, actor: Entity, kind: TurnKind) {
 }
 
 /// 002 §Delay Consequences and §Ready Consequences: `who` takes its new place
-/// just before `before` (or last), with that character's score; if it has not
-/// had its place this phase, this action takes it.
+/// just before `before`, with that character's score, or last, with the
+/// lowest score of the phase ("your Initiative changes to when you took the
+/// delayed action": after everyone; its own, if lower); if it has not had
+/// its place this phase, this action takes it.
 fn move_before(world: &mut World, who: Entity, before: Option<Entity>, why: &str) {
+    let score_of = |e: Entity| world.get::<Initiative>(e).map(|i| i.score);
     let score = match before {
-        Some(b) => world.get::<Initiative>(b).map(|i| i.score),
-        None => {
-            let flow = world.resource::<Flow>();
-            flow.order
-                .iter()
-                .rev()
-                .find(|&&e| e != who)
-                .and_then(|&e| world.get::<Initiative>(e).map(|i| i.score))
-        }
+        Some(b) => score_of(b),
+        None => world
+            .resource::<Flow>()
+            .order
+            .iter()
+            .filter_map(|&e| score_of(e))
+            .min(),
     };
     let place = match before {
         Some(b) => format!("just before {} ({why})", name(world, b)),
@@ -401,13 +413,8 @@ fn turn(world: &mut World, actor: Entity, kind: TurnKind, begun: bool) -> Next {
         return Next::Done;
     }
     let prompt = move |w: &World| turn_prompt(w, actor, kind);
-    ask(
-        world,
-        (actor, Asking::Turn),
-        prompt,
-        "002 §Normal Phase",
-        this,
-    )
+    let rule = turn_rule(world);
+    ask(world, (actor, Asking::Turn), prompt, rule, this)
 }
 
 /// 002 §Normal Phase: what `actor` is asked on its turn, in words — what
@@ -761,7 +768,7 @@ fn start_move(world: &mut World, actor: Entity, path: Vec<Cell>, how: MoveHow, k
         kind,
         skill: None,
         offered: false,
-        logged_from: from,
+        logged_from: (from, 0),
     });
 }
 
@@ -784,7 +791,8 @@ fn start_recovery(world: &mut World, actor: Entity) {
 
 /// 002 §Delay: no action now; the character acts just before another
 /// (this phase or the next), or at the end of the phase (ruling
-/// `delay_place`). Its turn ends.
+/// `delay_place`). Its turn ends; a Recovery it began waits for the action
+/// it delays, which is still its next (ruling `split_full_phase`).
 fn delay(world: &mut World, actor: Entity, before: Option<Entity>) {
     let who = name(world, actor);
     let data = world.resource::<Data>().0.clone();
@@ -813,7 +821,6 @@ fn delay(world: &mut World, actor: Entity, before: Option<Entity>) {
         )
         .actor(&who)
     });
-    end_turn(world, actor);
     pop_turn(world, actor);
 }
 
@@ -932,54 +939,64 @@ fn guard(world: &mut World, actor: Entity, block: bool) {
     }
 }
 
+/// What an abort by `actor` now gives up (002 §Abort Consequences, §Ready
+/// Consequences), in words, and what the rules must mark for it.
+pub(super) fn abort_cost(world: &World, actor: Entity) -> (AbortCost, &'static str) {
+    let f = world.resource::<Flow>();
+    let (done, now) = (f.acted(actor), f.phase_index());
+    let next = f.next_phase_index(world.resource::<Data>().0.numbers.phases_per_turn);
+    match world.get::<Hold>(actor) {
+        // Readying was its action on its initiative score this phase: the
+        // abort after it gives up the next phase's action too.
+        Some(Hold::Readied { .. }) if done => (
+            AbortCost::Phase(next),
+            "the readied action it held and, having readied on its initiative score this phase, its action in the next phase",
+        ),
+        // The delay was to be its action in a later phase.
+        Some(Hold::Delayed { fires, .. }) if *fires > now => (
+            AbortCost::Phase(*fires),
+            "the delayed action it held, its action in the phase it was delayed to",
+        ),
+        // Held from an earlier phase, it stood for this phase's action: its
+        // place this phase gives it none.
+        Some(_) if !done => (
+            AbortCost::ThisPhase,
+            "the delayed or readied action it held, and with it its action this phase",
+        ),
+        Some(_) => (AbortCost::Nothing, "the delayed or readied action it held"),
+        None if done => (
+            AbortCost::Phase(next),
+            "its action in the next phase, and cannot abort again until its place in that phase has passed",
+        ),
+        None => (AbortCost::ThisPhase, "its action this phase"),
+    }
+}
+
+/// What an abort marks, besides the held action it drops.
+pub(super) enum AbortCost {
+    /// The action of the phase numbered here (`AbortedAhead`).
+    Phase(u32),
+    /// This phase's action: its place gives it none.
+    ThisPhase,
+    Nothing,
+}
+
 /// 002 §Abort and §Abort Consequences: a defensive action now, for the next
 /// action: this phase's if the character has not had its place, else the
 /// next phase's. A held (delayed or readied) action is the next action.
 fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let who = name(world, actor);
     let by = name(world, attacker);
-    let data = world.resource::<Data>().0.clone();
     guard(world, actor, block);
-    let (done, next) = {
-        let f = world.resource::<Flow>();
-        (
-            f.acted(actor),
-            f.next_phase_index(data.numbers.phases_per_turn),
-        )
-    };
-    let hold = world.get::<Hold>(actor).cloned();
-    let now = world.resource::<Flow>().phase_index();
-    if hold.is_some() {
-        world.entity_mut(actor).remove::<Hold>();
+    let (cost, gives_up) = abort_cost(world, actor);
+    world.entity_mut(actor).remove::<Hold>();
+    match cost {
+        AbortCost::Phase(p) => {
+            world.entity_mut(actor).insert(AbortedAhead(p));
+        }
+        AbortCost::ThisPhase => world.resource_mut::<Flow>().gave_up.push(actor),
+        AbortCost::Nothing => {}
     }
-    let gives_up = match hold {
-        Some(Hold::Readied { .. }) if done => {
-            // Readying was its action on its initiative score this phase:
-            // the abort after it gives up the next phase's action too.
-            world.entity_mut(actor).insert(AbortedAhead(next));
-            "the readied action it held and, having readied on its initiative score this phase, its action in the next phase".to_string()
-        }
-        Some(Hold::Delayed { fires, .. }) if fires > now => {
-            // The delay was to be its action in a later phase.
-            world.entity_mut(actor).insert(AbortedAhead(fires));
-            "the delayed action it held, its action in the phase it was delayed to".to_string()
-        }
-        Some(_) if !done => {
-            // Held from an earlier phase, it stood for this phase's action:
-            // its place this phase gives it none (002 §Ready Consequences).
-            world.resource_mut::<Flow>().gave_up.push(actor);
-            "the delayed or readied action it held, and with it its action this phase".to_string()
-        }
-        Some(_) => "the delayed or readied action it held".to_string(),
-        None if done => {
-            world.entity_mut(actor).insert(AbortedAhead(next));
-            "its action in the next phase, and cannot abort again until its place in that phase has passed".to_string()
-        }
-        None => {
-            world.resource_mut::<Flow>().gave_up.push(actor);
-            "its action this phase".to_string()
-        }
-    };
     let to = if block { "Block" } else { "Dodge" };
     log(world, || {
         Event::new(
@@ -1021,7 +1038,21 @@ fn recovery(world: &mut World, actor: Entity, kind: EventKind, rule: &str, what:
 }
 
 fn reload(world: &mut World, actor: Entity, weapon: usize) {
-    if !up(world, actor) || stunned(world, actor) {
+    if !up(world, actor) {
+        return;
+    }
+    if stunned(world, actor) {
+        // Stunned by the attack of opportunity it drew (ruling
+        // interrupted_action).
+        let who = name(world, actor);
+        log(world, || {
+            Event::new(
+                EventKind::Reload,
+                "ruling interrupted_action",
+                format!("{who} is Stunned: the reload is lost."),
+            )
+            .actor(&who)
+        });
         return;
     }
     let data = world.resource::<Data>().0.clone();
@@ -1199,17 +1230,23 @@ fn provoke_in_place(world: &mut World, actor: Entity, action: &str) -> Vec<Work>
 }
 
 /// Log the part of a move walked since it last logged.
-fn log_walk(world: &mut World, actor: Entity, from: &mut Cell, how: MoveHow, kind: ActionType) {
+fn log_walk(
+    world: &mut World,
+    actor: Entity,
+    (from, at): (&mut (Cell, usize), usize),
+    how: MoveHow,
+    kind: ActionType,
+) {
     let Some(&here) = world.get::<Cell>(actor) else {
         return;
     };
-    if here == *from {
+    if here == from.0 {
         return;
     }
     let who = name(world, actor);
-    let start = *from;
-    *from = here;
-    let hexes = world.resource::<Grid>().distance(start, here);
+    // The hexes walked, round obstacles and others, not the straight line.
+    let (start, hexes) = (from.0, at.saturating_sub(from.1));
+    *from = (here, at);
     let (what, rule) = match (how, kind) {
         (MoveHow::Step, _) => ("takes a 1-hex step", "002 §1-Hex Step"),
         (MoveHow::Withdraw, _) => ("withdraws (a full-phase action)", "ruling withdraw"),
@@ -1251,7 +1288,7 @@ fn walk(world: &mut World, work: Work) -> Next {
         return Next::Done;
     };
     if walk.done() || !up(world, actor) || stunned(world, actor) {
-        log_walk(world, actor, &mut logged_from, how, kind);
+        log_walk(world, actor, (&mut logged_from, walk.at), how, kind);
         if !walk.done() {
             log(world, || {
                 Event::new(
@@ -1268,7 +1305,7 @@ fn walk(world: &mut World, work: Work) -> Next {
     let step = match walk.next(world.resource::<Grid>(), here, &taken, &[]) {
         Ok(step) => step,
         Err(halt) => {
-            log_walk(world, actor, &mut logged_from, how, kind);
+            log_walk(world, actor, (&mut logged_from, walk.at), how, kind);
             if let Halt::Taken(next) = halt {
                 log(world, || {
                     Event::new(
@@ -1312,12 +1349,12 @@ fn walk(world: &mut World, work: Work) -> Next {
     let readied = readied_by(world, Trigger::EntersReach, actor, Some(here));
     if !readied.is_empty() {
         // Log where the mover stands when the readied strike cuts in.
-        log_walk(world, actor, &mut logged_from, how, kind);
+        log_walk(world, actor, (&mut logged_from, walk.at), how, kind);
         let questions = readied_questions(readied, actor);
         return Next::Keep(keep(walk, skill, false, logged_from), questions);
     }
     if walk.done() {
-        log_walk(world, actor, &mut logged_from, how, kind);
+        log_walk(world, actor, (&mut logged_from, walk.at), how, kind);
         return Next::Done;
     }
     Next::Keep(keep(walk, skill, false, logged_from), Vec::new())
@@ -1334,7 +1371,7 @@ fn moving_out(
     how: MoveHow,
     kind: ActionType,
     skill: &mut Option<bool>,
-    logged_from: &mut Cell,
+    logged_from: &mut (Cell, usize),
 ) -> Option<Vec<Work>> {
     let actor = walk.mover;
     let who = name(world, actor);
@@ -1354,7 +1391,7 @@ fn moving_out(
     if *skill == Some(true) {
         return None;
     }
-    log_walk(world, actor, logged_from, how, kind);
+    log_walk(world, actor, (logged_from, walk.at), how, kind);
     for &t in &threats {
         if let Some(mut u) = world.get_mut::<Use>(t) {
             u.left_by.push(actor);
@@ -2012,12 +2049,18 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
         });
         world.entity_mut(target).remove::<Hold>();
     } else if stun_taken > con && !stunned(world, target) {
+        // Ruling stunned: it "loses any delayed or readied action".
+        let lost = match world.get::<Hold>(target) {
+            Some(Hold::Readied { .. }) => " It loses the strike it readied.",
+            Some(Hold::Delayed { .. }) => " It loses the action it delayed.",
+            None => "",
+        };
         world.entity_mut(target).insert(Stunned).remove::<Hold>();
         log(world, || {
             Event::new(
                 EventKind::Stunned,
                 "ruling stunned",
-                format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering."),
+                format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering.{lost}"),
             )
             .actor(&t)
         });
