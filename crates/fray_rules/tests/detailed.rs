@@ -976,6 +976,43 @@ fn a_trace_with_no_movement_left_ends_at_once_and_is_not_offered() {
 }
 
 #[test]
+fn a_fallen_mover_rises_at_the_head_of_its_trace_and_is_struck_as_fallen_until_then() {
+    // Ruling fall: a fallen character "rises first, which takes half its
+    // movement": the head of its trace, spent lying where it is. Sly, who
+    // stays, shoots before anyone moves, at Pike still on the ground: the
+    // roll is doubled (000 §1.2.5.1.3, the target "is fallen").
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (3, 5), starts: ["fallen"]),
+        (name: "Sly", side: "B", template: "archer", at: (13, 5), surprised: true),
+    "#,
+        &[3, 4],
+        vec![
+            (Q::Trace, Order::new("Pike", "trace").cell(Cell::new(3, 2))),
+            (Q::Trace, Order::new("Sly", "stay").with("unalert")),
+            at(Q::Stopped, "Sly", "attack", "Pike"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Pike to (3, 4) (1 cell), rising first (2 cells of its movement; ruling fall); Sly stays, unalert.",
+    );
+    // 2D10 7, doubled, + AC 8.
+    line(&b, "Sly's hit roll on Pike: 22 against 17 to exceed: hit.");
+    line(
+        &b,
+        "Pike gets to its feet at (3, 5) and stops at (3, 4) (the end of its trace).",
+    );
+    assert!(
+        b.world()
+            .get::<detailed::Fallen>(entity(&b, "Pike"))
+            .is_none()
+    );
+}
+
+#[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert: ruling
     // unalert_movement lets him react all the same) chases:

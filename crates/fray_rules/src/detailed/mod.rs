@@ -204,6 +204,9 @@ pub struct Trace {
     pub length: usize,
     /// Steps of movement taken along it.
     pub at: usize,
+    /// Ruling fall: the steps at its head spent rising, still fallen, until
+    /// it has taken them.
+    pub rises: usize,
     /// Stop as soon as this character is within reach.
     pub stop_near: Option<Entity>,
     pub done: bool,

@@ -252,12 +252,18 @@ fn plot_trace(
     if unalert && alert(world, e) {
         world.entity_mut(e).insert(Alert(false));
     }
-    let mut budget = allowance(world, e, false) as usize;
+    let full = allowance(world, e, false) as usize;
     let who = name(world, e);
     let moves = !matches!(plan, Plan::Stay { .. });
-    if moves {
-        budget = rise(world, e, &who, budget);
-    }
+    // Ruling fall: a fallen mover rises first, which takes half its
+    // movement (the larger half, ruling half_movement): the head of its
+    // trace, spent where it lies, still fallen.
+    let rises = if moves && world.get::<super::Fallen>(e).is_some() {
+        full.div_ceil(2)
+    } else {
+        0
+    };
+    let budget = full - rises;
     let (path, stop_near) = trace_path(world, traces, e, &plan);
     let chase = matches!(plan, Plan::Chase { .. });
     let budget = if chase {
@@ -270,8 +276,15 @@ fn plot_trace(
     let cost = |c: &Cell| (grid.enter_cost(*c).unwrap_or(u32::MAX) as usize).min(budget + 1);
     let mut path = in_movement(start, &path, cost);
     path.truncate(budget);
-    let length = budget;
     let cells = fray_core::movement::cells(cells_moved(start, &path) as u32);
+    let rising = (rises > 0).then(|| {
+        format!(
+            ", rising first ({} of its movement; ruling fall)",
+            fray_core::movement::cells(rises as u32)
+        )
+    });
+    path.splice(0..0, std::iter::repeat_n(start, rises));
+    let length = rises + budget;
     let words = match (&plan, path.last()) {
         (Plan::Chase { target, .. }, _) => format!(
             "{who} chases {} ({cells} after the 2 the chase costs)",
@@ -290,6 +303,7 @@ fn plot_trace(
         (Plan::Trace { .. }, None) => format!("{who} stays: no movement left for its trace"),
         _ => format!("{who} stays"),
     };
+    let words = words + rising.as_deref().unwrap_or("");
     // Said in the reveal: an unalert character's foes double their hit rolls
     // (000 §1.2.5.1.3).
     // Ruling `unalert_movement`: reacting to others' movement unalert,
@@ -318,6 +332,7 @@ fn plot_trace(
         path,
         length,
         at: 0,
+        rises,
         stop_near,
     };
     (trace, words)
@@ -344,26 +359,6 @@ fn cells_moved(start: Cell, steps: &[Cell]) -> usize {
         .iter()
         .filter(|&&c| std::mem::replace(&mut before, c) != c)
         .count()
-}
-
-/// Ruling fall: a fallen character rises before it moves, which takes half
-/// its movement, the larger half (ruling `half_movement`). Returns the
-/// movement left.
-fn rise(world: &mut World, e: Entity, who: &str, mut budget: usize) -> usize {
-    if world.get::<super::Fallen>(e).is_some() && budget > 0 {
-        world.entity_mut(e).remove::<super::Fallen>();
-        let rise = budget.div_ceil(2);
-        budget -= rise;
-        log(world, || {
-            Event::new(
-                EventKind::Rise,
-                "ruling fall",
-                format!("{who} rises before it moves, which takes {rise} cells of its movement."),
-            )
-            .actor(who)
-        });
-    }
-    budget
 }
 
 /// 000 §3.1: the cells a trace would cross, and whom it stops near. "A
@@ -494,8 +489,10 @@ fn stop_the_fallen(world: &mut World) {
         (0..flow.traces.len())
             .filter(|&i| {
                 let who = flow.traces[i].who;
+                // One still rising lies there by its own choice.
                 !flow.traces[i].done
-                    && (!up(world, who) || world.get::<super::Fallen>(who).is_some())
+                    && (!up(world, who)
+                        || (world.get::<super::Fallen>(who).is_some() && flow.traces[i].rises == 0))
             })
             .collect()
     };
@@ -600,10 +597,13 @@ fn walk_fraction(
         .filter(|x| !moving.contains(x))
         .filter_map(|x| world.get::<Cell>(x).copied())
         .collect();
+    // Where movers stay this fraction (not moving on, or rising where they
+    // lie) is theirs.
     let mut claimed: Vec<Cell> = plans
         .iter()
-        .filter(|p| p.1 == 0)
-        .map(|p| position(&traces[p.0], 0))
+        .map(|p| (position(&traces[p.0], 0), position(&traces[p.0], p.1)))
+        .filter(|(from, to)| from == to)
+        .map(|(from, _)| from)
         .collect();
     for &(i, cells, stopper, why) in plans {
         let who = traces[i].who;
@@ -632,7 +632,7 @@ fn walk_fraction(
                 by_standing = true;
                 break;
             }
-            if !claimed.contains(&c) {
+            if c == from || !claimed.contains(&c) {
                 taken_now = step;
             }
         }
@@ -642,18 +642,28 @@ fn walk_fraction(
         }
         world.entity_mut(who).insert(end);
         let blocked = taken_now < cells;
+        let me = name(world, who);
         let mut flow = world.resource_mut::<Flow>();
         let tr = &mut flow.traces[i];
         tr.at += taken_now;
         let to = position(tr, 0);
+        // Ruling fall: its rise taken, it is on its feet; still rising, it
+        // lies where it is.
+        let rising = tr.rises > 0;
+        let risen = rising && tr.at >= tr.rises;
+        let rose = if risen {
+            tr.rises = 0;
+            format!(" gets to its feet at {from} and")
+        } else {
+            String::new()
+        };
         // Blocked by a mover, it waits, a stopper too, and goes on at the
         // next fraction; by someone standing, it stops.
         if (stopper && !blocked) || by_standing || tr.at >= tr.path.len() {
             tr.done = true;
             flow.stopped.push(who);
             stopped.push(format!(
-                "{} stops at {to} ({})",
-                name(world, who),
+                "{me}{rose} stops at {to} ({})",
                 if by_standing { "the way is taken" } else { why }
             ));
         } else if taken_now > 0 && blocked {
@@ -661,13 +671,20 @@ fn walk_fraction(
                 "{} from {from} to {to}, where it waits (a mover is in the way)",
                 name(world, who)
             ));
-        } else if taken_now > 0 {
-            moved.push(format!("{} from {from} to {to}", name(world, who)));
+        } else if risen {
+            moved.push(format!("{me}{rose} goes on to {to}"));
+        } else if taken_now > 0 && to != from {
+            moved.push(format!("{me} from {from} to {to}"));
+        } else if rising && !risen {
+            moved.push(format!("{me} is still getting up at {to}"));
         } else if blocked {
             moved.push(format!(
                 "{} waits at {to} (a mover is in the way)",
                 name(world, who)
             ));
+        }
+        if risen {
+            world.entity_mut(who).remove::<super::Fallen>();
         }
     }
     (moved, stopped)
