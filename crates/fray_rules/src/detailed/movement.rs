@@ -622,20 +622,7 @@ fn walk_fraction(
             continue;
         }
         let from = position(&traces[i], 0);
-        let mut taken_now = 0;
-        let mut by_standing = false;
-        // It may pass where another mover ends, who is not there yet, but
-        // not end there: it ends on the last cell free of them.
-        for step in 1..=cells {
-            let c = position(&traces[i], step);
-            if standing.contains(&c) {
-                by_standing = true;
-                break;
-            }
-            if c == from || !claimed.contains(&c) {
-                taken_now = step;
-            }
-        }
+        let (taken_now, by_standing) = steps_free(&traces[i], cells, &standing, &claimed);
         let end = position(&traces[i], taken_now);
         if cells > 0 {
             claimed.push(end);
@@ -666,28 +653,43 @@ fn walk_fraction(
                 "{me}{rose} stops at {to} ({})",
                 if by_standing { "the way is taken" } else { why }
             ));
-        } else if taken_now > 0 && blocked {
+        } else if to != from && blocked {
             moved.push(format!(
-                "{} from {from} to {to}, where it waits (a mover is in the way)",
-                name(world, who)
+                "{me}{rose} from {from} to {to}, where it waits (a mover is in the way)"
             ));
         } else if risen {
             moved.push(format!("{me}{rose} goes on to {to}"));
-        } else if taken_now > 0 && to != from {
+        } else if to != from {
             moved.push(format!("{me} from {from} to {to}"));
-        } else if rising && !risen {
+        } else if rising {
             moved.push(format!("{me} is still getting up at {to}"));
         } else if blocked {
-            moved.push(format!(
-                "{} waits at {to} (a mover is in the way)",
-                name(world, who)
-            ));
+            moved.push(format!("{me} waits at {to} (a mover is in the way)"));
         }
         if risen {
             world.entity_mut(who).remove::<super::Fallen>();
         }
     }
     (moved, stopped)
+}
+
+/// How many of its `cells` this fraction trace `t` walks, and whether
+/// someone standing bars its way: it may pass where another mover ends,
+/// who is not there yet, but not end there — it ends on the last cell free
+/// of them (ruling `trace_fractions`).
+fn steps_free(t: &Trace, cells: usize, standing: &[Cell], claimed: &[Cell]) -> (usize, bool) {
+    let from = position(t, 0);
+    let mut taken = 0;
+    for step in 1..=cells {
+        let c = position(t, step);
+        if standing.contains(&c) {
+            return (taken, true);
+        }
+        if c == from || !claimed.contains(&c) {
+            taken = step;
+        }
+    }
+    (taken, false)
 }
 
 /// Whether `e`, just stopped, could strike a mover, or draw or grab a
