@@ -142,7 +142,8 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
         &b,
         "nothing called \"dagger\" is in hand to drop (in hand: broadsword, shield)",
     );
-    // A person is offered either hand's item, and both.
+    // A person is offered either hand's item, and both, each with falling,
+    // becoming alert, or both (000 §1.2.1: "any or all of the following").
     let text = common::field("detailed_sequence", (24, 12), 1, "", chars);
     let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
     let _ = b.run();
@@ -155,6 +156,14 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
         ("drop:shield", "Pass, dropping the shield"),
         ("drop:broadsword", "Pass, dropping the broadsword"),
         ("drop", "Pass, dropping both the broadsword and the shield"),
+        (
+            "drop:shield+fall",
+            "Pass, dropping the shield and falling to the ground",
+        ),
+        (
+            "drop:broadsword+fall+alert",
+            "Pass, dropping the broadsword, falling to the ground and becoming alert",
+        ),
     ] {
         let c = choices
             .iter()

@@ -1122,15 +1122,10 @@ fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, Strin
         };
         drops.push(("drop".into(), all));
     }
+    // 000 §1.2.1: "any or all of the following": every drop with falling,
+    // becoming alert, both or neither.
     for (drop, dropping) in &drops {
-        // One hand's item alone, to keep the list short; with falling or
-        // becoming alert too it may be typed (with: "drop:shield+fall").
-        let masks = if drop.starts_with("drop:") {
-            0..1
-        } else {
-            0..4usize
-        };
-        for mask in masks {
+        for mask in 0..4usize {
             let mut with: Vec<&str> = Vec::new();
             let mut words: Vec<&str> = Vec::new();
             if !drop.is_empty() {
