@@ -257,13 +257,17 @@ fn a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
     run(&mut b);
     assert_has(
         &b,
-        "Hal begins casting magic_missile at Bors: casting time 1 segment, it goes off in round 1, segment 1.",
+        "Hal begins casting magic_missile at Bors: casting time 1 segment, it goes off as surprise segment 1 ends.",
     );
     assert_has(
         &b,
         "Hal's magic_missile, begun in surprise segment 1, goes off: it strikes Bors for 5.",
     );
     assert!(line(&b, "goes off") < line(&b, "Round 1 begins."));
+    // Declared in a surprise segment: ruling surprise_declarations.
+    let declared = line(&b, "Hal writes down an action.");
+    let entry = &b.world().resource::<BattleLog>().entries()[declared];
+    assert_eq!(entry.rule, "ruling surprise_declarations");
 }
 
 #[test]
@@ -589,6 +593,32 @@ fn in_a_tied_round_one_felled_earlier_still_deals_its_blow() {
 }
 
 #[test]
+fn in_a_tied_round_a_last_blow_lands_with_the_segment_s_other_blows() {
+    // 001 §3 Ties, ruling tied_round: both sides roll 3. Wren's missile
+    // bonus brings her to segment 1, where she fells Orc 1; in segment 3 Orc
+    // 1's last blow and Fen's act together, so Fen, felled by it, still acts.
+    let c = r#"
+        (name: "Orc 1", side: "B", template: "orc", at: (3, 3), set: {"hp": 1}),
+        (name: "Fen", side: "A", template: "fighter", at: (2, 3), set: {"hp": 1}),
+        (name: "Wren", side: "A", template: "archer", at: (1, 1)),
+        (name: "Orc 3", side: "B", template: "orc", at: (6, 3)),"#;
+    let orders = [
+        (1, attack("Orc 1", "Fen").with("scimitar")),
+        (1, attack("Fen", "Orc 3").with("longsword")),
+        (1, attack("Wren", "Orc 1").with("shortbow")),
+        (1, Order::new("Orc 3", "wait")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3, 15, 3, 15, 3], &orders);
+    run(&mut b);
+    line(&b, "Orc 1 falls dead.");
+    let tie = line(&b, "Segment 3: Orc 1, Fen act");
+    let entry = &b.world().resource::<BattleLog>().entries()[tie];
+    assert_eq!(entry.rule, "001 §3 Ties", "{}", texts(&b).join("\n"));
+    line(&b, "Fen attacks Orc 3");
+    assert_lacks(&b, "Fen, felled earlier in this tied round");
+}
+
+#[test]
 fn in_a_tied_round_a_charger_felled_by_a_set_spear_still_strikes() {
     // 001 §3 Ties, ruling tied_round: both sides act in segment 3; Pell's
     // set spear fells the charging Gash at once, and Gash's charge is still
@@ -666,6 +696,34 @@ fn a_healing_spell_whose_ally_fell_turns_to_one_who_is_hurt() {
         "Hal is out of the fight: Tessa turns its cure_light_wounds on Brom.",
     );
     assert_has(&b, "Tessa begins casting cure_light_wounds");
+}
+
+#[test]
+fn a_cure_is_said_to_restore_only_what_the_maximum_allows() {
+    // Ruling spell_effects: a cure "restores hit points up to the maximum".
+    // Brom is at 18 of 20; the 1d8 rolls 6: it restores 2.
+    let c = r#"
+        (name: "Tessa", side: "A", template: "cleric", at: (1, 3)),
+        (name: "Brom", side: "A", template: "fighter", at: (1, 4)),
+        (name: "Gash", side: "B", template: "orc_archer", at: (9, 3)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Tessa", "cast")
+                .with("cure_light_wounds")
+                .target("Brom"),
+        ),
+        (1, Order::new("Gash", "wait")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 2, 6], &orders);
+    let brom = entity(&b, "Brom");
+    b.world_mut().get_mut::<HitPoints>(brom).unwrap().current = 18;
+    run(&mut b);
+    assert_has(
+        &b,
+        "goes off: it restores 2 hit points to Brom, its maximum (6 rolled).",
+    );
+    assert_eq!(b.world().get::<HitPoints>(brom).unwrap().current, 20);
 }
 
 #[test]
@@ -997,6 +1055,29 @@ fn a_set_spear_that_struck_a_charger_has_spent_its_routine() {
     assert_has(
         &b,
         "Pell's set spear struck at a charger this round: its routine is spent.",
+    );
+}
+
+#[test]
+fn a_veteran_s_set_spear_has_its_second_routine() {
+    // 001 §3 Attack routines, ruling set_spear: Vet (two routines) sets a
+    // spear; Gash stands in reach. In Vet's segment 4 the spear strikes,
+    // and its second routine, after the other side's segment 5, strikes
+    // again.
+    let c = r#"
+        (name: "Vet", side: "A", template: "veteran", at: (2, 3), weapons: ["spear"]),
+        (name: "Gash", side: "B", template: "orc", at: (3, 3), set: {"hp": 60}),"#;
+    let orders = [
+        (1, Order::new("Vet", "set_spear")),
+        (1, Order::new("Gash", "wait")),
+    ];
+    let mut b = battle(ALERTED, c, &[4, 5], &orders);
+    run(&mut b);
+    assert_eq!(
+        common::count(&b, "Vet attacks Gash with the spear"),
+        2,
+        "{}",
+        texts(&b).join("\n")
     );
 }
 

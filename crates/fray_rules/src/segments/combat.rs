@@ -434,10 +434,17 @@ fn go_off(world: &mut World, e: Entity) {
         .roll_for(dice, || format!("{who}'s {}", casting.spell));
     let amount = roll.total.max(1);
     let began = world.resource::<Flow>().begun(casting.began);
-    let effect = if harm {
-        format!("it strikes {them} for {amount}")
-    } else {
-        format!("it restores {amount} hit points to {them}")
+    // Ruling spell_effects: a cure restores hit points up to the maximum.
+    let room = world
+        .get::<HitPoints>(t)
+        .map_or(0, |hp| (hp.max - hp.current).max(0));
+    let effect = match (harm, amount.min(room)) {
+        (true, _) => format!("it strikes {them} for {amount}"),
+        (false, 0) => format!("{them} is unhurt: it restores nothing ({amount} rolled)"),
+        (false, n) if n < amount => {
+            format!("it restores {n} hit points to {them}, its maximum ({amount} rolled)")
+        }
+        (false, n) => format!("it restores {n} hit points to {them}"),
     };
     record(world, || {
         Event::new(

@@ -465,7 +465,7 @@ pub fn take_declarations(world: &mut World) {
         record(world, || {
             Event::new(
                 EventKind::Declare,
-                "001 §2",
+                rule,
                 format!("{who} writes down an action."),
             )
             .actor(&who)
@@ -507,7 +507,7 @@ fn reveal(world: &mut World) {
         record(world, || {
             Event::new(
                 EventKind::Declare,
-                "001 §2",
+                rule,
                 format!("{who} declares: {words}."),
             )
             .actor(&who)

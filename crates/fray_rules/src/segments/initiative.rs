@@ -138,7 +138,10 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         // routine.
         let attacks = matches!(
             action,
-            Action::Attack { .. } | Action::Charge { .. } | Action::Hold { .. }
+            Action::Attack { .. }
+                | Action::Charge { .. }
+                | Action::Hold { .. }
+                | Action::SetSpear { .. }
         );
         if attacks && stats.is_some_and(|s| s.routines > 1) {
             let second = second_routine_segment(segment, rolls[side], last);

@@ -97,9 +97,19 @@ fn open_segment(world: &mut World, s: u32) -> Next {
     if here.is_empty() {
         return Next::Again;
     }
+    // Those who act: the able, and in a tied round one felled earlier with
+    // its last blow to come (ruling tied_round), whose blow is held with the
+    // rest of the segment's.
+    let owes = |x: &Slot| {
+        let flow = world.resource::<Flow>();
+        tied_round(world)
+            && flow.fell.contains(&x.actor)
+            && x.action.is_blow()
+            && x.routine == Routine::First
+    };
     let mut sides: Vec<usize> = here
         .iter()
-        .filter(|x| able(world, x.actor))
+        .filter(|x| able(world, x.actor) || owes(x))
         .filter_map(|x| world.get::<Side>(x.actor).map(|s| s.0))
         .collect();
     sides.sort_unstable();
@@ -482,10 +492,12 @@ fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
 /// Ruling `set_spear`: in its own segment a set spear strikes an enemy
 /// already in reach, without moving, unless it has already struck a charger
 /// this round: that was its routine (001 §3); having struck so, it strikes
-/// at no charger later in the round.
+/// at no charger later in the round. A second routine (001 §3 Attack
+/// routines) strikes an enemy in reach in its own segment all the same.
 fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Option<Vec<Hit>>) {
     let e = slot.actor;
-    if world.get::<SpearUsed>(e).is_some() {
+    let first = slot.routine == Routine::First;
+    if first && world.get::<SpearUsed>(e).is_some() {
         let who = name(world, e);
         record(world, || {
             Event::new(
@@ -513,7 +525,9 @@ fn set_spear_turn(world: &mut World, slot: &Slot, weapon: &str, held: &mut Optio
         rule: "ruling set_spear",
     };
     // Its routine is spent: no strike at a charger later this round.
-    world.entity_mut(e).insert(SpearUsed);
+    if first {
+        world.entity_mut(e).insert(SpearUsed);
+    }
     routine(world, blow, held);
 }
 
@@ -727,9 +741,25 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
                 slot.actor,
                 decision::prompt(world, slot.actor, |w| {
                     // Ruling decline_cast: said before it is answered.
+                    let harmful = w
+                        .resource::<Data>()
+                        .0
+                        .spells
+                        .get(&spell)
+                        .is_some_and(|s| s.harmful());
+                    let instead = if harmful {
+                        "the nearest enemy still fighting"
+                    } else {
+                        "an ally who is hurt, if any"
+                    };
                     let gone = target
                         .filter(|&t| !able(w, t))
-                        .map(|t| format!(" ({} is out of the fight: it turns to an ally who is hurt, if any)", name(w, t)))
+                        .map(|t| {
+                            format!(
+                                " ({} is out of the fight: it turns to {instead})",
+                                name(w, t)
+                            )
+                        })
                         .unwrap_or_default();
                     format!(
                         "{mover}: begin casting {spell} now{gone}, or decline (no other action is allowed)"
@@ -1063,7 +1093,15 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
         let flow = world.resource::<Flow>();
         let began = flow.clock(slot.segment);
         let completes = began + s.casting_time;
-        (began, completes, flow.segment_words(completes))
+        // Ruling continuing_cast: completing as the period's last segment
+        // ends, it goes off then (end_period).
+        let last = flow.clock(flow.last);
+        let when = if completes == last + 1 {
+            format!("as {} ends", flow.segment_words(last))
+        } else {
+            format!("in {}", flow.segment_words(completes))
+        };
+        (began, completes, when)
     };
     world.entity_mut(e).insert((
         Casting {
@@ -1080,7 +1118,7 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
         Event::new(
             EventKind::BeginCast,
             "001 §Note about spells",
-            format!("{who} begins casting {spell} at {them}: casting time {t} {segs}, it goes off in {when}."),
+            format!("{who} begins casting {spell} at {them}: casting time {t} {segs}, it goes off {when}."),
         )
         .actor(&who)
         .target(&them)
