@@ -172,7 +172,7 @@ impl Source {
         self.error_at_offset(offset, message)
     }
 
-    fn error_at_offset(&self, offset: usize, message: impl Into<String>) -> LoadError {
+    pub fn error_at_offset(&self, offset: usize, message: impl Into<String>) -> LoadError {
         let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;
         let col = before.rfind('\n').map_or(before.chars().count(), |nl| {

@@ -1248,6 +1248,24 @@ fn a_third_side_is_refused_where_it_is_written() {
 }
 
 #[test]
+fn a_combatant_marked_surprised_is_refused_where_it_is_written() {
+    // 001 §1: surprise is rolled for each side; a combatant's own mark
+    // would be silently ignored.
+    let text = r#"(name: "t", ruleset: "segments",
+        grid: (kind: Square, width: 5, height: 5),
+        sides: [(name: "A"), (name: "B")],
+        combatants: [(name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+            (name: "Bors", side: "B", template: "orc", at: (2, 1), surprised: true)])"#;
+    let scenario = LoadedScenario::from_source(Source::inline("t.ron", text)).unwrap();
+    let rules = fray_rules::load("segments", None).unwrap();
+    let err = rules.check_scenario(&scenario).unwrap_err().to_string();
+    assert!(
+        err.contains("t.ron:5:68") && err.contains("surprise is rolled for each side"),
+        "{err}"
+    );
+}
+
+#[test]
 fn an_unknown_alerted_side_is_refused() {
     let text = field(
         "segments",
