@@ -537,6 +537,46 @@ fn played_with(
 }
 
 #[test]
+fn an_attack_on_one_already_down_is_said_to_be_lost() {
+    // 003 §III B: Vrek, entering Wren's range with the longer weapon,
+    // strikes first and fells her (003 §II E); Skarg, in the same instant,
+    // has nobody to attack, and the log says so.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"hp\": 5}),
+                 (name: \"Tam\", side: \"A\", template: \"fighter\", at: (1, 6), weapons: [\"longsword\"]),
+                 (name: \"Vrek\", side: \"B\", template: \"hobgoblin\", at: (6, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (3, 5))";
+    let orders = vec![
+        Order::new("Wren", "wait"),
+        Order::new("Tam", "wait"),
+        Order::new("Vrek", "attack").target("Wren"),
+        Order::new("Skarg", "attack").target("Wren"),
+    ];
+    let b = played(sides, ((10, 8), 1), orders, &[2, 9, 18, 8, 18, 8]);
+    let falls = line(&b, "Wren falls at -3 hit points");
+    assert!(falls < line(&b, "Wren is down already: Skarg's attack on it is lost."));
+    assert_lacks(&b, "Skarg moves");
+}
+
+#[test]
+fn a_cornered_player_character_is_refused_flight_not_made_to_surrender() {
+    // Ruling flight_path: a monster with nowhere to run surrenders; a
+    // player character's morale is its player's (003 §Withdrawal Tactics),
+    // so its flight is refused with the reason and it fights on.
+    let sides =
+        "(name: \"Ash\", side: \"A\", template: \"fighter\", at: (2, 2), weapons: [\"longsword\"]),
+                 (name: \"Gash\", side: \"B\", template: \"hobgoblin\", at: (3, 2))";
+    let text = field("crucible", (6, 6), 1, NO_SURPRISE, sides).replace(
+        "height: 6)",
+        "height: 6, obstacles: [(1, 1), (2, 1), (3, 1), (1, 2), (1, 3), (2, 3), (3, 3)])",
+    );
+    let o = vec![(Order::new("Ash", "flee"), false)];
+    let mut b = common::battle(&text, &[9, 2], |_| Box::new(Plays(o.clone())));
+    common::run(&mut b);
+    line(&b, "Ash's order \"flee\" is refused: nowhere to run");
+    assert_lacks(&b, "surrenders");
+}
+
+#[test]
 fn a_caster_struck_before_its_spell_is_begun_acts_otherwise() {
     // 003 §Casting in Combat: damage before the spell is completed prevents
     // casting, but "this does not prevent other actions": Wren walks up to
@@ -699,6 +739,28 @@ fn a_parry_lasts_until_the_parriers_next_turn() {
     assert_has(
         &b,
         "Hob attacks Pat with the longsword: 10 -4 parry (ruling parry) = 6 against 16",
+    );
+}
+
+#[test]
+fn a_parry_counts_against_missiles_too() {
+    // Ruling parry: "attacks on it take -4 until its next turn", a shot
+    // as much as a blow. Ash parries; Kip slings at him.
+    let sides =
+        "(name: \"Ash\", side: \"A\", template: \"fighter\", at: (3, 3), weapons: [\"longsword\"]),
+                 (name: \"Kip\", side: \"B\", template: \"kobold_slinger\", at: (8, 3))";
+    let b = played(
+        sides,
+        ((10, 6), 1),
+        vec![
+            Order::new("Ash", "parry"),
+            Order::new("Kip", "fire").target("Ash"),
+        ],
+        &[2, 9, 15, 1],
+    );
+    assert_has(
+        &b,
+        "Kip attacks Ash with the sling: 15 -4 parry (ruling parry) = 11 against 17",
     );
 }
 

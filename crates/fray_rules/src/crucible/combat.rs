@@ -464,7 +464,13 @@ pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
         if !up(world, target) {
             break;
         }
-        if let Some(hit) = attack_roll(world, (shooter, target), (&weapon, &w), Vec::new(), rule) {
+        if let Some(hit) = attack_roll(
+            world,
+            (shooter, target),
+            (&weapon, &w),
+            parry_penalty(world, target),
+            rule,
+        ) {
             land(world, hit);
         }
     }

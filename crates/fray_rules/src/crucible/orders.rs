@@ -359,7 +359,16 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "parry" => Ok(Plan::Parry),
         "fall_back" => fall_back(world, e, order),
         "disengage" => Ok(Plan::Disengage),
-        "flee" => fought(world, e).map(|()| Plan::Flee),
+        "flee" => {
+            fought(world, e)?;
+            // Ruling flight_path: one cornered surrenders; a player
+            // character's morale is its player's (003 §Withdrawal
+            // Tactics), who may surrender instead.
+            if world.get::<super::Monster>(e).is_none() && flight(world, e).is_none() {
+                return Err("nowhere to run: no edge square farther from every enemy can be reached (ruling flight_path); surrender, if that is the choice".into());
+            }
+            Ok(Plan::Flee)
+        }
         "surrender" => Ok(Plan::Surrender),
         "wait" => Ok(Plan::Wait),
         other => Err(format!("{other:?} is not an order on one's turn")),

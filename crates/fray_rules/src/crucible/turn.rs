@@ -602,6 +602,18 @@ fn path_cells(world: &World, e: Entity, to: Cell) -> Vec<Cell> {
 
 /// 003 §III D: move up to the rate, attack, then move the rest (`after`).
 fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell>, rate: u32) {
+    if !up(world, target) {
+        // Felled before this order's turn (earlier in its instant, too).
+        let (who, whom) = (name(world, e), name(world, target));
+        note(
+            world,
+            e,
+            EventKind::NoAction,
+            "003 §III B",
+            format!("{whom} is down already: {who}'s attack on it is lost."),
+        );
+        return;
+    }
     let within = Provokes::Within { free: 1 };
     let goal = cell(world, target);
     let cells = orders::path(world, e, goal, 1)
@@ -842,6 +854,9 @@ fn spoiled(world: &mut World, e: Entity) {
     if !up(world, e) {
         return;
     }
+    // Marked first, so the choices offered count the walk to cast
+    // (orders.rs rate_left).
+    world.resource_mut::<Flow>().instead.push(e);
     let id = decision::ask(
         world,
         Question {
@@ -858,9 +873,7 @@ fn spoiled(world: &mut World, e: Entity) {
             choices: orders::choices,
         },
     );
-    let mut flow = world.resource_mut::<Flow>();
-    flow.asking.push((id, e));
-    flow.instead.push(e);
+    world.resource_mut::<Flow>().asking.push((id, e));
 }
 
 /// 003 §II C–D, §III C: begin a spell; it goes off after its casting time
