@@ -898,12 +898,12 @@ fn a_trace_onto_difficult_ground_is_as_long_as_the_movement_allows() {
 }
 
 #[test]
-fn a_stopper_whose_cell_another_mover_ends_on_waits_and_goes_on() {
-    // Ruling trace_fractions: movers never share a cell; one ends "on the
-    // last cell of its advance free of them, waits there, and goes on at
-    // the next fraction". Ann and Bob both make for (5, 5), the one cell
-    // beside Cid on their way; Ann, listed first, ends there; Bob waits at
-    // (6, 4), out of reach, and at the next fraction finds the way taken.
+fn a_stopper_whose_cell_another_mover_ends_on_stops_short_and_says_why() {
+    // Ruling trace_fractions: movers never share a cell; one that would
+    // stop where another mover ends stops on the last cell of its advance
+    // free of them. Ann and Bob both make for (5, 5), the one cell beside
+    // Cid on their way; Ann, listed first, ends there; Bob stops at (6, 4),
+    // out of reach, and the log says why — not "within reach".
     let mut b = battle(
         r#"
         (name: "Ann", side: "A", template: "swordsman", at: (2, 3)),
@@ -930,9 +930,8 @@ fn a_stopper_whose_cell_another_mover_ends_on_waits_and_goes_on() {
     run(&mut b);
     line(
         &b,
-        "3/3 of the first stopper's remaining trace: Ann stops at (5, 5) (within reach); moving on the same fraction: Bob from (8, 3) to (6, 4), where it waits (a mover is in the way).",
+        "3/3 of the first stopper's remaining trace: Ann stops at (5, 5) (within reach), Bob stops at (6, 4) (a mover ends where it would have stopped).",
     );
-    line(&b, "Bob stops at (6, 4) (the way is taken)");
     common::assert_lacks(&b, "Bob stops at (6, 4) (within reach)");
 }
 

@@ -1044,6 +1044,35 @@ fn a_move_is_logged_in_the_hexes_walked_not_the_straight_line() {
 }
 
 #[test]
+fn a_recovery_begun_is_lost_with_the_action_delayed_when_a_stun_takes_it() {
+    // Ruling split_full_phase: the start waits for the action delayed.
+    // Ash begins a Recovery in the Surprise Phase and delays in phase 1;
+    // Bo's strike stuns him first: he loses both.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), surprised: true),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 6],
+        vec![
+            in_phase(0, o("Ash", "start_recovery").into()),
+            in_phase(1, o("Ash", "delay").into()),
+            in_phase(1, o("Bo", "strike").target("Ash")),
+        ],
+    );
+    run(&mut b);
+    let stunned = line(&b, "It loses the action it delayed.");
+    assert!(
+        stunned
+            < line(
+                &b,
+                "Ash gives up the action it delayed: the Recovery it began is lost."
+            )
+    );
+    assert_lacks(&b, "Ash completes its Recovery");
+}
+
+#[test]
 fn a_mover_stunned_by_an_attack_of_opportunity_stops_where_it_is() {
     // 002 §Interrupts and ruling interrupted_action: Ash's attack of
     // opportunity does 24 STUN, less PD 4 = 20 > CON 12: Bo is Stunned and its

@@ -46,7 +46,7 @@ pub(crate) fn ask_first(world: &mut World, slot: &Slot) -> Go {
     {
         world.resource_mut::<Flow>().straining = None;
         if !yes {
-            lie_still(world, e);
+            lie_still(world, e, &slot.action);
             return Go::LieStill;
         }
         return Go::Act;
@@ -159,10 +159,12 @@ pub(crate) fn is_asked(world: &World, e: Entity) -> bool {
     asked(world, e)
 }
 
-/// It takes no action: a full defense declared is given up with it, its +4
-/// with it (004 §Step 3: "when using the Full-Defense action").
-fn lie_still(world: &mut World, e: Entity) {
-    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+/// It takes no action: a full defense it gives up goes, its +4 with it
+/// (004 §Step 3: "when using the Full-Defense action").
+fn lie_still(world: &mut World, e: Entity, action: &Action) {
+    if matches!(action, Action::FullDefense { .. })
+        && let Some(mut rs) = world.get_mut::<RoundState>(e)
+    {
         rs.full_defense = false;
     }
     let me = world.resource::<Flow>().name(e).to_string();

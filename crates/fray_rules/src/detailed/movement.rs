@@ -188,6 +188,12 @@ fn reveal_traces(world: &mut World) {
             t.done = true;
         }
     }
+    // One ended at once that was to rise first rises where it lies, as
+    // its trace says (ruling fall).
+    for t in traces.iter_mut().filter(|t| t.done && t.rises > 0) {
+        t.rises = 0;
+        world.entity_mut(t.who).remove::<super::Fallen>();
+    }
     log(world, || {
         Event::new(
             EventKind::Traces,
@@ -644,15 +650,20 @@ fn walk_fraction(
         } else {
             String::new()
         };
-        // Blocked by a mover, it waits, a stopper too, and goes on at the
-        // next fraction; by someone standing, it stops.
-        if (stopper && !blocked) || by_standing || tr.at >= tr.path.len() {
+        // Blocked by a mover, it waits and goes on at the next fraction; a
+        // stopper stops on the last cell free of them (every fraction ends
+        // someone's movement); by someone standing, it stops.
+        if stopper || by_standing || tr.at >= tr.path.len() {
             tr.done = true;
             flow.stopped.push(who);
-            stopped.push(format!(
-                "{me}{rose} stops at {to} ({})",
-                if by_standing { "the way is taken" } else { why }
-            ));
+            let why = if by_standing {
+                "the way is taken"
+            } else if blocked {
+                "a mover ends where it would have stopped"
+            } else {
+                why
+            };
+            stopped.push(format!("{me}{rose} stops at {to} ({why})"));
         } else if to != from && blocked {
             moved.push(format!(
                 "{me}{rose} from {from} to {to}, where it waits (a mover is in the way)"

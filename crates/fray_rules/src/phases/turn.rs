@@ -581,6 +581,24 @@ fn end_turn(world: &mut World, actor: Entity) {
     }
 }
 
+/// Ruling `split_full_phase`: a Recovery begun waits for the action its
+/// owner delayed; that action given up, the start is lost.
+fn recovery_lost(world: &mut World, actor: Entity) {
+    if world.get::<RecoveryStarted>(actor).is_none() {
+        return;
+    }
+    world.entity_mut(actor).remove::<RecoveryStarted>();
+    let who = name(world, actor);
+    log(world, || {
+        Event::new(
+            EventKind::Recovery,
+            "ruling split_full_phase",
+            format!("{who} gives up the action it delayed: the Recovery it began is lost."),
+        )
+        .actor(&who)
+    });
+}
+
 /// Carry out a checked order. Each action the actor begins in its turn sets
 /// off the strikes readied for it (ruling `ready_trigger`): they come just
 /// before it, and it is done after them if it still can be.
@@ -989,6 +1007,9 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let by = name(world, attacker);
     guard(world, actor, block);
     let (cost, gives_up) = abort_cost(world, actor);
+    if matches!(world.get::<Hold>(actor), Some(Hold::Delayed { .. })) {
+        recovery_lost(world, actor);
+    }
     world.entity_mut(actor).remove::<Hold>();
     match cost {
         AbortCost::Phase(p) => {
@@ -2055,6 +2076,7 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
             Some(Hold::Delayed { .. }) => " It loses the action it delayed.",
             None => "",
         };
+        let recovering = matches!(world.get::<Hold>(target), Some(Hold::Delayed { .. }));
         world.entity_mut(target).insert(Stunned).remove::<Hold>();
         log(world, || {
             Event::new(
@@ -2064,6 +2086,9 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
             )
             .actor(&t)
         });
+        if recovering {
+            recovery_lost(world, target);
+        }
     }
 }
 
