@@ -736,8 +736,14 @@ fn ask_human(
 /// Read one line a person typed: the end of input and anything that is not
 /// text are failures that say so.
 fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<(), Failure> {
-    match input.read_line(line) {
+    // An answer is a few characters: a line without end is refused, not
+    // read into memory to the last byte.
+    const LONGEST: u64 = 4096;
+    match io::Read::take(&mut *input, LONGEST).read_line(line) {
         Ok(0) => Err(failed("no more input: a person must decide")),
+        Ok(n) if n as u64 == LONGEST && !line.ends_with('\n') => Err(bad_input(format!(
+            "an answer of more than {LONGEST} characters: type a choice's number"
+        ))),
         Ok(_) => Ok(()),
         Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(bad_input(
             "the input is not text (UTF-8): type a choice's number",

@@ -838,6 +838,50 @@ fn battle_lines(text: &str) -> Vec<&str> {
 }
 
 #[test]
+fn a_battle_stopped_and_loaded_again_and_again_keeps_its_scenario_file() {
+    // Each stop saves; each load goes on; the file still names the
+    // scenario it was played from, however often it is saved again.
+    let dir = std::env::temp_dir().join(format!("fray-resave-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("b.ron");
+    let s = save.to_str().unwrap();
+    let duel = "assets/scenarios/duel.ron";
+    let o = fray_with_input(
+        &[
+            "run", duel, "--seed", "3", "--human", "Wardens", "--save", s,
+        ],
+        "1\n",
+    );
+    assert!(stderr(&o).contains("no more input"), "{}", stderr(&o));
+    for _ in 0..3 {
+        let o = fray_with_input(&["run", "--load", s], "1\n");
+        assert!(stderr(&o).contains("no more input"), "{}", stderr(&o));
+        let text = std::fs::read_to_string(&save).unwrap();
+        assert!(
+            text.contains(&format!("scenario_file: \"{duel}\"")),
+            "{text}"
+        );
+    }
+    let o = fray(&["replay", s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_answer_without_end_is_refused_not_read_to_the_last_byte() {
+    let o = fray_with_input(
+        &["run", "assets/scenarios/duel.ron", "--human", "Wardens"],
+        &"1".repeat(5000),
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("an answer of more than 4096 characters"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
 fn a_battle_quit_midway_and_loaded_ends_as_the_one_never_stopped() {
     let dir = std::env::temp_dir().join(format!("fray-save-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -83,6 +83,21 @@ pub fn utc_words(secs: u64) -> String {
     format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02} UTC")
 }
 
+/// How a scenario read back from a battle file is named: the battle file,
+/// then where its scenario came from (`FILE (its scenario, from SCENARIO)`).
+const FROM: &str = " (its scenario, from ";
+
+/// The scenario file a battle was played from: a scenario read back from a
+/// battle file names the file it came from, kept however often the battle
+/// is saved again.
+fn scenario_file(path: &Path) -> String {
+    let shown = path.display().to_string();
+    match shown.split_once(FROM) {
+        Some((_, from)) => from.strip_suffix(')').unwrap_or(from).to_string(),
+        None => shown,
+    }
+}
+
 /// The hash that names a ruleset data text.
 pub fn data_hash(text: &str) -> String {
     blake3::hash(text.as_bytes()).to_hex()[..16].to_string()
@@ -114,7 +129,7 @@ impl BattleFile {
             seats,
             ai: options.ai.clone(),
             search_work: options.search_work,
-            scenario_file: scenario.source.path.display().to_string(),
+            scenario_file: scenario_file(&scenario.source.path),
             scenario: scenario.source.text.clone(),
             orders: battle.world().resource::<Decisions>().given().to_vec(),
         }
@@ -169,11 +184,7 @@ impl BattleFile {
     /// The scenario the battle was played from, and the ruleset data it
     /// names, checked against the data this Fray has.
     pub fn scenario(&self, path: &Path) -> Result<(LoadedScenario, LoadedRules), Refused> {
-        let name = format!(
-            "{} (its scenario, from {})",
-            path.display(),
-            self.scenario_file
-        );
+        let name = format!("{}{FROM}{})", path.display(), self.scenario_file);
         let scenario = LoadedScenario::from_source(Source::inline(&name, &self.scenario))
             .map_err(|e| e.to_string())?;
         self.check_sides(path, scenario.scenario.sides.len())?;
