@@ -397,7 +397,9 @@ fn main() -> ExitCode {
             quiet,
         }) => {
             let seating = saved::Seating { all_ai, human, ai };
-            let game = match (scenario, load) {
+            let read = [scenario.as_deref(), load.as_deref()];
+            let written = not_over_what_is_read(&read, &[("--log", &log), ("--save", &save)]);
+            let game = written.and_then(|()| match (scenario, load) {
                 (_, Some(file)) => saved::start_loaded(&file, &seating, save),
                 (Some(path), None) => saved::start_new(
                     &path,
@@ -407,10 +409,13 @@ fn main() -> ExitCode {
                     save,
                 ),
                 (None, None) => Err(bad_input("run needs a scenario or --load FILE")),
-            };
+            });
             game.and_then(|g| run(g, log, quiet))
         }
-        Some(Command::Replay { file, log, until }) => saved::replay(&file, log, until),
+        Some(Command::Replay { file, log, until }) => {
+            not_over_what_is_read(&[Some(&file)], &[("--log", &log)])
+                .and_then(|()| saved::replay(&file, log, until))
+        }
         Some(Command::Sim {
             scenario,
             battles,
@@ -462,6 +467,35 @@ fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), F
 
 fn load_scenario(path: &Path) -> Result<(LoadedScenario, LoadedRules), Failure> {
     fray_ai::load_scenario(path).map_err(bad_input)
+}
+
+/// An output file (`--log`, `--save`) may not be a file the command reads:
+/// it would be written over what it is read from. `--save` over `--load`
+/// is the one way round that goes on with a battle, and is allowed.
+fn not_over_what_is_read(
+    read: &[Option<&Path>],
+    written: &[(&str, &Option<PathBuf>)],
+) -> Result<(), Failure> {
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    };
+    for (flag, out) in written {
+        let Some(out) = out else { continue };
+        for (i, r) in read.iter().enumerate() {
+            let loading_saved = *flag == "--save" && i == 1;
+            if let Some(r) = r
+                && !loading_saved
+                && same(r, out)
+            {
+                return Err(bad_input(format!(
+                    "{flag} {}: that is the file being read; write to another",
+                    out.display()
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Open `--log FILE` before the battle, so a bad path fails first.

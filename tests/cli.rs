@@ -882,6 +882,36 @@ fn an_answer_without_end_is_refused_not_read_to_the_last_byte() {
 }
 
 #[test]
+fn an_output_file_may_not_be_the_file_being_read() {
+    let dir = std::env::temp_dir().join(format!("fray-overwrite-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("duel.ron");
+    std::fs::copy("assets/scenarios/duel.ron", &scenario).unwrap();
+    let before = std::fs::read_to_string(&scenario).unwrap();
+    let sc = scenario.to_str().unwrap();
+    for flag in ["--log", "--save"] {
+        let o = fray(&["run", sc, "--quiet", flag, sc]);
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        assert!(
+            stderr(&o).contains(&format!("{flag} {sc}: that is the file being read")),
+            "{}",
+            stderr(&o)
+        );
+        assert_eq!(std::fs::read_to_string(&scenario).unwrap(), before);
+    }
+    // Saving a loaded battle back to its own file goes on with it.
+    let save = dir.join("b.ron");
+    let s = save.to_str().unwrap();
+    let o = fray(&["run", sc, "--quiet", "--save", s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = fray(&["replay", s, "--log", s]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = fray(&["run", "--load", s, "--quiet", "--save", s]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_battle_quit_midway_and_loaded_ends_as_the_one_never_stopped() {
     let dir = std::env::temp_dir().join(format!("fray-save-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

@@ -16,15 +16,24 @@ pub struct Row {
 }
 
 /// What sets `c` apart from choices alike: its target's name or its cell,
-/// as its label writes them, and the label with that replaced by `…`.
+/// as its label writes them (the last place it stands as a word of its
+/// own), and the label with that replaced by `…`.
 fn aim(c: &Choice) -> Option<(String, String)> {
     let target = c.order.target.as_deref().map(str::to_string);
     let cell = c.order.cell.map(|x| x.to_string());
-    [target, cell]
-        .into_iter()
-        .flatten()
-        .find(|v| c.label.contains(v.as_str()))
-        .map(|v| (c.label.replacen(&v, "…", 1), v))
+    [target, cell].into_iter().flatten().find_map(|v| {
+        let at = whole_word(&c.label, &v)?;
+        let template = format!("{}…{}", &c.label[..at], &c.label[at + v.len()..]);
+        Some((template, v))
+    })
+}
+
+/// Where `word` last stands in `text` with no letter or digit joined to it.
+fn whole_word(text: &str, word: &str) -> Option<usize> {
+    let joined = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+    text.rmatch_indices(word).map(|(i, _)| i).find(|&i| {
+        !joined(text[..i].chars().next_back()) && !joined(text[i + word.len()..].chars().next())
+    })
 }
 
 /// The rows of `d`, in the order of their first legal choice (rows of
@@ -169,5 +178,25 @@ mod tests {
         // The first legal choice is still the first numbered, and the
         // refused one is not numbered.
         assert_eq!(numbered(&d), vec![1, 2]);
+    }
+
+    #[test]
+    fn the_aim_is_the_target_s_name_as_a_word_of_its_own() {
+        // "Run at Run": the foe's name, not the verb; "Ann" is not in "Anna".
+        let run = |on: &str| {
+            Choice::legal(
+                Order::new("Sir Aran", "trace").target(on),
+                format!("Run at {on}, stopping within reach"),
+            )
+        };
+        assert_eq!(
+            aim(&run("Run")),
+            Some(("Run at …, stopping within reach".into(), "Run".into()))
+        );
+        let anna = Choice::legal(
+            Order::new("Sir Aran", "attack").target("Ann"),
+            "Attack Ann, beside Anna",
+        );
+        assert_eq!(aim(&anna).unwrap().0, "Attack …, beside Anna");
     }
 }

@@ -566,34 +566,35 @@ fn end_turn(world: &mut World, actor: Entity) {
     if let Some(&RecoveryStarted(i)) = world.get::<RecoveryStarted>(actor)
         && i < index
     {
-        world.entity_mut(actor).remove::<RecoveryStarted>();
-        let who = name(world, actor);
-        log(world, || {
-            Event::new(
-                EventKind::Recovery,
-                "ruling split_full_phase",
-                format!(
-                    "{who}'s turn ends without completing the Recovery it began: the start is lost."
-                ),
-            )
-            .actor(&who)
-        });
+        drop_recovery(
+            world,
+            actor,
+            "'s turn ends without completing the Recovery it began: the start is lost.",
+        );
     }
 }
 
 /// Ruling `split_full_phase`: a Recovery begun waits for the action its
 /// owner delayed; that action given up, the start is lost.
 fn recovery_lost(world: &mut World, actor: Entity) {
-    if world.get::<RecoveryStarted>(actor).is_none() {
-        return;
+    if world.get::<RecoveryStarted>(actor).is_some() {
+        drop_recovery(
+            world,
+            actor,
+            " gives up the action it delayed: the Recovery it began is lost.",
+        );
     }
+}
+
+/// The Recovery `actor` began is lost, said in `words` after its name.
+fn drop_recovery(world: &mut World, actor: Entity, words: &str) {
     world.entity_mut(actor).remove::<RecoveryStarted>();
     let who = name(world, actor);
     log(world, || {
         Event::new(
             EventKind::Recovery,
             "ruling split_full_phase",
-            format!("{who} gives up the action it delayed: the Recovery it began is lost."),
+            format!("{who}{words}"),
         )
         .actor(&who)
     });
