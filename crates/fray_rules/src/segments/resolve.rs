@@ -100,16 +100,9 @@ fn open_segment(world: &mut World, s: u32) -> Next {
     // Those who act: the able, and in a tied round one felled earlier with
     // its last blow to come (ruling tied_round), whose blow is held with the
     // rest of the segment's.
-    let owes = |x: &Slot| {
-        let flow = world.resource::<Flow>();
-        tied_round(world)
-            && flow.fell.contains(&x.actor)
-            && x.action.is_blow()
-            && x.routine == Routine::First
-    };
     let mut sides: Vec<usize> = here
         .iter()
-        .filter(|x| able(world, x.actor) || owes(x))
+        .filter(|x| able(world, x.actor) || owes_last_blow(world, x))
         .filter_map(|x| world.get::<Side>(x.actor).map(|s| s.0))
         .collect();
     sides.sort_unstable();
@@ -329,10 +322,19 @@ fn tied_round(world: &World) -> bool {
 /// come (ruling `tied_round`): the battle is not over before it.
 fn last_blows_due(world: &World) -> bool {
     let flow = world.resource::<Flow>();
+    flow.slots
+        .iter()
+        .chain(flow.group.acting())
+        .any(|s| owes_last_blow(world, s))
+}
+
+/// Ruling `tied_round`: whether `slot` is the last blow, still to come, of
+/// one felled earlier in this tied round.
+fn owes_last_blow(world: &World, slot: &Slot) -> bool {
     tied_round(world)
-        && flow.slots.iter().chain(flow.group.acting()).any(|s| {
-            flow.fell.contains(&s.actor) && s.action.is_blow() && s.routine == Routine::First
-        })
+        && world.resource::<Flow>().fell.contains(&slot.actor)
+        && slot.action.is_blow()
+        && slot.routine == Routine::First
 }
 
 /// Ruling `tied_round` (001 §3 Ties: "The damage inflicted by combatants
