@@ -508,9 +508,44 @@ fn open_log(file: Option<&Path>) -> Result<Option<(PathBuf, std::fs::File)>, Fai
     .transpose()
 }
 
+/// `--log FILE` of a battle played in the terminal, written as the battle
+/// goes: however the run ends (a closed pipe, Ctrl-C, the end of input),
+/// the file holds the log so far.
+struct LiveLog {
+    file: Option<(PathBuf, std::fs::File)>,
+    written: usize,
+}
+
+impl LiveLog {
+    fn open(file: Option<&Path>) -> Result<Self, Failure> {
+        Ok(Self {
+            file: open_log(file)?,
+            written: 0,
+        })
+    }
+
+    /// Write the entries logged since the last call.
+    fn catch_up(&mut self, battle: &Battle) -> Result<(), Failure> {
+        let Some((path, f)) = &mut self.file else {
+            return Ok(());
+        };
+        let entries = battle.world().resource::<BattleLog>().entries();
+        let mut lines = Vec::new();
+        for entry in &entries[self.written.min(entries.len())..] {
+            serde_json::to_writer(&mut lines, entry)
+                .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
+            lines.push(b'\n');
+        }
+        f.write_all(&lines)
+            .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
+        self.written = entries.len();
+        Ok(())
+    }
+}
+
 /// Play a battle in the terminal to its end, saving it as it goes.
 fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<(), Failure> {
-    let mut log = open_log(log_file.as_deref())?;
+    let mut log = LiveLog::open(log_file.as_deref())?;
     let mut out = Out::new();
     if !quiet {
         let s = &game.scenario.scenario;
@@ -525,6 +560,7 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
     let result = loop {
         let progress = game.battle.run();
         game.save()?;
+        log.catch_up(&game.battle)?;
         if !quiet {
             printed = print_new(&game.battle, printed, &mut out);
         }
@@ -539,14 +575,7 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
             }
             Progress::AwaitingHuman(ids) => {
                 let Some(&id) = ids.first() else { continue };
-                // Input ended or failed: the log so far is kept all the same.
-                let order = match ask_human(&game.battle, id, &mut stdin.lock(), &mut out) {
-                    Ok(order) => order,
-                    Err(e) => {
-                        write_log(&game.battle, &mut log)?;
-                        return Err(e);
-                    }
-                };
+                let order = ask_human(&game.battle, id, &mut stdin.lock(), &mut out)?;
                 game.battle.answer(id, order);
             }
         }
@@ -556,20 +585,7 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
     }
     let words = describe_result(&result, &game.battle);
     let _ = writeln!(out, "Result: {words}");
-    write_log(&game.battle, &mut log)?;
     out.finish().map_err(lost)
-}
-
-/// Write the battle's log so far to `--log FILE`, if one was given.
-fn write_log(battle: &Battle, log: &mut Option<(PathBuf, std::fs::File)>) -> Result<(), Failure> {
-    let Some((file, f)) = log else {
-        return Ok(());
-    };
-    battle
-        .world()
-        .resource::<BattleLog>()
-        .write_json_lines(f)
-        .map_err(|e| failed(format!("cannot write {}: {e}", file.display())))
 }
 
 fn print_new(battle: &Battle, from: usize, out: &mut impl Write) -> usize {
@@ -702,7 +718,8 @@ fn ask_human(
         let _ = write!(out, "\n— Pass to {side_name} — press Enter —");
         let _ = out.flush();
         line.clear();
-        read_answer(input, &mut line)?;
+        // Whatever was typed, the hand-off is done.
+        let _ = read_answer(input, &mut line)?;
     }
     // The order last warned of, taken if given again, and the warning,
     // said just above the next question so it is not scrolled away.
@@ -723,7 +740,10 @@ fn ask_human(
         let _ = write!(out, "{}", ask_line(&legal, move_to.is_some()));
         let _ = out.flush();
         line.clear();
-        read_answer(input, &mut line)?;
+        if let Err(unreadable) = read_answer(input, &mut line)? {
+            notice = Some(unreadable);
+            continue;
+        }
         let by_hand = typed_by_hand(&line, move_to, &legal);
         if let Some(order) = &by_hand
             && let Some(warning) = unannounced(battle, &decision, order, &mut warned, line.trim())
@@ -767,20 +787,31 @@ fn ask_human(
     }
 }
 
-/// Read one line a person typed: the end of input and anything that is not
-/// text are failures that say so.
-fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<(), Failure> {
-    // An answer is a few characters: a line without end is refused, not
-    // read into memory to the last byte.
+/// Read one line a person typed. The end of input is a failure; a line that
+/// is not text, or is too long to be an answer, is read past and given back
+/// as what to tell the person before asking again.
+fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<Result<(), String>, Failure> {
+    // An answer is a few characters: a longer line is refused, and a line
+    // without end is not read into memory to the last byte.
     const LONGEST: u64 = 4096;
+    const SKIPPED: u64 = 1 << 20;
     match io::Read::take(&mut *input, LONGEST).read_line(line) {
         Ok(0) => Err(failed("no more input: a person must decide")),
-        Ok(n) if n as u64 == LONGEST && !line.ends_with('\n') => Err(bad_input(format!(
-            "an answer of more than {LONGEST} characters: type a choice's number"
-        ))),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::InvalidData => Err(bad_input(
-            "the input is not text (UTF-8): type a choice's number",
+        Ok(n) if n as u64 == LONGEST && !line.ends_with('\n') => {
+            let rest = io::Read::take(&mut *input, SKIPPED).skip_until(b'\n');
+            match rest {
+                Ok(n) if n as u64 == SKIPPED => Err(bad_input(format!(
+                    "an answer of more than {SKIPPED} characters without a line's end"
+                ))),
+                Ok(_) => Ok(Err(format!(
+                    "That answer is more than {LONGEST} characters: type a choice's number."
+                ))),
+                Err(e) => Err(failed(format!("cannot read the input: {e}"))),
+            }
+        }
+        Ok(_) => Ok(Ok(())),
+        Err(e) if e.kind() == io::ErrorKind::InvalidData => Ok(Err(
+            "That answer is not text (UTF-8): type a choice's number.".to_string(),
         )),
         Err(e) => Err(failed(format!("cannot read the input: {e}"))),
     }
@@ -848,13 +879,26 @@ fn check(files: &[PathBuf]) -> Result<(), Failure> {
     }
 }
 
+/// Whether a file to check is a ruleset rather than a scenario, even cut
+/// short: it names its `id` or has templates or rulings, and names no
+/// `ruleset` as a scenario does.
+fn looks_like_ruleset(text: &str) -> bool {
+    let field = |name: &str| {
+        text.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(name)
+                .is_some_and(|r| r.trim_start().starts_with(':'))
+        })
+    };
+    !field("ruleset") && (field("id") || field("templates") || field("rulings"))
+}
+
 fn check_file(path: &Path) -> Result<String, Failure> {
     let source = Source::read(path).map_err(|e| bad_input(e.to_string()))?;
     if source.text.contains("fray_battle:") {
         return saved::check(path);
     }
-    let looks_like_ruleset = source.text.contains("templates:") || source.text.contains("rulings:");
-    if looks_like_ruleset {
+    if looks_like_ruleset(&source.text) {
         let info = fray_rules::RULESETS
             .iter()
             .find(|r| source.text.contains(&format!("id: \"{}\"", r.id)))

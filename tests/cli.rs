@@ -136,22 +136,37 @@ fn check_points_at_the_line_and_column_of_a_typo() {
 }
 
 #[test]
+fn check_of_a_ruleset_cut_short_reads_it_as_a_ruleset() {
+    let dir = std::env::temp_dir().join(format!("fray-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for id in [
+        "declared",
+        "phases",
+        "detailed_sequence",
+        "segments",
+        "crucible",
+    ] {
+        let text = std::fs::read_to_string(format!("assets/rulesets/{id}.ron")).unwrap();
+        let cut = dir.join(format!("{id}.ron"));
+        std::fs::write(&cut, &text[..text.find("    name:").unwrap()]).unwrap();
+        let o = fray(&["check", cut.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{id}");
+        let err = stderr(&o);
+        assert!(err.contains(&format!("{id}.ron:")), "{id}: {err}");
+        assert!(!err.contains("Scenario"), "{id}: {err}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn check_accepts_every_shipped_file() {
-    let mut files: Vec<String> = [
-        "assets/rulesets/declared.ron",
-        "assets/rulesets/phases.ron",
-        "assets/rulesets/detailed_sequence.ron",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for entry in
-        std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/assets/scenarios")).unwrap()
-    {
-        files.push(format!(
-            "assets/scenarios/{}",
-            entry.unwrap().file_name().to_string_lossy()
-        ));
+    let mut files = Vec::new();
+    for folder in ["assets/rulesets", "assets/scenarios"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(folder);
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let name = entry.unwrap().file_name();
+            files.push(format!("{folder}/{}", name.to_string_lossy()));
+        }
     }
     let args: Vec<&str> = std::iter::once("check")
         .chain(files.iter().map(String::as_str))
@@ -253,6 +268,10 @@ fn rules_lists_the_phases_of_a_round_and_every_ruling() {
 
 /// Run fray with `input` on its standard input.
 fn fray_with_input(args: &[&str], input: &str) -> Output {
+    fray_with_bytes(args, input.as_bytes())
+}
+
+fn fray_with_bytes(args: &[impl AsRef<std::ffi::OsStr>], input: &[u8]) -> Output {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
@@ -263,12 +282,8 @@ fn fray_with_input(args: &[&str], input: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
+    // One who stops reading early (a refused input) closes the pipe.
+    let _ = child.stdin.take().unwrap().write_all(input);
     child.wait_with_output().unwrap()
 }
 
@@ -450,7 +465,7 @@ fn a_closed_pipe_ends_quietly_and_lost_output_is_not_success() {
 }
 
 #[test]
-fn impossible_dice_unwritable_logs_and_binary_input_are_refused_up_front() {
+fn impossible_dice_and_unwritable_logs_are_refused_up_front() {
     let o = fray(&["run", "assets/scenarios/phases_reach.ron", "--dice", "13"]);
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o), "", "refused before any round is played");
@@ -459,6 +474,7 @@ fn impossible_dice_unwritable_logs_and_binary_input_are_refused_up_front() {
         "{}",
         stderr(&o)
     );
+
     let o = fray(&[
         "run",
         "assets/scenarios/duel.ron",
@@ -469,26 +485,6 @@ fn impossible_dice_unwritable_logs_and_binary_input_are_refused_up_front() {
     assert_eq!(stdout(&o), "");
     assert!(
         stderr(&o).contains("--log /nonexistent/folder/log.jsonl: "),
-        "{}",
-        stderr(&o)
-    );
-    let o = {
-        use std::io::Write;
-        use std::process::Stdio;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_fray"))
-            .args(["run", "assets/scenarios/duel.ron", "--human", "Wardens"])
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let _ = child.stdin.take().unwrap().write_all(&[0xff, 0xfe, b'\n']);
-        child.wait_with_output().unwrap()
-    };
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("the input is not text (UTF-8)"),
         "{}",
         stderr(&o)
     );
@@ -514,6 +510,10 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
         (
             "impossible_face",
             "11:5: no die of this ruleset shows 101 (its largest is a d100)",
+        ),
+        (
+            "face_zero",
+            "11:5: no die shows 0 (a die's faces begin at 1)",
         ),
         (
             "order_at_nobody",
@@ -868,17 +868,81 @@ fn a_battle_stopped_and_loaded_again_and_again_keeps_its_scenario_file() {
 }
 
 #[test]
-fn an_answer_without_end_is_refused_not_read_to_the_last_byte() {
+fn an_answer_that_is_not_text_or_too_long_is_refused_and_asked_again() {
+    let dir = std::env::temp_dir().join(format!("fray-answers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let args = |name: &str| {
+        [
+            "run",
+            "assets/scenarios/duel.ron",
+            "--human",
+            "Wardens",
+            "--log",
+        ]
+        .map(String::from)
+        .into_iter()
+        .chain([log(name)])
+        .collect::<Vec<_>>()
+    };
+    let answers = "1\n".repeat(200);
+    let plain = fray_with_bytes(&args("plain.jsonl"), answers.as_bytes());
+    let mut odd = vec![0xff, 0xfe, b'\n'];
+    odd.extend("9".repeat(5000).bytes());
+    odd.push(b'\n');
+    odd.extend(answers.bytes());
+    let refused = fray_with_bytes(&args("refused.jsonl"), &odd);
+    assert_eq!(
+        refused.status.code(),
+        plain.status.code(),
+        "{}",
+        stderr(&refused)
+    );
+    let out = stdout(&refused);
+    assert!(out.contains("That answer is not text (UTF-8)"), "{out}");
+    assert!(
+        out.contains("That answer is more than 4096 characters"),
+        "{out}"
+    );
+    let read = |name: &str| std::fs::read_to_string(log(name)).unwrap();
+    assert_eq!(
+        read("refused.jsonl"),
+        read("plain.jsonl"),
+        "the battle goes on as if they were not typed"
+    );
+    // Its log, written as the battle went, is the log of its save replayed.
+    let saved = log("refused.ron");
+    let mut with_save = args("again.jsonl");
+    with_save.extend(["--save".to_string(), saved.clone()]);
+    fray_with_bytes(&with_save, &odd);
+    let o = fray(&["replay", &saved, "--log", &log("replayed.jsonl")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(read("replayed.jsonl"), read("plain.jsonl"));
+    // A reader gone before the first line: the log so far is written.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let o = Command::new(env!("CARGO_BIN_EXE_fray"))
+        .args(args("closed.jsonl"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let closed = read("closed.jsonl");
+    assert!(!closed.is_empty(), "{}", stderr(&o));
+    assert!(read("plain.jsonl").starts_with(&closed));
+    // A line without end is not read to its last byte.
     let o = fray_with_input(
         &["run", "assets/scenarios/duel.ron", "--human", "Wardens"],
-        &"1".repeat(5000),
+        &"1".repeat(1 << 21),
     );
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        stderr(&o).contains("an answer of more than 4096 characters"),
+        stderr(&o).contains("an answer of more than 1048576 characters without a line's end"),
         "{}",
         stderr(&o)
     );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

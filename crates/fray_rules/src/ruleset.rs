@@ -607,7 +607,15 @@ fn fits(state: &str, known: &str) -> bool {
 
 /// A scenario's forced dice each fit some die the ruleset rolls.
 pub fn check_forced_dice(scenario: &LoadedScenario, largest: u32) -> Result<(), LoadError> {
-    match scenario.scenario.dice.iter().find(|&&f| f > largest) {
+    match scenario
+        .scenario
+        .dice
+        .iter()
+        .find(|&&f| f == 0 || f > largest)
+    {
+        Some(0) => Err(scenario
+            .source
+            .error_at_field("dice", "no die shows 0 (a die's faces begin at 1)")),
         Some(face) => Err(scenario.source.error_at_field(
             "dice",
             format!("no die of this ruleset shows {face} (its largest is a d{largest})"),
