@@ -397,7 +397,11 @@ fn main() -> ExitCode {
             quiet,
         }) => {
             let seating = saved::Seating { all_ai, human, ai };
-            let read = [scenario.as_deref(), load.as_deref()];
+            // `--save` over `--load` goes on with the battle.
+            let read = [
+                (scenario.as_deref(), None),
+                (load.as_deref(), Some("--save")),
+            ];
             let written = not_over_what_is_read(&read, &[("--log", &log), ("--save", &save)]);
             let game = written.and_then(|()| match (scenario, load) {
                 (_, Some(file)) => saved::start_loaded(&file, &seating, save),
@@ -413,7 +417,7 @@ fn main() -> ExitCode {
             game.and_then(|g| run(g, log, quiet))
         }
         Some(Command::Replay { file, log, until }) => {
-            not_over_what_is_read(&[Some(&file)], &[("--log", &log)])
+            not_over_what_is_read(&[(Some(&file), None)], &[("--log", &log)])
                 .and_then(|()| saved::replay(&file, log, until))
         }
         Some(Command::Sim {
@@ -449,8 +453,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The ruleset data a scenario needs: `../rulesets/ID.ron` beside the
-/// scenario's folder when it exists, else the built-in file.
 /// Seat a person on each side named by `--human`.
 fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), Failure> {
     for name in humans {
@@ -470,10 +472,10 @@ fn load_scenario(path: &Path) -> Result<(LoadedScenario, LoadedRules), Failure> 
 }
 
 /// An output file (`--log`, `--save`) may not be a file the command reads:
-/// it would be written over what it is read from. `--save` over `--load`
-/// is the one way round that goes on with a battle, and is allowed.
+/// it would be written over what it is read from. Each file read names the
+/// one output, if any, that may write over it.
 fn not_over_what_is_read(
-    read: &[Option<&Path>],
+    read: &[(Option<&Path>, Option<&str>)],
     written: &[(&str, &Option<PathBuf>)],
 ) -> Result<(), Failure> {
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
@@ -482,10 +484,9 @@ fn not_over_what_is_read(
     };
     for (flag, out) in written {
         let Some(out) = out else { continue };
-        for (i, r) in read.iter().enumerate() {
-            let loading_saved = *flag == "--save" && i == 1;
+        for (r, may_write_over) in read {
             if let Some(r) = r
-                && !loading_saved
+                && *may_write_over != Some(*flag)
                 && same(r, out)
             {
                 return Err(bad_input(format!(

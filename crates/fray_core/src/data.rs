@@ -172,6 +172,21 @@ impl Source {
         self.error_at_offset(offset, message)
     }
 
+    /// An error at the field `key:` of the item named `name` (a combatant's
+    /// `surprised`): the first such field after the name, or the name itself.
+    pub fn error_at_field_of(
+        &self,
+        name: &str,
+        key: &str,
+        message: impl Into<String>,
+    ) -> LoadError {
+        let at = self.text.find(&format!("\"{name}\"")).unwrap_or(0);
+        let offset = self.text[at..]
+            .find(&format!("{key}:"))
+            .map_or(at, |i| at + i);
+        self.error_at_offset(offset, message)
+    }
+
     pub fn error_at_offset(&self, offset: usize, message: impl Into<String>) -> LoadError {
         let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;

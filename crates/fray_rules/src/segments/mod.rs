@@ -401,10 +401,9 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
         spell_in_progress(data, spec, &kit, src, &names)?;
         if spec.surprised {
             // 001 §1: surprise is rolled for a whole side.
-            let at = src.text.find(&format!("\"{}\"", spec.name)).unwrap_or(0);
-            let offset = src.text[at..].find("surprised").map_or(at, |i| at + i);
-            return Err(src.error_at_offset(
-                offset,
+            return Err(src.error_at_field_of(
+                &spec.name,
+                "surprised",
                 "under segments surprise is rolled for each side (001 §1), not set for one combatant: leave `surprised` out, or alert the other side (options: {\"alerted\": …})",
             ));
         }
