@@ -873,6 +873,27 @@ fn fleeing_from_an_enemy_gives_it_an_attack_at_the_back() {
 }
 
 #[test]
+fn a_flight_runs_from_the_enemy_not_past_it_to_the_nearest_edge() {
+    // Ruling fleeing_attack: the edge behind Bors is within Anna's 5 cells,
+    // but the flight runs to the cell farthest from him, in the open.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (15, 10)),
+        (name: "Bors", side: "B", template: "orc", at: (18, 10)),"#;
+    let text = field("segments", (20, 20), 1, ALERTED, c);
+    let orders = vec![ScriptedOrder {
+        round: 1,
+        asked: None,
+        order: Order::new("Anna", "flee"),
+    }];
+    let mut b = common::battle(&text, &[6, 1], |_| {
+        Box::new(Scripted::new(orders.clone(), Box::new(Defaults)))
+    });
+    let _ = b.run();
+    assert_has(&b, "Anna moves from (15, 10) to (10, 5)");
+    assert_lacks(&b, "Anna flees the battlefield.");
+}
+
+#[test]
 fn moving_out_of_an_enemys_reach_turns_ones_back_to_it_and_a_fighter_fights_it_instead() {
     // Ruling fleeing_attack: Anna walks away from Bors, next to her: he
     // strikes at her back before she goes, then she goes on.
@@ -1137,6 +1158,35 @@ fn a_spell_may_be_held_and_begins_casting_in_the_segment_held_to() {
         .target("Gash")
         .with("11 fire_bolt");
     assert!(segments::validate(b.world(), hal, &late).is_err());
+}
+
+#[test]
+fn a_caster_is_offered_its_spell_held_to_each_later_segment() {
+    // Ruling held_action: with each spell, a hold to each of the segments
+    // beyond the initiative die's six and to the last, at each target.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (8, 3)),"#;
+    let mut b = battle(ALERTED, c, &[], &[]);
+    b.world_mut().resource_mut::<segments::Flow>().period = segments::Period::Round;
+    let hal = entity(&b, "Hal");
+    let held: Vec<String> = segments::choices(b.world(), hal)
+        .into_iter()
+        .filter(|c| c.refused.is_none() && c.order.action == "hold" && c.order.target.is_some())
+        .filter(|c| {
+            c.order
+                .with
+                .as_deref()
+                .is_some_and(|w| w.ends_with("fire_bolt"))
+        })
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(
+        held,
+        (7..=10)
+            .map(|n| format!("Hold until segment {n}, then cast fire_bolt on Gash"))
+            .collect::<Vec<_>>()
+    );
 }
 
 #[test]

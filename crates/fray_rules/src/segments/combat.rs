@@ -193,7 +193,8 @@ fn say_moved(world: &mut World, e: Entity, from: Cell) {
 }
 
 /// Ruling `fleeing_attack`: run to the reachable cell farthest from the
-/// enemy; from the edge of the battlefield, leave it.
+/// enemy (of those, one on the edge); from the edge of the battlefield,
+/// leave it. An edge nearer the enemy is no way out.
 pub(super) fn flee_move(world: &mut World, e: Entity) {
     let from = cell(world, e);
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
@@ -214,7 +215,7 @@ pub(super) fn flee_move(world: &mut World, e: Entity) {
     let best = reach
         .iter()
         .map(|&(c, _)| c)
-        .max_by_key(|&c| (edge(c), away(c), -c.y, -c.x))
+        .max_by_key(|&c| (away(c), edge(c), -c.y, -c.x))
         .unwrap_or(from);
     let leaves = edge(best);
     move_to(world, e, from, best);

@@ -281,11 +281,15 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
             let harmful = data.spells.get(s).is_some_and(|s| s.harmful());
             if harmful == fray_core::model::enemies(world, actor, e) {
                 orders.push(Order::new(&me, "cast").target(&them).with(s));
-                orders.push(
-                    Order::new(&me, "hold")
-                        .target(&them)
-                        .with(format!("{last} {s}")),
-                );
+                // Held to the round's last segment, or to one of those
+                // beyond the initiative die's six (ruling held_action).
+                for until in (7..last).chain([last]) {
+                    orders.push(
+                        Order::new(&me, "hold")
+                            .target(&them)
+                            .with(format!("{until} {s}")),
+                    );
+                }
             }
         }
     }
