@@ -1021,6 +1021,41 @@ fn a_fallen_mover_rises_at_the_head_of_its_trace_and_is_struck_as_fallen_until_t
 }
 
 #[test]
+fn one_knocked_down_while_getting_up_ends_its_movement_where_it_lies() {
+    // Ruling fall: "one knocked down as it moves ends its movement where it
+    // fell". Sly's double tens, D20 19 on the double_tens table, knock Pike
+    // down again before he has risen: he does not walk on.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (3, 5), starts: ["fallen"]),
+        (name: "Sly", side: "B", template: "archer", at: (13, 5), surprised: true),
+    "#,
+        &[10, 10, 19, 1],
+        vec![
+            (Q::Trace, Order::new("Pike", "trace").cell(Cell::new(3, 2))),
+            (Q::Trace, Order::new("Sly", "stay").with("unalert")),
+            at(Q::Stopped, "Sly", "attack", "Pike"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Pike is down: it ends its movement where it fell at (3, 5).",
+    );
+    assert_eq!(
+        count(&b, "Pike gets to its feet"),
+        0,
+        "{}",
+        texts(&b).join("\n")
+    );
+    assert_eq!(
+        b.world().get::<Cell>(entity(&b, "Pike")),
+        Some(&Cell::new(3, 5))
+    );
+}
+
+#[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert: ruling
     // unalert_movement lets him react all the same) chases:

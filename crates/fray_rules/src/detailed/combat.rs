@@ -1054,7 +1054,7 @@ fn close_or_open_check(
             .roll_for(die, || format!("{who}'s DX check against falling"));
         let (total, kept) = (roll.total, roll.total <= dx);
         if !kept {
-            world.entity_mut(e).insert(Fallen);
+            super::knock_down(world, e);
         }
         log(world, || {
             Event::new(
@@ -1813,12 +1813,8 @@ fn consequence(world: &mut World, then: Consequence, attacker: Entity, target: E
                 }
             }
         }
-        Consequence::AttackerFalls => {
-            world.entity_mut(attacker).insert(Fallen);
-        }
-        Consequence::TargetFalls => {
-            world.entity_mut(target).insert(Fallen);
-        }
+        Consequence::AttackerFalls => super::knock_down(world, attacker),
+        Consequence::TargetFalls => super::knock_down(world, target),
         _ => {}
     }
 }

@@ -422,6 +422,18 @@ pub fn populate(
     Ok(())
 }
 
+/// One is knocked down (a stumble, the fumble or double-tens tables).
+/// Ruling fall: one knocked down while still getting up in the movement
+/// phase ends its movement where it lies, as one knocked down as it moves.
+pub(super) fn knock_down(world: &mut World, e: Entity) {
+    world.entity_mut(e).insert(Fallen);
+    if let Some(mut flow) = world.get_resource_mut::<Flow>() {
+        for t in flow.traces.iter_mut().filter(|t| t.who == e && !t.done) {
+            t.rises = 0;
+        }
+    }
+}
+
 /// A scenario's starting states: fallen (ruling `fall`), unconscious
 /// (ruling `unconscious`: at 0 EN), or with the weapons it would hold lying
 /// on the ground in its cell, to be grabbed (000 §1.2.3): returned.
