@@ -1021,6 +1021,38 @@ fn a_fallen_mover_rises_at_the_head_of_its_trace_and_is_struck_as_fallen_until_t
 }
 
 #[test]
+fn a_fallen_mover_that_goes_nowhere_is_said_to_get_up_where_it_lies() {
+    // Ruling fall: Pike's trace goes nowhere; rising takes half his
+    // movement, and the reveal says so without a trace of 0 cells.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (3, 5), starts: ["fallen"]),
+        (name: "Sly", side: "B", template: "archer", at: (13, 5), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Pike", "trace").cell(Cell::new(3, 5))),
+            (Q::Trace, Order::new("Sly", "stay").with("unalert")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Pike gets up where it lies (2 cells of its movement; ruling fall) and goes no farther; Sly stays, unalert.",
+    );
+    line(
+        &b,
+        "The traces advance by the smallest fraction, 2/3 of the first stopper's remaining trace: Pike gets to its feet and stops at (3, 5) (the end of its trace).",
+    );
+    assert!(
+        b.world()
+            .get::<detailed::Fallen>(entity(&b, "Pike"))
+            .is_none()
+    );
+}
+
+#[test]
 fn one_knocked_down_while_getting_up_ends_its_movement_where_it_lies() {
     // Ruling fall: "one knocked down as it moves ends its movement where it
     // fell". Sly's double tens, D20 19 on the double_tens table, knock Pike

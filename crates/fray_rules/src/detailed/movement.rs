@@ -259,7 +259,6 @@ fn plot_trace(
         world.entity_mut(e).insert(Alert(false));
     }
     let full = allowance(world, e, false) as usize;
-    let who = name(world, e);
     let moves = !matches!(plan, Plan::Stay { .. });
     // Ruling fall: a fallen mover rises first, which takes half its
     // movement (the larger half, ruling half_movement): the head of its
@@ -282,34 +281,9 @@ fn plot_trace(
     let cost = |c: &Cell| (grid.enter_cost(*c).unwrap_or(u32::MAX) as usize).min(budget + 1);
     let mut path = in_movement(start, &path, cost);
     path.truncate(budget);
-    let cells = fray_core::movement::cells(cells_moved(start, &path) as u32);
-    let rising = (rises > 0).then(|| {
-        format!(
-            ", rising first ({} of its movement; ruling fall)",
-            fray_core::movement::cells(rises as u32)
-        )
-    });
+    let words = revealed_as(world, e, &plan, (start, &path), stop_near, rises);
     path.splice(0..0, std::iter::repeat_n(start, rises));
     let length = rises + budget;
-    let words = match (&plan, path.last()) {
-        (Plan::Chase { target, .. }, _) => format!(
-            "{who} chases {} ({cells} after the 2 the chase costs)",
-            name(world, *target),
-        ),
-        (_, Some(end)) => format!(
-            "{who} to {end} ({cells}{})",
-            stop_near.map_or(String::new(), |s| format!(
-                ", stopping within reach of {}",
-                name(world, s)
-            ))
-        ),
-        (Plan::Stay { watch: Some(x), .. }, _) => {
-            format!("{who} stays, waiting for {}", name(world, *x))
-        }
-        (Plan::Trace { .. }, None) => format!("{who} stays: no movement left for its trace"),
-        _ => format!("{who} stays"),
-    };
-    let words = words + rising.as_deref().unwrap_or("");
     // Said in the reveal: an unalert character's foes double their hit rolls
     // (000 §1.2.5.1.3).
     // Ruling `unalert_movement`: reacting to others' movement unalert,
@@ -342,6 +316,50 @@ fn plot_trace(
         stop_near,
     };
     (trace, words)
+}
+
+/// The words that reveal a trace (000 §3.1): where it goes, or that it
+/// stays, and a fallen mover's rise first (ruling fall).
+fn revealed_as(
+    world: &World,
+    e: Entity,
+    plan: &Plan,
+    (start, path): (Cell, &[Cell]),
+    stop_near: Option<Entity>,
+    rises: usize,
+) -> String {
+    let who = name(world, e);
+    let moved = cells_moved(start, path);
+    let cells = fray_core::movement::cells(moved as u32);
+    let rising = fray_core::movement::cells(rises as u32);
+    let words = match (plan, path.last()) {
+        (Plan::Chase { target, .. }, _) => format!(
+            "{who} chases {} ({cells} after the 2 the chase costs)",
+            name(world, *target),
+        ),
+        _ if rises > 0 && moved == 0 => {
+            return format!(
+                "{who} gets up where it lies ({rising} of its movement; ruling fall) and goes no farther"
+            );
+        }
+        (_, Some(end)) => format!(
+            "{who} to {end} ({cells}{})",
+            stop_near.map_or(String::new(), |s| format!(
+                ", stopping within reach of {}",
+                name(world, s)
+            ))
+        ),
+        (Plan::Stay { watch: Some(x), .. }, _) => {
+            format!("{who} stays, waiting for {}", name(world, *x))
+        }
+        (Plan::Trace { .. }, None) => format!("{who} stays: no movement left for its trace"),
+        _ => format!("{who} stays"),
+    };
+    if rises > 0 {
+        format!("{words}, rising first ({rising} of its movement; ruling fall)")
+    } else {
+        words
+    }
 }
 
 /// Ruling `trace_fractions`: `cells` from `start` as steps of movement, a
@@ -644,12 +662,14 @@ fn walk_fraction(
         // lies where it is.
         let rising = tr.rises > 0;
         let risen = rising && tr.at >= tr.rises;
-        let rose = if risen {
-            tr.rises = 0;
-            format!(" gets to its feet at {from} and")
-        } else {
-            String::new()
+        let rose = match (risen, to == from) {
+            (true, true) => " gets to its feet and".to_string(),
+            (true, false) => format!(" gets to its feet at {from} and"),
+            _ => String::new(),
         };
+        if risen {
+            tr.rises = 0;
+        }
         // Blocked by a mover, it waits and goes on at the next fraction; a
         // stopper stops on the last cell free of them (every fraction ends
         // someone's movement); by someone standing, it stops.
@@ -668,6 +688,8 @@ fn walk_fraction(
             moved.push(format!(
                 "{me}{rose} from {from} to {to}, where it waits (a mover is in the way)"
             ));
+        } else if risen && to == from {
+            moved.push(format!("{me} gets to its feet at {to}"));
         } else if risen {
             moved.push(format!("{me}{rose} goes on to {to}"));
         } else if to != from {
