@@ -1273,6 +1273,36 @@ fn following_one_who_falls_back_uses_up_the_followers_movement() {
 }
 
 #[test]
+fn running_out_of_melee_turns_ones_back_and_the_striker_may_not_pursue() {
+    // Ruling running_rate: Aldo runs from Bran, beside him. Bran is asked
+    // first and strikes at his back (a natural 1: a miss); then Bran may
+    // not pursue on his turn (ruling no_pursuit).
+    let text = r#"(
+        name: "t", ruleset: "crucible", round_cap: 1,
+        grid: (kind: Square, width: 20, height: 9),
+        options: {"surprise": "none"},
+        sides: [(name: "A"), (name: "B")],
+        combatants: [
+            (name: "Aldo", side: "A", template: "fighter", at: (10, 4), weapons: ["longsword"]),
+            (name: "Bran", side: "B", template: "fighter", at: (11, 4), weapons: ["longsword"]),
+        ])"#;
+    let c = fray_core::grid::Cell::new;
+    let orders = vec![
+        (Order::new("Aldo", "run").cell(c(3, 4)), false),
+        (Order::new("Bran", "strike_back").target("Aldo"), false),
+        (Order::new("Bran", "move").cell(c(8, 4)), false),
+    ];
+    let mut b = common::battle(text, &[2, 9, 1], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Bran takes an attack of opportunity at Aldo, who turns its back to run.",
+    );
+    assert_has(&b, "Aldo moves from (10, 4) to (3, 4) (7 cells).");
+    assert_has(&b, "Bran's order \"move\" is refused");
+}
+
+#[test]
 fn fleeing_past_another_opponent_draws_its_attack_of_opportunity() {
     // 003 §Withdrawal Tactics and §III F: in a corridor, Bran strikes at
     // Aldo's back (a natural 1: a miss); Aldo's flight runs on within
@@ -1641,7 +1671,6 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
     for want in [
         "Fall back to (1, 1), fighting Grum (front kept)",
         "Fall back to (1, 1), front kept",
-        "Run to (0, 0) (no combat or casting this round)",
         "5' step to (3, 4) and attack Grum",
         "5' step to (3, 4) and attack Snag",
     ] {
@@ -1655,6 +1684,29 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
             .iter()
             .any(|l| l.starts_with("Attack Grum, then move back to")),
         "{labels:?}"
+    );
+    // Ruling running_rate: the corner is 3 squares off, within Osric's
+    // rate of 4, so no run is offered; in the open, one is, warned of.
+    assert!(
+        !labels.iter().any(|l| l.starts_with("Run to")),
+        "{labels:?}"
+    );
+    let open = sides
+        .replace("(3, 3)", "(10, 10)")
+        .replace("(4, 3)", "(11, 10)")
+        .replace("(4, 4)", "(11, 11)");
+    let mut b = idle(&field("crucible", (21, 21), 1, NO_SURPRISE, &open));
+    let osric = unit(&b, "Osric");
+    let run: Vec<String> = crucible::choices(b.world_mut(), osric)
+        .into_iter()
+        .filter(|c| c.refused.is_none() && c.order.action == "run")
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(
+        run,
+        [
+            "Run to (2, 2) (no combat or casting this round) — WARNING: draws an attack of opportunity from Grum and Snag"
+        ]
     );
 }
 

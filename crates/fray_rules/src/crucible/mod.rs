@@ -167,6 +167,9 @@ pub struct RoundState {
     pub walked: u32,
     /// Disengaging: monsters do not press it (ruling `disengage`).
     pub disengaging: bool,
+    /// Running from melee this round: it turns its back to run, not to flee
+    /// (ruling `running_rate`).
+    pub running: bool,
 }
 
 impl RoundState {

@@ -87,6 +87,11 @@ pub enum Plan {
     RunOff {
         cells: Vec<Cell>,
     },
+    /// The run of one running from melee, once those at its back have
+    /// struck or let it go (ruling `running_rate`). Never an order.
+    RunOn {
+        cells: Vec<Cell>,
+    },
 }
 
 /// The melee weapon `e` wields, if any (none: unarmed).
@@ -902,6 +907,17 @@ pub fn reaction_choices(world: &World, f: Entity) -> Vec<Choice> {
     ]
 }
 
+/// Ruling `running_rate`: the opponents in reach that a run along `cells`
+/// leaves behind, who get its back, as at a flight, if they may.
+pub fn run_from(world: &World, e: Entity, cells: &[Cell]) -> Vec<Entity> {
+    let end = cells.last().copied().unwrap_or_else(|| cell(world, e));
+    let still_beside = adjacent_enemies(world, e, end);
+    adjacent_enemies(world, e, cell(world, e))
+        .into_iter()
+        .filter(|x| !still_beside.contains(x) && may_take_opportunity(world, *x))
+        .collect()
+}
+
 /// The DM's warning for a person: who the order would give an attack of
 /// opportunity, or whose longer weapon strikes first.
 pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
@@ -941,8 +957,20 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             }
             Vec::new()
         }
-        Plan::Move { to } | Plan::Run { to } | Plan::FallBack { to, .. } => {
+        Plan::Move { to } | Plan::FallBack { to, .. } => {
             by(provokers(world, e, &walked(*to, 0), aoo))
+        }
+        Plan::Run { to } => {
+            // The blows at its back (ruling running_rate), then those it
+            // runs past (003 §III F).
+            let cells = walked(*to, 0);
+            let mut who = run_from(world, e, &cells);
+            for x in provokers(world, e, &cells, aoo) {
+                if !who.contains(&x) {
+                    who.push(x);
+                }
+            }
+            by(who)
         }
         Plan::Fire { from, after, .. } => {
             let mut cells = from.map_or_else(Vec::new, |to| walked(to, 0));
@@ -1177,7 +1205,9 @@ fn withdrawal_choices(world: &World, e: Entity) -> Vec<Choice> {
     let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
     let budget = (rate_left(world, e) * mult) as usize;
     let way = flight(world, e).unwrap_or_default();
-    if let Some(&to) = way[..budget.min(way.len())].last() {
+    // Offered only where it goes farther than a move at the rate would.
+    let farther = budget.min(way.len()) > rate_left(world, e) as usize;
+    if let Some(&to) = way[..budget.min(way.len())].last().filter(|_| farther) {
         let label = format!("Run to {to} (no combat or casting this round)");
         out.push(offer(world, e, Order::new(&me, "run").cell(to), label));
     }

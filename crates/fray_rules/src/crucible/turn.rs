@@ -524,6 +524,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
         Plan::Complete => complete_spell(world, e),
         Plan::FightOn { target, asked } => fight_on(world, e, target, asked),
         Plan::RunOff { cells } => run_off(world, e, cells),
+        Plan::RunOn { cells } => run_on(world, e, cells),
     }
 }
 
@@ -741,8 +742,35 @@ fn run(world: &mut World, e: Entity, to: Cell, rate: u32) {
     if let Some(mut rs) = world.get_mut::<RoundState>(e) {
         rs.give_up_combat();
     }
-    let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
     let cells = path_cells(world, e, to);
+    // Ruling running_rate: running out of melee is turning one's back, as
+    // in a flight (003 §Withdrawal Tactics, "Your opponent gets your back").
+    let mut asked = false;
+    for f in orders::run_from(world, e, &cells) {
+        if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+            rs.running = true;
+        }
+        asked |= ask_reaction(world, f, e, Reaction::BackBlow);
+    }
+    let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+    if asked {
+        let rest = Planned {
+            actor: e,
+            plan: Plan::RunOn { cells },
+        };
+        world.resource_mut::<Flow>().group.act_next(rest);
+    } else {
+        walk(world, e, cells, rate * mult, Provokes::Within { free: 1 });
+    }
+}
+
+/// The run from melee, once the blows at its back have fallen.
+fn run_on(world: &mut World, e: Entity, cells: Vec<Cell>) {
+    if !up(world, e) {
+        return;
+    }
+    let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+    let rate = orders::rate_left(world, e);
     walk(world, e, cells, rate * mult, Provokes::Within { free: 1 });
 }
 
@@ -1214,8 +1242,9 @@ fn ask_reaction(world: &mut World, f: Entity, them: Entity, about: Reaction) -> 
             prompt: decision::prompt(world, f, |w| match about {
                 Reaction::Follow => format!("{}: {whom} falls back; follow, or stay", name(w, f)),
                 Reaction::BackBlow => format!(
-                    "{}: {whom} turns to flee; strike at its back, or let it go",
-                    name(w, f)
+                    "{}: {whom} turns to {}; strike at its back, or let it go",
+                    name(w, f),
+                    flees_or_runs(w, them)
                 ),
                 Reaction::Redirect => format!(
                     "{}: {whom} did not follow; attack another in reach, or parry",
@@ -1393,6 +1422,15 @@ fn flee(world: &mut World, e: Entity) {
     }
 }
 
+/// Whether `e` turns its back to flee, or to run from melee (ruling
+/// `running_rate`).
+fn flees_or_runs(world: &World, e: Entity) -> &'static str {
+    match world.get::<RoundState>(e) {
+        Some(rs) if rs.running => "run",
+        _ => "flee",
+    }
+}
+
 /// A blow at the back of `e`, fleeing, by `f`, who then may not pursue on
 /// its turn (003 §Withdrawal Tactics; ruling `no_pursuit`).
 fn strike_back(world: &mut World, f: Entity, e: Entity) {
@@ -1408,14 +1446,8 @@ fn strike_back(world: &mut World, f: Entity, e: Entity) {
         });
         return;
     }
-    opportunity(
-        world,
-        f,
-        e,
-        "turns its back to flee",
-        "003 §Withdrawal Tactics",
-        true,
-    );
+    let why = format!("turns its back to {}", flees_or_runs(world, e));
+    opportunity(world, f, e, &why, "003 §Withdrawal Tactics", true);
     // Ruling no_pursuit: on its turn, next round's if this round's is past.
     if let Some(mut rs) = world.get_mut::<RoundState>(f) {
         if rs.had_turn {
