@@ -2111,4 +2111,30 @@ fn a_monster_lets_a_disengaging_player_character_go() {
     assert_has(&b, "Osric disengages");
     assert_lacks(&b, "Gash attacks Osric");
     assert_has(&b, "Osric retreats");
+    // Nor does a monster whose reach the retreat passes through take an
+    // attack of opportunity at him: the log says it lets him go.
+    let brute = sides.replace("(6, 3)", "(6, 4)").replace(
+        "(7, 3))",
+        "(7, 4)),\n (name: \"Brute\", side: \"B\", template: \"ogre\", at: (4, 2))",
+    );
+    let text = text.replace(sides, &brute).replace("height: 7", "height: 10");
+    let mut b = common::battle(&text, &[2, 9], |side| -> Box<dyn Controller> {
+        if side == 0 {
+            Box::new(Plays(disengage.clone()))
+        } else {
+            Box::new(Appraises)
+        }
+    });
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Brute lets Osric disengage without pressing it: no blow as it goes (003 §Withdrawal Tactics).",
+    );
+    assert_lacks(&b, "attack of opportunity at Osric");
+    let osric = unit(&b, "Osric");
+    let plan = crucible::validate(b.world_mut(), osric, &Order::new("Osric", "disengage"));
+    assert_eq!(
+        crucible::warning(b.world_mut(), osric, &plan.unwrap()),
+        Vec::<String>::new()
+    );
 }

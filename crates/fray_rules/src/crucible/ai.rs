@@ -177,12 +177,8 @@ fn risk(world: &World, me: Entity, cells: &[Cell], able: &[Threatener]) -> f32 {
 /// The foes `me` goes for: all of them, but a monster lets a player
 /// character disengage (ruling `disengage`).
 fn pressed(world: &World, me: Entity) -> Vec<Entity> {
-    let monster = |e| world.get::<super::Monster>(e).is_some();
-    let disengaging = |e| world.get::<RoundState>(e).is_some_and(|r| r.disengaging);
     let mut out = foes(world, me);
-    if monster(me) {
-        out.retain(|&f| monster(f) || !disengaging(f));
-    }
+    out.retain(|&f| !super::orders::lets_disengage(world, me, f));
     out
 }
 

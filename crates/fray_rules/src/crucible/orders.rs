@@ -167,6 +167,13 @@ pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
             .is_some_and(|r| !r.opportunity_used && !r.gave_up_combat)
 }
 
+/// Ruling `disengage`: a monster does not press a player character who is
+/// disengaging, from its disengaging until its next turn.
+pub fn lets_disengage(world: &World, by: Entity, e: Entity) -> bool {
+    let monster = |x| world.get::<super::Monster>(x).is_some();
+    monster(by) && !monster(e) && world.get::<RoundState>(e).is_some_and(|r| r.disengaging)
+}
+
 /// Cells others stand in.
 pub fn occupied(world: &World, e: Entity) -> fray_core::grid::CellSet {
     fray_core::model::taken_cells(world, e)
@@ -1014,7 +1021,13 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             by(who)
         }
         // The retreat after every count, by the way of ruling flight_path.
-        Plan::Disengage => by(fled_past(world, e, rate_left(world, e))),
+        // Monsters let a player character go (ruling disengage).
+        Plan::Disengage => {
+            let monster = |x| world.get::<super::Monster>(x).is_some();
+            let mut who = fled_past(world, e, rate_left(world, e));
+            who.retain(|&x| monster(e) || !monster(x));
+            by(who)
+        }
         _ => Vec::new(),
     };
     if !who.is_empty() {

@@ -1041,6 +1041,7 @@ fn walk(
 /// [`walk`] step by step: the cells moved, and whether `e` is still up.
 fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
     let (mut from, mut steps) = (cell(world, e), 0);
+    let mut spared = Vec::new();
     loop {
         let all = threats(world, e);
         let taken = orders::occupied(world, e);
@@ -1048,12 +1049,16 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
         let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &all) else {
             break;
         };
-        let provoked: Vec<Entity> = step
+        let (lets_go, provoked): (Vec<Entity>, Vec<Entity>) = step
             .provoked
             .iter()
             .copied()
             .filter(|&p| may_take_opportunity(world, p))
-            .collect();
+            .partition(|&p| orders::lets_disengage(world, p, e));
+        for p in lets_go {
+            log_move(world, e, &mut from, &mut steps);
+            spare(world, p, e, &mut spared);
+        }
         if !provoked.is_empty() {
             log_move(world, e, &mut from, &mut steps);
             for p in provoked {
@@ -1082,7 +1087,12 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
             log_move(world, e, &mut from, &mut steps);
             over_the_fallen(world, e, step.to);
         }
-        let strikers = length_first(world, e, &[step.to]);
+        let (lets_go, strikers): (Vec<Entity>, Vec<Entity>) = length_first(world, e, &[step.to])
+            .into_iter()
+            .partition(|&s| orders::lets_disengage(world, s, e));
+        for s in lets_go {
+            spare(world, s, e, &mut spared);
+        }
         walk.take(world, &step, &all);
         steps += 1;
         for s in strikers {
@@ -1094,6 +1104,25 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
     }
     log_move(world, e, &mut from, &mut steps);
     (walk.spent, up(world, e))
+}
+
+/// Ruling `disengage`: monster `by` does not press player character `e`
+/// disengaging, and lets a blow it might take at it go, said once a walk.
+fn spare(world: &mut World, by: Entity, e: Entity, spared: &mut Vec<Entity>) {
+    if spared.contains(&by) {
+        return;
+    }
+    spared.push(by);
+    let (who, whom) = (name(world, by), name(world, e));
+    note(
+        world,
+        by,
+        EventKind::Wait,
+        "ruling disengage",
+        format!(
+            "{who} lets {whom} disengage without pressing it: no blow as it goes (003 §Withdrawal Tactics)."
+        ),
+    );
 }
 
 /// Ruling `fallen_bodies`: say that `e` steps over whoever lies fallen at
