@@ -2087,6 +2087,51 @@ fn a_step_into_a_longer_weapons_reach_is_warned_of() {
 }
 
 #[test]
+fn a_spell_is_offered_and_cast_only_at_the_side_it_is_for() {
+    // Ruling spell_effect: a harmful spell at an enemy, a healing one at
+    // the caster or an ally.
+    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3)),
+                 (name: \"Tam\", side: \"A\", template: \"cleric\", at: (3, 4)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (5, 3))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let offered = |b: &mut Battle, who: &str| -> Vec<String> {
+        let e = unit(b, who);
+        let mut at: Vec<String> = crucible::choices(b.world_mut(), e)
+            .into_iter()
+            .filter(|c| c.order.action == "cast")
+            .map(|c| format!("{} {}", c.order.with.unwrap(), c.order.target.unwrap()))
+            .collect();
+        at.sort();
+        at.dedup();
+        at
+    };
+    assert_eq!(
+        offered(&mut b, "Wren"),
+        ["burning_hands Grum", "magic_missile Grum"]
+    );
+    assert_eq!(
+        offered(&mut b, "Tam"),
+        ["cure_light_wounds Tam", "cure_light_wounds Wren"]
+    );
+    let tam = unit(&b, "Tam");
+    let at_grum = Order::new("Tam", "cast")
+        .with("cure_light_wounds")
+        .target("Grum");
+    assert_eq!(
+        crucible::validate(b.world_mut(), tam, &at_grum).unwrap_err(),
+        "cure_light_wounds heals: it is cast at oneself or an ally, not at Grum (ruling spell_effect)"
+    );
+    let wren = unit(&b, "Wren");
+    let at_tam = Order::new("Wren", "cast")
+        .with("magic_missile")
+        .target("Tam");
+    assert_eq!(
+        crucible::validate(b.world_mut(), wren, &at_tam).unwrap_err(),
+        "magic_missile harms: it is cast at an enemy, not at Tam (ruling spell_effect)"
+    );
+}
+
+#[test]
 fn a_monster_lets_a_disengaging_player_character_go() {
     // Ruling disengage: the ogre, played by the AI, does not press Osric,
     // who disengages beside it.
@@ -2117,7 +2162,9 @@ fn a_monster_lets_a_disengaging_player_character_go() {
         "(7, 3))",
         "(7, 4)),\n (name: \"Brute\", side: \"B\", template: \"ogre\", at: (4, 2))",
     );
-    let text = text.replace(sides, &brute).replace("height: 7", "height: 10");
+    let text = text
+        .replace(sides, &brute)
+        .replace("height: 7", "height: 10");
     let mut b = common::battle(&text, &[2, 9], |side| -> Box<dyn Controller> {
         if side == 0 {
             Box::new(Plays(disengage.clone()))

@@ -688,6 +688,7 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     if !up(world, target) {
         return Err(format!("{} is out of the fight", name(world, target)));
     }
+    on_its_side(world, e, (&spell, s), target)?;
     let data = &world.resource::<Data>().0;
     let full = s.casting_time >= data.ruling_numbers.full_round;
     if full && order.cell.is_some_and(|c| c != cell(world, e)) {
@@ -712,6 +713,28 @@ fn cast(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
         target,
         from: order.cell,
     })
+}
+
+/// Ruling `spell_effect`: a harmful spell is cast at an enemy, a healing
+/// one at the caster or an ally.
+fn on_its_side(
+    world: &World,
+    e: Entity,
+    (spell, s): (&str, &Spell),
+    t: Entity,
+) -> Result<(), String> {
+    let harmful = matches!(s.effect, fray_core::casting::SpellEffect::Damage(_));
+    match (harmful, fray_core::model::enemies(world, e, t)) {
+        (true, false) => Err(format!(
+            "{spell} harms: it is cast at an enemy, not at {} (ruling spell_effect)",
+            name(world, t)
+        )),
+        (false, true) => Err(format!(
+            "{spell} heals: it is cast at oneself or an ally, not at {} (ruling spell_effect)",
+            name(world, t)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// 003 §III D: "Movement may be split as desired before and/or after
@@ -1161,7 +1184,8 @@ fn step_choices(world: &World, e: Entity, foes: &[Entity]) -> Vec<Choice> {
     out
 }
 
-/// Each memorised spell at each one still up (003 §II C), walking up
+/// Each memorised spell at each one still up on the side it is for (003
+/// §II C; ruling spell_effect), walking up
 /// first or moving back after as [`split_moves`] offers.
 fn spell_choices(world: &World, e: Entity) -> Vec<Choice> {
     let me = name(world, e);
@@ -1172,13 +1196,12 @@ fn spell_choices(world: &World, e: Entity) -> Vec<Choice> {
     spells.dedup();
     let mut out = Vec::new();
     for s in spells {
-        let range = world
-            .resource::<Data>()
-            .0
-            .spells
-            .get(&s)
-            .map_or(0, |d| d.range);
-        for t in roster(world).into_iter().filter(|&x| up(world, x)) {
+        let Some(d) = world.resource::<Data>().0.spells.get(&s) else {
+            continue;
+        };
+        let range = d.range;
+        let at = |x| up(world, x) && on_its_side(world, e, (&s, d), x).is_ok();
+        for t in roster(world).into_iter().filter(|&x| at(x)) {
             let n = name(world, t);
             let cast = Order::new(&me, "cast").with(&s).target(&n);
             out.extend(split_moves(
