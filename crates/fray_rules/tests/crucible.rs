@@ -1654,6 +1654,21 @@ fn falling_back_keeps_within_the_movers_own_rate() {
 }
 
 #[test]
+fn a_flight_runs_to_the_nearest_edge_farther_from_every_enemy() {
+    // Ruling flight_path: Skarg, 7 squares from Ely, flees. The top edge
+    // above him is nearer Ely; (10, 0), 8 squares from her, is the
+    // nearest edge square farther from her than he is.
+    let sides = "(name: \"Ely\", side: \"A\", template: \"elf_scout\", at: (2, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (9, 3))";
+    let text = field("crucible", (14, 8), 1, NO_SURPRISE, sides);
+    let orders = vec![(Order::new("Skarg", "flee"), false)];
+    let mut b = common::battle(&text, &[9, 2], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Skarg moves from (9, 3) to (10, 0) (3 cells).");
+    assert_has(&b, "Skarg leaves the battlefield");
+}
+
+#[test]
 fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
     // 003 §Withdrawal Tactics and §III D, and a 5' step at each foe beside
     // its square.

@@ -621,7 +621,7 @@ pub fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
         .filter(|c| c.x == 0 || c.y == 0 || c.x == w - 1 || c.y == h - 1)
         .filter(|&c| {
             !grid.is_obstacle(c)
-                && (c == here || nearest(c) > nearest(here).min(grid.distance(c, here)))
+                && (c == here || foes.is_empty() || nearest(c) > nearest(here))
         })
         .collect();
     edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));
