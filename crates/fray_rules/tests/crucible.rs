@@ -1654,6 +1654,54 @@ fn falling_back_keeps_within_the_movers_own_rate() {
 }
 
 #[test]
+fn one_felled_at_its_back_as_it_flees_is_let_go_by_no_one_else() {
+    // 003 §Withdrawal Tactics: Bran's blow at Aldo's back fells him; Cato,
+    // asked at the same time, has no one left to let go.
+    let sides =
+        "(name: \"Aldo\", side: \"A\", template: \"fighter\", at: (5, 4), set: {\"hp\": 1}),
+                 (name: \"Bran\", side: \"B\", template: \"fighter\", at: (6, 4)),
+                 (name: \"Cato\", side: \"B\", template: \"fighter\", at: (4, 4))";
+    let text = field("crucible", (12, 9), 1, NO_SURPRISE, sides);
+    let orders = vec![
+        (Order::new("Aldo", "flee"), false),
+        (Order::new("Bran", "strike_back").target("Aldo"), false),
+        (Order::new("Cato", "let_go"), false),
+    ];
+    let mut b = common::battle(&text, &[2, 9, 20, 5], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Aldo falls");
+    assert_has(&b, "Aldo is down: Cato has no one to follow or strike at.");
+    assert_lacks(&b, "Cato lets Aldo go");
+}
+
+#[test]
+fn readied_shots_before_initiative_land_together() {
+    // Ruling readied_missile: Ely and Kob both have a missile ready. Ely's
+    // shot (20, 4 damage) would fell Kob, but the shots go at one instant:
+    // Kob's (20, 3 damage) is loosed all the same, and both fall.
+    let sides = "(name: \"Ely\", side: \"A\", template: \"halfling_thief\", at: (2, 3), weapons: [\"sling\"], set: {\"readied\": 1, \"hp\": 3}),
+                 (name: \"Kob\", side: \"B\", template: \"kobold_slinger\", at: (8, 3), set: {\"readied\": 1, \"hp\": 3})";
+    let text = field("crucible", (14, 8), 1, NO_SURPRISE, sides);
+    let orders = vec![
+        (Order::new("Kob", "fire").target("Ely"), false),
+        (Order::new("Ely", "fire").target("Kob"), false),
+    ];
+    let mut b = common::battle(&text, &[20, 4, 20, 3], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    let log = common::texts(&b);
+    let at = |needle: &str| {
+        log.iter()
+            .position(|t| t.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?}:\n{}", log.join("\n")))
+    };
+    // Both shots are loosed before either lands.
+    assert!(at("Kob attacks Ely with the sling: 20") < at("Kob takes 4 damage"));
+    assert!(at("Kob takes 4 damage") < at("Ely takes 3 damage"));
+    assert_has(&b, "Ely falls");
+    assert_has(&b, "Kob falls");
+}
+
+#[test]
 fn a_flight_runs_to_the_nearest_edge_farther_from_every_enemy() {
     // Ruling flight_path: Skarg, 7 squares from Ely, flees. The top edge
     // above him is nearer Ely; (10, 0), 8 squares from her, is the

@@ -285,6 +285,9 @@ pub struct Flow {
     pub asking: Vec<(u64, Entity)>,
     /// Orders taken at this count, waiting for the rest of the tie.
     pub taken: Vec<Planned>,
+    /// Answers about readied missiles, waiting for the rest: the shots
+    /// before initiative go together (ruling `readied_missile`).
+    pub readied_answers: Vec<Planned>,
     /// The tie at this count in layers, first to act first (003 §II G).
     pub layers: Vec<Vec<Planned>>,
     /// Each spell in progress, its target, and where its caster moves once
@@ -575,6 +578,7 @@ pub fn populate(
             count: None,
             asking: Vec::new(),
             taken: Vec::new(),
+            readied_answers: Vec::new(),
             layers: Vec::new(),
             spell_targets: Vec::new(),
             group: Simultaneous::default(),

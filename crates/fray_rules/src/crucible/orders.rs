@@ -620,8 +620,7 @@ pub fn flight(world: &World, e: Entity) -> Option<Vec<Cell>> {
         .flat_map(|x| (0..h).map(move |y| Cell::new(x, y)))
         .filter(|c| c.x == 0 || c.y == 0 || c.x == w - 1 || c.y == h - 1)
         .filter(|&c| {
-            !grid.is_obstacle(c)
-                && (c == here || foes.is_empty() || nearest(c) > nearest(here))
+            !grid.is_obstacle(c) && (c == here || foes.is_empty() || nearest(c) > nearest(here))
         })
         .collect();
     edges.sort_by_key(|&c| (grid.distance(here, c), c.y, c.x));

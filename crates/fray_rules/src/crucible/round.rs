@@ -162,35 +162,59 @@ fn wasted(world: &mut World, e: Entity) {
     });
 }
 
-/// The answers about readied missiles: a shot now, or held.
+/// The answers about readied missiles: a shot now, or held. The shots go
+/// once everyone asked has answered, at one instant before initiative,
+/// their hits landing together (ruling `readied_missile`): no order of
+/// answering decides who shoots, and one felled by a shot still looses its
+/// own.
 fn take_readied(world: &mut World) {
     let taken = decision::take_answers(world, "003 §III A", |w, d, o| {
         orders::validate_readied(w, d.actor, o)
     });
     for (d, plan) in taken {
-        world
-            .resource_mut::<Flow>()
-            .asking
-            .retain(|(id, _)| *id != d.id);
-        world.entity_mut(d.actor).remove::<Readied>();
-        match plan {
-            Plan::Fire { target, .. } => combat::fire(world, d.actor, target, "003 §III A"),
-            _ => {
-                if let Some(mut rs) = world.get_mut::<RoundState>(d.actor) {
-                    rs.holding_readied = true;
-                }
-                let who = name(world, d.actor);
-                record(world, || {
-                    Event::new(
-                        EventKind::Readied,
-                        "003 §III A",
-                        format!("{who} holds the readied missile: it must fire by its turn or the action is lost."),
-                    )
-                    .actor(&who)
-                });
-            }
+        let mut flow = world.resource_mut::<Flow>();
+        flow.asking.retain(|(id, _)| *id != d.id);
+        flow.readied_answers.push(super::Planned {
+            actor: d.actor,
+            plan,
+        });
+    }
+    if !world.resource::<Flow>().asking.is_empty() {
+        return;
+    }
+    let mut answers = std::mem::take(&mut world.resource_mut::<Flow>().readied_answers);
+    let order = roster(world);
+    answers.sort_by_key(|p| order.iter().position(|&e| e == p.actor));
+    world.resource_mut::<Flow>().held = Some(Vec::new());
+    for p in answers {
+        world.entity_mut(p.actor).remove::<Readied>();
+        match p.plan {
+            Plan::Fire { target, .. } => combat::fire(world, p.actor, target, "003 §III A"),
+            _ => hold_readied(world, p.actor),
         }
     }
+    let held = world.resource_mut::<Flow>().held.take().unwrap_or_default();
+    for hit in held {
+        combat::apply(world, &hit);
+    }
+}
+
+/// A readied missile held for the shooter's turn (003 §III A).
+fn hold_readied(world: &mut World, e: Entity) {
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.holding_readied = true;
+    }
+    let who = name(world, e);
+    record(world, || {
+        Event::new(
+            EventKind::Readied,
+            "003 §III A",
+            format!(
+                "{who} holds the readied missile: it must fire by its turn or the action is lost."
+            ),
+        )
+        .actor(&who)
+    });
 }
 
 /// Who rolls one initiative die together, and whether each adds its own

@@ -1309,6 +1309,18 @@ fn take_reactions(world: &mut World) {
             continue;
         };
         let (who, whom) = (name(world, d.actor), name(world, them));
+        if about != Reaction::Redirect && !up(world, them) {
+            // Felled by another's blow at its back since it was asked.
+            record(world, || {
+                Event::new(
+                    EventKind::Wait,
+                    "003 §Withdrawal Tactics",
+                    format!("{whom} is down: {who} has no one to follow or strike at."),
+                )
+                .actor(&who)
+            });
+            continue;
+        }
         match about {
             Reaction::Redirect => redirect(world, d.actor, aimed),
             Reaction::Follow if yes => follow(world, d.actor, them),
