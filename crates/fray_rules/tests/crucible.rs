@@ -1675,6 +1675,31 @@ fn one_felled_at_its_back_as_it_flees_is_let_go_by_no_one_else() {
 }
 
 #[test]
+fn an_attack_whose_blows_a_first_strike_spent_is_lost_and_said() {
+    // Ruling length_strike: all three act at count 5. Osric comes into
+    // Pike's spear's reach, and the spear strikes first, spending Pike's
+    // attacks of the round; his order to attack Tam is lost, not walked.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (2, 3), weapons: [\"longsword\"]),
+                 (name: \"Tam\", side: \"A\", template: \"fighter\", at: (9, 6), weapons: [\"longsword\"]),
+                 (name: \"Pike\", side: \"B\", template: \"spearman\", at: (5, 3))";
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let orders = vec![
+        (Order::new("Osric", "attack").target("Pike"), false),
+        (Order::new("Pike", "attack").target("Tam"), false),
+    ];
+    let mut b = common::battle(&text, &[6, 5, 15, 4, 10], |_| {
+        Box::new(Plays(orders.clone()))
+    });
+    common::run(&mut b);
+    assert_has(&b, "strikes first, regardless of initiative");
+    assert_has(
+        &b,
+        "Pike has spent its attacks of the round already: its attack on Tam is lost, and it does not close.",
+    );
+    assert_lacks(&b, "Pike moves");
+}
+
+#[test]
 fn readied_shots_before_initiative_land_together() {
     // Ruling readied_missile: Ely and Kob both have a missile ready. Ely's
     // shot (20, 4 damage) would fell Kob, but the shots go at one instant:
@@ -1854,7 +1879,7 @@ fn a_blow_at_a_back_already_fallen_is_not_struck_and_the_log_says_so() {
     let falls = line(&b, "Osric falls");
     let passed = line(
         &b,
-        "Bork would strike at Osric's back, but the chance has passed",
+        "Osric is down: Bork has no one to follow or strike at.",
     );
     assert!(falls < passed, "{}", texts(&b).join("\n"));
 }

@@ -615,6 +615,21 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         );
         return;
     }
+    if spent(world, e) {
+        // Struck already this round: by a first strike or a shot before
+        // initiative (ruling length_strike, ruling readied_missile).
+        let (who, whom) = (name(world, e), name(world, target));
+        note(
+            world,
+            e,
+            EventKind::NoAction,
+            "003 §III B",
+            format!(
+                "{who} has spent its attacks of the round already: its attack on {whom} is lost, and it does not close."
+            ),
+        );
+        return;
+    }
     let within = Provokes::Within { free: 1 };
     let goal = cell(world, target);
     let cells = orders::path(world, e, goal, 1)
