@@ -1877,10 +1877,7 @@ fn a_blow_at_a_back_already_fallen_is_not_struck_and_the_log_says_so() {
     });
     common::run(&mut b);
     let falls = line(&b, "Osric falls");
-    let passed = line(
-        &b,
-        "Osric is down: Bork has no one to follow or strike at.",
-    );
+    let passed = line(&b, "Osric is down: Bork has no one to follow or strike at.");
     assert!(falls < passed, "{}", texts(&b).join("\n"));
 }
 
@@ -1983,7 +1980,14 @@ fn the_warning_for_a_spell_counts_the_move_after_it() {
     let past = cast.then(Cell::new(5, 4));
     let plan = crucible::validate(b.world_mut(), wren, &past).unwrap();
     let warn = crucible::warning(b.world_mut(), wren, &plan);
-    assert_eq!(warn, ["draws an attack of opportunity from Grum"]);
+    // Walking into the reach of Grum's longer weapon, it strikes first.
+    assert_eq!(
+        warn,
+        [
+            "draws an attack of opportunity from Grum",
+            "Grum's longer weapon strikes first (003 §II E)"
+        ]
+    );
 }
 
 #[test]
@@ -2162,7 +2166,7 @@ fn a_step_into_a_longer_weapons_reach_is_warned_of() {
     // Ruling length_strike: the 5' step draws no attack of opportunity,
     // but Pike's spear still strikes first at one stepping into its reach,
     // and a person is told so.
-    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (2, 3), weapons: [\"longsword\"]),
+    let sides = "(name: \"Bram\", side: \"A\", template: \"fighter\", at: (2, 3), weapons: [\"longsword\", \"shortbow\"]),
                  (name: \"Pike\", side: \"B\", template: \"spearman\", at: (4, 3))";
     let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
     let bram = unit(&b, "Bram");
@@ -2172,6 +2176,23 @@ fn a_step_into_a_longer_weapons_reach_is_warned_of() {
     let plan = crucible::validate(b.world_mut(), bram, &step).unwrap();
     let warn = crucible::warning(b.world_mut(), bram, &plan);
     assert_eq!(warn, ["Pike's longer weapon strikes first (003 §II E)"]);
+    // So is a move, and a walk up to shoot, from two squares back
+    // (003 §Attacks Of Opportunity: "the DM should announce").
+    b.world_mut().entity_mut(bram).insert(Cell::new(1, 3));
+    let orders = [
+        Order::new("Bram", "move").cell(Cell::new(3, 3)),
+        Order::new("Bram", "fire")
+            .target("Pike")
+            .cell(Cell::new(3, 3)),
+    ];
+    for order in orders {
+        let plan = crucible::validate(b.world_mut(), bram, &order).unwrap();
+        let warn = crucible::warning(b.world_mut(), bram, &plan);
+        assert!(
+            warn.contains(&"Pike's longer weapon strikes first (003 §II E)".to_string()),
+            "{order:?}: {warn:?}"
+        );
+    }
 }
 
 #[test]

@@ -947,6 +947,20 @@ pub fn run_from(world: &World, e: Entity, cells: &[Cell]) -> Vec<Entity> {
         .collect()
 }
 
+/// 003 §II E: the warning that each whose longer weapon a walk along
+/// `cells` comes into strikes first.
+fn longer_first(world: &World, e: Entity, cells: &[Cell]) -> Vec<String> {
+    super::combat::length_first(world, e, cells)
+        .into_iter()
+        .map(|f| {
+            format!(
+                "{}'s longer weapon strikes first (003 §II E)",
+                name(world, f)
+            )
+        })
+        .collect()
+}
+
 /// The DM's warning for a person: who the order would give an attack of
 /// opportunity, or whose longer weapon strikes first.
 pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
@@ -959,12 +973,7 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
     let who = match plan {
         Plan::Attack { target, after } => {
             let mut cells = walked(cell(world, *target), 1);
-            for f in super::combat::length_first(world, e, &cells) {
-                out.push(format!(
-                    "{}'s longer weapon strikes first (003 §II E)",
-                    name(world, f)
-                ));
-            }
+            out.extend(longer_first(world, e, &cells));
             if cells.is_empty() && super::combat::beats_bare_hands(world, *target, e) {
                 out.push(format!(
                     "{}'s weapon wins initiative against bare hands and strikes first (003 §II E; ruling armed_first)",
@@ -978,21 +987,19 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
         Plan::Step { to, .. } => {
             // 003 §II E, ruling length_strike: the step draws no attack of
             // opportunity, but a longer weapon still strikes first.
-            for f in super::combat::length_first(world, e, &[*to]) {
-                out.push(format!(
-                    "{}'s longer weapon strikes first (003 §II E)",
-                    name(world, f)
-                ));
-            }
+            out.extend(longer_first(world, e, &[*to]));
             Vec::new()
         }
         Plan::Move { to } | Plan::FallBack { to, .. } => {
-            by(provokers(world, e, &walked(*to, 0), aoo))
+            let cells = walked(*to, 0);
+            out.extend(longer_first(world, e, &cells));
+            by(provokers(world, e, &cells, aoo))
         }
         Plan::Run { to } => {
             // The blows at its back (ruling running_rate), then those it
             // runs past (003 §III F).
             let cells = walked(*to, 0);
+            out.extend(longer_first(world, e, &cells));
             let mut who = run_from(world, e, &cells);
             for x in provokers(world, e, &cells, aoo) {
                 if !who.contains(&x) {
@@ -1004,6 +1011,7 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
         Plan::Fire { from, after, .. } => {
             let mut cells = from.map_or_else(Vec::new, |to| walked(to, 0));
             cells.extend(walked_on(world, e, from.unwrap_or(here), *after));
+            out.extend(longer_first(world, e, &cells));
             let mut who = provokers(world, e, &cells, aoo);
             for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
                 if super::combat::engages_shooter(world, x)
@@ -1020,6 +1028,7 @@ pub fn warning(world: &World, e: Entity, plan: &Plan) -> Vec<String> {
             // after the spell.
             let mut cells = from.map_or_else(Vec::new, |to| walked(to, 0));
             cells.extend(walked_on(world, e, from.unwrap_or(here), *after));
+            out.extend(longer_first(world, e, &cells));
             let mut who = provokers(world, e, &cells, aoo);
             for x in adjacent_enemies(world, e, from.unwrap_or(here)) {
                 if may_take_opportunity(world, x) && !who.contains(&x) {
