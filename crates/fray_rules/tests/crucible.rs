@@ -2162,6 +2162,25 @@ fn no_5_foot_step_after_following() {
 }
 
 #[test]
+fn a_step_after_walking_most_of_the_rate_is_refused_for_the_walk() {
+    // 003 §The 5' Step: Osric has walked 3 of his 4 squares; the step is
+    // refused because he has moved, which is also what leaves him 1.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (4, 2)),
+                 (name: \"Grub\", side: \"B\", template: \"goblin\", at: (9, 2))";
+    let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
+    let osric = unit(&b, "Osric");
+    b.world_mut()
+        .get_mut::<crucible::RoundState>(osric)
+        .unwrap()
+        .walked = 3;
+    let step = Order::new("Osric", "step").cell(Cell::new(5, 2));
+    assert_eq!(
+        crucible::validate(b.world_mut(), osric, &step).unwrap_err(),
+        "it has moved this round already: the 5' step must be its only movement (003 §The 5' Step)"
+    );
+}
+
+#[test]
 fn a_step_into_a_longer_weapons_reach_is_warned_of() {
     // Ruling length_strike: the 5' step draws no attack of opportunity,
     // but Pike's spear still strikes first at one stepping into its reach,

@@ -413,6 +413,13 @@ fn attack(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, St
 /// order names one.
 fn step(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, String> {
     let to = order.cell.ok_or("a step needs a cell")?;
+    // Having moved is said first: it is what leaves so little rate.
+    if world.get::<RoundState>(e).is_some_and(|r| r.walked > 0) {
+        return Err(
+            "it has moved this round already: the 5' step must be its only movement (003 §The 5' Step)"
+                .into(),
+        );
+    }
     if rate <= world.resource::<Data>().0.numbers.step_cells {
         return Err(
             "already limited to 5' of movement or less: no 5' step (003 §The 5' Step)".into(),
@@ -420,12 +427,6 @@ fn step(world: &World, e: Entity, order: &Order, rate: u32) -> Result<Plan, Stri
     }
     if world.resource::<Grid>().distance(cell(world, e), to) != 1 {
         return Err("the 5' step is one square".into());
-    }
-    if world.get::<RoundState>(e).is_some_and(|r| r.walked > 0) {
-        return Err(
-            "it has moved this round already: the 5' step must be its only movement (003 §The 5' Step)"
-                .into(),
-        );
     }
     not_pursuing(world, e)?;
     free_cell(world, e, to)?;
