@@ -2163,8 +2163,9 @@ fn no_5_foot_step_after_following() {
 
 #[test]
 fn a_step_after_walking_most_of_the_rate_is_refused_for_the_walk() {
-    // 003 §The 5' Step: Osric has walked 3 of his 4 squares; the step is
-    // refused because he has moved, which is also what leaves him 1.
+    // 003 §The 5' Step: Osric walked 3 of his 4 squares to cast, and his
+    // spell was spoiled; asked for another order, his step is refused
+    // because he has moved, which is also what leaves him 1.
     let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (4, 2)),
                  (name: \"Grub\", side: \"B\", template: \"goblin\", at: (9, 2))";
     let mut b = idle(&field("crucible", (12, 8), 1, NO_SURPRISE, sides));
@@ -2173,6 +2174,10 @@ fn a_step_after_walking_most_of_the_rate_is_refused_for_the_walk() {
         .get_mut::<crucible::RoundState>(osric)
         .unwrap()
         .walked = 3;
+    b.world_mut()
+        .resource_mut::<crucible::Flow>()
+        .instead
+        .push(osric);
     let step = Order::new("Osric", "step").cell(Cell::new(5, 2));
     assert_eq!(
         crucible::validate(b.world_mut(), osric, &step).unwrap_err(),
