@@ -1402,7 +1402,7 @@ fn who_sits_at_the_table_does_not_reorder_a_tie() {
 #[test]
 fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
     // crucible 003 §Attacks Of Opportunity: "the DM should announce" what a
-    // move will draw. Garth's typed move past Snag is warned of and waits;
+    // move will draw. Garth's typed move round Snag is warned of and waits;
     // the same answer again goes ahead and draws the attack.
     let dir = std::env::temp_dir().join(format!("fray-warn-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -1414,7 +1414,7 @@ fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
             sides: [(name: "Wardens", seat: Human), (name: "Goblins", seat: Ai)],
             combatants: [
                 (name: "Garth", side: "Wardens", template: "fighter", at: (5, 3), weapons: ["longsword"]),
-                (name: "Snag", side: "Goblins", template: "goblin", at: (6, 4)),
+                (name: "Snag", side: "Goblins", template: "goblin", at: (5, 4)),
             ],
             options: {"surprise": "none"})"#,
     )

@@ -765,15 +765,34 @@ fn a_parry_counts_against_missiles_too() {
 }
 
 #[test]
+fn an_approach_takes_the_shortest_way_that_draws_the_fewest_blows() {
+    // Ruling wary_way (003 §III F): Osric, beside Skarg, goes for Vrek. By
+    // (5, 4) and (6, 4) he would move 10' within Skarg's reach; by (5, 4)
+    // and (6, 5), as short, he leaves it after the first 5'.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (4, 3), weapons: [\"longsword\"]),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (5, 3)),
+                 (name: \"Vrek\", side: \"B\", template: \"hobgoblin\", at: (7, 4))";
+    let b = played(
+        sides,
+        ((12, 8), 1),
+        vec![Order::new("Osric", "attack").target("Vrek")],
+        &[2, 9, 5],
+    );
+    assert_has(&b, "Osric moves from (4, 3) to (6, 5) (2 cells).");
+    assert_lacks(&b, "attack of opportunity");
+}
+
+#[test]
 fn a_move_split_around_an_attack_counts_its_5_feet_once() {
     // 003 §III F: "Moving more than 5' while remaining within melee range
     // of an opponent". Ann steps along Bee's side to strike Tee, then steps
     // on along it: 10' within Bee's range in the round, though split by the
-    // attack.
+    // attack. Cee stands in the way round below Bee's reach.
     let sides =
         "(name: \"Ann\", side: \"A\", template: \"fighter\", at: (2, 2), weapons: [\"longsword\"]),
                  (name: \"Bee\", side: \"B\", template: \"hobgoblin\", at: (2, 1)),
-                 (name: \"Tee\", side: \"B\", template: \"hobgoblin\", at: (4, 2))";
+                 (name: \"Tee\", side: \"B\", template: \"hobgoblin\", at: (4, 2)),
+                 (name: \"Cee\", side: \"A\", template: \"fighter\", at: (3, 3))";
     let b = played(
         sides,
         ((6, 4), 1),

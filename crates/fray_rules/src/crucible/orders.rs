@@ -200,12 +200,28 @@ pub type FallenQuery = fray_core::model::KeptQuery<(Entity, &'static Cell), With
 pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
     let blocked = occupied(world, e);
     let lying = bodies(world, e);
-    world.resource::<Grid>().path_toward_ending(
-        cell(world, e),
+    let grid = world.resource::<Grid>();
+    let here = cell(world, e);
+    let first = grid.path_toward_ending(
+        here,
         goal,
         within,
         |c| blocked.contains(&c),
         |c| !lying.contains(&c),
+    )?;
+    // Ruling wary_way: of the shortest ways, one that draws the fewest
+    // attacks of opportunity (003 §III F), as the board draws it; the
+    // first shortest where that one would end on someone fallen.
+    let wary = fray_core::movement::wary_path(
+        grid,
+        (here, goal, within),
+        |c| blocked.contains(&c),
+        Provokes::Within { free: 1 },
+        &threats(world, e),
+    );
+    Some(
+        wary.filter(|p| p.0.last().is_none_or(|c| !lying.contains(c)))
+            .unwrap_or(first),
     )
 }
 

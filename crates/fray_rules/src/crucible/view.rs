@@ -183,8 +183,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
 pub(super) const PROVOKES: fray_core::movement::Provokes =
     fray_core::movement::Provokes::Within { free: 1 };
 
-/// Whether a move takes the way that provokes fewest: no, the first shortest.
-pub(super) const WARY: bool = false;
+/// Whether a move takes the way that provokes fewest: yes, of the
+/// shortest (ruling wary_way).
+pub(super) const WARY: bool = true;
 
 /// 003 §II A: sides act on their d12 results, lowest first.
 /// What the bars and marks mean, for the help's legend.
