@@ -1161,6 +1161,25 @@ fn a_spell_may_be_held_and_begins_casting_in_the_segment_held_to() {
 }
 
 #[test]
+fn spells_completing_in_one_segment_go_off_together() {
+    // 001 §Note about spells and §3 Ties: Hal and Mag begin fire_bolts in
+    // the same segment; both complete in segment 6, and both go off: the
+    // first listed does not spoil the other.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 4)),
+        (name: "Mag", side: "B", template: "magic_user", at: (8, 4), set: {"hp": 30}),"#;
+    let orders = [
+        (1, Order::new("Hal", "cast").target("Mag").with("fire_bolt")),
+        (1, Order::new("Mag", "cast").target("Hal").with("fire_bolt")),
+    ];
+    let mut b = battle(ALERTED, c, &[4, 4, 4, 4], &orders);
+    run(&mut b);
+    assert_has(&b, "Hal's fire_bolt, begun in segment 4, goes off");
+    assert_has(&b, "Mag's fire_bolt, begun in segment 4, goes off");
+    assert_lacks(&b, "the spell is spoiled");
+}
+
+#[test]
 fn a_caster_is_offered_its_spell_held_to_each_later_segment() {
     // Ruling held_action: with each spell, a hold to each of the segments
     // beyond the initiative die's six and to the last, at each target.

@@ -381,26 +381,31 @@ pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
 /// 001 §Note about spells: every spell whose casting time is complete at
 /// `clock` goes off, in listing order.
 pub(super) fn spells_going_off(world: &mut World, clock: u32) {
-    for e in roster(world) {
-        let due = world
-            .get::<Casting>(e)
-            .is_some_and(|c| c.completes == clock);
-        if due && able(world, e) {
-            go_off(world, e);
-        }
+    let due: Vec<Entity> = roster(world)
+        .into_iter()
+        .filter(|&e| {
+            world
+                .get::<Casting>(e)
+                .is_some_and(|c| c.completes == clock)
+        })
+        .filter(|&e| able(world, e))
+        .collect();
+    // Spells completing together go off at one instant: their damage lands
+    // once all have gone off, so none spoils another (001 §Note about
+    // spells, §3 Ties).
+    let hits: Vec<Hit> = due.into_iter().filter_map(|e| go_off(world, e)).collect();
+    for hit in &hits {
+        apply_hit(world, hit);
     }
 }
 
 /// 001 §Note about spells · ruling `spell_effects`: the spell goes off on
-/// its target (or the nearest enemy in range, if its target is gone).
-fn go_off(world: &mut World, e: Entity) {
-    let Some(casting) = world.entity_mut(e).take::<Casting>() else {
-        return;
-    };
+/// its target (or the nearest enemy in range, if its target is gone). The
+/// hit a harmful spell deals, to land with the others going off.
+fn go_off(world: &mut World, e: Entity) -> Option<Hit> {
+    let casting = world.entity_mut(e).take::<Casting>()?;
     let data = world.resource::<Data>().0.clone();
-    let Some(spell) = data.spells.get(&casting.spell) else {
-        return;
-    };
+    let spell = data.spells.get(&casting.spell)?;
     let who = name(world, e);
     let declared = world.get::<SpellTarget>(e).map(|t| t.0);
     let target = match declared {
@@ -423,7 +428,7 @@ fn go_off(world: &mut World, e: Entity) {
             )
             .actor(&who)
         });
-        return;
+        return None;
     };
     let them = name(world, t);
     let (dice, harm) = match spell.effect {
@@ -458,17 +463,16 @@ fn go_off(world: &mut World, e: Entity) {
         .roll(roll)
     });
     if harm {
-        apply_hit(
-            world,
-            &Hit {
-                by: e,
-                target: t,
-                amount,
-            },
-        );
-    } else if let Some(mut hp) = world.get_mut::<HitPoints>(t) {
+        return Some(Hit {
+            by: e,
+            target: t,
+            amount,
+        });
+    }
+    if let Some(mut hp) = world.get_mut::<HitPoints>(t) {
         hp.current = (hp.current + amount).min(hp.max);
     }
+    None
 }
 
 /// The first melee weapon `e` carries.
