@@ -1161,6 +1161,26 @@ fn a_spell_may_be_held_and_begins_casting_in_the_segment_held_to() {
 }
 
 #[test]
+fn a_routines_attacks_left_when_its_target_falls_are_said_to_be_lost() {
+    // 001 §3 Attack routines: the bow's two arrows are one routine against
+    // one target; the first drops Gash, and the second is lost, said so.
+    let c = r#"
+        (name: "Wren", side: "A", template: "archer", at: (1, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (6, 3), set: {"hp": 1}),"#;
+    let orders = [(
+        1,
+        Order::new("Wren", "attack").target("Gash").with("shortbow"),
+    )];
+    let mut b = battle(ALERTED, c, &[6, 1, 20, 3], &orders);
+    run(&mut b);
+    assert_has(&b, "Gash falls dead.");
+    assert_has(
+        &b,
+        "Gash is down: Wren's last attack of the routine is lost.",
+    );
+}
+
+#[test]
 fn spells_completing_in_one_segment_go_off_together() {
     // 001 §Note about spells and §3 Ties: Hal and Mag begin fire_bolts in
     // the same segment; both complete in segment 6, and both go off: the

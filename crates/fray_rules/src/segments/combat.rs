@@ -260,8 +260,27 @@ pub(super) fn routine(world: &mut World, r: Routine, held: &mut Option<Vec<Hit>>
     if w.missile() && stats.missile_bonus != 0 {
         mods.push(Modifier::new("missile attack bonus", stats.missile_bonus));
     }
-    for _ in 0..w.rate {
+    for done in 0..w.rate {
         if held.is_none() && !able(world, r.target) {
+            // A routine is against one target (001 §3 Attack routines).
+            let (who, them) = (name(world, r.attacker), name(world, r.target));
+            let left = w.rate - done;
+            record(world, || {
+                Event::new(
+                    EventKind::Lost,
+                    "001 §3 Attack routines",
+                    format!(
+                        "{them} is down: {who}'s {} of the routine {} lost.",
+                        if left == 1 {
+                            "last attack".to_string()
+                        } else {
+                            format!("last {left} attacks")
+                        },
+                        if left == 1 { "is" } else { "are" }
+                    ),
+                )
+                .actor(&who)
+            });
             break;
         }
         let ac = world.get::<Stats>(r.target).map_or(10, |s| s.ac);
