@@ -904,7 +904,7 @@ fn moving_out_of_an_enemys_reach_turns_ones_back_to_it_and_a_fighter_fights_it_i
     let orders = [(1, away), (1, attack("Bors", "Anna"))];
     let mut b = battle(ALERTED, c, &[6, 1, 14, 3], &orders);
     run(&mut b);
-    let back = common::line(&b, "Bors strikes at the back of the fleeing Anna.");
+    let back = common::line(&b, "Bors strikes at Anna's back as it turns away.");
     assert!(back < common::line(&b, "Anna moves"));
     // Ruling general_actions: her charge at Gash, four cells off, would
     // turn her back on Bors: she fights him instead. A step that keeps her
@@ -1008,7 +1008,7 @@ fn a_caster_walking_into_range_turns_its_back_too() {
         b
     };
     let b = casting("cast");
-    assert_has(&b, "Bors strikes at the back of the fleeing Mage.");
+    assert_has(&b, "Bors strikes at Mage's back as it turns away.");
     // 001 §2: "the spell caster may elect not to cast the spell": then it
     // walks nowhere and turns its back on nobody.
     let b = casting("decline");

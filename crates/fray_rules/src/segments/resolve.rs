@@ -733,6 +733,7 @@ fn fleeing_strikers(world: &World, e: Entity) -> Vec<Entity> {
 /// interrupting enemy (001 §Combat).
 fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind) -> Acted {
     let mover = name(world, slot.actor);
+    let goes = going(world, slot.actor);
     let asked: Vec<(Entity, String, &'static str)> = match &kind {
         PauseKind::BeginCast => {
             let (spell, target) = match &slot.action {
@@ -777,7 +778,7 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
                 (
                     f,
                     decision::prompt(world, f, |_| {
-                        format!("{n}: {mover} flees from you — strike at its back?")
+                        format!("{n}: {mover} {goes} — strike at its back?")
                     }),
                     "ruling fleeing_attack",
                 )
@@ -942,6 +943,15 @@ pub fn take_interrupts(world: &mut World) {
     finish(world, held);
 }
 
+/// What one turning its back on its foes does, in a question to them: a
+/// flight, or a move away from them (ruling `fleeing_attack`).
+fn going(world: &World, mover: Entity) -> &'static str {
+    match world.get::<Declared>(mover) {
+        Some(Declared(Action::Flee)) => "flees from you",
+        _ => "turns its back on you to move away",
+    }
+}
+
 /// The interrupting strikes on `mover`: at its back (ruling
 /// `fleeing_attack`) or with a set spear (ruling `set_spear`). They land at once.
 fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spear: bool) {
@@ -949,13 +959,15 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
     for &(f, yes) in answers {
         let (who, them) = (name(world, f), name(world, mover));
         if !yes || !able(world, f) || !able(world, mover) {
+            let what = if !yes {
+                format!("{who} lets {them} pass.")
+            } else if !able(world, f) {
+                format!("{who} is down: it strikes no blow at {them}.")
+            } else {
+                format!("{them} is down already: {who}'s blow at it is not struck.")
+            };
             record(world, || {
-                Event::new(
-                    EventKind::Pass,
-                    "001 §Combat",
-                    format!("{who} lets {them} pass."),
-                )
-                .actor(&who)
+                Event::new(EventKind::Pass, "001 §Combat", what).actor(&who)
             });
             continue;
         }
@@ -983,7 +995,12 @@ fn interrupts(world: &mut World, mover: Entity, answers: &[(Entity, bool)], spea
         } else {
             (
                 EventKind::Opportunity,
-                format!("{who} strikes at the back of the fleeing {them}."),
+                match world.get::<Declared>(mover) {
+                    Some(Declared(Action::Flee)) => {
+                        format!("{who} strikes at the back of the fleeing {them}.")
+                    }
+                    _ => format!("{who} strikes at {them}'s back as it turns away."),
+                },
             )
         };
         record(world, || {
