@@ -2149,6 +2149,30 @@ fn a_mover_knocked_down_ends_its_movement_where_it_fell() {
 }
 
 #[test]
+fn a_manoeuvre_that_cannot_move_is_refused() {
+    // 000 §1.2.3 "Affects the range": Aldo, in the corner between Carl and
+    // Dave, has no free cell farther from Bert: stepping away is refused,
+    // and no blow is spent on it. Closing, he has one.
+    let c = r#"(name: "Aldo", side: "A", template: "swordsman", at: (0, 0)),
+        (name: "Bert", side: "B", template: "runner", at: (2, 2)),
+        (name: "Carl", side: "B", template: "runner", at: (1, 0)),
+        (name: "Dave", side: "B", template: "runner", at: (0, 1))"#;
+    let text = common::field("detailed_sequence", (10, 8), 1, "", c);
+    let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
+    let _ = b.run();
+    let aldo = entity(&b, "Aldo");
+    let away = Order::new("Aldo", "step_open").target("Bert");
+    assert_eq!(
+        detailed::orders::validate(b.world(), aldo, &away)
+            .err()
+            .as_deref(),
+        Some("no free cell to step to: the range cannot change")
+    );
+    let close = Order::new("Aldo", "step_close").target("Bert");
+    assert!(detailed::orders::validate(b.world(), aldo, &close).is_ok());
+}
+
+#[test]
 fn the_range_changes_freely_to_a_fallen_opponent_only() {
     // 000 §1.2.3.5: "May change range to any fallen opponent to any range
     // between 1 and 6 inclusive." Ash is offered the cells beside the

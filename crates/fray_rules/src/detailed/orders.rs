@@ -738,7 +738,38 @@ pub fn manoeuvre_check(
             data.numbers.max_range
         ));
     }
+    // 000 §1.2.3 "Affects the range": one with no free cell to step to
+    // cannot make it (fallen, it only stands up: ruling fall).
+    let steps = matches!(
+        kind,
+        Manoeuvre::Open | Manoeuvre::StepOpen | Manoeuvre::Close | Manoeuvre::StepClose
+    );
+    if steps && world.get::<Fallen>(me).is_none() && !can_step(world, me, kind, target) {
+        return Err("no free cell to step to: the range cannot change".into());
+    }
     Ok(())
+}
+
+/// Whether `me` has a free cell one step nearer `target` (to close) or
+/// farther from it (to open), as a range-changing manoeuvre needs.
+fn can_step(world: &World, me: Entity, kind: Manoeuvre, target: Entity) -> bool {
+    let (Some(&here), Some(&there)) = (world.get::<Cell>(me), world.get::<Cell>(target)) else {
+        return false;
+    };
+    let grid = world.resource::<Grid>();
+    let taken: Vec<Cell> = super::roster(world)
+        .into_iter()
+        .filter(|&x| x != me)
+        .filter_map(|x| world.get::<Cell>(x).copied())
+        .collect();
+    let opening = matches!(kind, Manoeuvre::Open | Manoeuvre::StepOpen);
+    let now = grid.distance(here, there);
+    grid.neighbours(here).any(|n| {
+        let d = grid.distance(n, there);
+        !taken.contains(&n)
+            && grid.enter_cost(n).is_some()
+            && if opening { d > now } else { d < now }
+    })
 }
 
 /// 000 §1.2.3.5 Change range: "May change range to any fallen opponent to any
