@@ -519,6 +519,11 @@ fn double_ones_fumble_and_double_tens_hit_whatever_the_numbers() {
         &b,
         "Ash rolls double tens: a hit; D20 15 on the double_tens table (ruling double_tens): a telling blow: the hit is critical.",
     );
+    // The critical roll, 0, would not be: it says why the hit is all the same.
+    line(
+        &b,
+        "Ash's critical roll: D12 1 - 1 + 0 preparations = 0 against 10: critical all the same, as the double_tens table said (ruling double_tens).",
+    );
     line(
         &b,
         "Bo takes 8 (1d8+1 8 + 0 for preparations), a critical hit, to EN and BD: EN 16, BD 6.",
@@ -1017,6 +1022,29 @@ fn a_fallen_mover_rises_at_the_head_of_its_trace_and_is_struck_as_fallen_until_t
         b.world()
             .get::<detailed::Fallen>(entity(&b, "Pike"))
             .is_none()
+    );
+}
+
+#[test]
+fn a_trace_to_ones_own_cell_is_said_to_stay_where_it_is() {
+    // 000 §3.1: Pike traces to where he stands; he has movement left, and
+    // the reveal does not say he has none.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (3, 5)),
+        (name: "Sly", side: "B", template: "archer", at: (13, 5), surprised: true),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Pike", "trace").cell(Cell::new(3, 5))),
+            (Q::Trace, Order::new("Sly", "stay").with("unalert")),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Pike stays where it is: its trace ends where it begins; Sly stays, unalert.",
     );
 }
 

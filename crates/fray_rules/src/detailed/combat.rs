@@ -1599,7 +1599,11 @@ fn critical_roll(
                 if full { " x2" } else { "" },
                 armour.second_modifier,
                 armour.critical,
-                if critical { "critical" } else { "not critical" }
+                match (critical_forced, critical) {
+                    (true, _) => "critical all the same, as the double_tens table said (ruling double_tens)",
+                    (false, true) => "critical",
+                    (false, false) => "not critical",
+                }
             ),
         )
         .actor(a)

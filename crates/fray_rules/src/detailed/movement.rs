@@ -352,6 +352,9 @@ fn revealed_as(
         (Plan::Stay { watch: Some(x), .. }, _) => {
             format!("{who} stays, waiting for {}", name(world, *x))
         }
+        (Plan::Trace { cell, .. }, None) if *cell == start => {
+            format!("{who} stays where it is: its trace ends where it begins")
+        }
         (Plan::Trace { .. }, None) => format!("{who} stays: no movement left for its trace"),
         _ => format!("{who} stays"),
     };
