@@ -364,6 +364,12 @@ fn a_spell_in_progress_is_one_the_caster_knows_with_time_left() {
     );
     let err = start_hal("casting fire_bolt at Nobody").unwrap_err();
     assert!(err.contains("\"Nobody\" is not in the scenario"), "{err}");
+    // Ruling spell_effects: at a target of the side a declared cast takes.
+    let err = start_hal("casting fire_bolt at Hal").unwrap_err();
+    assert!(
+        err.contains("fire_bolt is cast at an enemy, and \"Hal\" is not one"),
+        "{err}"
+    );
     let err = start_hal("fallen").unwrap_err();
     assert!(err.contains("it knows: casting <spell>"), "{err}");
 }

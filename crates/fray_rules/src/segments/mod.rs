@@ -395,7 +395,11 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
             "the segments ruleset plays two sides, the party and its enemies (ruling two_sides)",
         ));
     }
-    let names: Vec<&str> = s.combatants.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<(&str, &str)> = s
+        .combatants
+        .iter()
+        .map(|c| (c.name.as_str(), c.side.as_str()))
+        .collect();
     for spec in &s.combatants {
         let (_, _, kit) = stat_block(data, spec, src)?;
         spell_in_progress(data, spec, &kit, src, &names)?;
@@ -443,7 +447,11 @@ pub fn populate(
 ) -> Result<(), LoadError> {
     let s = &scenario.scenario;
     let mut starting = vec![0; s.sides.len()];
-    let names: Vec<&str> = s.combatants.iter().map(|c| c.name.as_str()).collect();
+    let names: Vec<(&str, &str)> = s
+        .combatants
+        .iter()
+        .map(|c| (c.name.as_str(), c.side.as_str()))
+        .collect();
     let mut aims = Vec::new();
     let roster = fray_core::model::spawn_combatants(world, scenario, |spec, e| {
         let (stats, hp, kit) = stat_block(&data, spec, &scenario.source)?;
@@ -516,7 +524,7 @@ fn spell_in_progress(
     spec: &CombatantSpec,
     kit: &Kit,
     src: &Source,
-    names: &[&str],
+    names: &[(&str, &str)],
 ) -> Result<Option<(fray_core::casting::Casting, Option<String>)>, LoadError> {
     let Some(state) = spec.starts.iter().find(|s| s.starts_with("casting ")) else {
         return Ok(None);
@@ -551,8 +559,19 @@ fn spell_in_progress(
             "{extra:?}: write casting SPELL, then the segments left, then at TARGET"
         )));
     }
-    if let Some(t) = target.as_deref().filter(|t| !names.contains(t)) {
-        return Err(wrong(format!("{t:?} is not in the scenario")));
+    if let Some(t) = target.as_deref() {
+        let Some(&(_, side)) = names.iter().find(|(n, _)| n == &t) else {
+            return Err(wrong(format!("{t:?} is not in the scenario")));
+        };
+        // As a declared cast is checked: a harmful spell at an enemy, a
+        // helpful one at a friend (ruling spell_effects).
+        let foe = side != spec.side;
+        if s.harmful() != foe {
+            let at = if s.harmful() { "an enemy" } else { "a friend" };
+            return Err(wrong(format!(
+                "{spell} is cast at {at}, and {t:?} is not one"
+            )));
+        }
     }
     // Going off as the last of its segments ends: at the start of the next.
     let casting = fray_core::casting::Casting {
