@@ -524,6 +524,35 @@ fn a_tie_lets_two_combatants_kill_each_other() {
     assert_has(&b, "Anna falls dead.");
     assert_has(&b, "Bors falls dead.");
     assert_eq!(result, BattleResult::MutualDestruction { rounds: 1 });
+    let rule_of = |b: &Battle, needle: &str| {
+        let log = b.world().resource::<BattleLog>();
+        log.entries()
+            .iter()
+            .find(|x| x.text.contains(needle))
+            .map(|x| x.rule.to_string())
+    };
+    assert_eq!(
+        rule_of(&b, "act at the same instant").as_deref(),
+        Some("001 §3 Ties")
+    );
+    // Ruling same_segment: no tie, but Wren's bow brings her into Gash's
+    // segment 3: the instant is the ruling's, not the text's tie.
+    let c = r#"
+        (name: "Wren", side: "A", template: "archer", at: (1, 4)),
+        (name: "Gash", side: "B", template: "orc", at: (5, 4), set: {"hp": 30}),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Wren", "attack").target("Gash").with("shortbow"),
+        ),
+        (1, attack("Gash", "Wren")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 5], &orders);
+    run(&mut b);
+    assert_eq!(
+        rule_of(&b, "act at the same instant").as_deref(),
+        Some("001 §3 Ties · ruling same_segment")
+    );
 }
 
 #[test]

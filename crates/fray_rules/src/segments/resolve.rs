@@ -108,8 +108,17 @@ fn open_segment(world: &mut World, s: u32) -> Next {
     sides.sort_unstable();
     sides.dedup();
     let mixed = sides.len() > 1;
+    // A tie of the initiative dice is the text's; enemies brought into one
+    // segment otherwise (a missile bonus, a hold, surprise) are ruling
+    // same_segment's.
     let (kind, rule) = if mixed {
-        (EventKind::Simultaneous, "001 §3 Ties")
+        let tie = world.resource::<Flow>().period == Period::Round && tied_round(world);
+        let rule = if tie {
+            "001 §3 Ties"
+        } else {
+            "001 §3 Ties · ruling same_segment"
+        };
+        (EventKind::Simultaneous, rule)
     } else {
         let rule = match world.resource::<Flow>().period {
             Period::Surprise => "001 §1 Surprise segments",
