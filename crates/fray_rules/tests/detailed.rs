@@ -1116,6 +1116,37 @@ fn one_knocked_down_while_getting_up_ends_its_movement_where_it_lies() {
 }
 
 #[test]
+fn an_alert_archer_chasing_closes_to_the_cell_beside_not_to_its_bows_range() {
+    // 000 §1.2.5: only the unalert shoot; ruling chase: "within its
+    // weapon's reach". Wren, alert with a bow in hand, chases Mira: the
+    // bow's range is no reach for her, and she runs after Mira rather than
+    // stopping where she stands.
+    let mut b = battle(
+        r#"
+        (name: "Wren", side: "A", template: "archer", at: (2, 4), set: {"move": 16}),
+        (name: "Mira", side: "B", template: "runner", at: (10, 4), surprised: true, set: {"move": 6}),
+    "#,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Wren", "chase").target("Mira")),
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(16, 4))
+                    .with("unalert"),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    // Alert, her movement is halved: 8, less the chase's 2.
+    line(
+        &b,
+        "The traces advance by the smallest fraction, 6/6 of the first stopper's remaining trace: Wren stops at (8, 4) (the end of its trace), Mira stops at (16, 4) (the end of its trace).",
+    );
+}
+
+#[test]
 fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover() {
     // 000 §3.1–3.2: Mira runs 6 cells east; Hal (16 cells, unalert: ruling
     // unalert_movement lets him react all the same) chases:

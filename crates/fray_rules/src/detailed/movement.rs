@@ -438,9 +438,18 @@ fn position(t: &Trace, k: usize) -> Cell {
     }
 }
 
-/// The reach `e` strikes a mover with.
+/// The reach `e` strikes a mover with: a missile's range only for one
+/// unalert, who alone shoots (000 §1.2.5); alert with one in hand, the
+/// cell beside (ruling chase: "within its weapon's reach").
 fn strike_reach(world: &World, e: Entity) -> u32 {
-    attack_weapon(world, e).map_or(0, |w| reach_of(world, e, &w))
+    let Some(w) = attack_weapon(world, e) else {
+        return 0;
+    };
+    let missile = super::orders::weapon(world, &w).is_some_and(|d| d.kind.missile());
+    if missile && alert(world, e) {
+        return 1;
+    }
+    reach_of(world, e, &w)
 }
 
 /// A mover's end point: its trace, the cells to it, the cells it has left,
