@@ -857,7 +857,7 @@ fn a_held_action_waits_for_the_segment_named() {
     let mut b = battle(ALERTED, c, &[1, 3, 1, 1], &orders);
     run(&mut b);
     assert_has(&b, "Anna holds its action from segment 3 to segment 8.");
-    assert_has(&b, "Segment 8: Anna acts (the B rolled 3).");
+    assert_has(&b, "Segment 8: Anna acts (held from segment 3).");
     assert!(line(&b, "Bors attacks Anna") < line(&b, "Anna attacks Bors"));
 }
 
@@ -875,7 +875,7 @@ fn a_held_attack_keeps_the_second_routine() {
     let mut b = battle(ALERTED, c, &[1, 3], &orders);
     run(&mut b);
     assert_has(&b, "Aran holds its action from segment 3 to segment 8.");
-    assert_has(&b, "Segment 8: Aran acts twice (the B rolled 3).");
+    assert_has(&b, "Segment 8: Aran acts twice (held from segment 3).");
     assert_eq!(common::count(&b, "Aran attacks Bors"), 2);
 }
 
@@ -1206,8 +1206,13 @@ fn a_routines_attacks_left_when_its_target_falls_are_said_to_be_lost() {
         1,
         Order::new("Wren", "attack").target("Gash").with("shortbow"),
     )];
-    let mut b = battle(ALERTED, c, &[6, 1, 20, 3], &orders);
+    let mut b = battle(ALERTED, c, &[6, 4, 20, 3], &orders);
     run(&mut b);
+    // 001 §3: the bow's bonus brings her segment 4 to 2, and says so.
+    assert_has(
+        &b,
+        "Segment 2: Wren acts (the B rolled 4, less the missile attack bonus).",
+    );
     assert_has(&b, "Gash falls dead.");
     assert_has(
         &b,

@@ -104,7 +104,7 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         let side = world.get::<Side>(e).map_or(0, |s| s.0);
         let other = 1 - side.min(1);
         let side_segment = rolls[other];
-        let why = if_kept(world, |_| {
+        let mut why = if_kept(world, |_| {
             format!("the {} rolled {side_segment}", sides.name(Side(other)))
         });
         let stats = world.get::<Stats>(e).cloned();
@@ -113,7 +113,9 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         let mut segment = personal_segment(side_segment, shoots(world, &action), bonus, last);
         if segment != side_segment {
             note_missile(world, e, side_segment, segment, bonus);
+            why = if_kept(world, |_| format!("{why}, less the missile attack bonus"));
         }
+        let own = segment;
         // A spell held begins casting in the segment held to.
         let action = match action {
             Action::HoldCast {
@@ -133,6 +135,9 @@ fn schedule(world: &mut World, rolls: [u32; 2]) {
         {
             note_hold(world, e, segment, until);
             segment = until;
+        }
+        if segment != own {
+            why = if_kept(world, |_| format!("held from segment {own}"));
         }
         // A held action attacks too (ruling `held_action`): holding costs no
         // routine.
