@@ -972,7 +972,10 @@ fn click(
     }
     let decision = s.human_decision().cloned();
     if let Some(d) = decision {
-        if let Some(t) = hover.token.filter(|t| *t != d.actor) {
+        // A click aims a choice at a foe; a friend's token opens its sheet
+        // (an order at a friend, a heal or a follow, is chosen by its button).
+        let foe = |t: &Entity| fray_core::model::enemies(s.battle.world(), d.actor, *t);
+        if let Some(t) = hover.token.filter(|t| *t != d.actor && foe(t)) {
             let name = s
                 .battle
                 .world()

@@ -929,7 +929,7 @@ fn how_to_answer(d: &fray_core::decision::Decision) -> String {
         .iter()
         .any(|c| c.refused.is_none() && c.order.target.is_some())
     {
-        ways.push("click a character to aim at it");
+        ways.push("click a foe to aim at it");
     }
     if d.any_cell && d.move_order.is_some() {
         ways.push("click a cell to move there");

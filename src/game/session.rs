@@ -186,6 +186,8 @@ impl Session {
             options,
         )?;
         s.catch_up(u64::MAX, file.steps as usize)?;
+        // What happened before the save is no news: nothing floats up.
+        s.seen = s.log().entries().len();
         s.paused = true;
         s.notice = Some(format!("Loaded {}", path.display()));
         Ok(s)
