@@ -1897,3 +1897,140 @@ fn a_route_shuns_only_those_who_threaten_in_melee() {
     );
     assert_lacks(&b, "threatened by Brute");
 }
+
+#[test]
+fn an_abort_is_the_next_action_and_ends_the_last_ones_haymaker() {
+    // 002 §Abort, rulings haymaker and dodge: Bo (7) throws a Haymaker at
+    // Ash and misses (-5 DCV until his next action). When Ash (6) strikes
+    // back, Bo aborts to Dodge: the abort is his next action, so the
+    // Haymaker's -5 ends and the Dodge's +3 counts in full: DCV 7 + 3.
+    let mut b = battle(
+        &PAIR.replace(r#"at: (4, 3))"#, r#"at: (4, 3), set: {"cv": 7})"#),
+        &[1, 1, 1, 6, 6, 6],
+        vec![
+            o("Bo", "haymaker").target("Ash"),
+            o("Ash", "strike").target("Bo"),
+            abort("Bo", "dodge"),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Bo aborts to Dodge against Ash's attack");
+    line(
+        &b,
+        "Ash strikes at Bo: 3d6 18 + OCV 6 = 24 against 10 + DCV 10 = 20 (DCV: Manoeuvres +3)",
+    );
+}
+
+#[test]
+fn a_dodge_ends_with_a_turn_let_pass_without_an_action() {
+    // Rulings dodge and end_turn: Bo (7) dodges in phase 1 and ends his
+    // turn in phase 2 with no action; his +3 ends there, and Ash's (6)
+    // strike after it meets DCV 7.
+    let mut b = battle(
+        &PAIR.replace(r#"at: (4, 3))"#, r#"at: (4, 3), set: {"cv": 7})"#),
+        &[6, 6, 6],
+        vec![
+            in_phase(1, o("Bo", "dodge").into()),
+            in_phase(2, o("Ash", "strike").target("Bo")),
+        ],
+    );
+    run(&mut b);
+    let ends = line(&b, "Bo's Dodge ends: its turn passes without an action.");
+    let strike = line(
+        &b,
+        "Ash strikes at Bo: 3d6 18 + OCV 6 = 24 against 10 + DCV 7 = 17",
+    );
+    assert!(ends < strike);
+}
+
+#[test]
+fn a_recovery_begun_is_lost_to_an_abort_without_a_delay() {
+    // Ruling split_full_phase: Ash begins a Recovery in the Surprise Phase,
+    // to complete at his next action; Bo (7) strikes first in phase 1 and
+    // Ash aborts to Dodge, giving up that action: the start is lost.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), surprised: true, set: {"cv": 7}),
+    "#,
+        &[1, 1, 1],
+        vec![
+            in_phase(0, o("Ash", "start_recovery").into()),
+            in_phase(1, o("Bo", "strike").target("Ash")),
+            abort("Ash", "dodge"),
+            in_phase(1, o("Ash", "complete_recovery").into()),
+        ],
+    );
+    run(&mut b);
+    let aborts = line(&b, "Ash aborts to Dodge against Bo's attack");
+    let lost = line(
+        &b,
+        "Ash gives up its next action by aborting: the Recovery it began is lost.",
+    );
+    assert!(lost < aborts);
+    assert_lacks(&b, "Ash completes its Recovery");
+}
+
+#[test]
+fn one_stunned_loses_the_block_it_held() {
+    // Ruling stunned: Bo (5) blocks in phase 1. In phase 2 Gil's shot
+    // (3d6 [6, 6, 6] = 18, less PD 4 = 14 > CON 12) stuns him before his
+    // place; Cy's (6) strike after it meets no Block roll.
+    let mut b = battle(
+        r#"
+        (name: "Gil", side: "A", template: "gunman", at: (3, 0)),
+        (name: "Cy", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[6, 6, 6, 6, 6, 6, 1, 1, 1],
+        vec![
+            in_phase(1, o("Bo", "block").into()),
+            in_phase(2, o("Gil", "shoot").target("Bo")),
+            in_phase(2, o("Cy", "strike").target("Bo")),
+        ],
+    );
+    run(&mut b);
+    let stunned = line(&b, "Bo is Stunned: 14 STUN is more than its CON of 12.");
+    assert!(texts(&b)[stunned].ends_with("Its Block is lost."));
+    line(&b, "Cy strikes at Bo");
+    assert_lacks(&b, "block Cy's");
+}
+
+#[test]
+fn a_delayed_action_going_off_is_said_with_its_new_initiative() {
+    // 002 §Delay Consequences: "Your Initiative changes to when you took the
+    // delayed action". Ash (6) delays to act just before Bo (5); his turn
+    // comes there, and the log says so.
+    let mut b = battle(
+        PAIR,
+        &[],
+        vec![o("Ash", "delay").target("Bo"), o("Ash", "end").into()],
+    );
+    run(&mut b);
+    let delays = line(&b, "Ash delays, to act just before Bo");
+    let goes = line(
+        &b,
+        "Ash takes its delayed action now, just before Bo: its Initiative becomes 5.",
+    );
+    assert!(delays < goes);
+}
+
+#[test]
+fn after_a_one_hex_step_the_turn_says_no_action_moves() {
+    // 002 §1-Hex Step: "you can't take a 1-hex step in the same Phase when
+    // you move any distance". Ash steps first; what is left moves nowhere.
+    let (mut b, id) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+           (name: "Bo", side: "B", template: "bravo", at: (11, 11))"#,
+        0,
+        Vec::new(),
+    );
+    b.answer(id, Order::new("Ash", "step").cell(Cell::new(3, 4)));
+    let _ = b.run();
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let d = decisions.open().first().expect("Ash is asked again");
+    assert_eq!(
+        d.prompt,
+        "Ash, phase 1: an attack and a move action, or a full phase (none that moves: the 1-hex step is taken) left."
+    );
+}

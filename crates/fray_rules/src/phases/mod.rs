@@ -459,6 +459,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_arrivals: Some(
         "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
     ),
+    round_zero: false,
 };
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh

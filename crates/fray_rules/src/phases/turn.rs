@@ -192,9 +192,7 @@ fn next_turn(world: &mut World) -> bool {
     if let Some(n) = next {
         if let Some(d) = delayed(world, Some(n)) {
             let d = first(world, d);
-            world.entity_mut(d).remove::<Hold>();
-            move_before(world, d, Some(n), "delayed");
-            push_turn(world, d, TurnKind::Delayed);
+            delayed_goes(world, d, Some(n));
             return true;
         }
         world.resource_mut::<Flow>().done.push(n);
@@ -211,12 +209,33 @@ fn next_turn(world: &mut World) -> bool {
     // passed; one delayed to act just before another of them goes first.
     if let Some(last) = delayed(world, None) {
         let d = first(world, last);
-        world.entity_mut(d).remove::<Hold>();
-        move_before(world, d, None, "delayed");
-        push_turn(world, d, TurnKind::Delayed);
+        delayed_goes(world, d, None);
         return true;
     }
     false
+}
+
+/// 002 §Delay Consequences: the delayed action of `d` comes now, just
+/// before `before` or at the end of the phase; its Initiative changes to
+/// where it takes it.
+fn delayed_goes(world: &mut World, d: Entity, before: Option<Entity>) {
+    world.entity_mut(d).remove::<Hold>();
+    move_before(world, d, before, "delayed");
+    let who = name(world, d);
+    let place = match before {
+        Some(b) => format!("just before {}", name(world, b)),
+        None => "at the end of the phase".to_string(),
+    };
+    let score = world.get::<Initiative>(d).map_or(0, |i| i.score);
+    log(world, || {
+        Event::new(
+            EventKind::Delay,
+            "002 §Delay Consequences",
+            format!("{who} takes its delayed action now, {place}: its Initiative becomes {score}."),
+        )
+        .actor(&who)
+    });
+    push_turn(world, d, TurnKind::Delayed);
 }
 
 fn push_turn(world: &mut World, actor: Entity, kind: TurnKind) {
@@ -433,6 +452,8 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
             None
         } else if restricted {
             Some("one attack or move action")
+        } else if u.actions == 0 && u.stepped {
+            Some("an attack and a move action, or a full phase")
         } else if u.actions == 0 {
             Some("an attack and a move action, two moves, or a full phase")
         } else if u.attack {
@@ -447,7 +468,13 @@ fn turn_prompt(world: &World, actor: Entity, kind: TurnKind) -> String {
         } else {
             Some("an attack or a move action")
         };
-        let mut parts: Vec<String> = action.into_iter().map(String::from).collect();
+        // 002 §1-Hex Step: after the step, no action moves any distance.
+        let still = if u.stepped {
+            " (none that moves: the 1-hex step is taken)"
+        } else {
+            ""
+        };
+        let mut parts: Vec<String> = action.into_iter().map(|a| format!("{a}{still}")).collect();
         if step_refusal(world, actor).is_none() {
             parts.push("a 1-hex step".to_string());
         }
@@ -574,14 +601,15 @@ fn end_turn(world: &mut World, actor: Entity) {
     }
 }
 
-/// Ruling `split_full_phase`: a Recovery begun waits for the action its
-/// owner delayed; that action given up, the start is lost.
-fn recovery_lost(world: &mut World, actor: Entity) {
+/// Ruling `split_full_phase`: a Recovery begun waits for its owner's next
+/// action; that action given up (`why`, after its name), the start is
+/// lost.
+fn recovery_lost(world: &mut World, actor: Entity, why: &str) {
     if world.get::<RecoveryStarted>(actor).is_some() {
         drop_recovery(
             world,
             actor,
-            " gives up the action it delayed: the Recovery it began is lost.",
+            &format!("{why}: the Recovery it began is lost."),
         );
     }
 }
@@ -624,6 +652,46 @@ fn next_action(world: &mut World, actor: Entity) {
     if let Some(mut g) = world.get_mut::<Guard>(actor) {
         *g = Guard::default();
     }
+}
+
+/// The manoeuvres of `actor`'s last action end with a turn it lets pass,
+/// said if they were doing anything.
+fn guard_ends(world: &mut World, actor: Entity) {
+    let Some(g) = world.get::<Guard>(actor) else {
+        return;
+    };
+    let mut names: Vec<String> = g
+        .manoeuvres
+        .iter()
+        .filter(|(_, ocv, dcv)| *ocv != 0 || *dcv != 0)
+        .map(|(m, ..)| m.clone())
+        .collect();
+    if g.block && !names.iter().any(|m| m == "block") {
+        names.push("block".to_string());
+    }
+    let names: Vec<String> = names
+        .iter()
+        .map(|m| {
+            let mut c = m.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect();
+    next_action(world, actor);
+    if names.is_empty() {
+        return;
+    }
+    let who = name(world, actor);
+    let what = names.join(" and ");
+    log(world, || {
+        Event::new(
+            EventKind::EndTurn,
+            "ruling end_turn",
+            format!("{who}'s {what} ends: its turn passes without an action."),
+        )
+        .actor(&who)
+    });
 }
 
 /// Do what a checked order says.
@@ -877,10 +945,17 @@ fn ready(world: &mut World, actor: Entity, trigger: Trigger, weapon: String) {
 }
 
 /// Ruling `end_turn`: the character ends its turn, logged if it could have
-/// done more.
+/// done more. A turn let pass without an action ends its manoeuvres as an
+/// action would (rulings `dodge`, `block`, `haymaker`).
 fn end_own_turn(world: &mut World, actor: Entity) {
     let who = name(world, actor);
     let left = anything_left(world, actor);
+    let idle = world
+        .get::<Use>(actor)
+        .is_some_and(|u| u.actions == 0 && !u.full_phase);
+    if idle {
+        guard_ends(world, actor);
+    }
     if left {
         log(world, || {
             Event::new(
@@ -1006,11 +1081,17 @@ pub(super) enum AbortCost {
 fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let who = name(world, actor);
     let by = name(world, attacker);
+    // The abort is its next action: what its last action's manoeuvres did
+    // to its DCV ends (rulings dodge, block, haymaker).
+    next_action(world, actor);
     guard(world, actor, block);
     let (cost, gives_up) = abort_cost(world, actor);
-    if matches!(world.get::<Hold>(actor), Some(Hold::Delayed { .. })) {
-        recovery_lost(world, actor);
-    }
+    let why = if matches!(world.get::<Hold>(actor), Some(Hold::Delayed { .. })) {
+        " gives up the action it delayed"
+    } else {
+        " gives up its next action by aborting"
+    };
+    recovery_lost(world, actor, why);
     world.entity_mut(actor).remove::<Hold>();
     match cost {
         AbortCost::Phase(p) => {
@@ -2077,19 +2158,27 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
             Some(Hold::Delayed { .. }) => " It loses the action it delayed.",
             None => "",
         };
-        let recovering = matches!(world.get::<Hold>(target), Some(Hold::Delayed { .. }));
+        let delayed = matches!(world.get::<Hold>(target), Some(Hold::Delayed { .. }));
+        let blocking = world.get::<Guard>(target).is_some_and(|g| g.block);
+        let block = if blocking { " Its Block is lost." } else { "" };
         world.entity_mut(target).insert(Stunned).remove::<Hold>();
+        if let Some(mut g) = world.get_mut::<Guard>(target) {
+            g.block = false;
+        }
         log(world, || {
             Event::new(
                 EventKind::Stunned,
                 "ruling stunned",
-                format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering.{lost}"),
+                format!("{t} is Stunned: {stun_taken} STUN is more than its CON of {con}. Half DCV; its next action is spent recovering.{lost}{block}"),
             )
             .actor(&t)
         });
-        if recovering {
-            recovery_lost(world, target);
-        }
+        let why = if delayed {
+            " gives up the action it delayed"
+        } else {
+            "'s next action goes to recovering from the Stun"
+        };
+        recovery_lost(world, target, why);
     }
 }
 
