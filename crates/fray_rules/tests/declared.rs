@@ -2030,6 +2030,10 @@ fn a_monster_that_saw_through_is_not_intimidated_in_anothers_place() {
            (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (1, 2))"#,
         "5, 9",
         orders,
+    )
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true)"#,
     );
     let mut b = battle(&text);
     until(&mut b, "Anna declares: intimidate");
@@ -2163,4 +2167,223 @@ fn a_person_may_take_full_defense_toward_an_ally() {
         to_cato.label,
         "Take full defense, moving toward Cato at (1, 6) (initiative -1)"
     );
+}
+
+/// Answers as `Waits` does, but the question of one felled since it
+/// declared as the AI does, noting what that question offered.
+struct AiStrains(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Controller for AiStrains {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        if d.rule != "004 §Wound Points" {
+            return Waits.decide(world, d);
+        }
+        let offered = d.offer.map(|f| f(world, d.actor)).unwrap_or_default();
+        let mut noted = self.0.lock().unwrap();
+        noted.extend(offered.into_iter().map(|c| c.label));
+        let hooks = *world.resource::<fray_core::ai::AiHooks>();
+        (hooks.appraise)(world, d.actor)
+            .into_iter()
+            .map(|a| a.order)
+            .next()
+    }
+}
+
+#[test]
+fn a_strain_that_would_kill_is_said_and_the_ai_lies_still() {
+    // 004 §Wound Points: Anna's blow, 1d8+2 with a 6 less 1 Armour = 7,
+    // takes Bors (Strength 4, no Stress) to -3, Dying. At his count the
+    // Wound Point his attack would cost takes him to -4, minus his
+    // Strength: the question says it would kill him, and the AI lies still.
+    let noted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let orders = format!(
+        r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword"))"#
+    );
+    let text = duel(
+        "",
+        r#", set: {"stress": 0, "strength": 4}"#,
+        "5, 9, 9, 15, 6, 9, 1",
+        &orders,
+        1,
+    )
+    .replace(r#"(name: "Bors""#, BYSTANDER);
+    let script = LoadedScenario::from_source(Source::inline("test.ron", &text))
+        .unwrap()
+        .scenario
+        .orders;
+    let mut b = common::battle(&text, &[], |_| {
+        Box::new(Scripted::new(
+            script.clone(),
+            Box::new(AiStrains(noted.clone())),
+        ))
+    });
+    let _ = b.run();
+    assert_has(&b, "Bors is Dying (-3 Wound Points)");
+    assert_eq!(
+        noted.lock().unwrap().first().map(String::as_str),
+        Some("Carry out the declared action, at 1 Wound Point, which kills it")
+    );
+    assert_has(
+        &b,
+        "Bors lies still and does not carry out its declared action.",
+    );
+    assert_lacks(&b, "Bors strains itself");
+}
+
+#[test]
+fn an_intimidation_does_not_steady_an_outnumbered_monster() {
+    // Ruling intimidate_action: outnumbered 2 to 1, Bors must check morale
+    // against 11 + 2 = 13 anyway; Anna's weak Intimidation, 6 + 3 = 9,
+    // does not lower that. His 7 + 2 HD = 9 fails.
+    let text = r#"(name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Dara", side: "A", template: "knight", at: (1, 7)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (3, 1))"#;
+    let mut b = battle(&format!(
+        r#"(
+    name: "test", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {{"declaration": "round_robin"}},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true)],
+    combatants: [{text}],
+    dice: [5, 7, 8, 6, 4, 2, 1],
+    orders: [(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))],
+)"#
+    ));
+    let _ = b.run();
+    assert_has(&b, "Anna tries to intimidate Bors: 6 + 3 = 9;");
+    assert_has(
+        &b,
+        "= 9 against 13 (11 + 2 opponents, harder than the Intimidation check of 9 (ruling intimidate_action))",
+    );
+}
+
+#[test]
+fn only_a_monster_is_intimidated_and_only_an_ally_mended() {
+    // 004 §Step 4: only monsters check morale, so Bors, of a side that does
+    // not, cannot be intimidated; mend, a healing spell, goes to oneself or
+    // an ally (ruling spell_effect), not to Hob.
+    let mut b = battle(&duel(
+        "",
+        "",
+        "8, 8",
+        r#"(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))"#,
+        1,
+    ));
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna's order \"intimidate\" is refused: Bors is not a monster: only monsters check morale (004 §Step 4; ruling intimidate_action)",
+    );
+    let mut b = battle(&MEND_DROPPED.replace(
+        r#"target: "Kay", with: "mend""#,
+        r#"target: "Hob", with: "mend""#,
+    ));
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Prior's order \"cast\" is refused: Hob is not on your side: a healing spell is cast at oneself or an ally",
+    );
+}
+
+#[test]
+fn a_healer_does_not_walk_to_an_ally_who_died_before_its_count() {
+    // 004 §Wound Points: Cid, Dying at -3 (Strength 4, no Stress), dies to
+    // Bors's blow at count 1; Anna's stabilise at her count comes too late,
+    // and she stays where she stands rather than walk past Bors to a body.
+    let text = field(
+        1,
+        r#"(name: "Anna", side: "A", template: "priest", at: (0, 6)),
+           (name: "Cid", side: "A", template: "knight", at: (5, 1), set: {"stress": 0, "strength": 4}),
+           (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1))"#,
+        "12, 12, 1, 19, 5",
+        r#"(round: 1, order: (actor: "Anna", action: "stabilise", target: "Cid")),
+           (round: 1, order: (actor: "Bors", action: "attack", target: "Cid", with: "longsword"))"#,
+    );
+    let mut b = battle(&text);
+    let cid = entity(&mut b, "Cid");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(cid).unwrap().current = -3;
+    w.entity_mut(cid)
+        .insert(Health::Dying)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    assert_has(&b, "Cid dies");
+    assert_has(&b, "Cid is dead: Anna stays where it is.");
+    let anna = entity(&mut b, "Anna");
+    assert_eq!(b.world().get::<Cell>(anna), Some(&Cell::new(0, 6)));
+}
+
+#[test]
+fn one_whose_arm_broke_as_it_fell_is_not_asked_to_pay_for_its_blow() {
+    // 004 §Combat Injuries and §Wound Points: Kay's critical breaks Hob's
+    // main arm and fells him (Strength 18). His declared attack cannot be
+    // made, so he is not asked whether to pay a Wound Point for it.
+    let noted = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    // Hob's ally far off, so the fight goes on to his count.
+    let text = BROKEN_ARM
+        .replace(r#""strength": 30"#, r#""strength": 18"#)
+        .replace(
+            r#""strength": 18}),"#,
+            r#""strength": 18}), (name: "Cato", side: "Hobs", template: "hobgoblin_warrior", at: (7, 7)),"#,
+        )
+        .replace("dice: [1, 10, 20,", "dice: [1, 10, 2, 20,");
+    let script = LoadedScenario::from_source(Source::inline("test.ron", &text))
+        .unwrap()
+        .scenario
+        .orders;
+    let mut b = common::battle(&text, &[], |_| {
+        Box::new(Scripted::new(
+            script.clone(),
+            Box::new(AiStrains(noted.clone())),
+        ))
+    });
+    let _ = b.run();
+    assert_has(&b, "The Broken Upper Arm is in Hob's main arm");
+    let (_, wp, _) = wounds(&mut b, "Hob");
+    assert!(wp <= 0, "Hob is felled: {wp}");
+    assert_has(
+        &b,
+        "Hob does not act as declared: its weapon arm is broken: it can't attack with that arm.",
+    );
+    assert!(
+        noted.lock().unwrap().is_empty(),
+        "{:?}",
+        noted.lock().unwrap()
+    );
+}
+
+#[test]
+fn healed_above_zero_the_dying_rise_and_say_so() {
+    // 004 §Wound Points: Anna, Dying at -2, strains to -3 by drinking, and
+    // the draught's 4 brings her to 1: she fights again.
+    let mut b = anna_dying_drinks(-2, false);
+    assert_has(
+        &b,
+        "Anna is healed to 1 Wound Points: no longer Dying, it fights again.",
+    );
+    assert_eq!(wounds(&mut b, "Anna").2, Health::Fine);
+}
+
+#[test]
+fn one_routed_since_it_declared_a_late_full_defense_flees_at_full_speed() {
+    // Ruling morale_failure: Bors, a late arrival who declared full defense
+    // for the next round, broke before it came: he only flees, so the full
+    // defense is not taken and its half Speed does not slow his flight.
+    let mut b = battle(&duel("", "", "5, 9", "", 1));
+    let bors = entity(&mut b, "Bors");
+    b.world_mut().entity_mut(bors).insert((
+        declared::Routed,
+        declared::LateAction {
+            action: declared::Action::FullDefense { toward: None },
+            initiative: 3,
+            fell: false,
+        },
+    ));
+    b.world_mut()
+        .entity_mut(bors)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    let rs = b.world().get::<declared::RoundState>(bors).unwrap();
+    assert!(!rs.full_defense);
+    assert_has(&b, "Bors has broken and only flees.");
 }

@@ -137,6 +137,18 @@ impl OrderContext<'_> {
         Ok(e)
     }
 
+    /// The order's target, who must be the creature itself or an ally.
+    fn ally(&self) -> Result<Entity, String> {
+        let e = self.target()?;
+        if self.world.get::<Side>(e) != Some(&self.side) {
+            return Err(format!(
+                "{} is not on your side: a healing spell is cast at oneself or an ally",
+                self.flow.name(e)
+            ));
+        }
+        Ok(e)
+    }
+
     /// 004 §Step 3: the weapon an attack or a throw uses, the one named or
     /// the first carried that fits; a broken weapon arm refuses it (004
     /// §Combat Injuries).
@@ -200,7 +212,7 @@ impl OrderContext<'_> {
         let s = self.data.spells.get(&spell).ok_or("unknown spell")?;
         let t = match s.effect {
             data::SpellEffect::Damage(..) => self.enemy()?,
-            data::SpellEffect::RestoreStress(_) => self.target()?,
+            data::SpellEffect::RestoreStress(_) => self.ally()?,
         };
         Ok(Action::Cast { spell, target: t })
     }
@@ -307,6 +319,12 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
             if !super::end_round::may_break(world, target) {
                 return Err(format!(
                     "{} checks morale no more: it has broken, fled or cannot act (ruling intimidate_action)",
+                    cx.flow.name(target)
+                ));
+            }
+            if world.get::<Monster>(target).is_none() {
+                return Err(format!(
+                    "{} is not a monster: only monsters check morale (004 §Step 4; ruling intimidate_action)",
                     cx.flow.name(target)
                 ));
             }
@@ -739,9 +757,11 @@ fn order_the_round(world: &mut World) {
     }
     for e in late_done {
         let late = world.entity_mut(e).take::<LateAction>();
+        // One routed since it declared only flees (ruling morale_failure).
+        let routed = world.get::<Routed>(e).is_some();
         if let (Some(l), Some(mut rs)) = (late, world.get_mut::<RoundState>(e)) {
             // 004 §Step 3: a late full defense guards the round it is taken in.
-            rs.full_defense |= matches!(l.action, Action::FullDefense { .. });
+            rs.full_defense |= matches!(l.action, Action::FullDefense { .. }) && !routed;
             rs.late_fell = l.fell;
         }
     }

@@ -63,6 +63,9 @@ struct MoraleCheck {
     /// if it still fights.
     side: i32,
     opponents: i32,
+    /// Something besides an Intimidation calls for the check: a heavy hit,
+    /// or being outnumbered.
+    unaided: bool,
 }
 
 /// 004 §Step 4: a monster must check morale if it took more than half its
@@ -155,13 +158,19 @@ fn roll_morale(
 ) -> bool {
     let (allies, opponents) = (check.allies, check.opponents);
     // 004 §Step 4: "11 plus the number of opponents ... (or an opposing
-    // Intimidation check result)": the Intimidation result replaces it.
+    // Intimidation check result)": the Intimidation result replaces it,
+    // unless the monster must check anyway and 11 + opponents is harder
+    // (ruling intimidate_action).
+    let unaided = unaided_target(data, opponents);
     let (target, against) = match rs.intimidated {
-        Some(i) => (i, "the Intimidation check".to_string()),
-        None => (
-            unaided_target(data, opponents),
-            format!("11 + {opponents} opponents"),
+        Some(i) if !check.unaided || i >= unaided => (i, "the Intimidation check".to_string()),
+        Some(i) => (
+            unaided,
+            format!(
+                "11 + {opponents} opponents, harder than the Intimidation check of {i} (ruling intimidate_action)"
+            ),
         ),
+        None => (unaided, format!("11 + {opponents} opponents")),
     };
     fray_core::morale::roll(
         world,
@@ -224,6 +233,7 @@ pub fn morale_checks(world: &mut World) {
             allies,
             side,
             opponents,
+            unaided: rs.worst_hit * 2 > wp.max || outnumbered(side, opponents),
         };
         let failed = if obvious_defeat(&data, side, opponents) {
             fail_obvious_defeat(world, &check);

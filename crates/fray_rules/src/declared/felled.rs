@@ -87,9 +87,13 @@ fn would_strain(world: &World, slot: &Slot) -> bool {
         Action::Move { .. } | Action::Wait | Action::Flee
     );
     let free = world.get::<Stabilised>(e).is_some() && rs.actions_taken == 0;
+    // Nothing to pay for when it cannot act as declared (004 §Combat
+    // Injuries): the action is refused where it would begin.
     let gone = world.get::<Fled>(e).is_some()
         || world.get::<Routed>(e).is_some()
-        || world.get::<Hurts>(e).is_some_and(|h| h.paralysed);
+        || world
+            .get::<Hurts>(e)
+            .is_some_and(|h| h.paralysed || super::resolve::bars(h, &slot.action).is_some());
     // A late action was declared last round (004 §Step 2).
     let fell = rs.fell || (slot.late && rs.late_fell);
     down && fell && strenuous && !free && !gone
@@ -99,9 +103,14 @@ fn ask(world: &mut World, slot: &Slot) {
     let e = slot.actor;
     let me = world.resource::<Flow>().name(e).to_string();
     let what = super::describe(world, &slot.action);
+    let kills = if strain_kills(world, e) {
+        ", which would kill it"
+    } else {
+        ""
+    };
     let prompt = decision::prompt(world, e, |_| {
         format!(
-            "{me} has fallen since it declared: {what} at the cost of 1 Wound Point, or lie still"
+            "{me} has fallen since it declared: {what} at the cost of 1 Wound Point{kills}, or lie still"
         )
     });
     let id = decision::ask(
@@ -118,10 +127,21 @@ fn ask(world: &mut World, slot: &Slot) {
     world.resource_mut::<Flow>().straining = Some((id, e, None));
 }
 
+/// 004 §Wound Points: whether the Wound Point a strain costs `e` kills it
+/// ("if a creature's current Wound Points reaches the negative value of
+/// their Strength Score, they die").
+fn strain_kills(world: &World, e: Entity) -> bool {
+    world
+        .get::<WoundPoints>(e)
+        .is_some_and(|wp| wp.current - 1 <= -super::resolve::strength_now(world, e))
+}
+
 /// The two answers.
 pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
     let me = world.resource::<Flow>().name(e).to_string();
-    let cost = if world.get::<Health>(e) == Some(&Health::Incapacitated) {
+    let cost = if strain_kills(world, e) {
+        "1 Wound Point, which kills it"
+    } else if world.get::<Health>(e) == Some(&Health::Incapacitated) {
         "1 Wound Point, leaving it Dying where it lies"
     } else {
         "1 Wound Point"
@@ -149,9 +169,15 @@ pub fn validate(_: &World, _: Entity, order: &Order) -> Result<bool, String> {
     }
 }
 
-/// The AI's answer: it carries the action out.
+/// The AI's answer: it carries the action out, unless the Wound Point
+/// would kill it.
 pub(crate) fn ai_answer(world: &World, e: Entity) -> Option<Order> {
-    asked(world, e).then(|| Order::new(world.resource::<Flow>().name(e), "strain"))
+    let answer = if strain_kills(world, e) {
+        "lie_still"
+    } else {
+        "strain"
+    };
+    asked(world, e).then(|| Order::new(world.resource::<Flow>().name(e), answer))
 }
 
 /// Whether `e` is asked this question now, so its answers are checked here.

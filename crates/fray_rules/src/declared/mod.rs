@@ -421,6 +421,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     weapons_change_hands: false,
     no_groups: None,
     no_arrivals: None,
+    round_zero: false,
 };
 
 /// The action names orders use: the declarations, then the answers of one

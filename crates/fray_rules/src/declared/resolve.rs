@@ -274,12 +274,8 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
     }
     // An injury taken since declaring may bar the action (004 §Combat
     // Injuries; ruling injury_effects).
-    let barring = match &slot.action {
-        Action::Attack { .. } | Action::Throw { .. } => Some(Barred::Arm),
-        Action::Cast { .. } => Some(Barred::Voice),
-        _ => None,
-    };
-    if barring.is_some_and(|b| barred(world, e, me, b)) {
+    if let Some(b) = bars(&hurts, &slot.action) {
+        barred(world, e, me, b);
         return false;
     }
     if world.get::<Routed>(e).is_some() && slot.action != Action::Flee {
@@ -294,6 +290,14 @@ fn can_act(world: &mut World, slot: &Slot, me: &str, h: Health) -> bool {
         return false;
     }
     true
+}
+
+/// 004 §Wound Points: the Strength score whose negative in Wound Points
+/// kills `e`, less what injuries have taken from it (at least 1).
+pub(crate) fn strength_now(world: &World, e: Entity) -> i32 {
+    let strength = world.get::<Stats>(e).map_or(1, |s| s.strength)
+        - world.get::<Hurts>(e).map_or(0, |h| h.strength_damage);
+    strength.max(1)
 }
 
 /// 004 §Wound Points: a strenuous action costs an Incapacitated or Dying
@@ -510,7 +514,7 @@ fn cast(
         out_of_reach(world, me, || format!("{me} is out of range for {spell}."));
         return;
     }
-    let Some(total) = casting_check(world, a, spell, &s) else {
+    let Some(total) = casting_check(world, a, (spell, &s), target) else {
         return;
     };
     let c = Casting {
@@ -531,8 +535,14 @@ fn cast(
 
 /// Ruling `spell_casting`: the check, a die plus casting against the
 /// spell's TN; the total when the spell takes shape.
-fn casting_check(world: &mut World, a: &Actor, spell: &str, s: &Spell) -> Option<i32> {
+fn casting_check(
+    world: &mut World,
+    a: &Actor,
+    (spell, s): (&str, &Spell),
+    target: Entity,
+) -> Option<i32> {
     let me = &a.me;
+    let t = name(world, target);
     let casting = world.get::<Stats>(a.e).map_or(0, |s| s.casting);
     let roll = world
         .resource_mut::<Dice>()
@@ -555,6 +565,7 @@ fn casting_check(world: &mut World, a: &Actor, spell: &str, s: &Spell) -> Option
             ),
         )
         .actor(me)
+        .target(&t)
         .check(Check {
             against: "TN".into(),
             target: s.tn,
@@ -626,6 +637,7 @@ fn spell_heal(world: &mut World, a: &Actor, c: &Casting, dice: DiceExpr) {
             format!("{t} recovers {gained} Stress."),
         )
         .actor(me)
+        .target(&t)
         .roll(roll)
     });
 }
@@ -650,6 +662,7 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
     let roll = world
         .resource_mut::<Dice>()
         .roll_for(it.heals, || format!("{me}'s {item}"));
+    let was = health(world, a.e);
     let (wp, stress) = heal(world, a.e, roll.total);
     log(world, || {
         Event::new(
@@ -663,17 +676,26 @@ fn consume(world: &mut World, a: &Actor, item: &str) {
         .actor(me)
         .roll(roll)
     });
+    healed_from(world, a.e, was);
 }
 
-/// 004 §Wound Points: a creature that set out fighting and was dropped by
-/// a riposte on its way (or killed) does not go on with its action.
 /// What an injury may take away (ruling `injury_effects`).
 #[derive(Clone, Copy)]
-enum Barred {
+pub(crate) enum Barred {
     /// The main arm, which holds the weapons.
     Arm,
     /// Speech, which casting needs.
     Voice,
+}
+
+/// What of `hurts` bars `action`, if anything (004 §Combat Injuries;
+/// ruling `injury_effects`).
+pub(crate) fn bars(hurts: &Hurts, action: &Action) -> Option<Barred> {
+    match action {
+        Action::Attack { .. } | Action::Throw { .. } if hurts.main_arm_useless => Some(Barred::Arm),
+        Action::Cast { .. } if hurts.mute => Some(Barred::Voice),
+        _ => None,
+    }
 }
 
 /// Whether an injury bars `e` from its action now, as it is about to take
@@ -702,6 +724,8 @@ fn barred(world: &mut World, e: Entity, me: &str, what: Barred) -> bool {
     true
 }
 
+/// 004 §Wound Points: a creature that set out fighting and was dropped by
+/// a riposte on its way (or killed) does not go on with its action.
 fn dropped_on_the_way(world: &World, a: &Actor) -> bool {
     health(world, a.e) == Health::Dead
         || world.get::<Fighting>(a.e).is_none() && a.health == Health::Fine
@@ -720,27 +744,33 @@ pub(crate) fn stabilise_tn(world: &World, data: &DeclaredData, target: Entity) -
 /// Heal check at TN 10 + the highest damage of its wounds.
 fn stabilise(world: &mut World, a: &Actor, target: Entity) {
     let me = &a.me;
-    approach_target(world, a, target, 1, true);
-    if dropped_on_the_way(world, a) {
-        return;
-    }
     let t = name(world, target);
-    if beyond(world, a.e, target, 1).is_some() {
-        out_of_reach(world, me, || {
-            format!("{me} cannot reach {t} to tend the wounds.")
-        });
-        return;
-    }
+    // One dead, risen or stabilised since is not walked to.
     if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
         || world.get::<Stabilised>(target).is_some()
     {
+        let now = if health(world, target) == Health::Dead {
+            "is dead"
+        } else {
+            "no longer needs stabilising"
+        };
         log(world, || {
             Event::new(
                 EventKind::NoTarget,
                 "004 §Wound Points",
-                format!("{t} no longer needs stabilising."),
+                format!("{t} {now}: {me} stays where it is."),
             )
             .actor(me)
+        });
+        return;
+    }
+    approach_target(world, a, target, 1, true);
+    if dropped_on_the_way(world, a) {
+        return;
+    }
+    if beyond(world, a.e, target, 1).is_some() {
+        out_of_reach(world, me, || {
+            format!("{me} cannot reach {t} to tend the wounds.")
         });
         return;
     }
@@ -758,6 +788,7 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
             if ok { format!("{t} is stabilised") } else { "not enough".to_string() }
         ))
         .actor(me)
+        .target(&t)
         .check(Check { against: "TN".into(), target: tn, modifiers: vec![Modifier::new("Heal", heal)], total, success: ok })
         .roll(roll)
     });
@@ -827,7 +858,7 @@ fn intimidate(world: &mut World, a: &Actor, target: Entity) {
         .roll_for(check_die(&a.data), || format!("{me}'s Intimidation of {t}"));
     let total = roll.total + intim;
     log(world, || {
-        Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(me).roll(roll)
+        Event::new(EventKind::Intimidate, "004 §Step 4 · ruling intimidate_action", format!("{me} tries to intimidate {t}: {} + {intim} = {total}; {t} must check morale against it at the end of the round.", roll.total)).actor(me).target(&t).roll(roll)
     });
     if let Some(mut rs) = world.get_mut::<RoundState>(target) {
         rs.intimidated = Some(rs.intimidated.map_or(total, |i| i.max(total)));
@@ -1733,9 +1764,7 @@ fn apply_effect(world: &mut World, e: Entity, effect: &Effect, injury: &str) {
 /// Take Wound Points and move between the states of 004 §Wound Points:
 /// Incapacitated at 0, Dying below 0, dead at minus Strength.
 pub(crate) fn lose_wound_points(world: &mut World, e: Entity, amount: i32, rule: &'static str) {
-    let strength = world.get::<Stats>(e).map_or(1, |s| s.strength)
-        - world.get::<Hurts>(e).map_or(0, |h| h.strength_damage);
-    let strength = strength.max(1);
+    let strength = strength_now(world, e);
     let Some(mut wp) = world.get_mut::<WoundPoints>(e) else {
         return;
     };
@@ -1821,17 +1850,39 @@ fn heal(world: &mut World, e: Entity, amount: i32) -> (i32, i32) {
         // Dying: it no longer bleeds. One stabilised stays so: the text
         // stabilises the Incapacitated as well as the Dying.
         world.entity_mut(e).insert(Health::Incapacitated);
-        let t = name(world, e);
-        log(world, || {
-            Event::new(
-                EventKind::Health,
-                "004 §Wound Points",
-                format!("{t} is healed to 0 Wound Points: Incapacitated, no longer Dying."),
-            )
-            .actor(&t)
-        });
     }
     (gained, stress)
+}
+
+/// 004 §Wound Points: what healing made of `e`, which `was` as said, in
+/// the log: back on its feet above 0 Wound Points, or Incapacitated, no
+/// longer Dying, at 0.
+fn healed_from(world: &mut World, e: Entity, was: Health) {
+    let now = health(world, e);
+    let wp = world.get::<WoundPoints>(e).map_or(0, |w| w.current);
+    let t = name(world, e);
+    let text = match (was, now) {
+        (Health::Incapacitated | Health::Dying, Health::Fine) => {
+            let fights = if world.get::<Routed>(e).is_some() {
+                "it still flees"
+            } else {
+                "it fights again"
+            };
+            let state = if was == Health::Dying {
+                "Dying"
+            } else {
+                "Incapacitated"
+            };
+            format!("{t} is healed to {wp} Wound Points: no longer {state}, {fights}.")
+        }
+        (Health::Dying, Health::Incapacitated) => {
+            format!("{t} is healed to 0 Wound Points: Incapacitated, no longer Dying.")
+        }
+        _ => return,
+    };
+    log(world, || {
+        Event::new(EventKind::Health, "004 §Wound Points", text).actor(&t)
+    });
 }
 
 /// A routed creature runs as far from its enemies as it can; reaching the
