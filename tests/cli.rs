@@ -524,6 +524,10 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
             "11:40: \"Brienne\"'s scripted order is for round 0, but rounds run from 1 to the round cap of 50",
         ),
         (
+            "hold_past_the_round",
+            "11:70: hold until segment 11: an action can be held up to segment 10 (001 §3)",
+        ),
+        (
             "order_off_the_grid",
             "11:40: \"Brienne\"'s scripted order names (9, 9), outside the grid",
         ),
@@ -1439,4 +1443,24 @@ fn a_cell_typed_by_hand_is_warned_of_before_it_is_taken() {
             .is_some_and(|l| l.starts_with("Choose")),
         "{out}"
     );
+}
+
+#[test]
+fn a_segments_script_may_order_the_surprise_segments_as_round_zero() {
+    // 001 §1: the surprise segments come before round 1; under segments a
+    // scripted order for round 0 is theirs. Other rulesets refuse round 0
+    // (tests/broken/order_in_round_0.ron).
+    let dir = std::env::temp_dir().join(format!("fray-round0-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let text = std::fs::read_to_string("tests/broken/hold_past_the_round.ron")
+        .unwrap()
+        .replace(
+            r#"(round: 1, order: (actor: "Brom", action: "hold", with: "11"))"#,
+            r#"(round: 0, order: (actor: "Brom", action: "move", cell: (2, 4)))"#,
+        );
+    let path = dir.join("round0.ron");
+    std::fs::write(&path, text).unwrap();
+    let o = fray(&["check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
 }

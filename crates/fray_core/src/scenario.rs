@@ -368,7 +368,8 @@ impl LoadedScenario {
 
     /// The scripted orders: each for a combatant of the scenario (`seen`),
     /// in a round the battle can reach, aimed at a combatant of the scenario
-    /// and at a cell of the grid.
+    /// and at a cell of the grid. Round 0, before the first, is the
+    /// ruleset's to allow (`fray_rules::ruleset::ScenarioRules`).
     fn check_orders(&self, seen: &[(&str, Cell)], grid: &Grid) -> Result<(), LoadError> {
         let src = &self.source;
         let cap = self.scenario.round_cap;
@@ -379,7 +380,7 @@ impl LoadedScenario {
                 Some(format!(
                     "a scripted order is for {actor:?}, who is not in the scenario"
                 ))
-            } else if !(1..=cap).contains(&o.round) {
+            } else if o.round > cap {
                 Some(format!(
                     "{actor:?}'s scripted order is for round {}, but rounds run from 1 to the round cap of {cap}",
                     o.round

@@ -430,6 +430,9 @@ pub struct ScenarioRules {
     pub no_groups: Option<&'static str>,
     /// Why the text has no late arrivals (`None`: it has them).
     pub no_arrivals: Option<&'static str>,
+    /// Whether the battle acts before its first round, in round 0 (001's
+    /// surprise segments), so scripted orders may be for round 0.
+    pub round_zero: bool,
 }
 
 impl ScenarioRules {
@@ -446,6 +449,19 @@ impl ScenarioRules {
             && let Some(a) = s.arrivals.first()
         {
             return Err(scenario.source.error_at(&a.combatant.name, None, why));
+        }
+        if !self.round_zero
+            && let Some(o) = s.orders.iter().find(|o| o.round == 0)
+        {
+            let actor = &o.order.actor;
+            return Err(scenario.source.error_in_field(
+                "orders",
+                actor,
+                format!(
+                    "{actor:?}'s scripted order is for round 0, but rounds run from 1 to the round cap of {}",
+                    s.round_cap
+                ),
+            ));
         }
         check_options(scenario, ruleset, self.options)?;
         check_order_actions(scenario, self.actions)

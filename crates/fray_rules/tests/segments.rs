@@ -1652,3 +1652,91 @@ fn the_data_says_how_many_segments_a_round_has() {
         .collect();
     assert_eq!(holds, later);
 }
+
+#[test]
+fn a_caster_hit_at_its_back_walking_into_range_has_its_spell_spoiled() {
+    // Ruling fleeing_attack and 001 §Note about spells: the Mage's segment
+    // is the first of its casting time, so Bors's blow at its back as it
+    // walks toward Gash (a 20) spoils the magic missile before it begins; a
+    // blow that misses (a 1) spoils nothing.
+    let c = r#"
+        (name: "Mage", side: "A", template: "magic_user", at: (2, 1), set: {"hp": 200}),
+        (name: "Bors", side: "B", template: "orc", at: (1, 1), set: {"hp": 200}),
+        (name: "Gash", side: "B", template: "orc", at: (17, 1), set: {"hp": 200}),"#;
+    let text = field("segments", (20, 4), 1, ALERTED, c);
+    let script: Vec<ScriptedOrder> = [
+        Order::new("Mage", "cast")
+            .target("Gash")
+            .with("magic_missile"),
+        Order::new("Mage", "cast"),
+    ]
+    .into_iter()
+    .map(|order| ScriptedOrder {
+        round: 1,
+        asked: None,
+        order,
+    })
+    .collect();
+    let casting = |blow: u32| {
+        let mut b = common::battle(&text, &[6, 1, blow, 4], |_| {
+            Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+        });
+        run(&mut b);
+        b
+    };
+    let b = casting(20);
+    assert_has(&b, "Bors strikes at Mage's back as it turns away.");
+    assert_has(
+        &b,
+        "Mage is hit in its segment, the first of its casting time: its magic_missile is spoiled before it begins.",
+    );
+    assert_lacks(&b, "Mage begins casting");
+    let b = casting(1);
+    assert_has(&b, "Mage begins casting magic_missile at Gash");
+    assert_lacks(&b, "spoiled before it begins");
+}
+
+#[test]
+fn a_side_down_to_half_its_number_checks_morale_as_one() {
+    // Ruling morale: Anna fells Cid, one of the two orcs, in round 1; at the
+    // round's end the B side, down to half, checks once, as a side.
+    let text = r#"(name: "t", ruleset: "segments", round_cap: 1,
+        options: {"alerted": "A, B"},
+        grid: (kind: Square, width: 10, height: 8),
+        sides: [(name: "A"), (name: "B", morale: true)],
+        combatants: [
+            (name: "Anna", side: "A", template: "fighter", at: (1, 1)),
+            (name: "Cid", side: "B", template: "orc", at: (2, 1), set: {"hp": 1}),
+            (name: "Dax", side: "B", template: "orc", at: (9, 7)),
+        ])"#;
+    let script = vec![ScriptedOrder {
+        round: 1,
+        asked: None,
+        order: attack("Anna", "Cid"),
+    }];
+    let mut b = common::battle(text, &[6, 1, 20, 8], |_| {
+        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+    });
+    run(&mut b);
+    assert_has(&b, "Cid falls dead.");
+    assert_has(&b, "The B side checks morale (1 of 2 are left)");
+}
+
+#[test]
+fn a_surprise_segment_takes_the_orders_scripted_for_round_zero() {
+    // 001 §1: the surprise segments come before the first round; a script
+    // reaches them as round 0. A rolls 1 for surprise, B 2: Anna acts in
+    // surprise segment 2, and moves as scripted.
+    let script = vec![ScriptedOrder {
+        round: 0,
+        asked: None,
+        order: Order::new("Anna", "move").cell(fray_core::grid::Cell::new(3, 1)),
+    }];
+    let text = field("segments", (10, 8), 1, "", PARTY_AND_ORC);
+    let mut b = common::battle(&text, &[1, 2], |_| {
+        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+    });
+    run(&mut b);
+    assert_has(&b, "Surprise segment 2: Anna may act");
+    assert!(line(&b, "Anna moves from (1, 1) to (3, 1)") < line(&b, "Round 1 begins"));
+}

@@ -505,6 +505,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     weapons_change_hands: false,
     no_groups: Some("003 has no initiative groups but the sides: use the option `initiative`"),
     no_arrivals: Some("003 has no late arrivals"),
+    round_zero: false,
 };
 
 fn options(scenario: &LoadedScenario) -> Options {

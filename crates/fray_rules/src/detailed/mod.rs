@@ -367,6 +367,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     weapons_change_hands: true,
     no_groups: Some("the detailed_sequence ruleset has no initiative rolls: blows and EN decide"),
     no_arrivals: Some("the detailed_sequence ruleset has no late arrivals"),
+    round_zero: false,
 };
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh

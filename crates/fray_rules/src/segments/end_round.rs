@@ -58,7 +58,7 @@ fn check_morale(world: &mut World, side: usize, name: &str) {
     let failed = morale::roll(
         world,
         MoraleCheck {
-            name: &format!("The {name}"),
+            name: &format!("The {name} side"),
             rule: "ruling morale",
             triggers: &triggers,
             dice: n.morale_dice,

@@ -412,6 +412,7 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
             ));
         }
     }
+    check_holds(data, scenario)?;
     if let Some(alerted) = s.options.get("alerted") {
         for name in alerted.split(',').map(str::trim) {
             if scenario.side_index(name).is_none() {
@@ -426,6 +427,29 @@ pub fn check_scenario(data: &SegmentsData, scenario: &LoadedScenario) -> Result<
     Ok(())
 }
 
+/// 001 §3: a scripted hold names a segment of the round, as the battle's
+/// own check of the order does (declare.rs hold).
+fn check_holds(data: &SegmentsData, scenario: &LoadedScenario) -> Result<(), LoadError> {
+    let last = data.numbers.segments_per_round;
+    for o in &scenario.scenario.orders {
+        let Some(with) = o.order.with.as_deref().filter(|_| o.order.action == "hold") else {
+            continue;
+        };
+        let segment = with.split_whitespace().next().unwrap_or_default();
+        let why = match segment.parse::<u32>() {
+            Ok(n) if (1..=last).contains(&n) => continue,
+            Ok(n) => format!(
+                "hold until segment {n}: an action can be held up to segment {last} (001 §3)"
+            ),
+            Err(_) => format!(
+                "hold names a segment, and a weapon if not the first (with: \"8\" or \"8 shortbow\"), not {with:?}"
+            ),
+        };
+        return Err(scenario.source.error_at(with, Some("orders"), why));
+    }
+    Ok(())
+}
+
 /// What a scenario may ask for: which sides are alerted; no groups, no
 /// late arrivals.
 const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
@@ -436,6 +460,8 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     weapons_change_hands: false,
     no_groups: Some("001 has one initiative roll per side, so no initiative groups"),
     no_arrivals: Some("001 has no late arrivals"),
+    // 001 §1: the surprise segments come before the first round.
+    round_zero: true,
 };
 
 /// Spawn the scenario's combatants and the state of the battle (in a fresh

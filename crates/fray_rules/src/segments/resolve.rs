@@ -923,10 +923,16 @@ pub fn take_interrupts(world: &mut World) {
             }
         }
         (PauseKind::FleeingAttacks(_), _) => {
+            let hp = |w: &World| w.get::<HitPoints>(e).map_or(0, |h| h.current);
+            let before = hp(world);
             interrupts(world, e, &p.answers, false);
             if able(world, e) {
                 if let Action::Cast { spell, target } = &p.slot.action {
-                    begin_casting(world, &p.slot, spell, *target, true);
+                    if hp(world) < before {
+                        spoiled_at_the_start(world, e, spell);
+                    } else {
+                        begin_casting(world, &p.slot, spell, *target, true);
+                    }
                 } else {
                     match go_on(world, p.slot, held) {
                         Acted::Done(h) => held = h,
@@ -950,6 +956,21 @@ pub fn take_interrupts(world: &mut World) {
         _ => {}
     }
     finish(world, held);
+}
+
+/// Ruling `fleeing_attack`: a caster hit at its back as it turns to walk
+/// into range is hit in the first segment of its casting time (001 §Note
+/// about spells): the spell is spoiled before it begins.
+fn spoiled_at_the_start(world: &mut World, e: Entity, spell: &str) {
+    let who = name(world, e);
+    record(world, || {
+        Event::new(
+            EventKind::Spoiled,
+            "001 §Note about spells · ruling fleeing_attack",
+            format!("{who} is hit in its segment, the first of its casting time: its {spell} is spoiled before it begins."),
+        )
+        .actor(&who)
+    });
 }
 
 /// What one turning its back on its foes does, in a question to them: a
