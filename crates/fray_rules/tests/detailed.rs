@@ -663,9 +663,11 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
         &b,
         "refused: no great blow with a flexible weapon or a shield (sling)",
     );
+    // Unalert, as one who shoots must be (000 §1.2.5), so its bow's
+    // preparations can go on to a shot.
     let mut b = battle(
         r#"
-        (name: "Ash", side: "A", template: "archer", at: (1, 3), set: {"active": 6, "el": 1}),
+        (name: "Ash", side: "A", template: "archer", at: (1, 3), surprised: true, set: {"active": 6, "el": 1}),
         (name: "Bo", side: "B", template: "swordsman", at: (22, 3), set: {"active": 0, "reactive": 0}),
     "#,
         &[],
@@ -702,7 +704,7 @@ fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
     // preparations cost 5 EN (the first is free), where a D6 allows three.
     let mut b = battle(
         r#"
-        (name: "Ash", side: "A", template: "archer", at: (1, 3), set: {"active": 6, "el": 1, "en_die": 2}),
+        (name: "Ash", side: "A", template: "archer", at: (1, 3), surprised: true, set: {"active": 6, "el": 1, "en_die": 2}),
         (name: "Bo", side: "B", template: "swordsman", at: (22, 3), set: {"active": 0, "reactive": 0}),
     "#,
         &[],
@@ -1928,7 +1930,7 @@ fn a_scenario_may_start_a_character_with_its_weapon_on_the_ground() {
     run(&mut b);
     line(
         &b,
-        "Ash, alert, makes a D20 DX check to grab the broadsword: 5 against 13: success.",
+        "Ash, alert, makes a D20 DX check to grab the broadsword (an active blow): 5 against 13: success.",
     );
     assert_eq!(
         b.world().get::<detailed::Hands>(ash).unwrap().wielded,

@@ -709,6 +709,16 @@ fn drop_first(world: &mut World, e: Entity, items: &[String]) {
     });
 }
 
+/// Ruling `borrowed_blows`: in the movement phase a blow is borrowed from
+/// the next round, said after the blow.
+fn borrowed(world: &World) -> &'static str {
+    if world.resource::<Flow>().stage == Stage::Movement {
+        " borrowed from the next round"
+    } else {
+        ""
+    }
+}
+
 /// 000 §1.2.2 Draw weapon: a blow, active for a heavy weapon; the weapon
 /// in hand goes back to its sheath.
 fn draw_weapon(world: &mut World, e: Entity, w: String) {
@@ -739,19 +749,23 @@ fn draw_weapon(world: &mut World, e: Entity, w: String) {
         }
         h.wielded.insert(0, w.clone());
     }
+    let borrowed = borrowed(world);
     log(world, || {
         let blow = if heavy { "an active" } else { "a" };
+        let blow = format!("{blow} blow{borrowed}");
         match sheathed {
             // Ruling draw_sheathes: the weapon in hand goes back at no cost.
             Some(old) => Event::new(
                 EventKind::Draw,
                 "000 §1.2.2 · ruling draw_sheathes",
-                format!("{who} draws the {w} ({blow} blow, {cost} EN); the {old} goes back to its sheath."),
+                format!(
+                    "{who} draws the {w} ({blow}, {cost} EN); the {old} goes back to its sheath."
+                ),
             ),
             None => Event::new(
                 EventKind::Draw,
                 "000 §1.2.2",
-                format!("{who} draws the {w} ({blow} blow, {cost} EN)."),
+                format!("{who} draws the {w} ({blow}, {cost} EN)."),
             ),
         }
         .actor(&who)
@@ -765,7 +779,9 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
     spend(world, e, Need { active: 1, any: 0 });
     lose_preparation(world, e, "it spent a blow grabbing");
     let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
-    let ok = if alert(world, e) {
+    let borrowed = borrowed(world);
+    let checked = alert(world, e);
+    let ok = if checked {
         let roll = world
             .resource_mut::<Dice>()
             .roll_for(data.numbers.check_die, || {
@@ -777,7 +793,7 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
                 EventKind::Check,
                 "000 §1.2.3 Grab object",
                 format!(
-                    "{who}, alert, makes a D20 DX check to grab the {w}: {total} against {dx}: {}.",
+                    "{who}, alert, makes a D20 DX check to grab the {w} (an active blow{borrowed}): {total} against {dx}: {}.",
                     if ok { "success" } else { "failure" }
                 ),
             )
@@ -807,7 +823,11 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
             Event::new(
                 EventKind::Grab,
                 "000 §1.2.3 Grab object",
-                format!("{who} grabs the {w}."),
+                if checked {
+                    format!("{who} grabs the {w}.")
+                } else {
+                    format!("{who} grabs the {w} (an active blow{borrowed}).")
+                },
             )
             .actor(&who)
         });
@@ -865,22 +885,17 @@ fn attack(world: &mut World, e: Entity, target: Entity, w: String) {
     } else {
         Vec::new()
     };
-    let borrowed = world.resource::<Flow>().stage == Stage::Movement;
+    let borrowed = borrowed(world);
     log(world, || {
         Event::new(
             EventKind::Attack,
             "000 §1.2.5",
             format!(
-                "{who} attacks {t} with the {w} ({}{}, {cost} EN){}.",
+                "{who} attacks {t} with the {w} ({}{borrowed}, {cost} EN){}.",
                 if heavy {
                     "an active blow and a second for the heavy weapon"
                 } else {
                     "an active blow"
-                },
-                if borrowed {
-                    " borrowed from the next round"
-                } else {
-                    ""
                 },
                 if melee {
                     ""
@@ -1368,12 +1383,7 @@ fn attack_begins(world: &mut World) -> Option<Resolution> {
         return None;
     }
     let st = world.get::<Stats>(attacker).map_or(10, |s| s.st);
-    let moving = world
-        .resource::<Flow>()
-        .traces
-        .iter()
-        .any(|tr| tr.who == target && !tr.done);
-    let stationary = !moving;
+    let stationary = stationary(world, target);
     Some(Resolution {
         attacker,
         target,
@@ -1433,18 +1443,35 @@ fn double_tens(world: &mut World, data: &DetailedData, at: &Resolution, roll: &R
     critical_forced
 }
 
+/// Whether `target` is stationary: on no moving trace still under way.
+pub(super) fn stationary(world: &World, target: Entity) -> bool {
+    !world
+        .resource::<Flow>()
+        .traces
+        .iter()
+        .any(|tr| tr.who == target && !tr.done)
+}
+
 /// 000 §1.2.5.1.3: partial surprise doubles the hit roll (the target not
-/// alert, or fallen); full surprise triples it (stationary and unconscious).
-fn surprise(world: &World, at: &Resolution) -> i32 {
-    let target = at.target;
-    let unconscious = !up(world, target);
-    if at.stationary && unconscious {
+/// `alert`, or fallen); full surprise triples it (`stationary` and
+/// unconscious).
+pub(super) fn surprise_multiplier(
+    world: &World,
+    target: Entity,
+    stationary: bool,
+    alert: bool,
+) -> i32 {
+    if stationary && !up(world, target) {
         3
-    } else if !alert(world, target) || world.get::<Fallen>(target).is_some() {
+    } else if !alert || world.get::<Fallen>(target).is_some() {
         2
     } else {
         1
     }
+}
+
+fn surprise(world: &World, at: &Resolution) -> i32 {
+    surprise_multiplier(world, at.target, at.stationary, alert(world, at.target))
 }
 
 /// 000 §1.2.5.1.3: the hit roll, surprise multiplied, plus the target's AC

@@ -633,15 +633,8 @@ fn walk_fraction(
         .filter(|x| !moving.contains(x))
         .filter_map(|x| world.get::<Cell>(x).copied())
         .collect();
-    // Where movers stay this fraction (not moving on, or rising where they
-    // lie) is theirs.
-    let mut claimed: Vec<Cell> = plans
-        .iter()
-        .map(|p| (position(&traces[p.0], 0), position(&traces[p.0], p.1)))
-        .filter(|(from, to)| from == to)
-        .map(|(from, _)| from)
-        .collect();
-    for &(i, cells, stopper, why) in plans {
+    let steps = fraction_steps(traces, plans, &standing);
+    for (&(i, cells, stopper, why), &(taken_now, by_standing)) in plans.iter().zip(&steps) {
         let who = traces[i].who;
         if traces[i].path.is_empty() {
             // One waiting for a mover stands where it is until it stops.
@@ -658,11 +651,7 @@ fn walk_fraction(
             continue;
         }
         let from = position(&traces[i], 0);
-        let (taken_now, by_standing) = steps_free(&traces[i], cells, &standing, &claimed);
         let end = position(&traces[i], taken_now);
-        if cells > 0 {
-            claimed.push(end);
-        }
         world.entity_mut(who).insert(end);
         let blocked = taken_now < cells;
         let me = name(world, who);
@@ -716,6 +705,58 @@ fn walk_fraction(
         }
     }
     (moved, stopped)
+}
+
+/// How far each mover of `plans` walks this fraction, and whether someone
+/// standing stops it (ruling `trace_fractions`): each in listing order
+/// ([`steps_free`]); then one that walked into the cell of a mover found
+/// held where it is, later in the list, goes back to the last cell free of
+/// everyone, and so on until no two end in one cell.
+fn fraction_steps(traces: &[Trace], plans: &[Advance], standing: &[Cell]) -> Vec<(usize, bool)> {
+    // Where movers stay this fraction (not moving on, or rising where they
+    // lie) is theirs.
+    let mut claimed: Vec<Cell> = plans
+        .iter()
+        .map(|p| (position(&traces[p.0], 0), position(&traces[p.0], p.1)))
+        .filter(|(from, to)| from == to)
+        .map(|(from, _)| from)
+        .collect();
+    let mut steps: Vec<(usize, bool)> = Vec::with_capacity(plans.len());
+    for &(i, cells, ..) in plans {
+        let walk = if traces[i].path.is_empty() {
+            (0, false)
+        } else {
+            steps_free(&traces[i], cells, standing, &claimed)
+        };
+        if cells > 0 {
+            claimed.push(position(&traces[i], walk.0));
+        }
+        steps.push(walk);
+    }
+    // Each pull back takes a step off someone: this ends.
+    loop {
+        let ends: Vec<Cell> = plans
+            .iter()
+            .zip(&steps)
+            .map(|(p, s)| position(&traces[p.0], s.0))
+            .collect();
+        let clash = (0..plans.len()).find(|&a| {
+            steps[a].0 > 0
+                && (0..plans.len()).any(|b| b != a && steps[b].0 == 0 && ends[b] == ends[a])
+        });
+        let Some(a) = clash else {
+            return steps;
+        };
+        let t = &traces[plans[a].0];
+        let back = (0..steps[a].0)
+            .rev()
+            .find(|&k| {
+                let c = position(t, k);
+                k == 0 || (!standing.contains(&c) && !ends.contains(&c))
+            })
+            .unwrap_or(0);
+        steps[a].0 = back;
+    }
 }
 
 /// How many of its `cells` this fraction trace `t` walks, and whether
@@ -810,4 +851,40 @@ fn end_of_round(world: &mut World) {
     flow.stage = Stage::Start;
     flow.traced = false;
     flow.asked_traces = false;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trace(start: (i32, i32), path: &[(i32, i32)]) -> Trace {
+        Trace {
+            who: Entity::PLACEHOLDER,
+            start: Cell::new(start.0, start.1),
+            path: path.iter().map(|&(x, y)| Cell::new(x, y)).collect(),
+            length: 3,
+            at: 0,
+            rises: 0,
+            stop_near: None,
+            done: false,
+        }
+    }
+
+    #[test]
+    fn one_walking_into_the_cell_of_a_mover_held_where_it_is_goes_back() {
+        // Ruling trace_fractions: Eve ends at (6, 3); Bob, listed before
+        // Ann, follows her trace into her cell (5, 3); Ann's one cell this
+        // fraction is Eve's, so she is held at (5, 3). Bob goes back to
+        // (4, 3): no two end in one cell.
+        let traces = [
+            trace((6, 2), &[(6, 3)]),
+            trace((3, 3), &[(4, 3), (5, 3), (6, 3)]),
+            trace((5, 3), &[(6, 3), (7, 3)]),
+        ];
+        let plans: Vec<Advance> = vec![(0, 1, true, ""), (1, 2, false, ""), (2, 1, false, "")];
+        assert_eq!(
+            fraction_steps(&traces, &plans, &[]),
+            [(1, false), (1, false), (0, false)]
+        );
+    }
 }

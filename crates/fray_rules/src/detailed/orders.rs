@@ -670,6 +670,11 @@ fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Resu
             "no great blow with a flexible weapon or a shield ({w}) (000 §1.2.4)"
         ));
     }
+    if d.kind == WeaponKind::Bow && alert(world, me) {
+        return Err(format!(
+            "a bow's preparation goes on at once to another or the shot (000 §1.2.4), and an alert character does not shoot (000 §1.2.5): the {w} cannot be prepared while alert"
+        ));
+    }
     if flow.chain.contains(&me) && preparations(world, me, &w) == 0 {
         return Err("the chain goes on with the weapon prepared".into());
     }

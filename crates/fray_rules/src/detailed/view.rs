@@ -63,11 +63,8 @@ pub fn chance_with(
     let data = &world.resource::<Data>().0;
     let d = weapon(world, w)?;
     let armour = armour_of(world, target);
-    let multiplier = if !alert || world.get::<Fallen>(target).is_some() {
-        2
-    } else {
-        1
-    };
+    let stationary = super::combat::stationary(world, target);
+    let multiplier = super::combat::surprise_multiplier(world, target, stationary, alert);
     let mut add =
         armour.ac - preparations(world, actor, w) + parries * data.ruling_numbers.parry_modifier;
     if alert && super::orders::shield(world, target).is_some() {
@@ -102,10 +99,11 @@ fn states(world: &World, e: Entity) -> Vec<String> {
         Some(Condition::Dead) => out.push("dead".to_string()),
         _ => {}
     }
-    out.push(if alert(world, e) { "alert" } else { "unalert" }.to_string());
+    // Blows left first: the board shows the first state under the token.
     if let Some(b) = world.get::<Blows>(e) {
         out.push(format!("blows {}/{}", b.active, b.reactive));
     }
+    out.push(if alert(world, e) { "alert" } else { "unalert" }.to_string());
     if world.get::<Fallen>(e).is_some() {
         out.push("fallen".into());
     }
