@@ -287,8 +287,10 @@ fn spawn_board(
         white: materials.add(Color::srgb(0.95, 0.95, 0.95)),
         gold: materials.add(Color::srgb(1.0, 0.85, 0.2)),
     };
-    for t in (s.view.tokens)(s.battle.world()) {
-        spawn_token(&mut commands, &palette, &layout, &t);
+    let tokens = (s.view.tokens)(s.battle.world());
+    let names: Vec<&str> = tokens.iter().map(|t| t.name.as_str()).collect();
+    for (t, short) in tokens.iter().zip(short_names(&names)) {
+        spawn_token(&mut commands, &palette, &layout, t, short);
     }
     // Frame the board roughly now, exactly once the panels are laid out.
     if let Some(mut cam) = camera {
@@ -305,7 +307,48 @@ fn spawn_board(
     commands.insert_resource(Hover::default());
 }
 
-fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &TokenView) {
+/// The letters on each token's disc, told apart: a name's first two; where
+/// another begins alike, its first and its number ("W12") or last letter
+/// ("Gb"); failing that, its first and its place among those alike.
+fn short_names(names: &[&str]) -> Vec<String> {
+    let first_two = |n: &str| n.chars().take(2).collect::<String>();
+    let first_last = |n: &str| {
+        let first: String = n.chars().take(1).collect();
+        let digits: String = n.chars().rev().take_while(char::is_ascii_digit).collect();
+        match digits.len() {
+            0 => {
+                first
+                    + &n.chars()
+                        .skip(1)
+                        .last()
+                        .map(String::from)
+                        .unwrap_or_default()
+            }
+            _ => first + &digits.chars().rev().collect::<String>(),
+        }
+    };
+    let unique =
+        |shorts: &[String], i: usize| shorts.iter().filter(|s| **s == shorts[i]).count() == 1;
+    let mut shorts: Vec<String> = names.iter().map(|n| first_two(n)).collect();
+    let clashing: Vec<usize> = (0..names.len()).filter(|&i| !unique(&shorts, i)).collect();
+    for &i in &clashing {
+        shorts[i] = first_last(names[i]);
+    }
+    let still: Vec<usize> = (0..names.len()).filter(|&i| !unique(&shorts, i)).collect();
+    for (k, &i) in still.iter().enumerate() {
+        let first: String = names[i].chars().take(1).collect();
+        shorts[i] = format!("{first}{}", k + 1);
+    }
+    shorts
+}
+
+fn spawn_token(
+    commands: &mut Commands,
+    palette: &Palette,
+    layout: &Layout,
+    t: &TokenView,
+    initials: String,
+) {
     let pos = layout.centre(t.cell);
     commands
         .spawn((
@@ -332,7 +375,6 @@ fn spawn_token(commands: &mut Commands, palette: &Palette, layout: &Layout, t: &
                 MeshMaterial2d(palette.sides[t.side % palette.sides.len()].clone()),
                 Transform::from_xyz(0.0, 0.0, 0.1),
             ));
-            let initials: String = t.name.chars().take(2).collect();
             p.spawn((
                 Text2d::new(initials),
                 TextFont::from_font_size(15.0),
@@ -1088,6 +1130,14 @@ mod tests {
         let want = [("Gash", 13), ("Rot", 5), ("Gash", -4)];
         let want: Vec<(String, i32)> = want.iter().map(|(n, a)| (n.to_string(), *a)).collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn tokens_alike_in_their_first_letters_are_told_apart() {
+        assert_eq!(
+            short_names(&["Orc 1", "Orc 12", "Brienne", "Grub", "Grusk", "Ana", "Anna"]),
+            ["O1", "O12", "Br", "Gb", "Gk", "A1", "A2"]
+        );
     }
 
     #[test]

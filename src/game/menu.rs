@@ -135,9 +135,13 @@ fn scan() -> MenuState {
         ..Default::default()
     };
     let dir = assets_dir().join("scenarios");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
+    let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(d) => d.filter_map(|e| e.ok().map(|e| e.path())).collect(),
+        Err(e) => {
+            state.problems.push(format!("{}: {e}", dir.display()));
+            Vec::new()
+        }
+    };
     paths.sort();
     for path in paths
         .into_iter()
@@ -155,6 +159,12 @@ fn scan() -> MenuState {
             }),
             Err(e) => state.problems.push(e.to_string()),
         }
+    }
+    if state.entries.is_empty() {
+        state.problems.push(format!(
+            "No scenario found in {}: start fray from the folder that holds assets/, or name a scenario file (fray play FILE).",
+            dir.display()
+        ));
     }
     // Grouped by ruleset, each group in the files' order.
     state.entries.sort_by(|a, b| a.ruleset.cmp(&b.ruleset));

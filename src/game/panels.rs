@@ -626,16 +626,30 @@ fn log_panel(
                 } else {
                     String::new()
                 };
-                let text = format!("{when}{} ({})", e.text, e.rule);
-                let mut rich = egui::RichText::new(text).color(entry_colour(e)).size(12.0);
-                if *picked == Some(i) {
-                    rich = rich.background_color(egui::Color32::from_rgb(50, 60, 90));
-                }
-                let r = ui.add(
-                    egui::Label::new(rich)
-                        .truncate()
-                        .sense(egui::Sense::click()),
+                // The rule comes before the sentence, so a long sentence
+                // cut at the panel's edge never hides it.
+                let background = if *picked == Some(i) {
+                    egui::Color32::from_rgb(50, 60, 90)
+                } else {
+                    egui::Color32::TRANSPARENT
+                };
+                let mut job = egui::text::LayoutJob::default();
+                let mut part = |text: &str, colour: egui::Color32| {
+                    let format = egui::TextFormat {
+                        font_id: egui::FontId::proportional(12.0),
+                        color: colour,
+                        background,
+                        ..Default::default()
+                    };
+                    job.append(text, 0.0, format);
+                };
+                part(&when, entry_colour(e));
+                part(
+                    &format!("{} · ", e.rule),
+                    egui::Color32::from_rgb(150, 160, 190),
                 );
+                part(&e.text, entry_colour(e));
+                let r = ui.add(egui::Label::new(job).truncate().sense(egui::Sense::click()));
                 if r.clicked() {
                     *picked = Some(i);
                 }
@@ -763,8 +777,12 @@ fn odds_with(odds: &str, with: Option<&str>) -> Option<String> {
 /// choices alike but for their aim share a row (`rows::rows`).
 fn choices(ui: &mut egui::Ui, s: &Session, d: &Decision, asked: &mut Asked) {
     let numbered = super::rows::numbered(d);
+    // A solid bar, always shown, so choices below the panel's edge are seen
+    // to be there.
+    ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
     egui::ScrollArea::vertical()
         .id_salt("choices")
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
         .show(ui, |ui| {
             // A row of choices alike on a line of its own; choices alone
             // side by side between them.
