@@ -2387,3 +2387,30 @@ fn one_routed_since_it_declared_a_late_full_defense_flees_at_full_speed() {
     assert!(!rs.full_defense);
     assert_has(&b, "Bors has broken and only flees.");
 }
+
+#[test]
+fn injuries_are_itemised_in_defense_and_damage() {
+    // Ruling injury_effects: Bors's 4 Agility damage takes 2 off his
+    // Defense, Anna's 2 Strength damage 1 off her damage; each is said
+    // where it counts. 10 + 4 = 14 meets Bors's Defense 13 − 2 = 11; 1d8 6
+    // + 2 Strength − 1 = 7, less 1 Armour: 6.
+    let mut b = battle(&duel("", "", "5, 9, 10, 6", ANNA_ATTACKS, 1));
+    let (anna, bors) = (entity(&mut b, "Anna"), entity(&mut b, "Bors"));
+    b.world_mut()
+        .get_mut::<declared::Hurts>(bors)
+        .unwrap()
+        .agility_damage = 4;
+    b.world_mut()
+        .get_mut::<declared::Hurts>(anna)
+        .unwrap()
+        .strength_damage = 2;
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna attacks Bors with the longsword: 10 + 4 = 14 against Defense 11 (− 2 Agility damage): a hit.",
+    );
+    assert_has(
+        &b,
+        "Damage 7 (1d8 +2 Strength − 1 (Strength damage)), less 1 Armour: 6 slashing damage.",
+    );
+}

@@ -1397,6 +1397,15 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
     let natural = roll.natural();
     let total = roll.total + mods.iter().map(|m| m.value).sum::<i32>();
     let def = defense(world, target);
+    // Ruling injury_effects: the target's Agility damage, itemised.
+    let lamed = world
+        .get::<Hurts>(target)
+        .map_or(0, |h| h.agility_damage / 2);
+    let lamed_words = if lamed > 0 {
+        format!(" (− {lamed} Agility damage)")
+    } else {
+        String::new()
+    };
     // 004 §Defense: "any attack must equal or exceed a creature's Defense
     // score to hit it", a natural 20 too (ruling natural_rolls).
     let hit = natural != r.automatic_miss_on && total >= def;
@@ -1428,14 +1437,14 @@ fn attack_roll(world: &mut World, b: &Blow, r: &RulingNumbers, verb: &str) -> Op
             format!(" {sign} {} ({})", m.value.abs(), m.name)
         })
         .collect();
-    let rule = if injuries.is_empty() {
+    let rule = if injuries.is_empty() && lamed == 0 {
         rule.to_string()
     } else {
         format!("{rule} · ruling injury_effects")
     };
     log(world, || {
         Event::new(EventKind::Attack, rule, format!(
-            "{me} {verb} {them} with the {weapon}: {natural} + {}{injuries} = {total} against Defense {def}: {verdict}{full}.",
+            "{me} {verb} {them} with the {weapon}: {natural} + {}{injuries} = {total} against Defense {def}{lamed_words}: {verdict}{full}.",
             b.stats.attack
         ))
         .actor(&me)
@@ -1473,11 +1482,23 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
     } else {
         "004 §Armour · ruling damage_bonus"
     };
+    // Ruling injury_effects: Strength damage, itemised.
+    let weakened = if b.how == Delivery::Shot {
+        0
+    } else {
+        b.hurts.strength_damage / 2
+    };
+    let rule = if weakened > 0 {
+        format!("{rule} · ruling injury_effects")
+    } else {
+        rule.to_string()
+    };
     log(world, || {
-        let strength = if bonus != 0 {
-            format!(" {bonus:+} Strength")
-        } else {
-            String::new()
+        let strength = match (b.stats.strength_mod, weakened) {
+            (_, 0) if bonus == 0 => String::new(),
+            (_, 0) => format!(" {bonus:+} Strength"),
+            (0, w) => format!(" − {w} (Strength damage)"),
+            (m, w) => format!(" {m:+} Strength − {w} (Strength damage)"),
         };
         let times = if critical {
             format!(" × {} critical = {multiplied}", w.critical)
