@@ -796,9 +796,12 @@ fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<Result<(),
     // without end is not read into memory to the last byte.
     const LONGEST: u64 = 4096;
     const SKIPPED: u64 = 1 << 20;
-    match io::Read::take(&mut *input, LONGEST).read_line(line) {
+    // Read as bytes, then as text: a line cut short, or not text, is read
+    // to its end either way, so none of it is taken for the next answer.
+    let mut bytes = Vec::new();
+    match io::Read::take(&mut *input, LONGEST).read_until(b'\n', &mut bytes) {
         Ok(0) => Err(failed("no more input: a person must decide")),
-        Ok(n) if n as u64 == LONGEST && !line.ends_with('\n') => {
+        Ok(n) if n as u64 == LONGEST && bytes.last() != Some(&b'\n') => {
             let rest = io::Read::take(&mut *input, SKIPPED).skip_until(b'\n');
             match rest {
                 Ok(n) if n as u64 == SKIPPED => Err(bad_input(format!(
@@ -810,10 +813,15 @@ fn read_answer(input: &mut impl BufRead, line: &mut String) -> Result<Result<(),
                 Err(e) => Err(failed(format!("cannot read the input: {e}"))),
             }
         }
-        Ok(_) => Ok(Ok(())),
-        Err(e) if e.kind() == io::ErrorKind::InvalidData => Ok(Err(
-            "That answer is not text (UTF-8): type a choice's number.".to_string(),
-        )),
+        Ok(_) => match String::from_utf8(bytes) {
+            Ok(text) => {
+                line.push_str(&text);
+                Ok(Ok(()))
+            }
+            Err(_) => Ok(Err(
+                "That answer is not text (UTF-8): type a choice's number.".to_string(),
+            )),
+        },
         Err(e) => Err(failed(format!("cannot read the input: {e}"))),
     }
 }

@@ -894,6 +894,14 @@ fn an_answer_that_is_not_text_or_too_long_is_refused_and_asked_again() {
     let mut odd = vec![0xff, 0xfe, b'\n'];
     odd.extend("9".repeat(5000).bytes());
     odd.push(b'\n');
+    // Not text and too long: none of it is a second answer.
+    odd.push(0xff);
+    odd.extend("x".repeat(4095).bytes());
+    odd.extend(b"19\n");
+    // Text, cut in the middle of a character by the longest answer: too
+    // long, once.
+    odd.extend("a".repeat(4095).bytes());
+    odd.extend("é tail\n".bytes());
     odd.extend(answers.bytes());
     let refused = fray_with_bytes(&args("refused.jsonl"), &odd);
     assert_eq!(
@@ -903,9 +911,15 @@ fn an_answer_that_is_not_text_or_too_long_is_refused_and_asked_again() {
         stderr(&refused)
     );
     let out = stdout(&refused);
-    assert!(out.contains("That answer is not text (UTF-8)"), "{out}");
-    assert!(
-        out.contains("That answer is more than 4096 characters"),
+    assert_eq!(
+        out.matches("That answer is not text (UTF-8)").count(),
+        1,
+        "{out}"
+    );
+    assert_eq!(
+        out.matches("That answer is more than 4096 characters")
+            .count(),
+        3,
         "{out}"
     );
     let read = |name: &str| std::fs::read_to_string(log(name)).unwrap();
