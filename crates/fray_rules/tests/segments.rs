@@ -1740,3 +1740,26 @@ fn a_surprise_segment_takes_the_orders_scripted_for_round_zero() {
     assert_has(&b, "Surprise segment 2: Anna may act");
     assert!(line(&b, "Anna moves from (1, 1) to (3, 1)") < line(&b, "Round 1 begins"));
 }
+
+#[test]
+fn a_cure_going_off_with_damage_on_its_target_is_measured_after_it() {
+    // 001 §3 Ties and ruling spell_effects: Cleo's cure (8) and Hex's fire
+    // bolt (9) on Bors, unhurt at 20, go off at one instant: the damage
+    // lands, then the cure restores 8 of the 9: 19, not 11.
+    let c = r#"
+        (name: "Bors", side: "A", template: "fighter", at: (3, 3), set: {"hp": 20}),
+        (name: "Cleo", side: "A", template: "cleric", at: (2, 3), starts: ["casting cure_light_wounds 1 at Bors"]),
+        (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at Bors"]),"#;
+    let mut b = battle(ALERTED, c, &[6, 1, 8, 4, 5], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "8 hit points for Bors, restored once the damage going off with it has landed",
+    );
+    let bolt = line(&b, "Bors takes 9 damage from Hex: 11 hit points left.");
+    let cure = line(
+        &b,
+        "Cleo's cure, measured after the damage, restores 8 hit points to Bors: 19 hit points.",
+    );
+    assert!(bolt < cure);
+}

@@ -411,17 +411,76 @@ pub(super) fn spells_going_off(world: &mut World, clock: u32) {
         .collect();
     // Spells completing together go off at one instant: their damage lands
     // once all have gone off, so none spoils another (001 §Note about
-    // spells, §3 Ties).
-    let hits: Vec<Hit> = due.into_iter().filter_map(|e| go_off(world, e)).collect();
+    // spells, §3 Ties); a cure on one that damage strikes at that instant
+    // is measured after it.
+    let data = world.resource::<Data>().0.clone();
+    let struck: Vec<Entity> = due
+        .iter()
+        .filter(|&&e| {
+            world
+                .get::<Casting>(e)
+                .and_then(|c| data.spells.get(&c.spell))
+                .is_some_and(|s| s.harmful())
+        })
+        .filter_map(|&e| world.get::<SpellTarget>(e).map(|t| t.0))
+        .collect();
+    let mut hits = Vec::new();
+    let mut cures = Vec::new();
+    for e in due {
+        match go_off(world, e, &struck) {
+            Some(Effect::Hit(hit)) => hits.push(hit),
+            Some(Effect::Cure(cure)) => cures.push(cure),
+            None => {}
+        }
+    }
     for hit in &hits {
         apply_hit(world, hit);
     }
+    for cure in cures {
+        cure_after(world, cure);
+    }
+}
+
+/// What a spell going off leaves to land with the others of its instant.
+enum Effect {
+    Hit(Hit),
+    /// A cure's hit points, restored once the instant's damage has landed.
+    Cure(Hit),
+}
+
+/// Ruling `spell_effects`: a cure restores hit points up to the maximum,
+/// measured after the damage landing at the same instant; one felled by it
+/// is past curing.
+fn cure_after(world: &mut World, cure: Hit) {
+    let (who, them) = (name(world, cure.by), name(world, cure.target));
+    let restored = if able(world, cure.target) {
+        world.get_mut::<HitPoints>(cure.target).map(|mut hp| {
+            let n = cure.amount.min((hp.max - hp.current).max(0));
+            hp.current += n;
+            (n, hp.current)
+        })
+    } else {
+        None
+    };
+    let text = match restored {
+        Some((n, now)) => format!(
+            "{who}'s cure, measured after the damage, restores {n} hit points to {them}: {now} hit points."
+        ),
+        None => format!(
+            "{them} is out of the fight: {who}'s cure comes with the blow that felled it and restores nothing."
+        ),
+    };
+    record(world, || {
+        Event::new(EventKind::Heal, "001 §3 Ties · ruling spell_effects", text)
+            .actor(&who)
+            .target(&them)
+    });
 }
 
 /// 001 §Note about spells · ruling `spell_effects`: the spell goes off on
 /// its target (or the nearest enemy in range, if its target is gone). The
 /// hit a harmful spell deals, to land with the others going off.
-fn go_off(world: &mut World, e: Entity) -> Option<Hit> {
+fn go_off(world: &mut World, e: Entity, struck: &[Entity]) -> Option<Effect> {
     let casting = world.entity_mut(e).take::<Casting>()?;
     let data = world.resource::<Data>().0.clone();
     let spell = data.spells.get(&casting.spell)?;
@@ -463,8 +522,12 @@ fn go_off(world: &mut World, e: Entity) -> Option<Hit> {
     let room = world
         .get::<HitPoints>(t)
         .map_or(0, |hp| (hp.max - hp.current).max(0));
+    let later = !harm && struck.contains(&t);
     let effect = match (harm, amount.min(room)) {
         (true, _) => format!("it strikes {them} for {amount}"),
+        _ if later => format!(
+            "{amount} hit points for {them}, restored once the damage going off with it has landed"
+        ),
         (false, 0) => format!("{them} is unhurt: it restores nothing ({amount} rolled)"),
         (false, n) if n < amount => {
             format!("it restores {n} hit points to {them}, its maximum ({amount} rolled)")
@@ -481,12 +544,16 @@ fn go_off(world: &mut World, e: Entity) -> Option<Hit> {
         .target(&them)
         .roll(roll)
     });
+    let landing = Hit {
+        by: e,
+        target: t,
+        amount,
+    };
     if harm {
-        return Some(Hit {
-            by: e,
-            target: t,
-            amount,
-        });
+        return Some(Effect::Hit(landing));
+    }
+    if later {
+        return Some(Effect::Cure(landing));
     }
     if let Some(mut hp) = world.get_mut::<HitPoints>(t) {
         hp.current = (hp.current + amount).min(hp.max);
