@@ -398,11 +398,14 @@ fn main() -> ExitCode {
         }) => {
             let seating = saved::Seating { all_ai, human, ai };
             // `--save` over `--load` goes on with the battle.
+            let data = scenario.as_deref().and_then(fray_ai::ruleset_file_of);
             let read = [
                 (scenario.as_deref(), None),
                 (load.as_deref(), Some("--save")),
+                (data.as_deref(), None),
             ];
-            let written = not_over_what_is_read(&read, &[("--log", &log), ("--save", &save)]);
+            let written = not_over_what_is_read(&read, &[("--log", &log), ("--save", &save)])
+                .and_then(|()| can_save_to(save.as_deref()));
             let game = written.and_then(|()| match (scenario, load) {
                 (_, Some(file)) => saved::start_loaded(&file, &seating, save),
                 (Some(path), None) => saved::start_new(
@@ -482,8 +485,17 @@ fn not_over_what_is_read(
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
     };
-    for (flag, out) in written {
+    for (i, (flag, out)) in written.iter().enumerate() {
         let Some(out) = out else { continue };
+        if let Some((other, _)) = written[..i]
+            .iter()
+            .find(|(_, o)| o.as_deref().is_some_and(|o| same(o, out)))
+        {
+            return Err(bad_input(format!(
+                "{other} and {flag} both name {}: write them to two files",
+                out.display()
+            )));
+        }
         for (r, may_write_over) in read {
             if let Some(r) = r
                 && *may_write_over != Some(*flag)
@@ -497,6 +509,21 @@ fn not_over_what_is_read(
         }
     }
     Ok(())
+}
+
+/// `--save FILE` names a file that can be written, said before the battle
+/// rather than after it: not a folder, and in a folder that is there.
+fn can_save_to(file: Option<&Path>) -> Result<(), Failure> {
+    let Some(f) = file else { return Ok(()) };
+    let folder = f.parent().filter(|p| !p.as_os_str().is_empty());
+    let why = if f.is_dir() {
+        "that is a folder".to_string()
+    } else if let Some(p) = folder.filter(|p| !p.is_dir()) {
+        format!("there is no folder {}", p.display())
+    } else {
+        return Ok(());
+    };
+    Err(bad_input(format!("--save {}: {why}", f.display())))
 }
 
 /// Open `--log FILE` before the battle, so a bad path fails first.
@@ -515,13 +542,30 @@ fn open_log(file: Option<&Path>) -> Result<Option<(PathBuf, std::fs::File)>, Fai
 struct LiveLog {
     file: Option<(PathBuf, std::fs::File)>,
     written: usize,
+    /// Whether what the file held before has been cleared: only once the
+    /// battle has something to write, so a run that fails at once leaves it.
+    cleared: bool,
 }
 
 impl LiveLog {
+    /// Open `file` to write, before the battle, so a bad path fails first;
+    /// what it holds is kept until the first entries come.
     fn open(file: Option<&Path>) -> Result<Self, Failure> {
+        let file = file
+            .map(|f| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create(true)
+                    .truncate(false)
+                    .open(f)
+                    .map(|h| (f.to_path_buf(), h))
+                    .map_err(|e| bad_input(format!("--log {}: {e}", f.display())))
+            })
+            .transpose()?;
         Ok(Self {
-            file: open_log(file)?,
+            file,
             written: 0,
+            cleared: false,
         })
     }
 
@@ -530,6 +574,11 @@ impl LiveLog {
         let Some((path, f)) = &mut self.file else {
             return Ok(());
         };
+        if !self.cleared {
+            f.set_len(0)
+                .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
+            self.cleared = true;
+        }
         let entries = battle.world().resource::<BattleLog>().entries();
         let mut lines = Vec::new();
         for entry in &entries[self.written.min(entries.len())..] {
@@ -558,8 +607,15 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
     }
     let mut printed = 0;
     let stdin = io::stdin();
+    let scenario_path = game.scenario.source.path.display().to_string();
     let result = loop {
         let progress = game.battle.run();
+        // A battle that cannot go on (a forced die that does not fit) is
+        // not saved or logged over what was: its save could not be played.
+        let cannot_go_on = |why: &str| bad_input(format!("{scenario_path}: {why}"));
+        if let Progress::Failed(why) = &progress {
+            return Err(cannot_go_on(why));
+        }
         game.save()?;
         log.catch_up(&game.battle)?;
         if !quiet {
@@ -570,10 +626,7 @@ fn run(mut game: saved::Game, log_file: Option<PathBuf>, quiet: bool) -> Result<
         }
         match progress {
             Progress::Over(result) => break result,
-            Progress::Failed(why) => {
-                let path = game.scenario.source.path.display();
-                return Err(bad_input(format!("{path}: {why}")));
-            }
+            Progress::Failed(why) => return Err(cannot_go_on(&why)),
             Progress::AwaitingHuman(ids) => {
                 let Some(&id) = ids.first() else { continue };
                 let order = ask_human(&game.battle, id, &mut stdin.lock(), &mut out)?;

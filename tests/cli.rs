@@ -517,7 +517,7 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
         ),
         (
             "order_at_nobody",
-            "11:40: \"Brienne\"'s scripted order aims at \"Gorm\", who is not in the scenario",
+            "11:77: \"Brienne\"'s scripted order aims at \"Gorm\", who is not in the scenario",
         ),
         (
             "order_in_round_0",
@@ -526,6 +526,14 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
         (
             "hold_past_the_round",
             "11:70: hold until segment 11: an action can be held up to segment 10 (001 §3)",
+        ),
+        (
+            "second_order_off_the_grid",
+            "13:35: \"Brienne\"'s scripted order names (9, 9), outside the grid",
+        ),
+        (
+            "then_off_the_grid",
+            "11:40: \"Aelis\"'s scripted order names (99, -99), outside the grid",
         ),
         (
             "order_off_the_grid",
@@ -1476,5 +1484,126 @@ fn a_segments_script_may_order_the_surprise_segments_as_round_zero() {
     std::fs::write(&path, text).unwrap();
     let o = fray(&["check", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_battle_with_many_refused_answers_saves_a_file_that_loads() {
+    // Each refused answer is asked again, and kept in the save: replayed,
+    // the file's own refusals are not taken for a controller that stalls.
+    let dir = std::env::temp_dir().join(format!("fray-refusals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("refused.ron");
+    let save = save.to_str().unwrap();
+    let input = "7 1,99\n".repeat(70) + &"1\n".repeat(200);
+    let args = [
+        "run",
+        "assets/scenarios/duel.ron",
+        "--human",
+        "Wardens",
+        "--quiet",
+        "--save",
+        save,
+    ];
+    let o = fray_with_input(&args, &input);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = fray(&["check", save]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn outputs_never_write_over_what_is_read_or_each_other() {
+    let dir = std::env::temp_dir().join(format!("fray-outputs-{}", std::process::id()));
+    for d in ["scenarios", "rulesets"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    let file = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    std::fs::copy("assets/scenarios/duel.ron", file("scenarios/duel.ron")).unwrap();
+    std::fs::copy(
+        "assets/rulesets/declared.ron",
+        file("rulesets/declared.ron"),
+    )
+    .unwrap();
+    let ruleset = std::fs::read_to_string(file("rulesets/declared.ron")).unwrap();
+    // The ruleset read from beside the scenario.
+    let o = fray(&[
+        "run",
+        &file("scenarios/duel.ron"),
+        "--all-ai",
+        "--log",
+        &file("rulesets/declared.ron"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("that is the file being read"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(file("rulesets/declared.ron")).unwrap(),
+        ruleset
+    );
+    // The log and the save in one file.
+    let same = file("same.out");
+    let o = fray(&[
+        "run",
+        &file("scenarios/duel.ron"),
+        "--all-ai",
+        "--log",
+        &same,
+        "--save",
+        &same,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--log and --save both name"),
+        "{}",
+        stderr(&o)
+    );
+    // A save to a folder is refused before the battle, leaving nothing.
+    let o = fray(&[
+        "run",
+        &file("scenarios/duel.ron"),
+        "--all-ai",
+        "--save",
+        &file("rulesets"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(stderr(&o).contains("that is a folder"), "{}", stderr(&o));
+    assert!(!std::path::Path::new(&file("rulesets.tmp")).exists());
+    // A battle that cannot go on writes over no save or log.
+    let (save, log) = (file("good.ron"), file("good.jsonl"));
+    let o = fray(&[
+        "run",
+        "assets/scenarios/duel.ron",
+        "--all-ai",
+        "--save",
+        &save,
+        "--log",
+        &log,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (saved, logged) = (std::fs::read(&save).unwrap(), std::fs::read(&log).unwrap());
+    let o = fray(&[
+        "run",
+        "assets/scenarios/ghoul.ron",
+        "--all-ai",
+        "--dice",
+        "13",
+        "--save",
+        &save,
+        "--log",
+        &log,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("which is not a face of a d12"),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(std::fs::read(&save).unwrap(), saved);
+    assert_eq!(std::fs::read(&log).unwrap(), logged);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -26,6 +26,25 @@ pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, LoadedRu
 
 /// As [`load_scenario`], with the hash of the ruleset data's text (what a
 /// battle file names it by).
+/// The ruleset file `data_file` in the `rulesets` folder beside the
+/// scenario's folder, where one is: it is read in place of the built-in.
+fn data_file_beside(scenario: &std::path::Path, data_file: &str) -> Option<std::path::PathBuf> {
+    let p = scenario
+        .parent()?
+        .parent()?
+        .join("rulesets")
+        .join(data_file);
+    p.is_file().then_some(p)
+}
+
+/// The ruleset file the scenario at `path` would be played with, if it is
+/// read from beside it rather than built in: a file a run reads.
+pub fn ruleset_file_of(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    let scenario = LoadedScenario::load(path).ok()?;
+    let info = fray_rules::ruleset(&scenario.scenario.ruleset)?;
+    data_file_beside(path, info.data_file)
+}
+
 pub fn load_scenario_and_hash(
     path: &std::path::Path,
 ) -> Result<(LoadedScenario, LoadedRules, String), String> {
@@ -44,13 +63,9 @@ pub fn load_scenario_and_hash(
             )
             .to_string()
     })?;
-    let beside = path
-        .parent()
-        .and_then(std::path::Path::parent)
-        .map(|p| p.join("rulesets").join(info.data_file));
-    let source = match beside {
-        Some(p) if p.is_file() => Some(Source::read(&p).map_err(|e| e.to_string())?),
-        _ => None,
+    let source = match data_file_beside(path, info.data_file) {
+        Some(p) => Some(Source::read(&p).map_err(|e| e.to_string())?),
+        None => None,
     };
     let hash = save::data_hash(source.as_ref().map_or(info.data, |s| s.text.as_str()));
     let data = info.load(source).map_err(|e| e.to_string())?;

@@ -155,7 +155,11 @@ impl BattleFile {
         tmp.as_mut_os_string().push(".tmp");
         std::fs::write(&tmp, self.to_text())
             .and_then(|()| std::fs::rename(&tmp, path))
-            .map_err(|e| format!("cannot save {}: {e}", path.display()))
+            .map_err(|e| {
+                // Nothing is left beside it when the save fails.
+                let _ = std::fs::remove_file(&tmp);
+                format!("cannot save {}: {e}", path.display())
+            })
     }
 
     /// Read and parse a battle file, or where it is wrong.
@@ -365,6 +369,10 @@ impl Controller for Replay {
 
     fn observed(&mut self, side: usize, action: &str, foreseen: bool) {
         self.live.observed(side, action, foreseen);
+    }
+
+    fn recorded(&self, refusal: &Refusal) -> bool {
+        matches!(self.last.get(&refusal.decision), Some((_, Some(_))))
     }
 
     fn refused(&mut self, refusal: &Refusal) {

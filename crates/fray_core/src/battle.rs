@@ -180,13 +180,19 @@ impl Battle {
             return Some(Progress::Over(result.clone()));
         }
         let refusals = world.resource_mut::<Decisions>().take_refusals();
+        let mut endless = None;
         for r in &refusals {
             if let Some(c) = self.controllers.get_mut(r.side) {
+                if !c.recorded(r) {
+                    endless = Some(r);
+                }
                 c.refused(r);
             }
         }
         if let Some(r) = refusals.last() {
             self.last_refusal = Some(r.clone());
+        }
+        if let Some(r) = endless {
             self.refused_in_a_row += 1;
             if self.refused_in_a_row > STALL_LIMIT {
                 return Some(Progress::Failed(format!(

@@ -517,6 +517,13 @@ pub trait Controller {
     /// The rules refused an order this controller gave.
     fn refused(&mut self, _refusal: &Refusal) {}
 
+    /// Whether the refused order was one read from a record that says it
+    /// was refused then too (a saved battle replayed): a finite list, so
+    /// the driver does not count it toward a stall.
+    fn recorded(&self, _refusal: &Refusal) -> bool {
+        false
+    }
+
     /// What it weighed for its last decision, when it looks ahead: the
     /// order given first, then the others.
     fn thoughts(&self) -> Vec<Thought> {

@@ -374,8 +374,14 @@ impl LoadedScenario {
         let src = &self.source;
         let cap = self.scenario.round_cap;
         let known = |name: &str| seen.iter().any(|(n, _)| *n == name);
-        for o in &self.scenario.orders {
+        for (i, o) in self.scenario.orders.iter().enumerate() {
             let (actor, order) = (&o.order.actor, &o.order);
+            let off_grid = order
+                .cell
+                .into_iter()
+                .chain(order.then)
+                .find(|&c| !grid.in_bounds(c));
+            let mut at: &str = actor;
             let wrong = if !known(actor) {
                 Some(format!(
                     "a scripted order is for {actor:?}, who is not in the scenario"
@@ -386,17 +392,15 @@ impl LoadedScenario {
                     o.round
                 ))
             } else if let Some(t) = order.target.as_deref().filter(|t| !known(t)) {
+                at = t;
                 Some(format!(
                     "{actor:?}'s scripted order aims at {t:?}, who is not in the scenario"
                 ))
             } else {
-                order
-                    .cell
-                    .filter(|&c| !grid.in_bounds(c))
-                    .map(|c| format!("{actor:?}'s scripted order names {c}, outside the grid"))
+                off_grid.map(|c| format!("{actor:?}'s scripted order names {c}, outside the grid"))
             };
             if let Some(message) = wrong {
-                return Err(src.error_in_field("orders", actor, message));
+                return Err(src.error_in_item(("orders", "order"), i, at, message));
             }
         }
         Ok(())

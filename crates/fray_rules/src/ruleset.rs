@@ -451,11 +451,12 @@ impl ScenarioRules {
             return Err(scenario.source.error_at(&a.combatant.name, None, why));
         }
         if !self.round_zero
-            && let Some(o) = s.orders.iter().find(|o| o.round == 0)
+            && let Some((i, o)) = s.orders.iter().enumerate().find(|(_, o)| o.round == 0)
         {
             let actor = &o.order.actor;
-            return Err(scenario.source.error_in_field(
-                "orders",
+            return Err(scenario.source.error_in_item(
+                ("orders", "order"),
+                i,
                 actor,
                 format!(
                     "{actor:?}'s scripted order is for round 0, but rounds run from 1 to the round cap of {}",
