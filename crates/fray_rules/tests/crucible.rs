@@ -2337,3 +2337,32 @@ fn a_monster_lets_a_disengaging_player_character_go() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn one_who_let_a_runner_go_takes_no_blow_at_it_on_the_way() {
+    // Ruling running_rate and 003 §Withdrawal Tactics: Gob, in a niche
+    // beside the corridor, is asked for his blow at Ada's back as she runs
+    // east, and lets her go; her run, still within his reach for a step,
+    // draws nothing more from him.
+    let text = r#"(
+        name: "t", ruleset: "crucible", round_cap: 1,
+        grid: (kind: Square, width: 20, height: 9, obstacles: [(3,3),(4,3),(5,3),(6,3),(7,3),(8,3),(10,3),(11,3),(12,3),(13,3),(14,3),(15,3),(16,3),(17,3),(3,5),(4,5),(5,5),(6,5),(7,5),(8,5),(9,5),(10,5),(11,5),(12,5),(13,5),(14,5),(15,5),(16,5),(17,5)]),
+        options: {"surprise": "none"},
+        sides: [(name: "A"), (name: "B")],
+        combatants: [
+            (name: "Ada", side: "A", template: "fighter", at: (8, 4)),
+            (name: "Gob", side: "B", template: "goblin", at: (9, 3)),
+        ])"#;
+    let orders = vec![
+        (
+            Order::new("Ada", "run").cell(fray_core::grid::Cell::new(12, 4)),
+            false,
+        ),
+        (Order::new("Gob", "let_go").target("Ada"), false),
+    ];
+    let mut b = common::battle(text, &[2, 9], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Gob lets Ada go without a blow at its back");
+    assert_has(&b, "Ada moves from (8, 4) to (12, 4)");
+    assert_lacks(&b, "Gob takes an attack of opportunity");
+}

@@ -170,6 +170,10 @@ pub struct RoundState {
     /// Running from melee this round: it turns its back to run, not to flee
     /// (ruling `running_rate`).
     pub running: bool,
+    /// The opponents it turned its back on to run or flee this round: each
+    /// was asked for its blow at the back, and the walk away draws no other
+    /// attack from them (003 §Withdrawal Tactics).
+    pub turned_from: Vec<Entity>,
 }
 
 impl RoundState {

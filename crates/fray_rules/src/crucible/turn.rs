@@ -764,6 +764,7 @@ fn run(world: &mut World, e: Entity, to: Cell, rate: u32) {
     for f in orders::run_from(world, e, &cells) {
         if let Some(mut rs) = world.get_mut::<RoundState>(e) {
             rs.running = true;
+            rs.turned_from.push(f);
         }
         asked |= ask_reaction(world, f, e, Reaction::BackBlow);
     }
@@ -1064,11 +1065,17 @@ fn walk_on(world: &mut World, e: Entity, walk: &mut Walk) -> (u32, bool) {
         let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &all) else {
             break;
         };
+        // Those it turned its back on had their blow at its back, or let
+        // it go (003 §Withdrawal Tactics): the walk away draws no more.
+        let turned_from = world
+            .get::<RoundState>(e)
+            .map(|rs| rs.turned_from.clone())
+            .unwrap_or_default();
         let (lets_go, provoked): (Vec<Entity>, Vec<Entity>) = step
             .provoked
             .iter()
             .copied()
-            .filter(|&p| may_take_opportunity(world, p))
+            .filter(|&p| may_take_opportunity(world, p) && !turned_from.contains(&p))
             .partition(|&p| orders::lets_disengage(world, p, e));
         for p in lets_go {
             log_move(world, e, &mut from, &mut steps);
@@ -1465,6 +1472,9 @@ fn flee(world: &mut World, e: Entity) {
     );
     let mut asked = false;
     for f in adjacent_enemies(world, e, cell(world, e)) {
+        if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+            rs.turned_from.push(f);
+        }
         asked |= ask_reaction(world, f, e, Reaction::BackBlow);
     }
     if asked {
