@@ -990,7 +990,25 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         ai: Vec::new(),
         search_work: None,
     };
-    build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    let mut battle =
+        build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
+    // Forced dice are tried by playing the battle once, the AI in every
+    // seat, so a face its die cannot show is found here rather than partway
+    // through a run.
+    if !scenario.scenario.dice.is_empty()
+        && let Progress::Failed(why) = battle.run()
+    {
+        let src = &scenario.source;
+        let e = if why.contains("forced die") {
+            src.error_at_field("dice", why)
+        } else {
+            src.error_at_field(
+                "name",
+                format!("played with the AI, the battle stops: {why}"),
+            )
+        };
+        return Err(bad_input(e.to_string()));
+    }
     Ok(format!(
         "scenario \"{}\", ruleset {}, {} combatants",
         scenario.scenario.name,

@@ -1607,3 +1607,18 @@ fn outputs_never_write_over_what_is_read_or_each_other() {
     assert_eq!(std::fs::read(&log).unwrap(), logged);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn check_plays_forced_dice_to_find_a_face_its_die_cannot_show() {
+    // The third die is a d20; run would fail there, partway through.
+    let path = "tests/broken/forced_face_its_die_cannot_show.ron";
+    let o = fray(&["check", path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{path}:25:5: forced die #3 is 80, which is not a face of a d20"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
