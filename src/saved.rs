@@ -163,7 +163,7 @@ fn replayed(
         return Err(bad_input(format!("{}: {why}", path.display())));
     }
     replaying
-        .check_all_given(file, &battle)
+        .check_all_given(file)
         .map_err(|why| bad_input(format!("{}: {why}", path.display())))?;
     Ok(battle)
 }

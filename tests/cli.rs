@@ -1622,3 +1622,34 @@ fn check_plays_forced_dice_to_find_a_face_its_die_cannot_show() {
         stderr(&o)
     );
 }
+
+#[test]
+fn a_save_whose_order_was_edited_names_that_order() {
+    let dir = std::env::temp_dir().join(format!("fray-edited-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let save = dir.join("s.ron");
+    let save = save.to_str().unwrap();
+    let o = fray(&[
+        "run",
+        "assets/scenarios/skirmish_4v4.ron",
+        "--all-ai",
+        "--quiet",
+        "--save",
+        save,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(save).unwrap();
+    std::fs::write(
+        save,
+        text.replacen("decision: 1,", "decision: 99999999,", 1),
+    )
+    .unwrap();
+    let o = fray(&["check", save]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("order 1 (Brienne's \"intimidate\") answers decision 99999999, which the battle never asked"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

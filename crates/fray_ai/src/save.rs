@@ -274,6 +274,7 @@ impl BattleFile {
                 last: BTreeMap::new(),
                 live: live(side),
                 problems: replaying.problems.clone(),
+                given: replaying.given.clone(),
             };
             battle.set_controller(side, Box::new(replay));
         }
@@ -285,6 +286,8 @@ impl BattleFile {
 #[derive(Clone, Default)]
 pub struct Replaying {
     problems: Arc<Mutex<Vec<String>>>,
+    /// The numbers of the file's orders given so far.
+    given: Arc<Mutex<std::collections::BTreeSet<usize>>>,
 }
 
 impl Replaying {
@@ -295,16 +298,21 @@ impl Replaying {
 
     /// After the replay has stopped: every order of `file` was given, or the
     /// first that was not, and why.
-    pub fn check_all_given(&self, file: &BattleFile, battle: &Battle) -> Result<(), Refused> {
+    pub fn check_all_given(&self, file: &BattleFile) -> Result<(), Refused> {
         if let Some(p) = self.problem() {
             return Err(p);
         }
-        let given = battle.world().resource::<Decisions>().given().len();
-        match file.orders.get(given) {
+        let given = self.given.lock().map(|g| g.clone()).unwrap_or_default();
+        let first_not = file
+            .orders
+            .iter()
+            .enumerate()
+            .find(|(i, _)| !given.contains(&(i + 1)));
+        match first_not {
             None => Ok(()),
-            Some(g) => Err(format!(
+            Some((i, g)) => Err(format!(
                 "order {} ({}'s {:?}) answers decision {}, which the battle never asked",
-                given + 1,
+                i + 1,
                 g.order.actor,
                 g.order.action,
                 g.decision
@@ -321,6 +329,7 @@ struct Replay {
     last: BTreeMap<u64, (usize, Option<String>)>,
     live: Box<dyn Controller>,
     problems: Arc<Mutex<Vec<String>>>,
+    given: Arc<Mutex<std::collections::BTreeSet<usize>>>,
 }
 
 impl Replay {
@@ -356,6 +365,9 @@ impl Controller for Replay {
             ));
         }
         self.last.insert(decision.id, (n, given.refused));
+        if let Ok(mut g) = self.given.lock() {
+            g.insert(n);
+        }
         Some(given.order)
     }
 
