@@ -721,11 +721,26 @@ fn paint_span(
 ) {
     let y = geo.lane_y(span.lane);
     let at = |g: Option<usize>, edge: f32| g.map_or(edge, |i| geo.glyph(pic, &pic.glyphs[i]).x);
-    let (a, b) = (
-        at(span.from, geo.origin.x + GUTTER),
-        at(span.to, rect.right()),
-    );
+    // One still under way runs to the round's last step so far, and a
+    // point there says it goes on.
+    let so_far = pic.glyphs.last().map_or(rect.right(), |g| {
+        let (x, w) = geo.columns[g.column];
+        geo.origin.x + x + w
+    });
+    let (a, b) = (at(span.from, geo.origin.x + GUTTER), at(span.to, so_far));
     paint_bar(painter, a, b, y, span.kind, span.spoiled);
+    if span.to.is_none() && span.kind == SpanKind::Spell {
+        let colour = egui::Color32::from_rgba_unmultiplied(190, 140, 255, 200);
+        painter.add(egui::Shape::convex_polygon(
+            vec![
+                egui::pos2(b, y - 5.0),
+                egui::pos2(b + 6.0, y),
+                egui::pos2(b, y + 5.0),
+            ],
+            colour,
+            egui::Stroke::NONE,
+        ));
+    }
 }
 
 /// A spell's bar (red once spoiled) or a wait's dashes, from `a` to `b`.
