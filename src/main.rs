@@ -977,6 +977,18 @@ fn check_file(path: &Path) -> Result<String, Failure> {
                         .to_string(),
                 )
             })?;
+        // Beside scenarios, a ruleset is read by its file's name: one named
+        // for another ruleset would be read in that one's place.
+        let file_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if let Some(other) = fray_rules::RULESETS
+            .iter()
+            .find(|r| r.id != info.id && r.data_file == file_name)
+        {
+            return Err(bad_input(source.error_at_field("id", format!(
+                "this is the {} ruleset, but a file named {file_name} is read as the {} ruleset by the scenarios beside it: name it {}",
+                info.id, other.id, info.data_file
+            )).to_string()));
+        }
         info.load(Some(source))
             .map_err(|e| bad_input(e.to_string()))?;
         return Ok(format!("ruleset {}", info.id));

@@ -1653,3 +1653,21 @@ fn a_save_whose_order_was_edited_names_that_order() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn check_refuses_a_ruleset_filed_under_another_rulesets_name() {
+    // Beside scenarios, rulesets/declared.ron is read for every declared
+    // scenario: a phases ruleset there would be read in its place.
+    let dir = std::env::temp_dir().join(format!("fray-misfiled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("declared.ron");
+    std::fs::copy("assets/rulesets/phases.ron", &path).unwrap();
+    let o = fray(&["check", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("this is the phases ruleset, but a file named declared.ron is read as the declared ruleset by the scenarios beside it: name it phases.ron"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
