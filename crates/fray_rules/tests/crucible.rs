@@ -2366,3 +2366,63 @@ fn one_who_let_a_runner_go_takes_no_blow_at_it_on_the_way() {
     assert_has(&b, "Ada moves from (8, 4) to (12, 4)");
     assert_lacks(&b, "Gob takes an attack of opportunity");
 }
+
+#[test]
+fn a_follow_answered_after_another_took_the_way_is_said_not_refused() {
+    // Ruling follow: Aldo falls back into a corridor, where one cell beside
+    // him is left to follow into. Bran and Cato, a person's, are asked
+    // together; Bran's answer comes first and takes the cell. Cato's
+    // follow, a fair answer when asked, is not refused: he cannot follow,
+    // and the log says so.
+    let walls: Vec<String> = (0..=5)
+        .flat_map(|x| [format!("({x}, 3)"), format!("({x}, 5)")])
+        .collect();
+    let text = format!(
+        r#"(name: "t", ruleset: "crucible", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 9, obstacles: [{}]),
+          options: {{"surprise": "none"}},
+          sides: [(name: "A"), (name: "B", seat: Human)],
+          combatants: [
+            (name: "Aldo", side: "A", template: "fighter", at: (6, 4), weapons: ["longsword"]),
+            (name: "Bran", side: "B", template: "fighter", at: (7, 4), weapons: ["longsword"]),
+            (name: "Cato", side: "B", template: "fighter", at: (7, 3), weapons: ["longsword"]),
+          ])"#,
+        walls.join(", ")
+    );
+    let fall_back = vec![(
+        Order::new("Aldo", "fall_back").cell(fray_core::grid::Cell::new(4, 4)),
+        false,
+    )];
+    let mut b = common::battle(&text, &[2, 9], |side| -> Box<dyn Controller> {
+        if side == 0 {
+            Box::new(Plays(fall_back.clone()))
+        } else {
+            Box::new(fray_core::decision::HumanSeat)
+        }
+    });
+    for _ in 0..20 {
+        let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+            break;
+        };
+        // Bran's question first, one answer a step.
+        let (id, who, rule) = {
+            let decisions = b.world().resource::<fray_core::decision::Decisions>();
+            let mut asked: Vec<_> = ids.iter().filter_map(|&i| decisions.get(i)).collect();
+            asked.sort_by_key(|d| d.actor_name != "Bran");
+            let d = asked[0];
+            (d.id, d.actor_name.clone(), d.rule.clone())
+        };
+        let order = if rule.starts_with("003 §Withdrawal Tactics") {
+            Order::new(&who, "follow").target("Aldo")
+        } else {
+            Order::new(&who, "parry")
+        };
+        b.answer(id, order);
+    }
+    assert_has(&b, "Bran follows Aldo");
+    assert_has(
+        &b,
+        "Cato would follow Aldo, but no longer can: the way is blocked or beyond its movement.",
+    );
+    assert_lacks(&b, "Cato's order \"follow\" is refused");
+}

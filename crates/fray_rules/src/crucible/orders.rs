@@ -872,9 +872,9 @@ pub fn validate_reaction(
         "follow" if order.cell.is_some() => Err(format!(
             "a follower goes back into reach of {whom} by the shortest way, not to a cell of its choosing"
         )),
-        "follow" if about == super::Reaction::Follow => follow_way(world, f, them)
-            .map(|_| Some(them))
-            .ok_or_else(|| format!("{whom} is beyond what is left of its movement this round")),
+        // Asked, it could follow; another's answer may have taken the way
+        // since, which the follow then says (turn.rs follow).
+        "follow" if about == super::Reaction::Follow => Ok(Some(them)),
         "strike_back" if about == super::Reaction::BackBlow => Ok(yes_or_no(true)),
         a if a == no => Ok(yes_or_no(false)),
         other if about == super::Reaction::Follow => Err(format!(
