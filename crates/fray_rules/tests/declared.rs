@@ -38,12 +38,18 @@ fn data() -> DeclaredData {
 
 /// A battle from scenario text, every side scripted with `Waits` behind it.
 fn battle(text: &str) -> Battle {
+    scripted(text, || Box::new(Waits))
+}
+
+/// A battle from scenario text, every side scripted with what `behind`
+/// makes deciding what the script does not cover.
+fn scripted(text: &str, behind: impl Fn() -> Box<dyn Controller>) -> Battle {
     let orders = LoadedScenario::from_source(Source::inline("test.ron", text))
         .unwrap()
         .scenario
         .orders;
     common::battle(text, &[], |_| {
-        Box::new(Scripted::new(orders.clone(), Box::new(Waits)))
+        Box::new(Scripted::new(orders.clone(), behind()))
     })
 }
 
@@ -2207,16 +2213,7 @@ fn a_strain_that_would_kill_is_said_and_the_ai_lies_still() {
         1,
     )
     .replace(r#"(name: "Bors""#, BYSTANDER);
-    let script = LoadedScenario::from_source(Source::inline("test.ron", &text))
-        .unwrap()
-        .scenario
-        .orders;
-    let mut b = common::battle(&text, &[], |_| {
-        Box::new(Scripted::new(
-            script.clone(),
-            Box::new(AiStrains(noted.clone())),
-        ))
-    });
+    let mut b = scripted(&text, || Box::new(AiStrains(noted.clone())));
     let _ = b.run();
     assert_has(&b, "Bors is Dying (-3 Wound Points)");
     assert_eq!(
@@ -2327,16 +2324,7 @@ fn one_whose_arm_broke_as_it_fell_is_not_asked_to_pay_for_its_blow() {
             r#""strength": 18}), (name: "Cato", side: "Hobs", template: "hobgoblin_warrior", at: (7, 7)),"#,
         )
         .replace("dice: [1, 10, 20,", "dice: [1, 10, 2, 20,");
-    let script = LoadedScenario::from_source(Source::inline("test.ron", &text))
-        .unwrap()
-        .scenario
-        .orders;
-    let mut b = common::battle(&text, &[], |_| {
-        Box::new(Scripted::new(
-            script.clone(),
-            Box::new(AiStrains(noted.clone())),
-        ))
-    });
+    let mut b = scripted(&text, || Box::new(AiStrains(noted.clone())));
     let _ = b.run();
     assert_has(&b, "The Broken Upper Arm is in Hob's main arm");
     let (_, wp, _) = wounds(&mut b, "Hob");
