@@ -536,6 +536,10 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
             "11:40: \"Aelis\"'s scripted order names (99, -99), outside the grid",
         ),
         (
+            "order_at_a_friend",
+            "12:77: \"Brienne\"'s scripted attack is aimed at \"Osric\", of its own side",
+        ),
+        (
             "order_off_the_grid",
             "11:40: \"Brienne\"'s scripted order names (9, 9), outside the grid",
         ),

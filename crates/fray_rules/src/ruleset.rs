@@ -433,6 +433,9 @@ pub struct ScenarioRules {
     /// Whether the battle acts before its first round, in round 0 (001's
     /// surprise segments), so scripted orders may be for round 0.
     pub round_zero: bool,
+    /// The actions aimed only at an opponent: a scripted one aimed at its
+    /// actor's own side would be refused in the battle.
+    pub at_foes: &'static [&'static str],
 }
 
 impl ScenarioRules {
@@ -465,7 +468,43 @@ impl ScenarioRules {
             ));
         }
         check_options(scenario, ruleset, self.options)?;
-        check_order_actions(scenario, self.actions)
+        check_order_actions(scenario, self.actions)?;
+        self.check_aimed_at_foes(scenario)
+    }
+
+    /// Every scripted order of [`Self::at_foes`] is aimed at an opponent.
+    fn check_aimed_at_foes(&self, scenario: &LoadedScenario) -> Result<(), LoadError> {
+        let s = &scenario.scenario;
+        let side_of = |name: &str| {
+            s.combatants
+                .iter()
+                .chain(s.arrivals.iter().map(|a| &a.combatant))
+                .find(|c| c.name == name)
+                .map(|c| c.side.clone())
+        };
+        for (i, o) in s.orders.iter().enumerate() {
+            let order = &o.order;
+            let Some(target) = order.target.as_deref() else {
+                continue;
+            };
+            if !self.at_foes.contains(&order.action.as_str()) {
+                continue;
+            }
+            if let (Some(a), Some(t)) = (side_of(&order.actor), side_of(target))
+                && a == t
+            {
+                return Err(scenario.source.error_in_item(
+                    ("orders", "order"),
+                    i,
+                    target,
+                    format!(
+                        "{:?}'s scripted {} is aimed at {target:?}, of its own side",
+                        order.actor, order.action
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Every scripted order whose action takes a weapon and names one

@@ -510,6 +510,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_groups: Some("003 has no initiative groups but the sides: use the option `initiative`"),
     no_arrivals: Some("003 has no late arrivals"),
     round_zero: false,
+    at_foes: &["attack", "fire", "fire_then_move", "strike_back"],
 };
 
 fn options(scenario: &LoadedScenario) -> Options {

@@ -422,6 +422,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_groups: None,
     no_arrivals: None,
     round_zero: false,
+    at_foes: &["attack", "defensive_attack", "throw", "intimidate"],
 };
 
 /// The action names orders use: the declarations, then the answers of one

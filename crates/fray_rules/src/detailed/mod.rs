@@ -368,6 +368,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_groups: Some("the detailed_sequence ruleset has no initiative rolls: blows and EN decide"),
     no_arrivals: Some("the detailed_sequence ruleset has no late arrivals"),
     round_zero: false,
+    at_foes: &["attack", "drop+attack"],
 };
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh

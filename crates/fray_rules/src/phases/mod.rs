@@ -460,6 +460,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
         "the phases ruleset has no late arrivals: rules/002 does not say when newcomers act",
     ),
     round_zero: false,
+    at_foes: &["strike", "haymaker", "shoot"],
 };
 
 /// Spawn the scenario's characters and the state of the battle (in a fresh

@@ -462,6 +462,7 @@ const SCENARIOS: crate::ruleset::ScenarioRules = crate::ruleset::ScenarioRules {
     no_arrivals: Some("001 has no late arrivals"),
     // 001 §1: the surprise segments come before the first round.
     round_zero: true,
+    at_foes: &["attack", "charge"],
 };
 
 /// Spawn the scenario's combatants and the state of the battle (in a fresh
