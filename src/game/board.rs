@@ -941,7 +941,7 @@ fn highlights(
         gizmos.linestrip_2d(layout.outline(me.cell, 1.0), Color::srgb(1.0, 0.9, 0.3));
         return;
     }
-    // Reachable cells this round.
+    // Reachable cells with the movement left now.
     let reach = grid.reachable(me.cell, me.speed, |c| blocked.contains(&c));
     for (c, _) in &reach {
         gizmos.linestrip_2d(layout.outline(*c, 3.0), Color::srgba(0.4, 0.9, 0.5, 0.55));
@@ -971,12 +971,12 @@ fn highlights(
         .map(|v| v.name.as_str())
         .collect();
     let mut info = format!(
-        "Path to {c}: {} cells, movement cost {cost} of {} this round",
+        "Path to {c}: {} cells, movement cost {cost} of {} left",
         path.len(),
         me.speed
     );
     if cost > me.speed {
-        info.push_str(" (too far for one round)");
+        info.push_str(" (too far to go now)");
     }
     if !entered.is_empty() {
         let who = entered.join(", ");

@@ -64,7 +64,10 @@ const BOARD: &[(&str, &str)] = &[
     ("brown cells", "difficult ground: entering costs double"),
     ("black cells", "obstacles"),
     ("yellow outline", "the combatant selected or deciding"),
-    ("green outlines", "the cells it can reach this round"),
+    (
+        "green outlines",
+        "the cells it can reach with the movement it has left",
+    ),
     (
         "red outlines",
         "cells an enemy threatens: moving into, out of or within them may provoke it, as the ruleset says; the path's words name whom",

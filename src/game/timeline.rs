@@ -472,9 +472,13 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session, now: u32, picked: &mut Op
         .collect();
     let mut pic = picture(&entries, &listing, (s.view.clock)(s.battle.world()));
     in_periods(&mut pic, s.view.periods);
+    // Solid bars, always shown, so lanes below the area's edge are seen
+    // to be there.
+    ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();
     egui::ScrollArea::both()
         .id_salt(("timeline", round))
         .max_height(HEIGHT)
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::AlwaysVisible)
         .stick_to_right(true)
         .show(ui, |ui| draw(ui, s, &pic, round == now, picked));
 }

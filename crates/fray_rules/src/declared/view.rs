@@ -186,32 +186,53 @@ fn waiting(world: &World, flow: &Flow) -> Vec<String> {
 /// 004 §Step 3: tied results resolve simultaneously, so entries at the same
 /// initiative and in the same state share a row, their notes joined.
 fn group_rows(entries: Vec<Entry>) -> Vec<TrackerRow> {
-    let mut rows: Vec<TrackerRow> = Vec::new();
+    // Each row's names and, by name, what each does.
+    let mut rows: Vec<(TrackerRow, Vec<(String, String)>)> = Vec::new();
     for (mark, name, state, note) in entries {
         let label = format!("initiative {mark}");
-        match rows
-            .iter_mut()
-            .find(|r| r.mark == label && r.state == state)
+        let at = match rows
+            .iter()
+            .position(|(r, _)| r.mark == label && r.state == state)
         {
-            Some(r) => {
-                r.names.push(name);
-                if !note.is_empty() {
-                    r.note = if r.note.is_empty() {
-                        note
-                    } else {
-                        format!("{}; {note}", r.note)
-                    };
-                }
+            Some(i) => i,
+            None => {
+                rows.push((
+                    TrackerRow {
+                        mark: label,
+                        names: Vec::new(),
+                        state,
+                        note: String::new(),
+                    },
+                    Vec::new(),
+                ));
+                rows.len() - 1
             }
-            None => rows.push(TrackerRow {
-                mark: label,
-                names: vec![name],
-                state,
-                note,
-            }),
+        };
+        let (row, notes) = &mut rows[at];
+        row.names.push(name.clone());
+        if !note.is_empty() {
+            notes.push((name, note));
         }
     }
-    rows
+    // A group's notes say whose each is (a tie may mix both sides).
+    rows.into_iter()
+        .map(|(mut r, notes)| {
+            r.note = if r.names.len() == 1 {
+                notes
+                    .into_iter()
+                    .map(|(_, n)| n)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            } else {
+                notes
+                    .into_iter()
+                    .map(|(who, n)| format!("{who}: {n}"))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            };
+            r
+        })
+        .collect()
 }
 
 /// 004 §Step 2: the round's initiative order, lowest first with ties
@@ -333,4 +354,28 @@ pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
 /// Its choices carry no warnings: an order typed by hand draws none either.
 pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tied_group_says_whose_each_action_is() {
+        let e = |mark: i32, name: &str, note: &str| {
+            (mark, name.to_string(), RowState::Coming, note.to_string())
+        };
+        let rows = group_rows(vec![
+            e(5, "Wren", "intimidate Grusk"),
+            e(5, "Gorm", ""),
+            e(5, "Harl", "throw the javelin at Wren"),
+            e(7, "Anna", "wait"),
+        ]);
+        assert_eq!(rows[0].names, ["Wren", "Gorm", "Harl"]);
+        assert_eq!(
+            rows[0].note,
+            "Wren: intimidate Grusk; Harl: throw the javelin at Wren"
+        );
+        assert_eq!(rows[1].note, "wait");
+    }
 }
