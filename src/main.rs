@@ -398,12 +398,24 @@ fn main() -> ExitCode {
         }) => {
             let seating = saved::Seating { all_ai, human, ai };
             // `--save` over `--load` goes on with the battle.
-            let data = scenario.as_deref().and_then(fray_ai::ruleset_file_of);
-            let read = [
+            // The files beside the battle too: the ruleset read beside the
+            // scenario, and, for a loaded battle, the scenario it names.
+            let mut beside: Vec<PathBuf> = scenario
+                .as_deref()
+                .and_then(fray_ai::ruleset_file_of)
+                .into_iter()
+                .collect();
+            if let Some(file) = load
+                .as_deref()
+                .and_then(|l| fray_ai::save::BattleFile::read(l).ok())
+            {
+                beside.extend(file.files_beside());
+            }
+            let mut read = vec![
                 (scenario.as_deref(), None),
                 (load.as_deref(), Some("--save")),
-                (data.as_deref(), None),
             ];
+            read.extend(beside.iter().map(|p| (Some(p.as_path()), None)));
             let written = not_over_what_is_read(&read, &[("--log", &log), ("--save", &save)])
                 .and_then(|()| can_save_to(save.as_deref()));
             let game = written.and_then(|()| match (scenario, load) {
@@ -481,8 +493,17 @@ fn not_over_what_is_read(
     read: &[(Option<&Path>, Option<&str>)],
     written: &[(&str, &Option<PathBuf>)],
 ) -> Result<(), Failure> {
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
+    // One file however spelt, whether it is there yet or not: its folder
+    // made absolute, and its name.
+    let whole = |p: &Path| {
+        p.canonicalize().ok().or_else(|| {
+            let folder = p.parent().filter(|f| !f.as_os_str().is_empty());
+            let folder = folder.unwrap_or(Path::new(".")).canonicalize().ok()?;
+            Some(folder.join(p.file_name()?))
+        })
+    };
+    let same = |a: &Path, b: &Path| match (whole(a), whole(b)) {
+        (Some(a), Some(b)) => a == b,
         _ => a == b,
     };
     for (i, (flag, out)) in written.iter().enumerate() {
@@ -994,19 +1015,21 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         return Ok(format!("ruleset {}", info.id));
     }
     let (scenario, data) = load_scenario(path)?;
+    // Seated as the scenario says, so scripted seats roll the dice a run
+    // would; a person's seat ends the trial of the forced dice there.
     let options = BattleOptions {
         seed: scenario.scenario.seed,
         dice: Vec::new(),
         keep_log: false,
-        all_ai: true,
+        all_ai: false,
         ai: Vec::new(),
         search_work: None,
     };
     let mut battle =
         build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
-    // Forced dice are tried by playing the battle once, the AI in every
-    // seat, so a face its die cannot show is found here rather than partway
-    // through a run.
+    // Forced dice are tried by playing the battle once, as far as it goes
+    // without a person, so a face its die cannot show is found here rather
+    // than partway through a run.
     if !scenario.scenario.dice.is_empty()
         && let Progress::Failed(why) = battle.run()
     {
@@ -1014,10 +1037,7 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         let e = if why.contains("forced die") {
             src.error_at_field("dice", why)
         } else {
-            src.error_at_field(
-                "name",
-                format!("played with the AI, the battle stops: {why}"),
-            )
+            src.error_at_field("name", format!("played as seated, the battle stops: {why}"))
         };
         return Err(bad_input(e.to_string()));
     }

@@ -1548,8 +1548,8 @@ fn outputs_never_write_over_what_is_read_or_each_other() {
         std::fs::read_to_string(file("rulesets/declared.ron")).unwrap(),
         ruleset
     );
-    // The log and the save in one file.
-    let same = file("same.out");
+    // The log and the save in one file, however spelt.
+    let (same, also) = (file("same.out"), file("rulesets/../same.out"));
     let o = fray(&[
         "run",
         &file("scenarios/duel.ron"),
@@ -1557,13 +1557,38 @@ fn outputs_never_write_over_what_is_read_or_each_other() {
         "--log",
         &same,
         "--save",
-        &same,
+        &also,
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains("--log and --save both name"),
         "{}",
         stderr(&o)
+    );
+    // A battle loaded writes over neither the scenario it names nor the
+    // ruleset beside it.
+    let saved = file("saved.ron");
+    let o = fray(&[
+        "run",
+        &file("scenarios/duel.ron"),
+        "--all-ai",
+        "--quiet",
+        "--save",
+        &saved,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for over in [file("rulesets/declared.ron"), file("scenarios/duel.ron")] {
+        let o = fray(&["run", "--load", &saved, "--quiet", "--log", &over]);
+        assert_eq!(o.status.code(), Some(2), "{over}");
+        assert!(
+            stderr(&o).contains("that is the file being read"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(file("rulesets/declared.ron")).unwrap(),
+        ruleset
     );
     // A save to a folder is refused before the battle, leaving nothing.
     let o = fray(&[
@@ -1614,13 +1639,14 @@ fn outputs_never_write_over_what_is_read_or_each_other() {
 
 #[test]
 fn check_plays_forced_dice_to_find_a_face_its_die_cannot_show() {
-    // The third die is a d20; run would fail there, partway through.
+    // The third die, as scripted, is a d12; run would fail there, partway
+    // through. The seats stay scripted, so check names the same roll.
     let path = "tests/broken/forced_face_its_die_cannot_show.ron";
     let o = fray(&["check", path]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
         stderr(&o).contains(&format!(
-            "{path}:25:5: forced die #3 is 80, which is not a face of a d20"
+            "{path}:25:5: forced die #3 is 80, which is not a face of a d12 (rolled for Ghoul's base initiative)"
         )),
         "{}",
         stderr(&o)

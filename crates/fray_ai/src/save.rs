@@ -185,6 +185,21 @@ impl BattleFile {
         Ok(file)
     }
 
+    /// The files beside which the battle was played, on this machine: its
+    /// scenario's file and the ruleset file read beside it, where they are.
+    pub fn files_beside(&self) -> Vec<PathBuf> {
+        let scenario = PathBuf::from(&self.scenario_file);
+        let ruleset = fray_rules::ruleset(&self.ruleset).and_then(|info| {
+            let p = scenario
+                .parent()?
+                .parent()?
+                .join("rulesets")
+                .join(info.data_file);
+            p.is_file().then_some(p)
+        });
+        std::iter::once(scenario).chain(ruleset).collect()
+    }
+
     /// The scenario the battle was played from, and the ruleset data it
     /// names, checked against the data this Fray has.
     pub fn scenario(&self, path: &Path) -> Result<(LoadedScenario, LoadedRules), Refused> {
