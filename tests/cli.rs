@@ -536,6 +536,10 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
             "11:40: \"Aelis\"'s scripted order names (99, -99), outside the grid",
         ),
         (
+            "negative_armour",
+            "9:16: \"Grusk\" has Armour -3: it is 0 or more",
+        ),
+        (
             "order_at_a_friend",
             "12:77: \"Brienne\"'s scripted attack is aimed at \"Osric\", of its own side",
         ),
@@ -646,6 +650,26 @@ fn a_weapon_multiplier_below_one_is_refused_where_it_is_written() {
 }
 
 #[test]
+fn negative_stress_or_armour_is_refused_in_the_data_file() {
+    spoilt_data_is_refused(
+        "declared.ron",
+        "duel.ron",
+        ("\"knight\": (", "\"knight\""),
+        ("armour", "2"),
+        &["-1"],
+        "template \"knight\" has Armour -1: it is 0 or more",
+    );
+    spoilt_data_is_refused(
+        "declared.ron",
+        "duel.ron",
+        ("\"knight\": (", "\"knight\""),
+        ("stress", "24"),
+        &["-5"],
+        "template \"knight\" has Stress -5: it is 0 or more",
+    );
+}
+
+#[test]
 fn a_turn_of_other_than_1_to_12_phases_is_refused_where_it_is_written() {
     spoilt_data_is_refused(
         "phases.ron",
@@ -720,7 +744,7 @@ fn stats_at_their_bound_and_blows_past_death_play_without_wrapping() {
     let cases = [
         (
             "duel.ron",
-            r#""stress": 10000, "strength": 10000, "strength_mod": 10000, "attack": 10000, "heal": 10000, "agility_mod": -10000, "defense_bonus": -10000, "armour": -10000"#,
+            r#""stress": 10000, "strength": 10000, "strength_mod": 10000, "attack": 10000, "heal": 10000, "agility_mod": -10000, "defense_bonus": -10000, "armour": 0"#,
         ),
         (
             "phases_duel.ron",

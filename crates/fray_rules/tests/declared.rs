@@ -2402,3 +2402,84 @@ fn injuries_are_itemised_in_defense_and_damage() {
         "Damage 7 (1d8 +2 Strength − 1 (Strength damage)), less 1 Armour: 6 slashing damage.",
     );
 }
+
+#[test]
+fn one_down_at_its_declaration_lies_still_once_its_target_has_left_its_reach() {
+    // 004 §Wound Points: Anna, Incapacitated at 0, declares an attack on
+    // Bors beside her. Bors (initiative 1 + 3) walks off before her count:
+    // from where she lies he is beyond her reach, so she lies still rather
+    // than pay a Wound Point for nothing.
+    let text = duel(
+        "",
+        "",
+        "12, 12, 1",
+        &format!(
+            r#"{ANNA_ATTACKS}, (round: 1, order: (actor: "Bors", action: "defensive_attack", cell: (2, 6)))"#
+        ),
+        1,
+    )
+    .replace(
+        r#"(name: "Bors""#,
+        &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
+    );
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = 0;
+    w.entity_mut(anna)
+        .insert(Health::Incapacitated)
+        .remove::<fray_core::model::Fighting>();
+    let _ = b.run();
+    assert_has(&b, "Anna declares: attack Bors");
+    let at = |needle: &str| {
+        let lines = texts(&b);
+        lines
+            .iter()
+            .position(|t| t.contains(needle))
+            .unwrap_or_else(|| panic!("no log line contains {needle:?}:\n{}", lines.join("\n")))
+    };
+    let still = "Anna lies still: it lies where it fell and cannot both move and act: Bors is";
+    assert!(at("Bors moves") < at(still));
+    assert_lacks(&b, "Anna strains itself");
+    assert_eq!(wounds(&mut b, "Anna").1, 0);
+}
+
+#[test]
+fn one_a_wound_point_from_death_is_told_so_and_the_ai_drinks_no_draught() {
+    // 004 §Wound Points: Anna (Strength 3) lies Dying at -2: the Wound
+    // Point any action but waiting or crawling costs takes her to -3,
+    // minus her Strength. Her declaration says so, and the AI does not
+    // offer her the healing draught whose drinking would kill her.
+    let text = duel(r#", set: {"strength": 3}"#, "", "9, 2", "", 1).replace(
+        r#"(name: "Bors""#,
+        &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
+    );
+    let mut b = common::battle(&text, &[], |side| -> Box<dyn Controller> {
+        if side == 0 {
+            Box::new(fray_core::decision::HumanSeat)
+        } else {
+            Box::new(Waits)
+        }
+    });
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = -2;
+    w.entity_mut(anna)
+        .insert(Health::Dying)
+        .remove::<fray_core::model::Fighting>();
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("nobody is asked");
+    };
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let prompt = &decisions.get(ids[0]).unwrap().prompt;
+    assert_eq!(
+        prompt,
+        "Anna: declare an action for round 1 (Dying: it can crawl or wait; any other action costs 1 Wound Point, which kills it)"
+    );
+    let hooks = *b.world().resource::<fray_core::ai::AiHooks>();
+    let orders: Vec<String> = (hooks.appraise)(b.world(), anna)
+        .into_iter()
+        .map(|a| a.order.action.to_string())
+        .collect();
+    assert_eq!(orders, ["wait"]);
+}

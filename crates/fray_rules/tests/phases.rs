@@ -1371,9 +1371,9 @@ fn a_strike_readied_for_a_foe_waits_for_its_first_action_not_its_delay() {
 }
 
 /// What Bo, played by a person, is asked when Ash (OCV 6) strikes at him;
-/// `struck`: Bo has struck since his last action (ruling
-/// `opportunity_manoeuvre`).
-fn abort_prompt(struck: bool) -> String {
+/// `haymaker`: Bo has thrown a Haymaker since his last action (ruling
+/// `haymaker`).
+fn abort_prompt(haymaker: bool) -> String {
     let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
           grid: (kind: Square, width: 12, height: 12),
           sides: [(name: "A"), (name: "B")],
@@ -1392,13 +1392,13 @@ fn abort_prompt(struck: bool) -> String {
             Box::new(fray_core::decision::HumanSeat)
         }
     });
-    if struck {
+    if haymaker {
         let bo = entity(&b, "Bo");
         b.world_mut()
             .get_mut::<fray_rules::phases::Guard>(bo)
             .unwrap()
             .manoeuvres
-            .push(("strike".into(), 0, 0));
+            .push(("haymaker".into(), 0, -5));
     }
     let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
         panic!("Bo is not asked");
@@ -1417,11 +1417,11 @@ fn the_abort_question_gives_the_odds_of_each_answer() {
         abort_prompt(false),
         "Ash attacks Bo (strike: hits 74%; with Dodge 38%; a Block stops it 50%): abort to a defensive action?"
     );
-    // Ruling opportunity_manoeuvre: had Bo struck since its last action,
-    // Dodge would combine with the Strike's DCV bonus of none: it spares
-    // nothing, and the odds say so.
+    // Had Bo thrown a Haymaker since its last action, its DCV would be 0:
+    // hit on 4 or more, 215 of 216. The abort is Bo's next action, which
+    // ends the Haymaker (ruling dodge): the Dodge's odds stay 38%.
     let prompt = abort_prompt(true);
-    assert!(prompt.contains("hits 74%; with Dodge 74%"), "{prompt}");
+    assert!(prompt.contains("hits 100%; with Dodge 38%"), "{prompt}");
 }
 
 #[test]
@@ -1614,9 +1614,10 @@ fn the_abort_choices_refuse_a_block_against_a_shot() {
 
 #[test]
 fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
-    // 002 §One per Phase: "you use the worst OCV and DCV bonus". Bra (DCV
-    // 5) is offered a Dodge to DCV 8; with a Strike (no DCV bonus) still in
-    // effect, the Dodge gains nothing, and the choice says so.
+    // Bra (DCV 5) is offered a Dodge to DCV 8. The abort is its next
+    // action (ruling dodge): a Strike still in effect does not hold the
+    // Dodge's bonus down, and a Haymaker's -5 ends with it, as the choice
+    // says.
     let shot = Order::new("Gun", "shoot").target("Bra");
     let (mut b, id) = ask_person(
         r#"(name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
@@ -1647,7 +1648,17 @@ fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
         });
     assert_eq!(
         dodge(&b),
-        "Abort to Dodge (DCV stays 5: the worst bonus of the manoeuvres in effect counts), giving up its action this phase"
+        "Abort to Dodge (DCV 5 to 8), giving up its action this phase"
+    );
+    b.world_mut()
+        .entity_mut(bra)
+        .insert(fray_rules::phases::Guard {
+            manoeuvres: vec![("haymaker".into(), 0, -5)],
+            ..Default::default()
+        });
+    assert_eq!(
+        dodge(&b),
+        "Abort to Dodge (DCV 0 to 8: the abort ends its Haymaker), giving up its action this phase"
     );
     // 002 §Abort Consequences, §Ready Consequences: what is given up is said
     // as the abort will say it. Had Bra readied a strike on its place this
@@ -1922,6 +1933,40 @@ fn an_abort_is_the_next_action_and_ends_the_last_ones_haymaker() {
 }
 
 #[test]
+fn a_readied_strike_going_off_is_the_next_action_and_ends_a_haymaker_since() {
+    // 002 §Ready, rulings haymaker and opportunity_manoeuvre: Ash (7)
+    // readies a strike for Bo's next action, then throws a Haymaker at Cy
+    // as Cy walks off (-5 DCV until Ash's next action), and misses. Bo's
+    // strike sets the readied one off: that is Ash's next action, so the
+    // Haymaker's -5 ends, and Bo meets DCV 7.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 7}),
+        (name: "Cy", side: "B", template: "bravo", at: (3, 4), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#,
+        &[1, 1, 1, 1, 1, 1, 6, 6, 6],
+        vec![
+            o("Ash", "ready").target("Bo"),
+            o("Cy", "move").cell(Cell::new(3, 8)),
+            (Q::Opportunity, Order::new("Ash", "haymaker").target("Cy")),
+            o("Bo", "strike").target("Ash"),
+        ],
+    );
+    run(&mut b);
+    let haymaker = line(&b, "Ash throws a haymaker at Cy (attack of opportunity)");
+    let fires = line(
+        &b,
+        "Ash's readied strike goes off: it cuts in just before Bo goes on",
+    );
+    let strike = line(
+        &b,
+        "Bo strikes at Ash: 3d6 18 + OCV 5 = 23 against 10 + DCV 7 = 17",
+    );
+    assert!(haymaker < fires && fires < strike);
+}
+
+#[test]
 fn a_dodge_ends_with_a_turn_let_pass_without_an_action() {
     // Rulings dodge and end_turn: Bo (7) dodges in phase 1 and ends his
     // turn in phase 2 with no action; his +3 ends there, and Ash's (6)
@@ -1969,6 +2014,59 @@ fn a_recovery_begun_is_lost_to_an_abort_without_a_delay() {
     );
     assert!(lost < aborts);
     assert_lacks(&b, "Ash completes its Recovery");
+}
+
+#[test]
+fn one_knocked_out_loses_the_recovery_it_began() {
+    // Ruling knocked_out: Ash (STUN 1) begins a Recovery in the Surprise
+    // Phase; Bo (7) knocks him out in phase 1. The start waited for Ash's
+    // next action, which he no longer has: it is lost, and does not wait
+    // for him to wake.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6, "stun": 1}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), surprised: true, set: {"cv": 7}),
+    "#,
+        &[6, 6, 6, 6, 6, 6],
+        vec![
+            in_phase(0, o("Ash", "start_recovery").into()),
+            in_phase(1, o("Bo", "strike").target("Ash")),
+        ],
+    );
+    run(&mut b);
+    let out = line(&b, "Ash is knocked out: STUN");
+    let lost = line(&b, "Ash is knocked out: the Recovery it began is lost.");
+    assert!(out < lost);
+    let ash = entity(&b, "Ash");
+    assert!(
+        b.world()
+            .get::<fray_rules::phases::RecoveryStarted>(ash)
+            .is_none()
+    );
+}
+
+#[test]
+fn one_knocked_out_loses_the_haymakers_minus_five() {
+    // Ruling knocked_out: Bo (7) throws a Haymaker at Ash and misses (-5
+    // DCV until his next action); Ash knocks him out. His turns pass
+    // without an action (ruling end_turn): the -5 is gone, and should he
+    // wake he stands at his own DCV.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 7, "stun": 1}),
+    "#,
+        &[1, 1, 1, 6, 6, 6, 6, 6, 6],
+        vec![
+            o("Bo", "haymaker").target("Ash"),
+            o("Ash", "strike").target("Bo"),
+        ],
+    );
+    run(&mut b);
+    line(&b, "Bo is knocked out: STUN");
+    let bo = entity(&b, "Bo");
+    let guard = b.world().get::<fray_rules::phases::Guard>(bo).unwrap();
+    assert!(guard.manoeuvres.is_empty(), "{guard:?}");
 }
 
 #[test]

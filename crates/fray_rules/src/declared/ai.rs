@@ -144,12 +144,18 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         left: (stress.current.max(0) + wp.current.max(0)) as f32,
     };
     let health = health.copied().unwrap_or(Health::Dead);
+    let stabilised = world.get::<Stabilised>(me).is_some();
+    let down = Down::of(
+        health,
+        stabilised,
+        stats,
+        super::felled::strain_kills(world, me),
+    );
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
     out.push(Appraisal::plain(m.order("wait")));
-    consumables(&m, health, wp, stress, &mut out);
+    consumables(&m, (health, down.as_ref()), wp, stress, &mut out);
     if health != Health::Fine {
-        let stabilised = world.get::<Stabilised>(me).is_some();
-        if let Some(down) = Down::of(health, stabilised, stats, wp) {
+        if let Some(down) = down {
             let still = Stats {
                 speed: down.speed,
                 ..stats.clone()
@@ -190,8 +196,8 @@ struct Down {
 
 impl Down {
     /// `None` when it should only wait: dead, or one more Wound Point
-    /// would kill it.
-    fn of(health: Health, stabilised: bool, stats: &Stats, wp: &WoundPoints) -> Option<Self> {
+    /// would kill it (`kills`).
+    fn of(health: Health, stabilised: bool, stats: &Stats, kills: bool) -> Option<Self> {
         let speed = match health {
             Health::Fine | Health::Dead => return None,
             _ if stabilised => {
@@ -202,7 +208,7 @@ impl Down {
             }
             Health::Incapacitated | Health::Dying => 0,
         };
-        (wp.current - 1 > -stats.strength).then_some(Self {
+        (!kills).then_some(Self {
             speed,
             cost: DOWN_ACTION_COST,
         })
@@ -240,14 +246,19 @@ fn resolved<'a, T>(
 }
 
 /// 004 §Step 3 · ruling `healing_items`: a consumable item is worth what it
-/// heals, the more the worse `me` is hurt.
+/// heals, the more the worse `me` is hurt, less what drinking it costs one
+/// down (004 §Wound Points): not taken when that Wound Point would kill.
 fn consumables(
     m: &Me,
-    health: Health,
+    (health, down): (Health, Option<&Down>),
     wp: &WoundPoints,
     stress: &Stress,
     out: &mut Vec<Appraisal>,
 ) {
+    if health != Health::Fine && down.is_none() {
+        return;
+    }
+    let cost = down.map_or(0.0, |d| d.cost);
     for item in &m.kit.items {
         let Some(it) = m.data.items.get(item) else {
             continue;
@@ -260,7 +271,7 @@ fn consumables(
             0.0
         };
         out.push(Appraisal {
-            other: hurt * it.heals.mean(),
+            other: hurt * it.heals.mean() - cost,
             ..Appraisal::plain(m.order("consumable").with(item))
         });
     }
@@ -789,7 +800,7 @@ fn intimidate(
         m.data,
         stats,
         standing,
-        m.stats.intimidation,
+        (m.stats.intimidation, ally_intimidating(world, m, foe.e)),
         odds.as_deref(),
     );
     if likelier <= 0.0 {
@@ -806,6 +817,26 @@ fn intimidate(
         risk,
         ..Appraisal::plain(m.order("intimidate").target(foe.name.clone()))
     });
+}
+
+/// The best Intimidation bonus among the allies of `m` declared to
+/// intimidate `foe` this round, openly or written down by its own side
+/// (ruling intimidate_action: only the best result counts).
+fn ally_intimidating(world: &World, m: &Me, foe: Entity) -> Option<i32> {
+    let flow = world.resource::<super::Flow>();
+    let open = flow
+        .roster
+        .iter()
+        .filter_map(|(e, _)| super::declared(world, *e).map(|d| (*e, &d.action)));
+    let written = flow.hidden.iter().map(|(e, a)| (*e, a));
+    open.chain(written)
+        .filter(|(e, a)| {
+            *e != m.e
+                && matches!(a, super::Action::Intimidate { target } if *target == foe)
+                && world.get::<Side>(*e) == Some(&m.side)
+        })
+        .filter_map(|(e, _)| world.get::<Stats>(e).map(|s| s.intimidation))
+        .max()
 }
 
 /// 004 §Step 4: the chance of each total of the morale dice and of the
@@ -856,15 +887,16 @@ impl MoraleOdds {
     }
 }
 
-/// 004 §Step 4: how much likelier an Intimidation of 1d20 + `intimidation`
-/// makes a monster of `stats`, standing as `standing`, to fail its morale
-/// check than it was already (a monster outnumbered checks anyway, against
-/// 11 + its opponents; one facing an obvious defeat fails anyway).
+/// 004 §Step 4: how much likelier an Intimidation of 1d20 + `mine` makes a
+/// monster of `stats`, standing as `standing`, to fail its morale check
+/// than it was already: outnumbered, it checks anyway, against 11 + its
+/// opponents; facing an obvious defeat, it fails anyway; with an ally's
+/// Intimidation of 1d20 + `ally` declared too, only the better counts.
 fn morale_failing(
     data: &DeclaredData,
     stats: &Stats,
     standing: Standing,
-    intimidation: i32,
+    (mine, ally): (i32, Option<i32>),
     odds: Option<&MoraleOdds>,
 ) -> f32 {
     use super::end_round::{morale_parts, obvious_defeat, outnumbered, unaided_target};
@@ -885,17 +917,35 @@ fn morale_failing(
         let short = usize::try_from(tn - morale.min()).unwrap_or(0);
         odds.morale.iter().take(short).sum()
     };
-    let check_min = check.min() + intimidation;
-    let with: f64 = odds
-        .check
-        .iter()
-        .enumerate()
-        .map(|(i, p)| p * fails(check_min + i as i32))
-        .sum();
-    let before = if outnumbered {
-        fails(unaided_target(data, opponents))
-    } else {
-        0.0
+    // Outnumbered, it checks against the harder of 11 + opponents and the
+    // Intimidation (ruling intimidate_action): a weak one changes nothing.
+    let unaided = unaided_target(data, opponents);
+    let fails_at = |result: i32| {
+        fails(if outnumbered {
+            result.max(unaided)
+        } else {
+            result
+        })
+    };
+    // Each result of 1d20 + `bonus`, with its chance.
+    let results = |bonus: i32| {
+        let first = check.min() + bonus;
+        odds.check
+            .iter()
+            .enumerate()
+            .map(move |(i, p)| (first + i as i32, *p))
+    };
+    let (with, before): (f64, f64) = match ally {
+        None => (
+            results(mine).map(|(r, p)| p * fails_at(r)).sum(),
+            if outnumbered { fails(unaided) } else { 0.0 },
+        ),
+        Some(ally) => (
+            results(mine)
+                .flat_map(|(r, p)| results(ally).map(move |(a, q)| p * q * fails_at(r.max(a))))
+                .sum(),
+            results(ally).map(|(a, q)| q * fails_at(a)).sum(),
+        ),
     };
     (with - before).max(0.0) as f32
 }
@@ -965,15 +1015,27 @@ mod tests {
         assert!(odds.is_some());
         let failing = |allies, opponents| {
             let standing = Standing { allies, opponents };
-            morale_failing(&data, &hobgoblin(), standing, 3, odds.as_deref())
+            morale_failing(&data, &hobgoblin(), standing, (3, None), odds.as_deref())
         };
         // Alone against one: 1d20 + 3 against 3d6 + 2 fails 21 times in 40.
         let alone = failing(0, 1);
         assert!((alone - 0.525).abs() < 1e-6, "{alone}");
         // Outnumbered two to one it checks anyway, against 11 + 2, and
-        // fails half the time: the Intimidation adds 2.5 points.
+        // fails half the time (108 throws of 216). The Intimidation counts
+        // only when harder (ruling intimidate_action): with 1d20 + 3 the
+        // target is 13 on 1-10, and 14-23 on 11-20, failing 337 times in
+        // 480: it adds 97 in 480.
         let outnumbered = failing(0, 2);
-        assert!((outnumbered - 0.025).abs() < 1e-6, "{outnumbered}");
+        assert!((outnumbered - 97.0 / 480.0).abs() < 1e-6, "{outnumbered}");
+        // With an ally's 1d20 + 3 declared too, only the better counts:
+        // the better of two fails it 301 times in 400, one 210: a second
+        // Intimidation adds 91 in 400.
+        let standing = Standing {
+            allies: 0,
+            opponents: 1,
+        };
+        let second = morale_failing(&data, &hobgoblin(), standing, (3, Some(3)), odds.as_deref());
+        assert!((second - 91.0 / 400.0).abs() < 1e-6, "{second}");
         // Three to one, its defeat is obvious: it fails without it.
         assert_eq!(failing(0, 3), 0.0);
     }

@@ -269,8 +269,18 @@ fn check_own(d: &DeclaredData, src: &Source) -> Result<(), LoadError> {
 }
 
 impl Checked for Template {
+    /// 004 §Stress, §Armour, §Wound Points: Stress and Armour are what stand
+    /// between a blow and the body, none or more; Strength is at least 1.
     fn problem(&self) -> Option<String> {
-        (self.strength < 1).then(|| "needs a Strength of at least 1".into())
+        if self.strength < 1 {
+            Some("needs a Strength of at least 1".into())
+        } else if self.stress < 0 {
+            Some(format!("has Stress {}: it is 0 or more", self.stress))
+        } else if self.armour < 0 {
+            Some(format!("has Armour {}: it is 0 or more", self.armour))
+        } else {
+            None
+        }
     }
 }
 

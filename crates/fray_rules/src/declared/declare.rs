@@ -579,11 +579,16 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
     let prompt = decision::prompt(world, actor, |w| {
         let health = w.get::<Health>(actor).copied().unwrap_or(Health::Fine);
         let stabilised = w.get::<super::Stabilised>(actor).is_some();
+        // 004 §Wound Points: the Wound Point that kills it is said so.
+        let kills = super::felled::strain_kills(w, actor);
         let mut prompt = format!("{name}: declare an action for round {round}");
         match health {
             Health::Incapacitated | Health::Dying if stabilised => prompt.push_str(
                 " (Stabilised: half its Speed; its first action costs nothing, each beyond it 1 Wound Point)",
             ),
+            Health::Incapacitated | Health::Dying if kills => prompt.push_str(&format!(
+                " ({health:?}: it can crawl or wait; any other action costs 1 Wound Point, which kills it)"
+            )),
             Health::Incapacitated => prompt.push_str(
                 " (Incapacitated: it can crawl; any other action but waiting costs 1 Wound Point and leaves it Dying where it lies)",
             ),

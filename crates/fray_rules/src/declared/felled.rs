@@ -54,21 +54,29 @@ pub(crate) fn ask_first(world: &mut World, slot: &Slot) -> Go {
     if !would_strain(world, slot) {
         return Go::Act;
     }
-    // Beyond its reach from where it lies, there is nothing to pay for.
-    if let Err(why) = super::declare::from_where_it_lies(world, e, &slot.action) {
-        let me = world.resource::<Flow>().name(e).to_string();
-        fray_core::log::record(world, || {
-            Event::new(
-                EventKind::Wait,
-                "004 §Wound Points · ruling felled_action",
-                format!("{me} lies still: {why}."),
-            )
-            .actor(&me)
-        });
+    if beyond_its_reach(world, e, &slot.action) {
         return Go::LieStill;
     }
     ask(world, slot);
     Go::Ask
+}
+
+/// 004 §Wound Points: whether `action`, from where `e` lies, is beyond its
+/// reach; if so it lies still, said in the log, and nothing is paid for.
+pub(crate) fn beyond_its_reach(world: &mut World, e: Entity, action: &Action) -> bool {
+    let Err(why) = super::declare::from_where_it_lies(world, e, action) else {
+        return false;
+    };
+    let me = world.resource::<Flow>().name(e).to_string();
+    fray_core::log::record(world, || {
+        Event::new(
+            EventKind::Wait,
+            "004 §Wound Points · ruling felled_action",
+            format!("{me} lies still: {why}."),
+        )
+        .actor(&me)
+    });
+    true
 }
 
 /// 004 §Wound Points: felled this round after it declared, able to act, its
@@ -130,7 +138,7 @@ fn ask(world: &mut World, slot: &Slot) {
 /// 004 §Wound Points: whether the Wound Point a strain costs `e` kills it
 /// ("if a creature's current Wound Points reaches the negative value of
 /// their Strength Score, they die").
-fn strain_kills(world: &World, e: Entity) -> bool {
+pub(crate) fn strain_kills(world: &World, e: Entity) -> bool {
     world
         .get::<WoundPoints>(e)
         .is_some_and(|wp| wp.current - 1 <= -super::resolve::strength_now(world, e))

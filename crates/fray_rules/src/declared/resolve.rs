@@ -194,7 +194,8 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     }
     if matches!(h, Health::Incapacitated | Health::Dying)
         && strenuous
-        && strain_kills(world, e, &me, stabilised, prior)
+        && (super::felled::beyond_its_reach(world, e, &slot.action)
+            || strain_kills(world, e, &me, stabilised, prior))
     {
         return;
     }

@@ -312,8 +312,8 @@ fn first_strike(world: &World, attacker: Entity) -> Option<(String, String)> {
 }
 
 /// 002 §Abort · rulings `abort_options`, `dodge`, `block`: whether to
-/// abort is judged by what Dodge (+3 DCV, with the manoeuvres in effect)
-/// spares of the attack coming:
+/// abort is judged by what Dodge (+3 DCV, once the abort has ended the
+/// manoeuvres in effect) spares of the attack coming:
 /// worth it only when the blow could knock `me` out, twice what it spares
 /// outweighs the strike given up, and with this phase's action — giving up
 /// the next phase's, phase after phase, would leave it never fighting back.

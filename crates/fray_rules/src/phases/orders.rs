@@ -775,16 +775,24 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                 Order::new(&name, "pass"),
                 format!("Take {a}'s attack as it comes"),
             );
-            // 002 §One per Phase: the worst DCV bonus of the manoeuvres in
-            // effect counts, so a Dodge after a Strike may gain nothing.
+            // Ruling dodge: the abort ends the manoeuvres in effect, so its
+            // Dodge is +3 on the bare DCV, whatever came before.
             let (now, dodging) = (
                 super::turn::dcv(world, me),
                 super::turn::dcv_dodging(world, me),
             );
-            let gain = if dodging > now {
+            let ended = world.get::<super::Guard>(me).map_or(Vec::new(), |g| {
+                super::turn::guard_names(g, |_, _, dcv| dcv != 0)
+            });
+            let gain = if dodging == now {
+                format!("DCV stays {now}")
+            } else if ended.is_empty() {
                 format!("DCV {now} to {dodging}")
             } else {
-                format!("DCV stays {now}: the worst bonus of the manoeuvres in effect counts")
+                format!(
+                    "DCV {now} to {dodging}: the abort ends its {}",
+                    ended.join(" and ")
+                )
             };
             // 002 §Abort Consequences: what it gives up, as the abort says.
             let (_, cost) = super::turn::abort_cost(world, me);

@@ -660,24 +660,10 @@ fn guard_ends(world: &mut World, actor: Entity) {
     let Some(g) = world.get::<Guard>(actor) else {
         return;
     };
-    let mut names: Vec<String> = g
-        .manoeuvres
-        .iter()
-        .filter(|(_, ocv, dcv)| *ocv != 0 || *dcv != 0)
-        .map(|(m, ..)| m.clone())
-        .collect();
-    if g.block && !names.iter().any(|m| m == "block") {
-        names.push("block".to_string());
+    let mut names = guard_names(g, |_, ocv, dcv| ocv != 0 || dcv != 0);
+    if g.block && !names.iter().any(|m| m == "Block") {
+        names.push("Block".to_string());
     }
-    let names: Vec<String> = names
-        .iter()
-        .map(|m| {
-            let mut c = m.chars();
-            c.next()
-                .map(|f| f.to_uppercase().chain(c).collect())
-                .unwrap_or_default()
-        })
-        .collect();
     next_action(world, actor);
     if names.is_empty() {
         return;
@@ -692,6 +678,21 @@ fn guard_ends(world: &mut World, actor: Entity) {
         )
         .actor(&who)
     });
+}
+
+/// The manoeuvres of `g` that `keep` (given name, OCV, DCV) keeps, named
+/// as the table names them.
+pub(super) fn guard_names(g: &Guard, keep: impl Fn(&str, i32, i32) -> bool) -> Vec<String> {
+    g.manoeuvres
+        .iter()
+        .filter(|(m, ocv, dcv)| keep(m, *ocv, *dcv))
+        .map(|(m, ..)| {
+            let mut c = m.chars();
+            c.next()
+                .map(|f| f.to_uppercase().chain(c).collect())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Do what a checked order says.
@@ -1628,6 +1629,9 @@ fn take_readied(world: &mut World, r: Entity, by: Entity) {
         return;
     };
     world.entity_mut(r).remove::<Hold>();
+    // The readied action is `r`'s next action (rulings dodge, block,
+    // haymaker): what an attack of opportunity since did to its DCV ends.
+    next_action(world, r);
     move_before(world, r, Some(by), "readied");
     let (rn, bn) = (name(world, r), name(world, by));
     let shot = action == "shoot";
@@ -1855,9 +1859,9 @@ pub fn dcv(world: &World, target: Entity) -> i32 {
     total
 }
 
-/// [`dcv`] once `target` aborts to Dodge: its +3 combined with the
-/// manoeuvres already in effect (ruling `opportunity_manoeuvre`: after a
-/// Strike, whose DCV bonus is none, the worst bonus is none).
+/// [`dcv`] once `target` aborts to Dodge. The abort is its next action, so
+/// it ends the manoeuvres in effect (rulings `dodge`, `block`, `haymaker`)
+/// before its own +3 begins.
 pub fn dcv_dodging(world: &World, target: Entity) -> i32 {
     let data = &world.resource::<Data>().0;
     let dodge = data.manoeuvre("dodge").map(|m| (m.ocv, m.dcv));
@@ -1871,12 +1875,13 @@ pub fn dcv_explained(world: &World, target: Entity) -> (i32, Vec<Modifier>) {
     explained(|part| dcv_parts(world, (target, None), part))
 }
 
-/// The parts of [`dcv`], each told to `part`, with the manoeuvre `extra`
-/// combined with those in effect. Ruling `stunned`: a Stunned character's
-/// DCV is half of all the rest, rounded down.
+/// The parts of [`dcv`], each told to `part`: with the manoeuvres in effect,
+/// or, given the manoeuvre of an abort, with that one alone (the abort is
+/// the next action, which ends the others). Ruling `stunned`: a Stunned
+/// character's DCV is half of all the rest, rounded down.
 fn dcv_parts(
     world: &World,
-    (target, extra): (Entity, Option<(i32, i32)>),
+    (target, abort): (Entity, Option<(i32, i32)>),
     mut part: impl FnMut(&'static str, i32),
 ) {
     let data = &world.resource::<Data>().0;
@@ -1889,7 +1894,10 @@ fn dcv_parts(
         part(name, value);
     };
     add("DCV", stats.cv);
-    let (_, d) = guarded(world, target, extra);
+    let (_, d) = match abort {
+        Some(m) => Guard::default().combined(Some(m)),
+        None => guarded(world, target, None),
+    };
     if d != 0 {
         add("Manoeuvres", d);
     }
@@ -2150,7 +2158,15 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
                 )
             }
         });
+        // Ruling knocked_out: what waited for its next action is lost.
         world.entity_mut(target).remove::<Hold>();
+        next_action(world, target);
+        let why = if condition == Condition::Down {
+            " is down"
+        } else {
+            " is knocked out"
+        };
+        recovery_lost(world, target, why);
     } else if stun_taken > con && !stunned(world, target) {
         // Ruling stunned: it "loses any delayed or readied action".
         let lost = match world.get::<Hold>(target) {
