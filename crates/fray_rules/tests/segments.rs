@@ -677,6 +677,30 @@ fn in_a_tied_round_a_charger_felled_by_a_set_spear_still_strikes() {
 }
 
 #[test]
+fn in_a_tied_round_one_felled_deals_no_attack_held_past_the_tie() {
+    // 001 §3 Ties, ruling tied_round: both sides roll 3. Bors holds his
+    // attack to segment 10, after the tie; Anna fells him in segment 3. His
+    // death takes effect at once: no blow comes in segment 10, and the
+    // battle is over.
+    let c = r#"
+        (name: "Anna", side: "A", template: "fighter", at: (3, 3)),
+        (name: "Bors", side: "B", template: "orc", at: (4, 3), set: {"hp": 5}),"#;
+    let orders = [
+        (1, attack("Anna", "Bors").with("longsword")),
+        (1, Order::new("Bors", "hold").target("Anna").with("10")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3, 20, 8, 20, 5], &orders);
+    run(&mut b);
+    assert_has(&b, "Bors falls dead.");
+    assert_lacks(&b, "Bors, felled earlier in this tied round");
+    assert_lacks(&b, "Bors attacks");
+    assert_has(
+        &b,
+        "The battle is over after 1 round: the only side left standing is A.",
+    );
+}
+
+#[test]
 fn in_a_tied_round_one_felled_has_no_second_routine() {
     // 001 §3: the second routine comes "after the other side's initiative
     // segment has been resolved", no longer within the tie: the veteran,
@@ -1751,6 +1775,35 @@ fn a_cure_going_off_with_damage_on_its_target_is_measured_after_it() {
         (name: "Cleo", side: "A", template: "cleric", at: (2, 3), starts: ["casting cure_light_wounds 1 at Bors"]),
         (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at Bors"]),"#;
     let mut b = battle(ALERTED, c, &[6, 1, 8, 4, 5], &[]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "8 hit points for Bors, restored once the damage going off with it has landed",
+    );
+    let bolt = line(&b, "Bors takes 9 damage from Hex: 11 hit points left.");
+    let cure = line(
+        &b,
+        "Cleo's cure, measured after the damage, restores 8 hit points to Bors: 19 hit points.",
+    );
+    assert!(bolt < cure);
+}
+
+#[test]
+fn a_cure_is_measured_after_a_spell_turned_onto_its_target_at_the_same_instant() {
+    // Ruling spell_effects: Hex's fire bolt was begun at Dora, out of the
+    // fight when it goes off, so it turns on the nearest enemy in range,
+    // Bors. Cleo's cure on Bors goes off at that instant: it is measured
+    // after the 9 damage, 8 of 9 restored: 19.
+    let c = r#"
+        (name: "Bors", side: "A", template: "fighter", at: (3, 3), set: {"hp": 20}),
+        (name: "Dora", side: "A", template: "fighter", at: (9, 7)),
+        (name: "Cleo", side: "A", template: "cleric", at: (2, 3), starts: ["casting cure_light_wounds 1 at Bors"]),
+        (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at Dora"]),"#;
+    let mut b = battle(ALERTED, c, &[6, 1, 8, 4, 5], &[]);
+    let dora = entity(&b, "Dora");
+    b.world_mut()
+        .entity_mut(dora)
+        .remove::<fray_core::model::Fighting>();
     run(&mut b);
     assert_has(
         &b,

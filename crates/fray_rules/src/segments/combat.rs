@@ -12,7 +12,7 @@ use fray_core::model::{Blocking, Fighting};
 use fray_core::movement::{Provokes, Walk};
 
 use super::{
-    Data, Dead, Fled, Flow, HitPoints, Kit, SpellEffect, SpellTarget, Stats, able, roster,
+    Data, Dead, Fled, Flow, HitPoints, Kit, Spell, SpellEffect, SpellTarget, Stats, able, roster,
 };
 
 /// A blow or a spell's damage, dealt but perhaps not yet landed: in a
@@ -416,13 +416,10 @@ pub(super) fn spells_going_off(world: &mut World, clock: u32) {
     let data = world.resource::<Data>().0.clone();
     let struck: Vec<Entity> = due
         .iter()
-        .filter(|&&e| {
-            world
-                .get::<Casting>(e)
-                .and_then(|c| data.spells.get(&c.spell))
-                .is_some_and(|s| s.harmful())
+        .filter_map(|&e| {
+            let spell = data.spells.get(&world.get::<Casting>(e)?.spell)?;
+            spell.harmful().then(|| going_off_on(world, e, spell))?
         })
-        .filter_map(|&e| world.get::<SpellTarget>(e).map(|t| t.0))
         .collect();
     let mut hits = Vec::new();
     let mut cures = Vec::new();
@@ -477,24 +474,29 @@ fn cure_after(world: &mut World, cure: Hit) {
     });
 }
 
-/// 001 §Note about spells · ruling `spell_effects`: the spell goes off on
-/// its target (or the nearest enemy in range, if its target is gone). The
-/// hit a harmful spell deals, to land with the others going off.
-fn go_off(world: &mut World, e: Entity, struck: &[Entity]) -> Option<Effect> {
-    let casting = world.entity_mut(e).take::<Casting>()?;
-    let data = world.resource::<Data>().0.clone();
-    let spell = data.spells.get(&casting.spell)?;
-    let who = name(world, e);
-    let declared = world.get::<SpellTarget>(e).map(|t| t.0);
-    let target = match declared {
+/// Ruling `spell_effects`: whom the spell `e` casts goes off on: its
+/// target, or, that one gone, the nearest enemy in range for a harmful
+/// spell and nobody for a helpful one.
+fn going_off_on(world: &World, e: Entity, spell: &Spell) -> Option<Entity> {
+    match world.get::<SpellTarget>(e).map(|t| t.0) {
         Some(t) if able(world, t) => Some(t),
         _ if spell.harmful() => foes(world, e)
             .into_iter()
             .filter(|&f| distance(world, e, f) <= spell.range)
             .min_by_key(|&f| distance(world, e, f)),
         _ => None,
-    };
-    let Some(t) = target else {
+    }
+}
+
+/// 001 §Note about spells · ruling `spell_effects`: the spell goes off on
+/// whom [`going_off_on`] names. The hit a harmful spell deals, to land
+/// with the others going off.
+fn go_off(world: &mut World, e: Entity, struck: &[Entity]) -> Option<Effect> {
+    let casting = world.entity_mut(e).take::<Casting>()?;
+    let data = world.resource::<Data>().0.clone();
+    let spell = data.spells.get(&casting.spell)?;
+    let who = name(world, e);
+    let Some(t) = going_off_on(world, e, spell) else {
         record(world, || {
             Event::new(
                 EventKind::Lapse,
