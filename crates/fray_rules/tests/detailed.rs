@@ -143,7 +143,8 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
         "nothing called \"dagger\" is in hand to drop (in hand: broadsword, shield)",
     );
     // A person is offered either hand's item, and both, each with falling,
-    // becoming alert, or both (000 §1.2.1: "any or all of the following").
+    // becoming alert, or both (000 §1.2.1: "any or all of the following"),
+    // less what would change nothing: Ash is alert already.
     let text = common::field("detailed_sequence", (24, 12), 1, "", chars);
     let mut b = common::battle(&text, &[], |_| Box::new(fray_core::decision::HumanSeat));
     let _ = b.run();
@@ -161,8 +162,8 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
             "Pass, dropping the shield and falling to the ground",
         ),
         (
-            "drop:broadsword+fall+alert",
-            "Pass, dropping the broadsword, falling to the ground and becoming alert",
+            "drop:broadsword+fall",
+            "Pass, dropping the broadsword and falling to the ground",
         ),
     ] {
         let c = choices
@@ -177,6 +178,7 @@ fn a_pass_drops_what_is_in_either_hand_or_both() {
         assert_eq!(c.order.with.as_deref(), Some(with));
         assert!(c.refused.is_none(), "{:?}", c.refused);
     }
+    assert!(!choices.iter().any(|c| c.label.contains("becoming alert")));
 }
 
 #[test]
@@ -277,7 +279,7 @@ fn a_parrier_chooses_the_weapon_it_parries_with() {
     let b = parry("shield");
     line(
         &b,
-        "Cy parries Ash's attack on Bo with the shield (0 EN; ruling parry).",
+        "Cy parries Ash's attack on Bo with the shield (a blow, 0 EN; ruling parry).",
     );
     let b = parry("spear");
     line(
@@ -307,7 +309,7 @@ fn an_alert_bystander_in_range_parries_for_its_friend() {
     run(&mut b);
     line(
         &b,
-        "Cy parries Ash's attack on Bo with the broadsword (0 EN; ruling parry).",
+        "Cy parries Ash's attack on Bo with the broadsword (a blow, 0 EN; ruling parry).",
     );
     line(&b, "Ash's hit roll on Bo: 13 against 16 to exceed: miss.");
     let e = b
@@ -358,7 +360,7 @@ fn a_chain_of_preparations_on_a_spear_resolves_before_the_initiative_moves() {
     let first = line(&b, "Ash prepares a great blow with the spear (1 so far");
     let second = line(
         &b,
-        "Ash prepares a great blow with the spear (2 so far: -2 to hit, +2 critical, +4 damage, x3 breakage)",
+        "Ash prepares a great blow with the spear (2 so far: -2 to hit, +2 critical, +4 damage, x3 breakage; an active blow, 1 EN)",
     );
     let attack = line(&b, "Ash attacks Bo with the spear");
     // Nobody else had the initiative in between.
@@ -412,10 +414,16 @@ fn a_hit_roll_equal_to_the_number_checks_breakage_of_weapon_parry_and_then_shiel
         1,
     );
     run(&mut b);
-    line(
+    let equal = line(
         &b,
         "Ash's hit roll on Bo: 16 against 16 to exceed: hit, equal: breakage checks.",
     );
+    // The check the window draws: 16 meets the 16 needed, a success.
+    let check = b.world().resource::<BattleLog>().entries()[equal]
+        .check
+        .clone()
+        .unwrap();
+    assert_eq!((check.total, check.target, check.success), (16, 16, true));
     line(
         &b,
         "Breakage check for Ash's broadsword: D100 50 against (0 preparations + 1 +0 Strength) x 2 = 2: it holds.",
@@ -594,13 +602,13 @@ fn closing_makes_a_d100_dx_check_and_a_stumble_may_fell_the_character() {
     line(&b, "Ash closes on Bo: from (4, 3) to (5, 3), range now 3");
     line(
         &b,
-        "Ash stumbles: the range does not change; a 1d20 DX check against falling, 15 against 11: it falls.",
+        "Ash stumbles (a blow spent, 1 EN): the range does not change; a 1d20 DX check against falling, 15 against 11: it falls.",
     );
     // Stumbling again on the ground: no check against falling, and no rise
     // (it replaces a range change, and there is none).
     line(
         &b,
-        "Ash stumbles: the range does not change, and it does not rise: it stays on the ground.",
+        "Ash stumbles (a blow spent, 1 EN): the range does not change, and it does not rise: it stays on the ground.",
     );
     assert!(
         b.world()
@@ -736,11 +744,10 @@ fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
 }
 
 #[test]
-fn a_chase_with_no_movement_left_ends_at_once_and_is_no_mover_to_strike() {
-    // 000 §3.2.1: those whose end point comes "after the smallest fraction"
-    // end together, and §3.2.2 lets them strike only those who have not.
-    // Pike has 2 cells, all spent on the chase: he ends with Sly, who
-    // stays, and Sly may not strike him as a mover.
+fn a_chase_needs_movement_left_and_one_within_reach_ends_at_once() {
+    // 000 §3.1: a chase costs 2 cells. Pike, alert, has 2 (half of 4): a
+    // chase would leave him none, and is refused; he stays, and Sly may
+    // not strike him as a mover.
     let mut b = battle(
         r#"
         (name: "Pike", side: "A", template: "spearman", at: (5, 4), set: {"move": 4}),
@@ -761,9 +768,15 @@ fn a_chase_with_no_movement_left_ends_at_once_and_is_no_mover_to_strike() {
         1,
     );
     run(&mut b);
-    line(&b, "Pike chases Mira (0 cells after the 2 the chase costs)");
+    line(
+        &b,
+        "Pike's order \"chase\" is refused: a chase costs 2 cells of movement, and it has 2: none would be left to chase with (000 §3.1)",
+    );
     common::assert_lacks(&b, "Sly attacks Pike");
-    // A chaser already within reach ends at once too, where it stands.
+    // 000 §3.2.1: those whose end point comes "after the smallest
+    // fraction" end together, and §3.2.2 lets them strike only those who
+    // have not. A chaser already within reach ends at once, where it
+    // stands.
     let mut b = battle(
         r#"
         (name: "Pike", side: "A", template: "spearman", at: (2, 2)),
@@ -1668,6 +1681,38 @@ fn one_who_stays_for_a_runner_strikes_it_as_it_passes() {
 }
 
 #[test]
+fn one_unalert_with_no_movement_may_still_wait_for_a_mover_and_strike_it() {
+    // Rulings unalert_movement and stop_options: Bo, unalert with no
+    // movement, is asked all the same, and stays waiting for Mira; she runs
+    // past within his reach, and he strikes her as an alert one would.
+    let mut b = battle(
+        r#"
+        (name: "Mira", side: "A", template: "runner", at: (1, 4), surprised: true, set: {"active": 0, "reactive": 0, "move": 13}),
+        (name: "Bo", side: "B", template: "runner", at: (8, 5), surprised: true, set: {"active": 1, "reactive": 0, "move": 0}),
+    "#,
+        &[4, 5, 1, 2],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Mira", "trace")
+                    .cell(Cell::new(14, 4))
+                    .with("unalert"),
+            ),
+            (Q::Trace, Order::new("Bo", "stay").target("Mira")),
+            at(Q::Stopped, "Bo", "attack", "Mira"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "The traces are revealed — Mira to (14, 4) (13 cells), unalert; Bo stays, waiting for Mira, unalert (ruling unalert_movement).",
+    );
+    let strike = line(&b, "Bo's hit roll on Mira: 28 against 17 to exceed: hit.");
+    assert!(strike < line(&b, "Mira stops at (14, 4)"));
+}
+
+#[test]
 fn one_with_no_movement_still_strikes_a_mover_and_a_stopper_may_become_alert() {
     // 000 §3.2.1–2: Bo has no movement (move 0): he stays all the same and,
     // as one who stays, strikes Mira as she sets off. Mira, unalert, stops at
@@ -1898,6 +1943,49 @@ fn blows_borrowed_in_the_movement_phase_are_of_the_kind_the_option_names() {
 }
 
 #[test]
+fn a_parry_while_moving_says_its_blow_is_borrowed() {
+    // Ruling borrowed_blows: Ash stays and strikes Bo as he walks by; Bo,
+    // alert, parries, with a blow borrowed from the next round, as the
+    // question, its choice and the log say.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (6, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (2, 4), set: {"move": 10}),
+    "#,
+        &[1, 2, 1, 2],
+        vec![
+            at(Q::Trace, "Ash", "stay", "Bo"),
+            (Q::Trace, Order::new("Bo", "trace").cell(Cell::new(10, 4))),
+            at(Q::Stopped, "Ash", "attack", "Bo"),
+            o(Q::Parry, "Bo", "parry"),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo parries Ash's attack on Bo with the broadsword (a blow borrowed from the next round, 0 EN; ruling parry).",
+    );
+    let (ash, bo) = (entity(&b, "Ash"), entity(&b, "Bo"));
+    let mut flow = b.world_mut().resource_mut::<detailed::Flow>();
+    flow.stage = detailed::Stage::Movement;
+    flow.open.clear();
+    let parry = detailed::Ask::Parry {
+        attacker: ash,
+        target: bo,
+    };
+    flow.open.push((0, bo, parry));
+    let labels: Vec<String> = detailed::orders::choices(b.world(), bo)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(
+        labels[0],
+        "Parry Ash's attack on Bo with the broadsword (a borrowed blow)"
+    );
+}
+
+#[test]
 fn a_scenario_may_start_a_character_with_its_weapon_on_the_ground() {
     // Scenario `starts`: Ash's broadsword and shield lie in his cell, his
     // hands empty; he grabs the broadsword (000 §1.2.3), alert, with a D20
@@ -1930,7 +2018,7 @@ fn a_scenario_may_start_a_character_with_its_weapon_on_the_ground() {
     run(&mut b);
     line(
         &b,
-        "Ash, alert, makes a D20 DX check to grab the broadsword (an active blow): 5 against 13: success.",
+        "Ash, alert, makes a D20 DX check to grab the broadsword (an active blow, 0 EN): 5 against 13: success.",
     );
     assert_eq!(
         b.world().get::<detailed::Hands>(ash).unwrap().wielded,
@@ -2266,12 +2354,12 @@ fn the_range_changes_freely_to_a_fallen_opponent_only() {
         let want = format!("Change range to the fallen Bob: to {range}, at");
         assert!(choices.iter().any(|c| c.label.starts_with(&want)), "{want}");
     }
-    // 000 §1.2.1: a pass with any or all of drop, fall and become alert.
+    // 000 §1.2.1: a pass with any or all of drop and fall (Ash is alert
+    // already).
     for label in [
         "Pass, dropping the shield",
-        "Pass, dropping both the broadsword and the shield, and becoming alert",
-        "Pass, falling to the ground and becoming alert",
-        "Pass, dropping both the broadsword and the shield, falling to the ground, and becoming alert",
+        "Pass, falling to the ground",
+        "Pass, dropping both the broadsword and the shield, and falling to the ground",
     ] {
         assert!(offered(label));
     }

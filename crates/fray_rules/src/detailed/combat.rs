@@ -719,6 +719,16 @@ fn borrowed(world: &World) -> &'static str {
     }
 }
 
+/// Ruling `borrowed_blows`: "a blow", or in the movement phase "a borrowed
+/// blow", as a parry question and its choices name what it costs.
+pub(super) fn a_blow(world: &World) -> &'static str {
+    if world.resource::<Flow>().stage == Stage::Movement {
+        "a borrowed blow"
+    } else {
+        "a blow"
+    }
+}
+
 /// 000 §1.2.2 Draw weapon: a blow, active for a heavy weapon; the weapon
 /// in hand goes back to its sheath.
 fn draw_weapon(world: &mut World, e: Entity, w: String) {
@@ -776,7 +786,7 @@ fn draw_weapon(world: &mut World, e: Entity, w: String) {
 fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
     let who = name(world, e);
     let data = world.resource::<Data>().0.clone();
-    spend(world, e, Need { active: 1, any: 0 });
+    let cost = spend(world, e, Need { active: 1, any: 0 });
     lose_preparation(world, e, "it spent a blow grabbing");
     let dx = world.get::<Stats>(e).map_or(0, |s| s.dx);
     let borrowed = borrowed(world);
@@ -793,7 +803,7 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
                 EventKind::Check,
                 "000 §1.2.3 Grab object",
                 format!(
-                    "{who}, alert, makes a D20 DX check to grab the {w} (an active blow{borrowed}): {total} against {dx}: {}.",
+                    "{who}, alert, makes a D20 DX check to grab the {w} (an active blow{borrowed}, {cost} EN): {total} against {dx}: {}.",
                     if ok { "success" } else { "failure" }
                 ),
             )
@@ -826,7 +836,7 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
                 if checked {
                     format!("{who} grabs the {w}.")
                 } else {
-                    format!("{who} grabs the {w} (an active blow{borrowed}).")
+                    format!("{who} grabs the {w} (an active blow{borrowed}, {cost} EN).")
                 },
             )
             .actor(&who)
@@ -838,7 +848,8 @@ fn grab_object(world: &mut World, e: Entity, cell: Cell, w: String) {
 /// bow must go on at once with another preparation or the attack.
 fn prepare_great_blow(world: &mut World, e: Entity, w: String) {
     let who = name(world, e);
-    spend(world, e, Need { active: 1, any: 0 });
+    let cost = spend(world, e, Need { active: 1, any: 0 });
+    let borrowed = borrowed(world);
     let mut p = world.get::<Preparation>(e).cloned().unwrap_or_default();
     let count = p.count(&w) + 1;
     p.weapons.retain(|(x, _)| *x != w);
@@ -856,7 +867,7 @@ fn prepare_great_blow(world: &mut World, e: Entity, w: String) {
     let range = (kind == Some(WeaponKind::Bow)).then(|| orders::reach_of(world, e, &w));
     log(world, || {
         let mut text = format!(
-            "{who} prepares a great blow with the {w} ({count} so far: -{count} to hit, +{count} critical, +{} damage, x{} breakage)",
+            "{who} prepares a great blow with the {w} ({count} so far: -{count} to hit, +{count} critical, +{} damage, x{} breakage; an active blow{borrowed}, {cost} EN)",
             2 * count,
             count + 1
         );
@@ -952,7 +963,7 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
         Manoeuvre::StepClose => (1, "000 §1.2.3.3"),
         Manoeuvre::StepOpen => (1, "000 §1.2.3.4"),
         Manoeuvre::ChangeRange => (0, "000 §1.2.3.5"),
-        Manoeuvre::Close | Manoeuvre::Open => match close_or_open_check(world, e, kind) {
+        Manoeuvre::Close | Manoeuvre::Open => match close_or_open_check(world, (e, cost), kind) {
             Some(done) => done,
             None => return,
         },
@@ -994,10 +1005,11 @@ fn manoeuvre(world: &mut World, e: Entity, kind: Manoeuvre, target: Entity, cell
 /// 000 §1.2.3.1 Close and §1.2.3.2 Open: a D100 DX check (ruling
 /// `dx_checks`) for two cells, else one; 91 or more, a stumble: the range
 /// does not change and a DX check against falling (D20 closing, D40
-/// opening). Returns the cells and the paragraph, or None on a stumble.
+/// opening); the blow, which cost `cost` EN, is spent all the same.
+/// Returns the cells and the paragraph, or None on a stumble.
 fn close_or_open_check(
     world: &mut World,
-    e: Entity,
+    (e, cost): (Entity, i32),
     kind: Manoeuvre,
 ) -> Option<(u32, &'static str)> {
     let data = world.resource::<Data>().0.clone();
@@ -1052,7 +1064,7 @@ fn close_or_open_check(
             Event::new(
                 EventKind::Fall,
                 rule,
-                format!("{who} stumbles: the range does not change, and it does not rise: it stays on the ground."),
+                format!("{who} stumbles (a blow spent, {cost} EN): the range does not change, and it does not rise: it stays on the ground."),
             )
             .actor(&who)
         });
@@ -1076,7 +1088,7 @@ fn close_or_open_check(
                 EventKind::Fall,
                 rule,
                 format!(
-                    "{who} stumbles: the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
+                    "{who} stumbles (a blow spent, {cost} EN): the range does not change; a {die} DX check against falling, {total} against {dx}: {}.",
                     if kept { "it keeps its feet" } else { "it falls" }
                 ),
             )
@@ -1182,11 +1194,11 @@ pub(super) fn ask_parrier(world: &mut World) -> bool {
             x,
             Ask::Parry { attacker, target },
             |world| {
-                let odds = parry_odds(world, attacker, target);
+                let (odds, blow) = (parry_odds(world, attacker, target), a_blow(world));
                 if x == target {
-                    format!("{a} attacks {who}{odds}: parry (a blow)?")
+                    format!("{a} attacks {who}{odds}: parry ({blow})?")
                 } else {
-                    format!("{a} attacks {t}{odds}; {who} is alert and in range: parry (a blow)?")
+                    format!("{a} attacks {t}{odds}; {who} is alert and in range: parry ({blow})?")
                 }
             },
             "000 §1.2.5",
@@ -1232,18 +1244,19 @@ pub(super) fn parry(world: &mut World, x: Entity, plan: Plan) {
     // 000 §1.1.3: one whose own simultaneous option is under way responds
     // with another weapon (ruling reduced_effectiveness: at full effect).
     let responding = world.resource::<Flow>().busy.iter().any(|(e, _)| *e == x);
+    let blow = format!("a blow{}", borrowed(world));
     log(world, || {
         if responding {
             Event::new(
                 EventKind::Parry,
                 "000 §1.2.5 · ruling reduced_effectiveness",
-                format!("{who} parries {a}'s attack on {t} with the {w}, a weapon its own option does not use ({cost} EN; ruling parry)."),
+                format!("{who} parries {a}'s attack on {t} with the {w}, a weapon its own option does not use ({blow}, {cost} EN; ruling parry)."),
             )
         } else {
             Event::new(
                 EventKind::Parry,
                 "000 §1.2.5",
-                format!("{who} parries {a}'s attack on {t} with the {w} ({cost} EN; ruling parry)."),
+                format!("{who} parries {a}'s attack on {t} with the {w} ({blow}, {cost} EN; ruling parry)."),
             )
         }
         .actor(&who)
@@ -1533,7 +1546,7 @@ fn hit_roll(world: &mut World, data: &DetailedData, at: &Resolution, roll: &Roll
         .roll(roll.clone())
         .check(Check {
             against: format!("{w}'s number to hit"),
-            target: need + 1,
+            target: need,
             modifiers: mods,
             total,
             success: hit,

@@ -96,18 +96,9 @@ fn asked_traces(world: &mut World) -> bool {
         if !up(world, e) {
             continue;
         }
-        // 000 §3: "Characters may cease to be alert": one alert is asked
-        // even with no movement left, for it may stay and stop being alert.
-        if allowance(world, e, true) == 0 && !super::alert(world, e) {
-            // 000 §3.2.1–2: no movement: it stays, and may strike a mover
-            // as everyone who stays may.
-            let stay = Plan::Stay {
-                unalert: false,
-                watch: None,
-            };
-            world.resource_mut::<Flow>().hidden.push((e, stay));
-            continue;
-        }
+        // Even with no movement left one is asked: it may stay, and wait
+        // to strike a mover (rulings unalert_movement, stop_options); one
+        // alert may stop being alert (000 §3).
         any = true;
         let who = name(world, e);
         let (m, full) = (allowance(world, e, false), allowance(world, e, true));
@@ -117,7 +108,9 @@ fn asked_traces(world: &mut World) -> bool {
             Ask::Trace,
             |_| {
                 if full == 0 {
-                    return format!("{who}: no movement left; stay, alert or not, in secret.");
+                    return format!(
+                        "{who}: no movement left; stay, or wait to strike a mover, in secret."
+                    );
                 }
                 format!(
                     "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
@@ -334,8 +327,9 @@ fn revealed_as(
     let rising = fray_core::movement::cells(rises as u32);
     let words = match (plan, path.last()) {
         (Plan::Chase { target, .. }, _) => format!(
-            "{who} chases {} ({cells} after the 2 the chase costs)",
+            "{who} chases {} ({cells} after the {} the chase costs)",
             name(world, *target),
+            world.resource::<Data>().0.numbers.chase_cost,
         ),
         _ if rises > 0 && moved == 0 => {
             return format!(

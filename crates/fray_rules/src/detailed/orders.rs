@@ -962,6 +962,12 @@ fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
                     world.resource::<Flow>().name(target)
                 ));
             }
+            let (cost, cells) = (chase_cost(world), allowance(world, me, unalert));
+            if cells <= cost {
+                return Err(format!(
+                    "a chase costs {cost} cells of movement, and it has {cells}: none would be left to chase with (000 §3.1)"
+                ));
+            }
             Ok(Plan::Chase { target, unalert })
         }
         other => Err(format!(
@@ -1036,17 +1042,18 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
         Ask::Parry { attacker, target } => {
             let (a, t) = (flow.name(attacker), flow.name(target));
             let free = parry_weapons(world, me);
+            let blow = super::combat::a_blow(world);
             if free.len() > 1 {
                 for w in &free {
                     offer(
                         Order::new(&name, "parry").with(w),
-                        format!("Parry {a}'s attack on {t} with the {w} (a blow)"),
+                        format!("Parry {a}'s attack on {t} with the {w} ({blow})"),
                     );
                 }
             } else {
                 offer(
                     Order::new(&name, "parry"),
-                    format!("Parry {a}'s attack on {t} (a blow)"),
+                    format!("Parry {a}'s attack on {t} ({blow})"),
                 );
             }
             offer(Order::new(&name, "pass"), "Do not parry".into());
@@ -1137,13 +1144,19 @@ fn option_choices(
         .get::<Hands>(me)
         .map(|h| h.wielded.clone())
         .unwrap_or_default();
-    pass_choices(name, &held, offer);
+    let already = (world.get::<Fallen>(me).is_some(), alert(world, me));
+    pass_choices(name, &held, already, offer);
 }
 
 /// 000 §1.2.1 Pass: "any or all of the following: drop items held in
 /// either or both hands; fall to the ground; become alert": with two items
 /// in hand, either of them or both.
-fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, String)) {
+fn pass_choices(
+    name: &str,
+    held: &[String],
+    (fallen, alert): (bool, bool),
+    offer: &mut impl FnMut(Order, String),
+) {
     let mut drops: Vec<(String, String)> = vec![(String::new(), String::new())];
     if let [_, _, ..] = held {
         for item in held {
@@ -1159,9 +1172,11 @@ fn pass_choices(name: &str, held: &[String], offer: &mut impl FnMut(Order, Strin
         drops.push(("drop".into(), all));
     }
     // 000 §1.2.1: "any or all of the following": every drop with falling,
-    // becoming alert, both or neither.
+    // becoming alert, both or neither; not falling for one on the ground
+    // already, nor becoming alert for one alert.
+    let pointless = usize::from(fallen) | (usize::from(alert) << 1);
     for (drop, dropping) in &drops {
-        for mask in 0..4usize {
+        for mask in (0..4usize).filter(|m| m & pointless == 0) {
             let mut with: Vec<&str> = Vec::new();
             let mut words: Vec<&str> = Vec::new();
             if !drop.is_empty() {
@@ -1292,17 +1307,31 @@ fn noncombat_choices(
 fn chase_friend(world: &World, me: Entity, n: &str, offer: &mut impl FnMut(Order, String)) {
     let name = world.resource::<Flow>().name(me).to_string();
     let alert = super::alert(world, me);
-    if alert {
+    let cost = chase_cost(world);
+    if alert && chases(world, me, false) {
         offer(
             Order::new(&name, "chase").target(n),
-            format!("Chase {n}, a friend (half movement, -2)"),
+            format!("Chase {n}, a friend (half movement, -{cost})"),
         );
     }
     let no_longer = if alert { ", no longer alert" } else { "" };
-    offer(
-        Order::new(&name, "chase").target(n).with("unalert"),
-        format!("Chase {n}, a friend{no_longer} (full movement, -2)"),
-    );
+    if chases(world, me, true) {
+        offer(
+            Order::new(&name, "chase").target(n).with("unalert"),
+            format!("Chase {n}, a friend{no_longer} (full movement, -{cost})"),
+        );
+    }
+}
+
+/// 000 §3.1: the cells of movement a chase costs.
+fn chase_cost(world: &World) -> u32 {
+    world.resource::<Data>().0.numbers.chase_cost
+}
+
+/// Whether `me` has movement left to chase with, at full movement or half,
+/// once the chase's cost is paid.
+fn chases(world: &World, me: Entity, full: bool) -> bool {
+    allowance(world, me, full) > chase_cost(world)
 }
 
 fn trace_choices(
@@ -1318,20 +1347,23 @@ fn trace_choices(
     let alert = super::alert(world, me);
     // With no movement at all, only the ways of staying are open.
     let moves = allowance(world, me, true) > 0;
+    let cost = chase_cost(world);
     for (f, n) in foes.iter().filter(|_| moves) {
-        if alert {
+        if alert && chases(world, me, false) {
             offer(
                 Order::new(name, "chase").target(n),
-                format!("Chase {n} (half movement, -2)"),
+                format!("Chase {n} (half movement, -{cost})"),
             );
         }
-        offer(
-            Order::new(name, "chase").target(n).with("unalert"),
-            format!(
-                "Chase {n}{} (full movement, -2)",
-                if alert { ", no longer alert" } else { "" }
-            ),
-        );
+        if chases(world, me, true) {
+            offer(
+                Order::new(name, "chase").target(n).with("unalert"),
+                format!(
+                    "Chase {n}{} (full movement, -{cost})",
+                    if alert { ", no longer alert" } else { "" }
+                ),
+            );
+        }
         let Some(cell) = trace_toward(world, me, *f) else {
             continue;
         };
