@@ -602,9 +602,16 @@ impl Grid {
 
     /// Whether `b` is in sight from `a`: no obstacle on the straight line
     /// between them ([`GridGeometry::line`]); combatants do not block it.
+    /// A line drawn from either end breaks its ties its own way, so it is
+    /// drawn from the first of the two in row order: sight goes both ways.
     #[must_use]
     pub fn in_sight(&self, a: Cell, b: Cell) -> bool {
-        self.line(a, b).iter().all(|&c| !self.is_obstacle(c))
+        let (from, to) = if (a.y, a.x) <= (b.y, b.x) {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        self.line(from, to).iter().all(|&c| !self.is_obstacle(c))
     }
 
     /// Marks `c` as difficult terrain: entering it costs 2 instead of 1.
@@ -1323,6 +1330,22 @@ mod tests {
             assert_eq!((line[0], line[line.len() - 1]), (a, b));
             assert!(line.windows(2).all(|w| g.distance(w[0], w[1]) == 1));
             assert_eq!(line, g.line(a, b));
+        }
+    }
+
+    #[test]
+    fn sight_goes_both_ways() {
+        // A line from (2, 2) to (4, 3) passes (3, 3), the one back passes
+        // (3, 2): with an obstacle at (3, 3), neither sees the other.
+        for kind in [GridKind::Square, GridKind::Hex] {
+            let mut g = Grid::new(kind, 8, 8);
+            g.add_obstacle(c(3, 3));
+            for (a, b) in [(c(2, 2), c(4, 3)), (c(1, 1), c(6, 5)), (c(0, 4), c(7, 2))] {
+                assert_eq!(g.in_sight(a, b), g.in_sight(b, a), "{kind:?} {a} {b}");
+            }
+            if kind == GridKind::Square {
+                assert!(!g.in_sight(c(4, 3), c(2, 2)));
+            }
         }
     }
 

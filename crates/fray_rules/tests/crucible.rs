@@ -1286,7 +1286,9 @@ fn following_one_who_falls_back_uses_up_the_followers_movement() {
     ];
     let mut b = common::battle(&text, &[2, 9], |_| Box::new(Plays(orders.clone())));
     common::run(&mut b);
-    assert_has(&b, "Bran follows Aldo");
+    let follows = line(&b, "Bran follows Aldo");
+    // The follower's walk is a move like any other, in the log.
+    assert!(follows < line(&b, "Bran moves from (7, 4) to (5, 4)"));
     assert_has(&b, "Bran's order \"move\" is refused");
     assert_lacks(&b, "Bran moves from (5, 4) to (5, 8)");
 }
@@ -2425,4 +2427,96 @@ fn a_follow_answered_after_another_took_the_way_is_said_not_refused() {
         "Cato would follow Aldo, but no longer can: the way is blocked or beyond its movement.",
     );
     assert_lacks(&b, "Cato's order \"follow\" is refused");
+}
+
+#[test]
+fn a_cornered_monster_that_must_retreat_surrenders() {
+    // Ruling flight_path: Gob's morale fails by 4 (2d6 [2, 2] - 1 = 3
+    // against 7): it disengages and retreats. Walled in by the obstacles
+    // and Ann, it has nowhere to go, and surrenders in round 2 rather than
+    // stand without fighting round after round.
+    let text = r#"(
+        name: "t", ruleset: "crucible", round_cap: 3,
+        grid: (kind: Square, width: 3, height: 3, obstacles: [(0, 2), (1, 2), (2, 2)]),
+        sides: [(name: "A"), (name: "B", morale: true)],
+        options: {"surprise": "none"},
+        combatants: [
+            (name: "Ann", side: "A", template: "fighter", at: (1, 0), weapons: ["longsword"]),
+            (name: "Gob", side: "B", template: "goblin", at: (1, 1)),
+        ])"#;
+    let orders = vec![
+        (Order::new("Ann", "attack").target("Gob"), false),
+        (Order::new("Gob", "wait"), false),
+    ];
+    let mut b = common::battle(text, &[2, 9, 20, 2, 2, 2, 2, 9, 1, 9, 1], |_| {
+        Box::new(Plays(orders.clone()))
+    });
+    common::run(&mut b);
+    line(
+        &b,
+        "Gob's morale fails by 4: from now on it disengages and retreats",
+    );
+    let nowhere = line(&b, "Gob has nowhere to retreat to.");
+    assert!(nowhere < line(&b, "Gob throws down its weapon and surrenders."));
+    assert_has(&b, "The battle is over after 2 rounds");
+}
+
+#[test]
+fn one_who_fired_before_initiative_cannot_ready_again_that_round() {
+    // Ruling readied_missile: Ann, ready, fires before initiative, which
+    // spends the round's attack; readying is an attack too, so the drop is
+    // not had again next round.
+    let sides = r#"(name: "Ann", side: "A", template: "fighter", at: (1, 3), set: {"readied": 1}),
+                 (name: "Orc", side: "B", template: "orc", at: (10, 3), set: {"hp": 60})"#;
+    let orders = vec![
+        Order::new("Ann", "fire").target("Orc"),
+        Order::new("Ann", "ready"),
+        Order::new("Orc", "wait"),
+    ];
+    let b = played(sides, ((16, 8), 2), orders, &[2, 5, 3, 5, 2, 12]);
+    line(&b, "Ann attacks Orc with the shortbow: 2 against 12");
+    line(
+        &b,
+        "Ann's order \"ready\" is refused: its attacks of this round are spent: it may still move, but not strike, shoot, cast, parry or ready a missile again",
+    );
+    assert_eq!(
+        time_of(&b, "Ann attacks Orc with the shortbow: 2"),
+        "round 1, before initiative"
+    );
+    assert_lacks(&b, "round 2, before initiative");
+}
+
+#[test]
+fn two_morale_triggers_at_once_are_two_checks() {
+    // Ruling morale_check: in round 1 Gob1 falls and Gob2 drops to half
+    // its hit points. Gob2 checks once for each: 2d6 [6, 6] + 5 and
+    // [4, 6] + 5, both holding.
+    let text = r#"(
+        name: "t", ruleset: "crucible", round_cap: 1,
+        grid: (kind: Square, width: 12, height: 8),
+        sides: [(name: "A"), (name: "B", morale: true)],
+        options: {"surprise": "none"},
+        combatants: [
+            (name: "Ann", side: "A", template: "fighter", at: (5, 2), weapons: ["longsword"]),
+            (name: "Bob", side: "A", template: "fighter", at: (5, 4), weapons: ["longsword"]),
+            (name: "Gob1", side: "B", template: "goblin", at: (6, 2)),
+            (name: "Gob2", side: "B", template: "goblin", at: (6, 4), set: {"hp": 10, "morale": 5}),
+        ])"#;
+    let orders = vec![
+        (Order::new("Ann", "attack").target("Gob1"), false),
+        (Order::new("Bob", "attack").target("Gob2"), false),
+        (Order::new("Gob2", "wait"), false),
+    ];
+    let dice = [2, 9, 20, 8, 20, 4, 6, 6, 4, 6];
+    let mut b = common::battle(text, &dice, |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    let half = line(
+        &b,
+        "Gob2 checks morale (at half its hit points or less): 12 + 5 morale = 17",
+    );
+    let side = line(
+        &b,
+        "Gob2 checks morale (1 of its 2 are out of the fight): 10 + 5 morale = 15",
+    );
+    assert!(half < side);
 }

@@ -8,6 +8,7 @@ use common::{assert_has, assert_lacks, field, line, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order, Scripted, ScriptedOrder};
+use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
 use fray_core::model::{BattleResult, Rostered};
 use fray_core::scenario::LoadedScenario;
@@ -1815,4 +1816,32 @@ fn a_cure_is_measured_after_a_spell_turned_onto_its_target_at_the_same_instant()
         "Cleo's cure, measured after the damage, restores 8 hit points to Bors: 19 hit points.",
     );
     assert!(bolt < cure);
+}
+
+#[test]
+fn a_spell_whose_target_has_left_its_range_is_wasted_when_it_goes_off() {
+    // Ruling spell_effects: Tessa begins a cure on Brom beside her (range
+    // 1); Brom walks off while it is cast. When it goes off he is beyond
+    // its range: the cure is wasted, not worked on him from afar.
+    let c = r#"
+        (name: "Tessa", side: "A", template: "cleric", at: (2, 4)),
+        (name: "Brom", side: "A", template: "fighter", at: (3, 4), set: {"hp": 20}),
+        (name: "Gash", side: "B", template: "orc_archer", at: (9, 1)),"#;
+    let orders = [
+        (
+            1,
+            Order::new("Tessa", "cast")
+                .target("Brom")
+                .with("cure_light_wounds"),
+        ),
+        (1, Order::new("Brom", "move").cell(Cell::new(9, 7))),
+        (1, attack("Gash", "Brom").with("shortbow")),
+    ];
+    let mut b = battle(ALERTED, c, &[1, 2, 19, 4, 1, 5], &orders);
+    run(&mut b);
+    line(
+        &b,
+        "Tessa's cure_light_wounds goes off, but Brom is 6 cells away, beyond its range of 1: it is wasted.",
+    );
+    assert_lacks(&b, "restores");
 }

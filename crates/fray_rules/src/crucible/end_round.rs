@@ -109,21 +109,27 @@ fn morale_checks(world: &mut World) {
         world.entity_mut(e).insert(done);
         let who = name(world, e);
         let morale = world.get::<Stats>(e).map_or(0, |s| s.morale);
-        let margin = roll_margin(
-            world,
-            MoraleCheck {
-                name: &who,
-                rule: "ruling morale_check",
-                triggers: &why,
-                dice: data.ruling_numbers.morale_dice,
-                modifiers: vec![Modifier::new("morale", morale)],
-                target: data.ruling_numbers.morale_target,
-                against: "ruling morale_check".into(),
-            },
-        );
-        if margin >= 0 {
+        // One check for each trigger, until one fails.
+        let margin = why
+            .iter()
+            .map(|trigger| {
+                roll_margin(
+                    world,
+                    MoraleCheck {
+                        name: &who,
+                        rule: "ruling morale_check",
+                        triggers: std::slice::from_ref(trigger),
+                        dice: data.ruling_numbers.morale_dice,
+                        modifiers: vec![Modifier::new("morale", morale)],
+                        target: data.ruling_numbers.morale_target,
+                        against: "ruling morale_check".into(),
+                    },
+                )
+            })
+            .find(|&m| m < 0);
+        let Some(margin) = margin else {
             continue;
-        }
+        };
         let how = match -margin {
             1..=2 => Withdrawal::FallBack,
             3..=4 => Withdrawal::Disengage,

@@ -356,7 +356,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
     }
     if strikes(order) && world.get::<RoundState>(e).is_some_and(|r| r.attacked) {
         return Err(
-            "its attacks of this round are spent: it may still move, but not strike, shoot, cast or parry again (003 §III B; rulings length_strike, readied_missile)"
+            "its attacks of this round are spent: it may still move, but not strike, shoot, cast, parry or ready a missile again (003 §III B; rulings length_strike, readied_missile)"
                 .into(),
         );
     }
@@ -386,15 +386,13 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             .ok_or_else(|| "no missile weapon".into()),
         "parry" => Ok(Plan::Parry),
         "fall_back" => fall_back(world, e, order),
-        "disengage" => Ok(Plan::Disengage),
+        "disengage" => {
+            cornered(world, e, "retreat")?;
+            Ok(Plan::Disengage)
+        }
         "flee" => {
             fought(world, e)?;
-            // Ruling flight_path: one cornered surrenders; a player
-            // character's morale is its player's (003 §Withdrawal
-            // Tactics), who may surrender instead.
-            if world.get::<super::Monster>(e).is_none() && flight(world, e).is_none() {
-                return Err("nowhere to run: no edge square farther from every enemy can be reached (ruling flight_path); surrender, if that is the choice".into());
-            }
+            cornered(world, e, "run")?;
             Ok(Plan::Flee)
         }
         "surrender" => Ok(Plan::Surrender),
@@ -508,6 +506,18 @@ fn in_sight(world: &World, from: Cell, target: Entity) -> Result<(), String> {
         "{} is not in sight from {from}: an obstacle blocks the line (ruling in_sight)",
         name(world, target)
     ))
+}
+
+/// Ruling flight_path: one cornered surrenders; a player character's
+/// morale is its player's (003 §Withdrawal Tactics), who may surrender
+/// instead: it is refused a flight or retreat with nowhere to `go`.
+fn cornered(world: &World, e: Entity, go: &str) -> Result<(), String> {
+    if world.get::<super::Monster>(e).is_none() && flight(world, e).is_none() {
+        return Err(format!(
+            "nowhere to {go}: no edge square farther from every enemy can be reached (ruling flight_path); surrender, if that is the choice"
+        ));
+    }
+    Ok(())
 }
 
 /// 003 §III D: the move before a shot or a spell, to `order`'s cell if it
@@ -689,10 +699,13 @@ fn square_within(
 
 /// Whether `order` spends the round's attacks (003 §III B, §III D: the
 /// full attack routine or a spell): a strike, a shot, a spell, a parry
-/// (its attacks given up), or a step or fall back that strikes.
+/// (its attacks given up), readying a missile (its shot held for the next
+/// round: ruling readied_missile), or a step or fall back that strikes.
 fn strikes(order: &Order) -> bool {
     match order.action.as_str() {
-        "attack" | "fire" | "fire_then_move" | "cast" | "cast_then_move" | "parry" => true,
+        "attack" | "fire" | "fire_then_move" | "cast" | "cast_then_move" | "parry" | "ready" => {
+            true
+        }
         "step" | "fall_back" => order.target.is_some(),
         _ => false,
     }

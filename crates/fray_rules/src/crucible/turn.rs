@@ -730,7 +730,7 @@ fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
             .distance(cell(world, e), cell(world, t))
     };
     let entering = target.is_some_and(|t| apart(world, t) > 1);
-    if !walk_quietly(world, e, vec![to], true) {
+    if !walk_quietly(world, e, vec![to], true).1 {
         return;
     }
     if let Some(t) = target
@@ -1169,8 +1169,15 @@ fn over_the_fallen(world: &mut World, e: Entity, at: Cell) {
 /// Walk without drawing anything (a 5' step, a follower). A 5' step into
 /// a longer weapon's range is still struck first (003 §II E; ruling
 /// `length_strike`); a follower is not (ruling `follow`: "nobody gains
-/// additional attacks", 003 §Withdrawal Tactics).
-fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, length_first_too: bool) -> bool {
+/// additional attacks", 003 §Withdrawal Tactics). Returns the squares
+/// moved and whether the walker still stands.
+fn walk_quietly(
+    world: &mut World,
+    e: Entity,
+    cells: Vec<Cell>,
+    length_first_too: bool,
+) -> (u32, bool) {
+    let mut steps = 0;
     let mut w = Walk::new(e, cells, u32::MAX, Provokes::Never);
     w.pass_only = orders::bodies(world, e);
     while let Ok(step) = w.next(
@@ -1185,16 +1192,17 @@ fn walk_quietly(world: &mut World, e: Entity, cells: Vec<Cell>, length_first_too
             Vec::new()
         };
         w.take(world, &step, &[]);
+        steps += 1;
         if let Some(mut rs) = world.get_mut::<RoundState>(e) {
             rs.walked += step.cost;
         }
         for s in strikers {
             if length_strike(world, s, e) {
-                return false;
+                return (steps, false);
             }
         }
     }
-    up(world, e)
+    (steps, up(world, e))
 }
 
 /// 003 §Withdrawal Tactics, fall back fighting: up to 10' back, front kept
@@ -1412,7 +1420,9 @@ fn follow(world: &mut World, f: Entity, leader: Entity) {
     if let Some(mut rs) = world.get_mut::<RoundState>(f) {
         rs.followed += cost;
     }
-    walk_quietly(world, f, cells, false);
+    let mut from = cell(world, f);
+    let (mut steps, _) = walk_quietly(world, f, cells, false);
+    log_move(world, f, &mut from, &mut steps);
 }
 
 /// Off the battlefield at an edge: gone.
@@ -1441,7 +1451,21 @@ fn retreat(world: &mut World, e: Entity) {
         format!("{who} retreats, keeping its front to the enemy."),
     );
     let rate = orders::rate_left(world, e);
-    let cells = orders::flight(world, e).unwrap_or_default();
+    let Some(cells) = orders::flight(world, e) else {
+        // Ruling flight_path: cornered, a monster surrenders; a player
+        // character, whose choice it was, holds where it stands.
+        note(
+            world,
+            e,
+            EventKind::Manoeuvre,
+            "ruling flight_path",
+            format!("{who} has nowhere to retreat to."),
+        );
+        if world.get::<super::Monster>(e).is_some() {
+            surrender(world, e);
+        }
+        return;
+    };
     if walk(world, e, cells, rate, Provokes::Within { free: 1 }).1 {
         leave_if_at_edge(world, e, "ruling flight_path");
     }

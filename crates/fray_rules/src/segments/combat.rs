@@ -475,11 +475,11 @@ fn cure_after(world: &mut World, cure: Hit) {
 }
 
 /// Ruling `spell_effects`: whom the spell `e` casts goes off on: its
-/// target, or, that one gone, the nearest enemy in range for a harmful
-/// spell and nobody for a helpful one.
+/// target, or, that one gone or beyond the spell's range, the nearest enemy
+/// in range for a harmful spell and nobody for a helpful one.
 fn going_off_on(world: &World, e: Entity, spell: &Spell) -> Option<Entity> {
     match world.get::<SpellTarget>(e).map(|t| t.0) {
-        Some(t) if able(world, t) => Some(t),
+        Some(t) if able(world, t) && distance(world, e, t) <= spell.range => Some(t),
         _ if spell.harmful() => foes(world, e)
             .into_iter()
             .filter(|&f| distance(world, e, f) <= spell.range)
@@ -497,12 +497,22 @@ fn go_off(world: &mut World, e: Entity, struck: &[Entity]) -> Option<Effect> {
     let spell = data.spells.get(&casting.spell)?;
     let who = name(world, e);
     let Some(t) = going_off_on(world, e, spell) else {
+        let declared = world.get::<SpellTarget>(e).map(|t| t.0);
+        let why = match declared.filter(|&t| able(world, t)) {
+            Some(t) => format!(
+                "{} is {} cells away, beyond its range of {}",
+                name(world, t),
+                distance(world, e, t),
+                spell.range
+            ),
+            None => "its target is gone".to_string(),
+        };
         record(world, || {
             Event::new(
                 EventKind::Lapse,
                 "ruling spell_effects",
                 format!(
-                    "{who}'s {} goes off, but its target is gone: it is wasted.",
+                    "{who}'s {} goes off, but {why}: it is wasted.",
                     casting.spell
                 ),
             )
