@@ -171,6 +171,10 @@ const STATE_CHARS: usize = 12;
 #[derive(Component)]
 pub(super) struct TokenStates;
 
+/// The letters on a token's disc ([`short_names`]).
+#[derive(Component)]
+pub(super) struct TokenInitials;
+
 #[derive(Component)]
 struct BarFill {
     index: usize,
@@ -376,6 +380,7 @@ fn spawn_token(
                 Transform::from_xyz(0.0, 0.0, 0.1),
             ));
             p.spawn((
+                TokenInitials,
                 Text2d::new(initials),
                 TextFont::from_font_size(15.0),
                 TextColor(Color::WHITE),

@@ -8,20 +8,28 @@
 //!
 //! Labels grow with the board when zoomed in, and stay readable when the
 //! board is zoomed out to fit: never smaller on screen than
-//! [`SMALLEST_NAME`] and [`SMALLEST_STATES`] pixels.
+//! [`SMALLEST_NAME`] and [`SMALLEST_STATES`] pixels. A disc's letters,
+//! which cannot grow past their disc, are left off below
+//! [`SMALLEST_INITIALS`] pixels.
 
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
 use bevy::text::{FontSize, TextFont, TextLayoutInfo};
 
 use super::Screen;
-use super::board::{Hover, NAME_AT, R, RING, Token, TokenLabel, TokenStates, under_bars};
+use super::board::{
+    Hover, NAME_AT, R, RING, Token, TokenInitials, TokenLabel, TokenStates, under_bars,
+};
 use super::session::Session;
 
 /// The smallest a name is drawn on screen, in pixels.
 const SMALLEST_NAME: f32 = 12.0;
 /// The smallest a token's states are drawn on screen, in pixels.
 const SMALLEST_STATES: f32 = 10.0;
+/// The smallest the letters on a disc can be read on screen, in pixels:
+/// smaller, they are left off, and the disc is plain (its name shows over
+/// it, or when the pointer rests on it).
+const SMALLEST_INITIALS: f32 = 8.0;
 
 /// A label under a token: its text's laid-out size and where it hangs.
 type LabelParts<'a> = (
@@ -181,10 +189,33 @@ fn declutter(
     }
 }
 
+/// Show a disc's letters only when the board is near enough to read them;
+/// they cannot grow past their disc as the names do.
+fn initials_fit(
+    camera: Single<&Projection, With<Camera2d>>,
+    mut initials: Query<(&TextFont, &mut Visibility), With<TokenInitials>>,
+) {
+    let per_pixel = match *camera {
+        Projection::Orthographic(o) => o.scale,
+        _ => 1.0,
+    };
+    for (font, mut vis) in &mut initials {
+        let FontSize::Px(px) = font.font_size else {
+            continue;
+        };
+        let shown = if px / per_pixel.max(f32::EPSILON) >= SMALLEST_INITIALS {
+            Visibility::Inherited
+        } else {
+            Visibility::Hidden
+        };
+        vis.set_if_neq(shown);
+    }
+}
+
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(
         Update,
-        declutter
+        (declutter, initials_fit)
             .after(super::board::Sync)
             .run_if(in_state(Screen::Battle).or_else(in_state(Screen::Result))),
     );

@@ -16,8 +16,11 @@ use super::session::Session;
 const SLOT: f32 = 13.0;
 /// Height of a lane.
 const LANE: f32 = 11.0;
-/// Height of the scale over the lanes.
+/// Height of the scale's labels over the lanes.
 const SCALE: f32 = 14.0;
+/// Height of the strip under the labels where marks that concern nobody
+/// in particular are drawn, clear of the labels and the lanes.
+const NOTES: f32 = 8.0;
 /// Width of the lane names.
 const GUTTER: f32 = 86.0;
 /// Height of the drawn area; more lanes scroll.
@@ -538,7 +541,8 @@ struct Geometry {
     origin: egui::Pos2,
     /// Each column's left edge and width.
     columns: Vec<(f32, f32)>,
-    /// The scale's height: one row of labels, or two with periods.
+    /// The scale's height: one row of labels, or two with periods, and
+    /// the strip of notes under them.
     scale: f32,
 }
 
@@ -575,9 +579,9 @@ impl Geometry {
             })
             .collect();
         let scale = if pic.columns.iter().any(|c| c.period.is_some()) {
-            SCALE + 11.0
+            SCALE + NOTES + 11.0
         } else {
-            SCALE
+            SCALE + NOTES
         };
         Self {
             origin,
@@ -596,7 +600,7 @@ impl Geometry {
         let left = x + (w - slots * SLOT) / 2.0;
         let y = match g.lane {
             Some(l) => self.scale + LANE * (l as f32 + 0.5),
-            None => self.scale - 3.0,
+            None => self.scale - NOTES / 2.0,
         };
         self.origin + egui::vec2(left + SLOT * (g.slot as f32 + 0.5), y)
     }
@@ -660,7 +664,7 @@ fn draw(ui: &mut egui::Ui, s: &Session, pic: &Picture, now: bool, picked: &mut O
 /// down the lanes; the lanes' own faint lines.
 fn paint_scale(painter: &egui::Painter, pic: &Picture, geo: &Geometry, rect: egui::Rect) {
     let font = egui::FontId::proportional(10.0);
-    let row = geo.scale - SCALE;
+    let row = geo.scale - SCALE - NOTES;
     for run in periods(pic) {
         let left = geo.origin.x + geo.columns[run.start].0;
         let (x, w) = geo.columns[run.end - 1];
@@ -693,8 +697,9 @@ fn paint_scale(painter: &egui::Painter, pic: &Picture, geo: &Geometry, rect: egu
             font.clone(),
             colour,
         );
+        // Under the period's name, not through it.
         let rule = egui::Color32::from_gray(if c.quiet { 45 } else { 70 });
-        painter.vline(left, rect.y_range(), (1.0, rule));
+        painter.vline(left, (geo.origin.y + row)..=rect.bottom(), (1.0, rule));
     }
     for l in 0..pic.lanes.len() {
         let y = geo.lane_y(l);
