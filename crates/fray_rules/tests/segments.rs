@@ -157,6 +157,14 @@ fn the_choices_for_a_surprise_segment_know_who_is_surprised_in_it() {
     };
     assert_has(&b, "Surprise segment 1: Nim may act");
     assert_eq!(flee(&b), "Flee");
+    // No hold fits in a surprise segment: one row says so for them all.
+    let holds: Vec<_> = segments::choices(b.world(), nim)
+        .into_iter()
+        .filter(|c| c.order.action == "hold")
+        .collect();
+    assert_eq!(holds.len(), 1);
+    assert_eq!(holds[0].label, "Hold");
+    assert!(holds[0].refused.is_some());
     let id = b
         .world()
         .resource::<fray_core::decision::Decisions>()
@@ -1844,4 +1852,106 @@ fn a_spell_whose_target_has_left_its_range_is_wasted_when_it_goes_off() {
         "Tessa's cure_light_wounds goes off, but Brom is 6 cells away, beyond its range of 1: it is wasted.",
     );
     assert_lacks(&b, "restores");
+}
+
+#[test]
+fn a_charge_runs_straight_at_its_target_and_a_wall_of_others_stops_it() {
+    // Ruling charge: Ugluk charges Hal behind a wall of three fighters.
+    // The line to Hal runs into Cai: the run stops beside him, short of
+    // Hal, with no blow; it does not go round the end of the wall.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (2, 4)),
+        (name: "Brom", side: "A", template: "fighter", at: (3, 3)),
+        (name: "Cai", side: "A", template: "fighter", at: (3, 4)),
+        (name: "Dun", side: "A", template: "fighter", at: (3, 5)),
+        (name: "Ugluk", side: "B", template: "fighter", at: (7, 4)),"#;
+    let orders = [
+        (1, Order::new("Hal", "wait")),
+        (1, Order::new("Brom", "wait")),
+        (1, Order::new("Cai", "wait")),
+        (1, Order::new("Dun", "wait")),
+        (
+            1,
+            Order::new("Ugluk", "charge")
+                .target("Hal")
+                .with("longsword"),
+        ),
+    ];
+    let mut b = battle(ALERTED, c, &[6, 1, 10, 3], &orders);
+    run(&mut b);
+    line(&b, "Ugluk charges Hal.");
+    line(
+        &b,
+        "Ugluk's charge runs straight at its target and is stopped at (4, 4): (3, 4) is in the way.",
+    );
+    assert_lacks(&b, "Ugluk attacks Hal");
+}
+
+#[test]
+fn the_question_to_begin_a_cast_warns_of_a_target_out_of_reach() {
+    // Ruling decline_cast: Hal declared a fire bolt (range 10) at Gash, 17
+    // cells off; a walk of 6 cannot bring him within range. The question
+    // and its choice say so before he answers; begun anyway, the log says
+    // the spell is not begun.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (2, 4)),
+        (name: "Gash", side: "B", template: "orc", at: (19, 7)),"#;
+    let text = field("segments", (20, 8), 1, ALERTED, c);
+    let script = vec![
+        ScriptedOrder {
+            round: 1,
+            asked: None,
+            order: Order::new("Hal", "cast").target("Gash").with("fire_bolt"),
+        },
+        ScriptedOrder {
+            round: 1,
+            asked: None,
+            order: Order::new("Gash", "wait"),
+        },
+    ];
+    let mut b = common::battle(&text, &[5, 2], |_| {
+        Box::new(Scripted::new(
+            script.clone(),
+            Box::new(fray_core::decision::HumanSeat),
+        ))
+    });
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Hal is not asked");
+    };
+    let warning = " — WARNING: Gash is 17 cells away, beyond its range of 10 and a walk of 6: the spell would not be begun";
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    let asked = decisions.get(ids[0]).unwrap();
+    assert!(asked.prompt.ends_with(warning), "{}", asked.prompt);
+    let offered = asked.offer.unwrap()(b.world(), asked.actor);
+    let begin = offered
+        .into_iter()
+        .find(|c| c.order.action == "cast")
+        .unwrap();
+    assert_eq!(begin.label, format!("Begin casting fire_bolt{warning}"));
+    b.answer(ids[0], begin.order);
+    let _ = b.run();
+    line(
+        &b,
+        "Hal does not begin casting fire_bolt: Gash is still beyond its range of 10.",
+    );
+}
+
+#[test]
+fn a_caster_mid_cast_in_a_surprise_segment_goes_on_casting() {
+    // 001 §1 Surprise segments, §Note about spells: Hal begins a fire bolt
+    // in surprise segment 1; in segment 2 he is casting still, and the log
+    // says so rather than that he may act.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (2, 4)),
+        (name: "Gash", side: "B", template: "gnoll", at: (9, 4)),"#;
+    let orders = [
+        (
+            0,
+            Order::new("Hal", "cast").target("Gash").with("fire_bolt"),
+        ),
+        (1, Order::new("Gash", "wait")),
+    ];
+    let mut b = battle("", c, &[5, 2, 4, 6, 3, 6, 2], &orders);
+    run(&mut b);
+    line(&b, "Surprise segment 2: Hal goes on casting.");
 }

@@ -170,8 +170,13 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 ..Appraisal::plain(Order::new(&name, "attack").target(o.name).with(w))
             });
             let charge = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
-            // Ruling `charge`: a foe out of reach that a charge can reach.
-            if !wd.missile() && dist > wd.reach && dist <= wd.reach + charge {
+            // Ruling `charge`: a foe out of reach that a charge, straight
+            // at it along a clear line, can reach.
+            let runs = || {
+                let (run, blocked) = super::combat::charge_line(world, me, o.cell, wd.reach);
+                blocked.is_none() && run.len() as u32 <= charge
+            };
+            if !wd.missile() && dist > wd.reach && dist <= wd.reach + charge && runs() {
                 let bonus = data.ruling_numbers.charge_bonus;
                 let spear = o
                     .kit

@@ -165,6 +165,57 @@ pub(super) fn approach(world: &mut World, e: Entity, goal: Cell, stop_within: u3
     say_moved(world, e, from);
 }
 
+/// Ruling `charge`: the cells a charge by `e` runs, straight along the line
+/// to `goal` until within `reach` of it, and the first cell on that line
+/// someone or something stands in, which stops the run short of it.
+pub(super) fn charge_line(
+    world: &World,
+    e: Entity,
+    goal: Cell,
+    reach: u32,
+) -> (Vec<Cell>, Option<Cell>) {
+    let grid = world.resource::<Grid>();
+    let taken = fray_core::model::taken_cells(world, e);
+    let mut run = Vec::new();
+    for c in grid.line(cell(world, e), goal).into_iter().skip(1) {
+        if taken.contains(&c) || grid.is_obstacle(c) || !grid.in_bounds(c) {
+            return (run, Some(c));
+        }
+        run.push(c);
+        if grid.distance(c, goal) <= reach {
+            break;
+        }
+    }
+    (run, None)
+}
+
+/// Ruling `charge`: `e` runs straight at `target` along [`charge_line`], as
+/// far as `budget` goes; the log says what stopped it short.
+pub(super) fn charge_run(world: &mut World, e: Entity, target: Entity, reach: u32, budget: u32) {
+    let from = cell(world, e);
+    let (run, blocked) = charge_line(world, e, cell(world, target), reach);
+    let mut walk = Walk::new(e, run, budget, Provokes::Never);
+    let taken = fray_core::model::taken_cells(world, e);
+    while let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &[]) {
+        walk.take(world, &step, &[]);
+    }
+    say_moved(world, e, from);
+    let here = cell(world, e);
+    if let Some(at) = blocked
+        && world.resource::<Grid>().distance(here, at) <= 1
+    {
+        let who = name(world, e);
+        record(world, || {
+            Event::new(
+                EventKind::Blocked,
+                "ruling charge",
+                format!("{who}'s charge runs straight at its target and is stopped at {here}: {at} is in the way."),
+            )
+            .actor(&who)
+        });
+    }
+}
+
 /// Put `e` in cell `to`, saying so.
 fn move_to(world: &mut World, e: Entity, from: Cell, to: Cell) {
     world.entity_mut(e).insert(to);

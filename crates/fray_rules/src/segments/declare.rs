@@ -308,7 +308,23 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     orders.push(Order::new(&me, "set_spear"));
     orders.push(Order::new(&me, "flee"));
     orders.push(Order::new(&me, "wait"));
+    // Holds refused for one reason are one row: the reason is the same
+    // whatever is held for whom (a surprise segment has room for none).
+    let mut holds_refused: Vec<String> = Vec::new();
     orders
+        .into_iter()
+        .filter(|o| {
+            o.action != "hold"
+                || match validate(world, actor, o) {
+                    Ok(_) => true,
+                    Err(why) if holds_refused.contains(&why) => false,
+                    Err(why) => {
+                        holds_refused.push(why);
+                        true
+                    }
+                }
+        })
+        .collect::<Vec<_>>()
         .into_iter()
         .map(|o| match validate(world, actor, &o) {
             Ok(a) => {
@@ -325,15 +341,24 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                 Choice::legal(o, label)
             }
             Err(why) => {
-                let label = capitalise(&format!(
-                    "{} {}",
-                    o.action.replace('_', " "),
-                    o.target.clone().unwrap_or_default()
-                ));
-                Choice::refused(o, label.trim().to_string(), why)
+                let label = refused_label(&o, holds_refused.contains(&why));
+                Choice::refused(o, label, why)
             }
         })
         .collect()
+}
+
+/// A refused order in words: its action, whom, with what and where, so
+/// that two rows are told apart; a hold standing for every hold refused
+/// alike is plain "Hold".
+fn refused_label(o: &Order, every_hold: bool) -> String {
+    let mut words = vec![o.action.replace('_', " ")];
+    if !(o.action == "hold" && every_hold) {
+        words.extend(o.target.as_ref().map(|t| t.to_string()));
+        words.extend(o.with.as_ref().map(|w| format!("({w})")));
+        words.extend(o.cell.map(|c| format!("to {c}")));
+    }
+    capitalise(&words.join(" "))
 }
 
 fn capitalise(s: &str) -> String {
@@ -586,6 +611,6 @@ pub fn warns(world: &World, actor: Entity, order: &Order) -> Vec<String> {
 }
 
 /// Ruling `fleeing_attack`, in the words of a warning.
-fn turned(names: &str) -> String {
+pub(super) fn turned(names: &str) -> String {
     format!("turns its back on {names}, a free routine each at +2 (ruling fleeing_attack)")
 }

@@ -14,8 +14,8 @@ use fray_core::simultaneous::Simultaneous;
 
 pub use super::combat::Hit;
 use super::combat::{
-    Routine as Blow, apply_hit, approach, cell, distance, flee_move, foes, living_target,
-    melee_weapon, name, reach_of, routine, spells_going_off,
+    Routine as Blow, apply_hit, approach, cell, charge_run, distance, flee_move, foes,
+    living_target, melee_weapon, name, reach_of, routine, spells_going_off,
 };
 use super::{
     Action, Data, Declared, Flow, HitPoints, PauseKind, Paused, Period, Routine, Slot, SpearUsed,
@@ -597,7 +597,7 @@ fn charge(
         )
         .actor(&who)
     });
-    approach(world, e, cell(world, target), reach, budget);
+    charge_run(world, e, target, reach, budget);
     // A spear set against the charge meets it in its reach, whether or not
     // the charge reaches its own target (001 §Combat; ruling set_spear).
     let spears = set_spears(world, e);
@@ -740,6 +740,41 @@ fn fleeing_strikers(world: &World, e: Entity) -> Vec<Entity> {
         .collect()
 }
 
+/// What beginning the cast of `slot` would bring on, as the question and
+/// its choice warn: backs turned walking into range (ruling
+/// `fleeing_attack`), or a target its walk cannot bring within range, so
+/// that the spell would not be begun.
+fn begin_cast_warning(world: &World, slot: &Slot) -> String {
+    let Action::Cast { spell, target } = &slot.action else {
+        return String::new();
+    };
+    let backs = backs_turned(
+        world,
+        slot.actor,
+        &slot.action,
+        slot.routine == Routine::First,
+    );
+    if !backs.is_empty() {
+        let names: Vec<String> = backs.iter().map(|&f| name(world, f)).collect();
+        return format!(" — WARNING: {}", super::declare::turned(&names.join(", ")));
+    }
+    let range = world
+        .resource::<Data>()
+        .0
+        .spells
+        .get(spell)
+        .map_or(0, |s| s.range);
+    let walk = world.get::<Stats>(slot.actor).map_or(0, |s| s.move_cells);
+    let far = distance(world, slot.actor, *target);
+    if able(world, *target) && far > range + walk {
+        return format!(
+            " — WARNING: {} is {far} cells away, beyond its range of {range} and a walk of {walk}: the spell would not be begun",
+            name(world, *target)
+        );
+    }
+    String::new()
+}
+
 /// Hold the action and ask: the caster (ruling `decline_cast`), or each
 /// interrupting enemy (001 §Combat).
 fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind) -> Acted {
@@ -775,8 +810,9 @@ fn pause(world: &mut World, slot: Slot, held: Option<Vec<Hit>>, kind: PauseKind)
                             )
                         })
                         .unwrap_or_default();
+                    let warning = begin_cast_warning(w, &slot);
                     format!(
-                        "{mover}: begin casting {spell} now{gone}, or decline (no other action is allowed)"
+                        "{mover}: begin casting {spell} now{gone}, or decline (no other action is allowed){warning}"
                     )
                 }),
                 "ruling decline_cast",
@@ -846,7 +882,10 @@ pub fn answer_choices(world: &World, actor: Entity) -> Vec<Choice> {
         (PauseKind::BeginCast, Action::Cast { spell, .. }) => vec![
             Choice::legal(
                 Order::new(&who, "cast").with(spell),
-                format!("Begin casting {spell}"),
+                format!(
+                    "Begin casting {spell}{}",
+                    begin_cast_warning(world, &p.slot)
+                ),
             ),
             Choice::legal(
                 Order::new(&who, "decline"),
@@ -1138,6 +1177,18 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
     approach(world, e, cell(world, target), s.range, budget);
     if !in_reach(world, e, target, s.range) {
+        let (them, r) = (name(world, target), s.range);
+        record(world, || {
+            Event::new(
+                EventKind::Lapse,
+                "001 §Note about spells",
+                format!(
+                    "{who} does not begin casting {spell}: {them} is still beyond its range of {r}."
+                ),
+            )
+            .actor(&who)
+            .target(&them)
+        });
         return;
     }
     let (began, completes, when) = {

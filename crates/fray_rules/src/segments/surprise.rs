@@ -191,21 +191,34 @@ pub fn next_surprise_segment(world: &mut World) {
     }
     for k in from..=last {
         let acting = acting_in(world, k);
-        let casting: Vec<_> = acting
+        // Those casting already go on casting: the rest choose an action.
+        let (casting, free): (Vec<_>, Vec<_>) = acting
             .iter()
             .copied()
-            .filter(|&e| world.get::<fray_core::casting::Casting>(e).is_none())
-            .collect();
+            .partition(|&e| world.get::<fray_core::casting::Casting>(e).is_some());
         if acting.is_empty() {
             if spells_in_a_quiet_segment(world, k) {
                 return;
             }
             continue;
         }
-        let names: Vec<String> = acting
-            .iter()
-            .map(|&e| fray_core::model::name(world, e))
-            .collect();
+        let names = |of: &[bevy_ecs::entity::Entity]| {
+            of.iter()
+                .map(|&e| fray_core::model::name(world, e))
+                .collect::<Vec<String>>()
+                .join(", ")
+        };
+        let mut words = Vec::new();
+        if !free.is_empty() {
+            words.push(format!(
+                "{} may act, one action that fits in a segment",
+                names(&free)
+            ));
+        }
+        if !casting.is_empty() {
+            let go = if casting.len() == 1 { "goes" } else { "go" };
+            words.push(format!("{} {go} on casting", names(&casting)));
+        }
         {
             let mut log = world.resource_mut::<fray_core::log::BattleLog>();
             log.time = format!("surprise segment {k}");
@@ -214,16 +227,13 @@ pub fn next_surprise_segment(world: &mut World) {
             Event::new(
                 EventKind::Phase,
                 "001 §1 Surprise segments",
-                format!(
-                    "Surprise segment {k}: {} may act, one action that fits in a segment.",
-                    names.join(", ")
-                ),
+                format!("Surprise segment {k}: {}.", words.join("; ")),
             )
         });
         let mut flow = world.resource_mut::<Flow>();
         flow.segment = k - 1;
         flow.last = k;
-        flow.to_declare = casting;
+        flow.to_declare = free;
         flow.hidden.clear();
         flow.stage = Stage::Declaring;
         return;
