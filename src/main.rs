@@ -976,6 +976,68 @@ fn looks_like_ruleset(text: &str) -> bool {
     !field("ruleset") && (field("id") || field("templates") || field("rulings"))
 }
 
+/// The scenario is checked against its ruleset as the battle is built.
+/// Forced dice and scripted orders are tried by playing the battle once,
+/// seated as the scenario says (scripted seats roll the dice a run would),
+/// at its own seed, as far as it goes without a person: a face its die
+/// cannot show, or a scripted order the battle refuses, is found here
+/// rather than partway through a run.
+fn play_as_seated(scenario: &LoadedScenario, data: &LoadedRules) -> Result<(), Failure> {
+    let s = &scenario.scenario;
+    let options = BattleOptions {
+        seed: s.seed,
+        dice: Vec::new(),
+        keep_log: true,
+        all_ai: false,
+        ai: Vec::new(),
+        search_work: None,
+    };
+    // Building the battle checks the scenario against its ruleset.
+    let mut battle =
+        build_battle(scenario, data, &options).map_err(|e| bad_input(e.to_string()))?;
+    if s.dice.is_empty() && s.orders.is_empty() {
+        return Ok(());
+    }
+    let src = &scenario.source;
+    if let Progress::Failed(why) = battle.run() {
+        let e = if why.contains("forced die") {
+            src.error_at_field("dice", why)
+        } else {
+            src.error_at_field("name", format!("played as seated, the battle stops: {why}"))
+        };
+        return Err(bad_input(e.to_string()));
+    }
+    let log = battle.world().resource::<BattleLog>();
+    for e in log
+        .entries()
+        .iter()
+        .filter(|e| e.event == fray_core::log::EventKind::Refused)
+    {
+        let Some((what, why)) = e.text.split_once(" is refused: ") else {
+            continue;
+        };
+        let action = what.rsplit('"').nth(1).unwrap_or("");
+        let who = e.actor.as_deref().unwrap_or("");
+        let Some(i) = s
+            .orders
+            .iter()
+            .position(|o| o.round == e.round && o.order.actor == who && o.order.action == action)
+        else {
+            continue;
+        };
+        let why = why.trim_end_matches('.');
+        let message = format!(
+            "{who:?}'s scripted {action} is refused when the battle is played at seed {}: {why}",
+            s.seed
+        );
+        return Err(bad_input(
+            src.error_in_item(("orders", "order"), i, action, message)
+                .to_string(),
+        ));
+    }
+    Ok(())
+}
+
 fn check_file(path: &Path) -> Result<String, Failure> {
     let source = Source::read(path).map_err(|e| bad_input(e.to_string()))?;
     if source.text.contains("fray_battle:") {
@@ -1015,32 +1077,7 @@ fn check_file(path: &Path) -> Result<String, Failure> {
         return Ok(format!("ruleset {}", info.id));
     }
     let (scenario, data) = load_scenario(path)?;
-    // Seated as the scenario says, so scripted seats roll the dice a run
-    // would; a person's seat ends the trial of the forced dice there.
-    let options = BattleOptions {
-        seed: scenario.scenario.seed,
-        dice: Vec::new(),
-        keep_log: false,
-        all_ai: false,
-        ai: Vec::new(),
-        search_work: None,
-    };
-    let mut battle =
-        build_battle(&scenario, &data, &options).map_err(|e| bad_input(e.to_string()))?;
-    // Forced dice are tried by playing the battle once, as far as it goes
-    // without a person, so a face its die cannot show is found here rather
-    // than partway through a run.
-    if !scenario.scenario.dice.is_empty()
-        && let Progress::Failed(why) = battle.run()
-    {
-        let src = &scenario.source;
-        let e = if why.contains("forced die") {
-            src.error_at_field("dice", why)
-        } else {
-            src.error_at_field("name", format!("played as seated, the battle stops: {why}"))
-        };
-        return Err(bad_input(e.to_string()));
-    }
+    play_as_seated(&scenario, &data)?;
     Ok(format!(
         "scenario \"{}\", ruleset {}, {} combatants",
         scenario.scenario.name,

@@ -582,6 +582,27 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
     }
 }
 
+#[test]
+fn check_names_a_scripted_order_the_battle_refuses_where_it_is_written() {
+    // The battle plays on, the AI deciding in the refused order's place;
+    // check, playing it once at its seed, names the order and why.
+    let path = "tests/broken/scripted_cure_on_a_foe.ron";
+    let o = fray(&["check", path]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(&format!(
+            "{path}:16:52: \"Tessa\"'s scripted cast is refused when the battle is played at seed 3: cure_light_wounds is for an ally"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let o = fray(&["run", path]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(
+        stdout(&o).contains("Tessa's order \"cast\" is refused: cure_light_wounds is for an ally.")
+    );
+}
+
 /// A copy of the shipped data file `data` with the number `key: value` on
 /// the first line that holds `line_of` written as each of `spoilt`: both
 /// `fray check` on the file and `fray run` on the shipped `scenario` beside
