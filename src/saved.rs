@@ -160,12 +160,39 @@ fn replayed(
     let mut battle = build_battle(scenario, data, options).map_err(|e| bad_input(e.to_string()))?;
     let replaying: Replaying = file.seat_replay(&mut battle, |_| Box::new(Stop));
     if let Progress::Failed(why) = battle.run() {
-        return Err(bad_input(format!("{}: {why}", path.display())));
+        return Err(bad_input(located(path, &why)));
     }
     replaying
         .check_all_given(file)
-        .map_err(|why| bad_input(format!("{}: {why}", path.display())))?;
+        .map_err(|why| bad_input(located(path, &why.to_string())))?;
     Ok(battle)
+}
+
+/// `why` after the file's name, and, when it is about the file's order
+/// N, the line and column where that order is written.
+fn located(path: &Path, why: &str) -> String {
+    let n = why
+        .strip_prefix("order ")
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|d| d.parse::<usize>().ok());
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    match n.and_then(|n| order_at(&text, n)) {
+        Some((line, col)) => format!("{}:{line}:{col}: {why}", path.display()),
+        None => format!("{}: {why}", path.display()),
+    }
+}
+
+/// Where the file's order `n` (counted from 1) begins: the n-th item of its
+/// `orders` list, which comes after the scenario it carries.
+fn order_at(text: &str, n: usize) -> Option<(usize, usize)> {
+    let list = text.rfind("orders: [")?;
+    let at = text[list..]
+        .match_indices("(decision:")
+        .nth(n.checked_sub(1)?)
+        .map(|(i, _)| list + i)?;
+    let line = text[..at].matches('\n').count() + 1;
+    let col = at - text[..at].rfind('\n').map_or(0, |i| i + 1) + 1;
+    Some((line, col))
 }
 
 /// The battle file at `path`, its scenario, and its battle replayed as far

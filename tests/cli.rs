@@ -1121,7 +1121,7 @@ fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
         ),
         (
             good.replacen("target: \"Grusk\"", "target: \"Nobody\"", 1),
-            "the rules now refuse it: there is no combatant named \"Nobody\"",
+            "b.ron:40:9: order 1: the rules now refuse it: there is no combatant named \"Nobody\"",
         ),
         (
             good.replacen("seats: [", "seats: [\n        Ai,", 1),
