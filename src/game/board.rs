@@ -5,7 +5,7 @@
 
 use bevy::prelude::*;
 use bevy::sprite::Anchor;
-use bevy::text::{LineBreak, TextBounds};
+use bevy::text::{LineBreak, TextBackgroundColor, TextBounds};
 use bevy_egui::input::EguiWantsInput;
 use fray_core::grid::{Cell, Grid, GridKind};
 use fray_core::movement::{self, Provokes};
@@ -194,6 +194,10 @@ struct Floating {
 
 /// How long a number floats, in seconds.
 const FLOAT_SECS: f32 = 1.6;
+/// How fast a number rises, in world units a second.
+const FLOAT_RISE: f32 = 30.0;
+/// The ground a floating number is drawn on.
+const FLOAT_GROUND: Color = Color::srgba(0.05, 0.05, 0.07, 0.85);
 /// The height of a floating number's line, in world units.
 const FLOAT_LINE: f32 = 20.0;
 
@@ -612,6 +616,8 @@ fn float_amount(
         Text2d::new(words),
         TextFont::from_font_size(20.0),
         TextColor(colour),
+        // On a dark ground, read over the name it rises past.
+        TextBackgroundColor(FLOAT_GROUND),
         // Over its own token, where no neighbour's could be mistaken for it.
         Transform::from_xyz(p.x, y, 20.0),
         Floating {
@@ -709,20 +715,28 @@ fn float_up(
     time: Res<Time>,
     views: Res<Views>,
     tokens: Query<&Token>,
-    mut q: Query<(Entity, &mut Floating, &mut Transform, &mut TextColor)>,
+    mut q: Query<(
+        Entity,
+        &mut Floating,
+        &mut Transform,
+        &mut TextColor,
+        &mut TextBackgroundColor,
+    )>,
 ) {
     let pos = |name: &str| {
         let v = views.0.iter().find(|v| v.name == name)?;
         tokens.iter().find(|t| t.of == v.entity).map(|t| t.pos)
     };
-    for (e, mut f, mut tf, mut colour) in &mut q {
+    for (e, mut f, mut tf, mut colour, mut ground) in &mut q {
         f.ttl -= time.delta_secs();
-        f.above += time.delta_secs() * 30.0;
+        f.above += time.delta_secs() * FLOAT_RISE;
         match pos(&f.on) {
             Some(p) => tf.translation = Vec3::new(p.x, p.y + f.above, 20.0),
-            None => tf.translation.y += time.delta_secs() * 30.0,
+            None => tf.translation.y += time.delta_secs() * FLOAT_RISE,
         }
-        colour.0 = colour.0.with_alpha((f.ttl / FLOAT_SECS).clamp(0.0, 1.0));
+        let left = (f.ttl / FLOAT_SECS).clamp(0.0, 1.0);
+        colour.0 = colour.0.with_alpha(left);
+        ground.0 = FLOAT_GROUND.with_alpha(FLOAT_GROUND.alpha() * left);
         if f.ttl <= 0.0 {
             commands.entity(e).despawn();
         }
