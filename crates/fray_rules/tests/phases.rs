@@ -1838,6 +1838,77 @@ fn the_step_of_a_readied_strike_sets_off_a_strike_readied_for_it() {
     assert!(step < rex && rex < ash);
 }
 
+/// Ash readies a strike for Bo's next action on his first turn and ends
+/// the rest; a person answers when the readied strike may go off.
+struct ReadiesThenAsks(bool);
+
+impl Controller for ReadiesThenAsks {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        match asked(world, d) {
+            Q::Readied => None,
+            Q::Turn(_) if !self.0 => {
+                self.0 = true;
+                Some(Order::new(&d.actor_name, "ready").target("Bo"))
+            }
+            Q::Turn(_) => Some(Order::new(&d.actor_name, "end")),
+            _ => Some(Order::new(&d.actor_name, "pass")),
+        }
+    }
+}
+
+#[test]
+fn the_person_chooses_where_a_readied_strike_steps() {
+    // 002 §Ready Step: "You can take a 1-hex step as part of your readied
+    // action". Bo, two hexes off, dodges; Ash's readied strike may go off
+    // with a step to any free hex beside him from which Bo is in reach,
+    // and he is asked which: he takes (3, 4), not the first offered.
+    let text = r#"(name: "t", ruleset: "phases", round_cap: 1,
+          grid: (kind: Square, width: 12, height: 12),
+          sides: [(name: "A", seat: Human), (name: "B")],
+          combatants: [
+            (name: "Ash", side: "A", template: "bravo", at: (2, 3), set: {"cv": 6}),
+            (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+          ])"#;
+    let mut b = common::battle(text, &[1, 1, 1], |side| -> Box<dyn Controller> {
+        if side == 0 {
+            Box::new(ReadiesThenAsks(false))
+        } else {
+            script(vec![(Q::Turn(None), Order::new("Bo", "dodge"), false)])
+        }
+    });
+    let fray_core::battle::Progress::AwaitingHuman(ids) = b.run() else {
+        panic!("Ash is not asked");
+    };
+    let ash = entity(&b, "Ash");
+    let mut labels: Vec<String> = fray_rules::phases::choices(b.world(), ash)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    labels.sort();
+    assert_eq!(
+        labels,
+        [
+            "Hold it: Bo goes on, and the strike stays readied",
+            "Take the readied strike at Bo now, with a 1-hex step to (3, 2)",
+            "Take the readied strike at Bo now, with a 1-hex step to (3, 3)",
+            "Take the readied strike at Bo now, with a 1-hex step to (3, 4)",
+        ]
+    );
+    let strike = Order::new("Ash", "strike").target("Bo");
+    let wrong = fray_rules::phases::validate(b.world(), ash, &strike.clone().cell(Cell::new(1, 3)));
+    assert_eq!(
+        wrong.unwrap_err(),
+        "a readied strike's 1-hex step goes to a free hex beside it from which Bo, out of reach, comes within reach (002 §Ready Step); (1, 3) is not one"
+    );
+    b.answer(ids[0], strike.cell(Cell::new(3, 4)));
+    let _ = b.run();
+    let step = line(
+        &b,
+        "Ash takes a 1-hex step from (2, 3) to (3, 4) as part of its readied action.",
+    );
+    assert!(step < line(&b, "Ash strikes at Bo (readied)"));
+}
+
 #[test]
 fn a_blocking_character_may_abort_to_dodge_a_shot() {
     // Ruling block: shots cannot be blocked, so a standing Block does not

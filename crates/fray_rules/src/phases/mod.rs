@@ -216,7 +216,11 @@ pub enum MoveHow {
 pub enum AttackKind {
     Action,
     Opportunity,
-    Readied,
+    /// A readied action going off, with the 1-hex step its owner chose to
+    /// reach its target, if any (002 §Ready Step).
+    Readied {
+        step: Option<Cell>,
+    },
 }
 
 /// Something under way. The top of [`Flow::stack`] is done first; an

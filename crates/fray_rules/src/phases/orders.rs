@@ -52,8 +52,11 @@ pub enum Plan {
     Abort {
         block: bool,
     },
-    /// Take the readied action (002 §Ready).
-    Readied,
+    /// Take the readied action (002 §Ready), with the 1-hex step to take
+    /// to reach its target if one was named (002 §Ready Step).
+    Readied {
+        step: Option<Cell>,
+    },
     /// Let the opportunity go, or take the attack without aborting.
     Pass,
 }
@@ -288,7 +291,15 @@ pub fn validate(world: &World, me: Entity, order: &Order) -> Result<Plan, String
                 if order.action != readied {
                     return Err(format!("the readied action is to {readied}"));
                 }
-                Ok(Plan::Readied)
+                if let Some(c) = order.cell
+                    && !super::turn::readied_steps(world, me, by).contains(&c)
+                {
+                    return Err(format!(
+                        "a readied strike's 1-hex step goes to a free hex beside it from which {}, out of reach, comes within reach (002 §Ready Step); {c} is not one",
+                        flow.name(by)
+                    ));
+                }
+                Ok(Plan::Readied { step: order.cell })
             }
             other => Err(format!(
                 "take the readied action (strike or shoot) or pass; not {other:?}"
@@ -760,10 +771,21 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             let b = flow.name(by).to_string();
             let (action, _) = readied_action(world, me).unwrap_or(("strike", ""));
             let what = if action == "shoot" { "shot" } else { "strike" };
-            offer(
-                Order::new(&name, action).target(&b),
-                format!("Take the readied {what} at {b} now"),
-            );
+            // 002 §Ready Step: out of reach, the person chooses where its
+            // 1-hex step goes.
+            let steps = super::turn::readied_steps(world, me, by);
+            if steps.is_empty() {
+                offer(
+                    Order::new(&name, action).target(&b),
+                    format!("Take the readied {what} at {b} now"),
+                );
+            }
+            for c in steps {
+                offer(
+                    Order::new(&name, action).target(&b).cell(c),
+                    format!("Take the readied {what} at {b} now, with a 1-hex step to {c}"),
+                );
+            }
             offer(
                 Order::new(&name, "pass"),
                 format!("Hold it: {b} goes on, and the {what} stays readied"),

@@ -769,9 +769,9 @@ fn perform(world: &mut World, actor: Entity, asking: Asking, plan: Plan) {
             };
             abort(world, actor, attacker, block);
         }
-        Plan::Readied => {
+        Plan::Readied { step } => {
             if let Asking::Readied { by } = asking {
-                take_readied(world, actor, by);
+                take_readied(world, actor, by, step);
             }
         }
         Plan::Pass => match asking {
@@ -1623,7 +1623,7 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
 
 /// 002 §Ready Conditions: `r` takes its readied action at `by`: it cuts in
 /// just before `by` goes on, and `r` acts just ahead of `by` from now on.
-fn take_readied(world: &mut World, r: Entity, by: Entity) {
+fn take_readied(world: &mut World, r: Entity, by: Entity, step: Option<Cell>) {
     let Some((action, weapon)) = orders::readied_action(world, r).map(|(a, w)| (a, w.to_string()))
     else {
         return;
@@ -1650,7 +1650,7 @@ fn take_readied(world: &mut World, r: Entity, by: Entity) {
         target: by,
         manoeuvre: action.into(),
         weapon,
-        kind: AttackKind::Readied,
+        kind: AttackKind::Readied { step },
         abort_asked: false,
     });
 }
@@ -1699,7 +1699,7 @@ fn attack(world: &mut World, work: Work) -> Next {
     if melee && !in_reach(world, attacker, target) {
         // 002 §Ready Step: a readied strike may take the 1-hex step to reach.
         let stepped = match kind {
-            AttackKind::Readied => ready_step(world, attacker, target),
+            AttackKind::Readied { step } => ready_step(world, attacker, target, step),
             _ => None,
         };
         if let Some(from) = stepped {
@@ -1750,27 +1750,55 @@ fn attack(world: &mut World, work: Work) -> Next {
 /// 002 §Ready Step: a free hex one step from `r` from which it reaches
 /// `target`, if `r` may take the 1-hex step this phase.
 fn step_hex(world: &World, r: Entity, target: Entity) -> Option<Cell> {
+    step_hexes(world, r, target).first().copied()
+}
+
+/// 002 §Ready Step: every hex the 1-hex step of `r`'s readied action may
+/// go to so as to reach `target`, in the grid's order of neighbours.
+fn step_hexes(world: &World, r: Entity, target: Entity) -> Vec<Cell> {
     if step_refusal(world, r).is_some() {
-        return None;
+        return Vec::new();
     }
-    let from = *world.get::<Cell>(r)?;
-    let to = *world.get::<Cell>(target)?;
-    let reach = world.get::<Stats>(r)?.reach;
+    let (Some(&from), Some(&to), Some(stats)) = (
+        world.get::<Cell>(r),
+        world.get::<Cell>(target),
+        world.get::<Stats>(r),
+    ) else {
+        return Vec::new();
+    };
     let taken = orders::occupied(world, r);
     let grid = world.resource::<Grid>();
-    grid.neighbours(from).find(|&n| {
-        !taken.contains(&n)
-            && grid.enter_cost(n).is_some()
-            && !grid.is_difficult(n)
-            && n != to
-            && grid.distance(n, to) <= reach
-    })
+    grid.neighbours(from)
+        .filter(|&n| {
+            !taken.contains(&n)
+                && grid.enter_cost(n).is_some()
+                && !grid.is_difficult(n)
+                && n != to
+                && grid.distance(n, to) <= stats.reach
+        })
+        .collect()
+}
+
+/// 002 §Ready Step: the hexes a readied strike at `target`, out of reach,
+/// may step to; none when the target is in reach already or the readied
+/// action is a shot.
+pub(super) fn readied_steps(world: &World, r: Entity, target: Entity) -> Vec<Cell> {
+    let shot = orders::readied_action(world, r).is_some_and(|(a, _)| a == "shoot");
+    if shot || in_reach(world, r, target) {
+        return Vec::new();
+    }
+    step_hexes(world, r, target)
 }
 
 /// 002 §Ready Step: the readier steps to a hex from which it reaches the
-/// target, as part of its readied action.
-fn ready_step(world: &mut World, r: Entity, target: Entity) -> Option<Cell> {
-    let (cell, from) = (step_hex(world, r, target)?, *world.get::<Cell>(r)?);
+/// target, as part of its readied action: the one its owner chose if it is
+/// still open, else the first.
+fn ready_step(world: &mut World, r: Entity, target: Entity, chosen: Option<Cell>) -> Option<Cell> {
+    let open = step_hexes(world, r, target);
+    let cell = chosen
+        .filter(|c| open.contains(c))
+        .or_else(|| open.first().copied())?;
+    let from = *world.get::<Cell>(r)?;
     world.entity_mut(r).insert(cell);
     if let Some(mut u) = world.get_mut::<Use>(r) {
         u.stepped = true;
@@ -1987,7 +2015,7 @@ fn resolve_attack(
             "002 §Interrupts",
             " (attack of opportunity)",
         ),
-        AttackKind::Readied => (
+        AttackKind::Readied { .. } => (
             EventKind::ReadiedAttack,
             "002 §Ready Conditions",
             " (readied)",
