@@ -2520,3 +2520,21 @@ fn two_morale_triggers_at_once_are_two_checks() {
     );
     assert!(half < side);
 }
+
+#[test]
+fn one_who_readied_a_missile_has_no_first_strike_that_round() {
+    // Ruling readied_missile: readying is the round's attack. Pike readies
+    // his bow; Osric walks into the reach of Pike's spear, which would
+    // strike first (ruling length_strike), but Pike has no attack left.
+    let sides = r#"(name: "Osric", side: "A", template: "fighter", at: (1, 2), weapons: ["longsword"]),
+                 (name: "Pike", side: "B", template: "spearman", at: (5, 2), weapons: ["spear", "shortbow"])"#;
+    let orders = vec![
+        Order::new("Pike", "ready"),
+        Order::new("Osric", "attack").target("Pike"),
+    ];
+    let b = played(sides, ((10, 8), 1), orders, &[9, 2, 19, 4, 11, 3]);
+    let ready = line(&b, "Pike readies a missile");
+    assert!(ready < line(&b, "Osric attacks Pike"));
+    assert_lacks(&b, "strikes first");
+    assert_lacks(&b, "Pike attacks");
+}

@@ -1653,12 +1653,24 @@ fn the_dodge_offered_in_an_abort_names_the_dcv_it_gives() {
     b.world_mut()
         .entity_mut(bra)
         .insert(fray_rules::phases::Guard {
+            manoeuvres: vec![("block".into(), 0, 0)],
+            block: true,
+            ..Default::default()
+        });
+    // A Block standing against the melee blows to come ends too.
+    assert_eq!(
+        dodge(&b),
+        "Abort to Dodge (DCV 5 to 8; the abort ends its Block), giving up its action this phase"
+    );
+    b.world_mut()
+        .entity_mut(bra)
+        .insert(fray_rules::phases::Guard {
             manoeuvres: vec![("haymaker".into(), 0, -5)],
             ..Default::default()
         });
     assert_eq!(
         dodge(&b),
-        "Abort to Dodge (DCV 0 to 8: the abort ends its Haymaker), giving up its action this phase"
+        "Abort to Dodge (DCV 0 to 8; the abort ends its Haymaker), giving up its action this phase"
     );
     // 002 §Abort Consequences, §Ready Consequences: what is given up is said
     // as the abort will say it. Had Bra readied a strike on its place this
@@ -1996,7 +2008,12 @@ fn an_abort_is_the_next_action_and_ends_the_last_ones_haymaker() {
         ],
     );
     run(&mut b);
-    line(&b, "Bo aborts to Dodge against Ash's attack");
+    let aborts = line(&b, "Bo aborts to Dodge against Ash's attack");
+    assert!(
+        texts(&b)[aborts].contains(" Its Haymaker ends. "),
+        "{}",
+        texts(&b)[aborts]
+    );
     line(
         &b,
         "Ash strikes at Bo: 3d6 18 + OCV 6 = 24 against 10 + DCV 10 = 20 (DCV: Manoeuvres +3)",

@@ -710,6 +710,33 @@ fn in_a_tied_round_one_felled_deals_no_attack_held_past_the_tie() {
 }
 
 #[test]
+fn in_a_tied_round_an_attack_held_to_the_tied_segment_is_still_dealt() {
+    // 001 §3 Ties, ruling tied_round: both sides roll 3. Orc 1 holds his
+    // attack to segment 3, the tied one; Wren's missile bonus brings her to
+    // segment 1, where she fells him. His held blow comes within the tie,
+    // and is still dealt.
+    let c = r#"
+        (name: "Orc 1", side: "B", template: "orc", at: (3, 3), set: {"hp": 1}),
+        (name: "Fen", side: "A", template: "fighter", at: (2, 3), set: {"hp": 1}),
+        (name: "Wren", side: "A", template: "archer", at: (1, 1)),
+        (name: "Orc 3", side: "B", template: "orc", at: (6, 3)),"#;
+    let orders = [
+        (1, Order::new("Orc 1", "hold").target("Fen").with("3")),
+        (1, attack("Fen", "Orc 3").with("longsword")),
+        (1, attack("Wren", "Orc 1").with("shortbow")),
+        (1, Order::new("Orc 3", "wait")),
+    ];
+    let mut b = battle(ALERTED, c, &[3, 3, 15, 3, 15, 3], &orders);
+    run(&mut b);
+    let falls = line(&b, "Orc 1 falls dead.");
+    let still = line(
+        &b,
+        "Orc 1, felled earlier in this tied round, still deals its blow.",
+    );
+    assert!(falls < still, "{}", texts(&b).join("\n"));
+}
+
+#[test]
 fn in_a_tied_round_one_felled_has_no_second_routine() {
     // 001 §3: the second routine comes "after the other side's initiative
     // segment has been resolved", no longer within the tie: the veteran,

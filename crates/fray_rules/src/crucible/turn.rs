@@ -505,7 +505,12 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             after,
         } => cast(world, e, (spell, target, from), after),
         Plan::Ready => {
+            // Ruling readied_missile: readying is the round's attack: no
+            // first strike nor any other attack follows it this round.
             world.entity_mut(e).insert(super::Readied);
+            if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+                rs.attacked = true;
+            }
             note(
                 world,
                 e,

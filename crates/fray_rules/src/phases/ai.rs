@@ -330,7 +330,15 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     let (p, mean) = expected(world, attacker, me, &manoeuvre, &w);
     let o = ocv(world, attacker, &manoeuvre);
     let dodged = (p - chance_3d6_at_least(base + super::turn::dcv_dodging(world, me) - o)) * mean;
-    let cost = strike_value(world, me, attacker, "strike");
+    // The abort ends a Block standing (ruling dodge): the melee blow it
+    // would stop, judged by this attack's odds, is lost with it.
+    let blocking = world.get::<Guard>(me).is_some_and(|g| g.block);
+    let block_lost = if blocking {
+        block_chance(world, me, o) * mean
+    } else {
+        0.0
+    };
+    let cost = strike_value(world, me, attacker, "strike") + block_lost;
     let worth = dodged * 2.0 - cost;
     let knockout = mean >= stun_left(world, me) * 0.8;
     if !(knockout && !flow.acted(me) && worth > 0.0) {

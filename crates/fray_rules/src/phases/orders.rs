@@ -803,18 +803,16 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                 super::turn::dcv(world, me),
                 super::turn::dcv_dodging(world, me),
             );
-            let ended = world.get::<super::Guard>(me).map_or(Vec::new(), |g| {
-                super::turn::guard_names(g, |_, _, dcv| dcv != 0)
-            });
+            let ended = super::turn::what_ends(world, me);
             let gain = if dodging == now {
                 format!("DCV stays {now}")
-            } else if ended.is_empty() {
-                format!("DCV {now} to {dodging}")
             } else {
-                format!(
-                    "DCV {now} to {dodging}: the abort ends its {}",
-                    ended.join(" and ")
-                )
+                format!("DCV {now} to {dodging}")
+            };
+            let gain = if ended.is_empty() {
+                gain
+            } else {
+                format!("{gain}; the abort ends its {}", ended.join(" and "))
             };
             // 002 §Abort Consequences: what it gives up, as the abort says.
             let (_, cost) = super::turn::abort_cost(world, me);

@@ -657,13 +657,7 @@ fn next_action(world: &mut World, actor: Entity) {
 /// The manoeuvres of `actor`'s last action end with a turn it lets pass,
 /// said if they were doing anything.
 fn guard_ends(world: &mut World, actor: Entity) {
-    let Some(g) = world.get::<Guard>(actor) else {
-        return;
-    };
-    let mut names = guard_names(g, |_, ocv, dcv| ocv != 0 || dcv != 0);
-    if g.block && !names.iter().any(|m| m == "Block") {
-        names.push("Block".to_string());
-    }
+    let names = what_ends(world, actor);
     next_action(world, actor);
     if names.is_empty() {
         return;
@@ -680,9 +674,23 @@ fn guard_ends(world: &mut World, actor: Entity) {
     });
 }
 
+/// What `actor`'s next action, or an abort (which is one), ends, named:
+/// the manoeuvres in effect that change its OCV or DCV, and a Block
+/// standing (rulings dodge, block, haymaker).
+pub(super) fn what_ends(world: &World, actor: Entity) -> Vec<String> {
+    let Some(g) = world.get::<Guard>(actor) else {
+        return Vec::new();
+    };
+    let mut names = guard_names(g, |_, ocv, dcv| ocv != 0 || dcv != 0);
+    if g.block && !names.iter().any(|m| m == "Block") {
+        names.push("Block".to_string());
+    }
+    names
+}
+
 /// The manoeuvres of `g` that `keep` (given name, OCV, DCV) keeps, named
 /// as the table names them.
-pub(super) fn guard_names(g: &Guard, keep: impl Fn(&str, i32, i32) -> bool) -> Vec<String> {
+fn guard_names(g: &Guard, keep: impl Fn(&str, i32, i32) -> bool) -> Vec<String> {
     g.manoeuvres
         .iter()
         .filter(|(m, ocv, dcv)| keep(m, *ocv, *dcv))
@@ -1083,7 +1091,8 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
     let who = name(world, actor);
     let by = name(world, attacker);
     // The abort is its next action: what its last action's manoeuvres did
-    // to its DCV ends (rulings dodge, block, haymaker).
+    // ends (rulings dodge, block, haymaker).
+    let ended = what_ends(world, actor);
     next_action(world, actor);
     guard(world, actor, block);
     let (cost, gives_up) = abort_cost(world, actor);
@@ -1102,11 +1111,16 @@ fn abort(world: &mut World, actor: Entity, attacker: Entity, block: bool) {
         AbortCost::Nothing => {}
     }
     let to = if block { "Block" } else { "Dodge" };
+    let ends = if ended.is_empty() {
+        String::new()
+    } else {
+        format!(" Its {} ends.", ended.join(" and "))
+    };
     log(world, || {
         Event::new(
             EventKind::Abort,
             "002 §Abort",
-            format!("{who} aborts to {to} against {by}'s attack, giving up {gives_up}. Its Initiative does not change."),
+            format!("{who} aborts to {to} against {by}'s attack, giving up {gives_up}.{ends} Its Initiative does not change."),
         )
         .actor(&who)
         .target(&by)

@@ -339,13 +339,15 @@ fn last_blows_due(world: &World) -> bool {
 
 /// Ruling `tied_round`: whether `slot` is the last blow, still to come, of
 /// one felled earlier in this tied round. A second routine, or an attack
-/// held to a later segment, comes after the tied segment: the dead deal
-/// neither.
+/// held past the tied segment, comes after it: the dead deal neither.
 fn owes_last_blow(world: &World, slot: &Slot) -> bool {
+    let flow = world.resource::<Flow>();
+    let tied = flow.initiative.map_or(0, |[a, _]| a);
+    let after_the_tie = matches!(slot.action, Action::Hold { .. }) && slot.segment > tied;
     tied_round(world)
-        && world.resource::<Flow>().fell.contains(&slot.actor)
+        && flow.fell.contains(&slot.actor)
         && slot.action.is_blow()
-        && !matches!(slot.action, Action::Hold { .. })
+        && !after_the_tie
         && slot.routine == Routine::First
 }
 
@@ -360,6 +362,7 @@ fn last_blow(world: &mut World, slot: &Slot, held: &mut Option<Vec<Hit>>) {
         Action::Attack { target, weapon } | Action::Charge { target, weapon } => {
             (Some(*target), weapon.clone())
         }
+        Action::Hold { target, weapon, .. } => (*target, weapon.clone()),
         Action::SetSpear { weapon } => (None, weapon.clone()),
         _ => return,
     };
