@@ -770,7 +770,7 @@ fn a_chase_needs_movement_left_and_one_within_reach_ends_at_once() {
     run(&mut b);
     line(
         &b,
-        "Pike's order \"chase\" is refused: a chase costs 2 cells of movement, and it has 2: none would be left to chase with (000 §3.1)",
+        "Pike's order \"chase\" is refused: a chase costs 2 cells of movement, and it has 2: none would be left to chase with (ruling stop_options)",
     );
     common::assert_lacks(&b, "Sly attacks Pike");
     // 000 §3.2.1: those whose end point comes "after the smallest

@@ -98,10 +98,20 @@ fn asked_traces(world: &mut World) -> bool {
         }
         // Even with no movement left one is asked: it may stay, and wait
         // to strike a mover (rulings unalert_movement, stop_options); one
-        // alert may stop being alert (000 §3).
+        // alert may stop being alert (000 §3). One that took a noncombat
+        // option can do neither (000 §3): it stays, unasked.
+        let (m, full) = (allowance(world, e, false), allowance(world, e, true));
+        if full == 0 && world.get::<super::Noncombat>(e).is_some() {
+            let stay = Plan::Stay {
+                unalert: false,
+                watch: None,
+            };
+            world.resource_mut::<Flow>().hidden.push((e, stay));
+            continue;
+        }
         any = true;
         let who = name(world, e);
-        let (m, full) = (allowance(world, e, false), allowance(world, e, true));
+        let chase = world.resource::<Data>().0.numbers.chase_cost;
         ask(
             world,
             e,
@@ -113,7 +123,7 @@ fn asked_traces(world: &mut World) -> bool {
                     );
                 }
                 format!(
-                    "{who}: plot a trace, in secret — {m} cells{}; chasing costs 2.",
+                    "{who}: plot a trace, in secret — {m} cells{}; chasing costs {chase}.",
                     if m != full {
                         format!(" ({full} if it stops being alert)")
                     } else {

@@ -965,7 +965,7 @@ fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
             let (cost, cells) = (chase_cost(world), allowance(world, me, unalert));
             if cells <= cost {
                 return Err(format!(
-                    "a chase costs {cost} cells of movement, and it has {cells}: none would be left to chase with (000 §3.1)"
+                    "a chase costs {cost} cells of movement, and it has {cells}: none would be left to chase with (ruling stop_options)"
                 ));
             }
             Ok(Plan::Chase { target, unalert })
