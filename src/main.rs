@@ -797,9 +797,15 @@ fn ask_human(
         let _ = read_answer(input, &mut line)?;
     }
     // The order last warned of, taken if given again, and the warning,
-    // said just above the next question so it is not scrolled away.
+    // said just above the next question so it is not scrolled away. A
+    // refused answer is said so there, to the one asked again (a secret
+    // one's reason is in no log).
     let mut warned: Option<fray_core::decision::Order> = None;
-    let mut notice: Option<String> = None;
+    let mut notice: Option<String> = battle
+        .last_refusal
+        .as_ref()
+        .filter(|r| r.decision == id)
+        .map(|r| format!("Refused: {}", r.reason));
     loop {
         let legal = print_choices(&decision, &side_name, out);
         let move_to = decision.move_order.as_ref().filter(|_| decision.any_cell);
@@ -987,7 +993,7 @@ fn play_as_seated(scenario: &LoadedScenario, data: &LoadedRules) -> Result<(), F
     let options = BattleOptions {
         seed: s.seed,
         dice: Vec::new(),
-        keep_log: true,
+        keep_log: false,
         all_ai: false,
         ai: Vec::new(),
         search_work: None,
@@ -999,6 +1005,7 @@ fn play_as_seated(scenario: &LoadedScenario, data: &LoadedRules) -> Result<(), F
         return Ok(());
     }
     let src = &scenario.source;
+    battle.world_mut().resource_mut::<Decisions>().record();
     if let Progress::Failed(why) = battle.run() {
         let e = if why.contains("forced die") {
             src.error_at_field("dice", why)
@@ -1007,25 +1014,13 @@ fn play_as_seated(scenario: &LoadedScenario, data: &LoadedRules) -> Result<(), F
         };
         return Err(bad_input(e.to_string()));
     }
-    let log = battle.world().resource::<BattleLog>();
-    for e in log
-        .entries()
-        .iter()
-        .filter(|e| e.event == fray_core::log::EventKind::Refused)
-    {
-        let Some((what, why)) = e.text.split_once(" is refused: ") else {
+    let decisions = battle.world().resource::<Decisions>();
+    for g in decisions.given() {
+        let Some(why) = &g.refused else { continue };
+        let Some(i) = s.orders.iter().position(|o| o.order == g.order) else {
             continue;
         };
-        let action = what.rsplit('"').nth(1).unwrap_or("");
-        let who = e.actor.as_deref().unwrap_or("");
-        let Some(i) = s
-            .orders
-            .iter()
-            .position(|o| o.round == e.round && o.order.actor == who && o.order.action == action)
-        else {
-            continue;
-        };
-        let why = why.trim_end_matches('.');
+        let (who, action) = (&g.order.actor, &g.order.action);
         let message = format!(
             "{who:?}'s scripted {action} is refused when the battle is played at seed {}: {why}",
             s.seed

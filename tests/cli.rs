@@ -328,6 +328,33 @@ fn a_human_seat_plays_in_the_terminal() {
 }
 
 #[test]
+fn a_secret_order_refused_is_not_shown_to_the_other_side() {
+    // Hotseat: Brienne's written full defense toward an obstacle is
+    // refused. The log, which both people read, says only that it was
+    // refused; she alone is told why, as she is asked again.
+    let o = fray_with_input(
+        &[
+            "run",
+            "assets/scenarios/duel.ron",
+            "--seed",
+            "1",
+            "--human",
+            "Wardens",
+            "--human",
+            "Raiders",
+        ],
+        "\n7 3,0\n\n6\n",
+    );
+    let out = stdout(&o);
+    let refused = "[round 1, declaration] Brienne's written order is refused, and it is asked again. (004 §Step 3)";
+    let told = out
+        .find("Refused: (3, 0) is an obstacle")
+        .expect("she is told why");
+    assert!(out.find(refused).is_some_and(|at| at < told), "{out}");
+    assert!(!out.contains("full_defense"), "{out}");
+}
+
+#[test]
 fn a_battle_stopped_for_want_of_input_keeps_its_log_so_far() {
     // `--log FILE` holds what happened up to the question nobody answered.
     let dir = std::env::temp_dir().join(format!("fray-cli-log-{}", std::process::id()));
@@ -598,9 +625,8 @@ fn check_names_a_scripted_order_the_battle_refuses_where_it_is_written() {
     );
     let o = fray(&["run", path]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(
-        stdout(&o).contains("Tessa's order \"cast\" is refused: cure_light_wounds is for an ally.")
-    );
+    // Her order was written in secret: the log does not say what it was.
+    assert!(stdout(&o).contains("Tessa's written order is refused, and it is asked again."));
 }
 
 /// A copy of the shipped data file `data` with the number `key: value` on

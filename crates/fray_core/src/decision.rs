@@ -466,18 +466,22 @@ pub fn take_answers<P>(
             Ok(plan) => taken.push((id, plan)),
             Err(why) => {
                 let (who, what) = (order.actor.clone(), order.action.clone());
-                let asked = world
+                let (asked, secret) = world
                     .resource::<Decisions>()
                     .get(id)
-                    .map(|d| d.rule.clone());
+                    .map_or((None, false), |d| (Some(d.rule.clone()), d.secret));
                 let cite = asked.as_deref().filter(|r| !r.is_empty()).unwrap_or(rule);
+                // A secret order refused is said without what it was or
+                // why: the log is everyone's, and only the one asked again
+                // is told (in its question).
+                let text = if secret {
+                    format!("{who}'s written order is refused, and it is asked again.")
+                } else {
+                    format!("{who}'s order {what:?} is refused: {why}.")
+                };
                 crate::log::record(world, || {
-                    crate::log::Event::new(
-                        crate::log::EventKind::Refused,
-                        cite,
-                        format!("{who}'s order {what:?} is refused: {why}."),
-                    )
-                    .actor(who.as_str())
+                    crate::log::Event::new(crate::log::EventKind::Refused, cite, text)
+                        .actor(who.as_str())
                 });
                 world.resource_mut::<Decisions>().refuse(id, order, why);
             }

@@ -2271,10 +2271,19 @@ fn only_a_monster_is_intimidated_and_only_an_ally_mended() {
         &b,
         "Anna's order \"intimidate\" is refused: Bors is not a monster: only monsters check morale (004 §Step 4; ruling intimidate_action)",
     );
-    let mut b = battle(&MEND_DROPPED.replace(
-        r#"target: "Kay", with: "mend""#,
-        r#"target: "Hob", with: "mend""#,
-    ));
+    // Declared in turn, so the refusal is said in the log: a secret
+    // order's is said only to whoever gave it.
+    let mut b = battle(
+        &MEND_DROPPED
+            .replace(
+                r#"target: "Kay", with: "mend""#,
+                r#"target: "Hob", with: "mend""#,
+            )
+            .replace(
+                r#"seed: 1,"#,
+                r#"seed: 1, options: {"declaration": "round_robin"},"#,
+            ),
+    );
     let _ = b.run();
     assert_has(
         &b,

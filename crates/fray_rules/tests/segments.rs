@@ -247,7 +247,7 @@ fn a_surprise_segment_allows_only_what_fits_in_one_segment() {
     let hold = Order::new("Bors", "hold").with("8");
     let mut b = battle("", PARTY_AND_ORC, &[1, 5, 3, 3], &[(0, hold)]);
     run(&mut b);
-    assert_has(
+    common::assert_refused(
         &b,
         "Bors's order \"hold\" is refused: only an action that fits in one segment",
     );
@@ -944,7 +944,7 @@ fn an_action_cannot_be_held_past_segment_10() {
     let orders = [(1, Order::new("Anna", "hold").with("11"))];
     let mut b = battle(ALERTED, PARTY_AND_ORC, &[1, 3], &orders);
     run(&mut b);
-    assert_has(&b, "an action can be held up to segment 10 (001 §3)");
+    common::assert_refused(&b, "an action can be held up to segment 10 (001 §3)");
 }
 
 // --- 001 §Combat: interrupts ---
@@ -1336,7 +1336,7 @@ fn a_charge_needs_a_run() {
     let orders = [(1, Order::new("Anna", "charge").target("Bors"))];
     let mut b = battle(ALERTED, c, &[3, 3], &orders);
     run(&mut b);
-    assert_has(
+    common::assert_refused(
         &b,
         "Anna's order \"charge\" is refused: Bors is already within reach of the longsword: a charge needs a run; attack instead (ruling charge)",
     );

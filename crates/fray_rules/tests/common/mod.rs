@@ -22,7 +22,39 @@ pub fn battle(text: &str, dice: &[u32], seat: impl Fn(usize) -> Box<dyn Controll
     let mut app = rules_app(Dice::seeded(0).with_forced(forced));
     fray_rules::setup(&mut app, rules, &scenario).unwrap();
     let controllers = (0..scenario.scenario.sides.len()).map(seat).collect();
-    Battle::new(app, controllers)
+    let mut b = Battle::new(app, controllers);
+    // Orders are kept with their refusals, as a battle file keeps them.
+    b.world_mut()
+        .resource_mut::<fray_core::decision::Decisions>()
+        .record();
+    b
+}
+
+/// Every order refused in `b`, in words ("Ash's order "trace" is
+/// refused: why."): a secret one's too, which the log gives without what
+/// it was or why.
+pub fn refusals(b: &Battle) -> Vec<String> {
+    let decisions = b.world().resource::<fray_core::decision::Decisions>();
+    decisions
+        .given()
+        .iter()
+        .filter_map(|g| {
+            let why = g.refused.as_ref()?;
+            Some(format!(
+                "{}'s order {:?} is refused: {why}.",
+                g.order.actor, g.order.action
+            ))
+        })
+        .collect()
+}
+
+/// Some refusal in `b` contains `needle`.
+pub fn assert_refused(b: &Battle, needle: &str) {
+    let all = refusals(b);
+    assert!(
+        all.iter().any(|r| r.contains(needle)),
+        "no refusal contains {needle:?}: {all:#?}"
+    );
 }
 
 /// The text of a test scenario under `ruleset`: sides A and B on an open
