@@ -10,7 +10,9 @@ use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
 use fray_core::decision::{Controller, Order};
 use fray_core::model::Combatant;
-use fray_rules::declared::{Health, Stabilised, Stress, WoundPoints};
+use fray_rules::declared::{
+    DamageType, Harm, Health, Injuries, Injury, Stabilised, Stress, WoundPoints,
+};
 
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
@@ -296,6 +298,40 @@ fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
 }
 
 #[test]
+fn a_priest_stabilises_a_bleeding_ally_rather_than_cast_at_a_distant_foe() {
+    // 004 §Wound Points: Anna lies Dying at -1 beside Agna (Heal +5), of a
+    // wound of 6: stabilising her is a Heal check against 10 + 6, even
+    // odds. The only foe, Bors, stands seven cells off, within Agna's
+    // firebolt's range of 8. A life is worth more than a firebolt's
+    // Stress: Agna stabilises her.
+    let o = first_order_after(
+        r#"(name: "Agna", side: "A", template: "priest", at: (1, 1)),
+           (name: "Anna", side: "A", template: "knight", at: (2, 1)),
+           (name: "Bors", side: "B", template: "bugbear_scoundrel", at: (8, 6))"#,
+        "Agna",
+        |world| {
+            let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
+            for (c, mut wp, mut health) in q.iter_mut(world) {
+                if c.name == "Anna" {
+                    (wp.current, *health) = (-1, Health::Dying);
+                }
+            }
+            let mut q = world.query::<(&Combatant, &mut Injuries)>();
+            for (c, mut injuries) in q.iter_mut(world) {
+                if c.name == "Anna" {
+                    injuries.0.push(Injury {
+                        cause: Harm::Hit(DamageType::Blunt),
+                        amount: 6,
+                        combat_injury: None,
+                    });
+                }
+            }
+        },
+    );
+    assert_eq!(o, Order::new("Agna", "stabilise").target("Anna"));
+}
+
+#[test]
 fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
     // Anna lies Incapacitated at 0 Wound Points: she loses nothing while
     // she keeps still (004 §Wound Points), and Agna fights Bors instead.
@@ -393,4 +429,54 @@ fn stabilising_across_a_threat_range_counts_the_riposte() {
     assert!(stabilise_risk((3, 4)) > 0.5);
     // Out of the way, he provokes nothing.
     assert_eq!(stabilise_risk((8, 1)), 0.0);
+}
+
+#[test]
+fn an_ally_written_down_to_intimidate_a_monster_is_not_doubled() {
+    // Ruling intimidate_action: only the best Intimidation counts. Anna
+    // and Cora declare in secret; Anna has written down an Intimidation of
+    // Bors, and Cora, of her side, knows it: she does something else.
+    let text = r#"(
+    name: "t", ruleset: "declared",
+    grid: (kind: Square, width: 10, height: 10),
+    sides: [(name: "A", seat: Human), (name: "B", seat: Human, morale: true)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Cora", side: "A", template: "knight", at: (1, 3)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (6, 1)),
+    ],
+    dice: [5, 9, 9, 9],
+)"#;
+    let mut battle = battle_from_text(text, 1).unwrap();
+    common::awaited(&mut battle).expect("the battle asks");
+    let mut orders = Vec::new();
+    for _ in 0..2 {
+        let open = battle
+            .world()
+            .resource::<fray_core::decision::Decisions>()
+            .open()
+            .iter()
+            .find(|d| {
+                d.actor_name != "Bors"
+                    && !orders
+                        .iter()
+                        .any(|(n, _): &(String, Order)| *n == d.actor_name)
+            })
+            .cloned()
+            .expect("Anna and Cora are asked together");
+        let order = BasicAi
+            .decide(battle.world_mut(), &open)
+            .expect("the AI answers");
+        battle.answer(open.id, order.clone());
+        orders.push((open.actor_name.clone(), order));
+    }
+    assert_eq!(
+        orders[0],
+        (
+            "Anna".to_string(),
+            Order::new("Anna", "intimidate").target("Bors")
+        )
+    );
+    assert_eq!(orders[1].0, "Cora");
+    assert_ne!(orders[1].1.action, "intimidate", "{:?}", orders[1].1);
 }

@@ -239,6 +239,15 @@ impl Decisions {
         self.open.swap(i, last);
     }
 
+    /// The answers given for `side`'s open decisions, not yet taken by the
+    /// rules: a side knows what its own have written down.
+    pub fn answers_of(&self, side: usize) -> impl Iterator<Item = &Order> + '_ {
+        self.answered
+            .iter()
+            .filter(move |(id, _)| self.open.iter().any(|d| d.id == *id && d.side == side))
+            .map(|(_, o)| o)
+    }
+
     /// Forget the answers waiting for the open secret decisions of sides
     /// other than `side`: what that side could not know yet.
     pub fn forget_secret_answers(&mut self, side: usize) {

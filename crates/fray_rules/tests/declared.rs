@@ -2218,7 +2218,7 @@ fn a_strain_that_would_kill_is_said_and_the_ai_lies_still() {
     assert_has(&b, "Bors is Dying (-3 Wound Points)");
     assert_eq!(
         noted.lock().unwrap().first().map(String::as_str),
-        Some("Carry out the declared action, at 1 Wound Point, which kills it")
+        Some("Carry out the declared action, at 1 Wound Point, which would kill it")
     );
     assert_has(
         &b,
@@ -2459,7 +2459,30 @@ fn one_a_wound_point_from_death_is_told_so_and_the_ai_drinks_no_draught() {
     // Point any action but waiting or crawling costs takes her to -3,
     // minus her Strength. Her declaration says so, and the AI does not
     // offer her the healing draught whose drinking would kill her.
-    let text = duel(r#", set: {"strength": 3}"#, "", "9, 2", "", 1).replace(
+    assert_eq!(
+        declared_when_dying(3),
+        (
+            "Anna: declare an action for round 1 (Dying: it can crawl or wait; any other action costs 1 Wound Point, which would kill it)".to_string(),
+            vec!["wait".to_string()]
+        )
+    );
+    // With Strength 4 the Wound Point leaves her at -3, and the one a
+    // Dying creature bleeds as the round ends at -4: dead, where lying
+    // still she would see the round out at -3.
+    assert_eq!(
+        declared_when_dying(4),
+        (
+            "Anna: declare an action for round 1 (Dying: it can crawl or wait; any other action costs 1 Wound Point, which would kill it at the round's end, with the Wound Point it bleeds)".to_string(),
+            vec!["wait".to_string()]
+        )
+    );
+}
+
+/// Anna, of Strength `strength`, Dying at -2 as round 1 begins: the prompt
+/// of her declaration, and the actions the AI weighs for her.
+fn declared_when_dying(strength: i32) -> (String, Vec<String>) {
+    let set = format!(r#", set: {{"strength": {strength}}}"#);
+    let text = duel(&set, "", "9, 2", "", 1).replace(
         r#"(name: "Bors""#,
         &format!(r#"(name: "Dara", side: "A", template: "knight", at: (0, 7)), {BYSTANDER}"#),
     );
@@ -2480,15 +2503,11 @@ fn one_a_wound_point_from_death_is_told_so_and_the_ai_drinks_no_draught() {
         panic!("nobody is asked");
     };
     let decisions = b.world().resource::<fray_core::decision::Decisions>();
-    let prompt = &decisions.get(ids[0]).unwrap().prompt;
-    assert_eq!(
-        prompt,
-        "Anna: declare an action for round 1 (Dying: it can crawl or wait; any other action costs 1 Wound Point, which kills it)"
-    );
+    let prompt = decisions.get(ids[0]).unwrap().prompt.clone();
     let hooks = *b.world().resource::<fray_core::ai::AiHooks>();
     let orders: Vec<String> = (hooks.appraise)(b.world(), anna)
         .into_iter()
         .map(|a| a.order.action.to_string())
         .collect();
-    assert_eq!(orders, ["wait"]);
+    (prompt, orders)
 }

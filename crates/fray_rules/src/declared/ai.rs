@@ -145,12 +145,9 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     };
     let health = health.copied().unwrap_or(Health::Dead);
     let stabilised = world.get::<Stabilised>(me).is_some();
-    let down = Down::of(
-        health,
-        stabilised,
-        stats,
-        super::felled::strain_kills(world, me),
-    );
+    let rounds_left = wp.current - 1 + super::resolve::strength_now(world, me);
+    let kills = super::felled::strain_kills(world, me).is_some();
+    let down = Down::of(health, stabilised, stats, (kills, rounds_left));
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
     out.push(Appraisal::plain(m.order("wait")));
     consumables(&m, (health, down.as_ref()), wp, stress, &mut out);
@@ -184,6 +181,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 /// its own life rather than on the battle, and counts for half.
 const DOWN_ACTION_COST: f32 = 0.5;
 
+/// What acting costs one Incapacitated beyond [`DOWN_ACTION_COST`]: its
+/// Wound Point leaves it Dying, to lose one more each round until it dies
+/// unless someone stabilises it; this, shared over the rounds it has left.
+const BECOMES_DYING: f32 = 6.0;
+
 /// How a creature that is down may still act (004 §Wound Points): an
 /// Incapacitated or Dying one acts from where it lies, each action costing
 /// it a Wound Point (which leaves an Incapacitated one Dying, and a Dying
@@ -196,9 +198,15 @@ struct Down {
 
 impl Down {
     /// `None` when it should only wait: dead, or one more Wound Point
-    /// would kill it (`kills`).
-    fn of(health: Health, stabilised: bool, stats: &Stats, kills: bool) -> Option<Self> {
-        let speed = match health {
+    /// would kill it (`kills`). `rounds_left`: the rounds a Dying creature
+    /// would bleed before it died, once it has paid the Wound Point.
+    fn of(
+        health: Health,
+        stabilised: bool,
+        stats: &Stats,
+        (kills, rounds_left): (bool, i32),
+    ) -> Option<Self> {
+        let cost = match health {
             Health::Fine | Health::Dead => return None,
             _ if stabilised => {
                 return Some(Self {
@@ -206,12 +214,12 @@ impl Down {
                     cost: 0.0,
                 });
             }
-            Health::Incapacitated | Health::Dying => 0,
+            // Left Dying, it has as many rounds as Wound Points before
+            // minus its Strength: the fewer, the dearer.
+            Health::Incapacitated => DOWN_ACTION_COST + BECOMES_DYING / rounds_left.max(1) as f32,
+            Health::Dying => DOWN_ACTION_COST,
         };
-        (!kills).then_some(Self {
-            speed,
-            cost: DOWN_ACTION_COST,
-        })
+        (!kills).then_some(Self { speed: 0, cost })
     }
 }
 
@@ -475,9 +483,10 @@ fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
 }
 
 /// 004 §Wound Points: what stabilising a Dying ally is worth, who loses a
-/// Wound Point each round until it dies at minus its Strength; and one
-/// merely Incapacitated, who loses nothing while it keeps still.
-const STABILISE_DYING: f32 = 6.0;
+/// Wound Point each round until it dies at minus its Strength: a life, more
+/// than a firebolt's worth of Stress on a foe; and one merely
+/// Incapacitated, who loses nothing while it keeps still.
+const STABILISE_DYING: f32 = 10.0;
 const STABILISE_INCAPACITATED: f32 = 1.0;
 
 /// What the AI reads of a foe: all of it in one lookup.
@@ -800,7 +809,7 @@ fn intimidate(
         m.data,
         stats,
         standing,
-        (m.stats.intimidation, ally_intimidating(world, m, foe.e)),
+        (m.stats.intimidation, ally_intimidating(world, m, foe)),
         odds.as_deref(),
     );
     if likelier <= 0.0 {
@@ -820,22 +829,36 @@ fn intimidate(
 }
 
 /// The best Intimidation bonus among the allies of `m` declared to
-/// intimidate `foe` this round, openly or written down by its own side
-/// (ruling intimidate_action: only the best result counts).
-fn ally_intimidating(world: &World, m: &Me, foe: Entity) -> Option<i32> {
+/// intimidate `foe` this round: openly, written down by its own side, or
+/// answered by its side and not yet taken (ruling intimidate_action: only
+/// the best result counts).
+fn ally_intimidating(world: &World, m: &Me, foe: &Foe) -> Option<i32> {
     let flow = world.resource::<super::Flow>();
     let open = flow
         .roster
         .iter()
         .filter_map(|(e, _)| super::declared(world, *e).map(|d| (*e, &d.action)));
     let written = flow.hidden.iter().map(|(e, a)| (*e, a));
-    open.chain(written)
+    let taken = open
+        .chain(written)
         .filter(|(e, a)| {
             *e != m.e
-                && matches!(a, super::Action::Intimidate { target } if *target == foe)
+                && matches!(a, super::Action::Intimidate { target } if *target == foe.e)
                 && world.get::<Side>(*e) == Some(&m.side)
         })
-        .filter_map(|(e, _)| world.get::<Stats>(e).map(|s| s.intimidation))
+        .map(|(e, _)| e);
+    let decisions = world.resource::<fray_core::decision::Decisions>();
+    let answered = decisions
+        .answers_of(m.side.0)
+        .filter(|o| {
+            o.action == "intimidate"
+                && o.target.as_deref() == Some(foe.name.as_str())
+                && o.actor != m.name
+        })
+        .filter_map(|o| flow.roster.entity(&o.actor));
+    taken
+        .chain(answered)
+        .filter_map(|e| world.get::<Stats>(e).map(|s| s.intimidation))
         .max()
 }
 

@@ -586,9 +586,12 @@ pub(super) fn publish_declaration(world: &mut World, actor: Entity, secret: bool
             Health::Incapacitated | Health::Dying if stabilised => prompt.push_str(
                 " (Stabilised: half its Speed; its first action costs nothing, each beyond it 1 Wound Point)",
             ),
-            Health::Incapacitated | Health::Dying if kills => prompt.push_str(&format!(
-                " ({health:?}: it can crawl or wait; any other action costs 1 Wound Point, which kills it)"
-            )),
+            Health::Incapacitated | Health::Dying if kills.is_some() => {
+                prompt.push_str(&format!(
+                    " ({health:?}: it can crawl or wait; any other action costs 1 Wound Point, which would {})",
+                    kills.unwrap_or_default()
+                ))
+            }
             Health::Incapacitated => prompt.push_str(
                 " (Incapacitated: it can crawl; any other action but waiting costs 1 Wound Point and leaves it Dying where it lies)",
             ),

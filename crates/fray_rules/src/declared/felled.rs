@@ -111,11 +111,9 @@ fn ask(world: &mut World, slot: &Slot) {
     let e = slot.actor;
     let me = world.resource::<Flow>().name(e).to_string();
     let what = super::describe(world, &slot.action);
-    let kills = if strain_kills(world, e) {
-        ", which would kill it"
-    } else {
-        ""
-    };
+    let kills = strain_kills(world, e)
+        .map(|how| format!(", which would {how}"))
+        .unwrap_or_default();
     let prompt = decision::prompt(world, e, |_| {
         format!(
             "{me} has fallen since it declared: {what} at the cost of 1 Wound Point{kills}, or lie still"
@@ -135,24 +133,32 @@ fn ask(world: &mut World, slot: &Slot) {
     world.resource_mut::<Flow>().straining = Some((id, e, None));
 }
 
-/// 004 §Wound Points: whether the Wound Point a strain costs `e` kills it
-/// ("if a creature's current Wound Points reaches the negative value of
-/// their Strength Score, they die").
-pub(crate) fn strain_kills(world: &World, e: Entity) -> bool {
-    world
-        .get::<WoundPoints>(e)
-        .is_some_and(|wp| wp.current - 1 <= -super::resolve::strength_now(world, e))
+/// 004 §Wound Points: how the Wound Point a strain costs `e` would kill
+/// it, in words after "which would": at once ("if a creature's current
+/// Wound Points reaches the negative value of their Strength Score, they
+/// die"), or with the Wound Point a Dying creature loses as the round ends,
+/// where lying still it would see the round out. `None`: it would not.
+pub(crate) fn strain_kills(world: &World, e: Entity) -> Option<&'static str> {
+    let wp = world.get::<WoundPoints>(e)?.current;
+    let dead = -super::resolve::strength_now(world, e);
+    if wp - 1 <= dead {
+        return Some("kill it");
+    }
+    let stabilised = world.get::<Stabilised>(e).is_some();
+    let by_round_end = |w: i32| w - i32::from(w < 0 && !stabilised);
+    (by_round_end(wp - 1) <= dead && by_round_end(wp) > dead)
+        .then_some("kill it at the round's end, with the Wound Point it bleeds")
 }
 
 /// The two answers.
 pub fn choices(world: &World, e: Entity) -> Vec<Choice> {
     let me = world.resource::<Flow>().name(e).to_string();
-    let cost = if strain_kills(world, e) {
-        "1 Wound Point, which kills it"
+    let cost = if let Some(how) = strain_kills(world, e) {
+        format!("1 Wound Point, which would {how}")
     } else if world.get::<Health>(e) == Some(&Health::Incapacitated) {
-        "1 Wound Point, leaving it Dying where it lies"
+        "1 Wound Point, leaving it Dying where it lies".to_string()
     } else {
-        "1 Wound Point"
+        "1 Wound Point".to_string()
     };
     vec![
         Choice::legal(
@@ -180,7 +186,7 @@ pub fn validate(_: &World, _: Entity, order: &Order) -> Result<bool, String> {
 /// The AI's answer: it carries the action out, unless the Wound Point
 /// would kill it.
 pub(crate) fn ai_answer(world: &World, e: Entity) -> Option<Order> {
-    let answer = if strain_kills(world, e) {
+    let answer = if strain_kills(world, e).is_some() {
         "lie_still"
     } else {
         "strain"
