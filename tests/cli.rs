@@ -563,6 +563,10 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
             "11:40: \"Aelis\"'s scripted order names (99, -99), outside the grid",
         ),
         (
+            "group_of_unlike_monsters",
+            "10:103: \"Grusk\" shares initiative group \"pack\" with \"Gob\", but not its stat block: monsters share a roll only with identical ones (004 §Step 2)",
+        ),
+        (
             "negative_armour",
             "9:16: \"Grusk\" has Armour -3: it is 0 or more",
         ),

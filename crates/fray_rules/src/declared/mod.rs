@@ -406,6 +406,55 @@ pub fn check_scenario(data: &DeclaredData, scenario: &LoadedScenario) -> Result<
     {
         stat_block(data, spec, &scenario.source)?;
     }
+    shared_rolls(scenario)
+}
+
+/// 004 §Step 2: "the Referee may elect to have some monsters share a
+/// single Initiative roll" — monsters "with identical stat blocks": every
+/// member of an `initiative_group` is a monster (of a side that checks
+/// morale) with the stat block of the group's first member.
+fn shared_rolls(scenario: &LoadedScenario) -> Result<(), LoadError> {
+    let s = &scenario.scenario;
+    let monster = |spec: &fray_core::scenario::CombatantSpec| {
+        s.sides
+            .iter()
+            .any(|side| side.name == spec.side && side.morale)
+    };
+    let block = |spec: &fray_core::scenario::CombatantSpec| {
+        (
+            spec.template.clone(),
+            spec.set.clone(),
+            spec.weapons.clone(),
+        )
+    };
+    let mut firsts: Vec<&fray_core::scenario::CombatantSpec> = Vec::new();
+    for spec in &s.combatants {
+        let Some(group) = &spec.initiative_group else {
+            continue;
+        };
+        let wrong = if !monster(spec) {
+            Some(format!(
+                "{:?} shares initiative group {group:?}, but only monsters share a roll (004 §Step 2): its side {:?} does not check morale",
+                spec.name, spec.side
+            ))
+        } else if let Some(first) = firsts
+            .iter()
+            .find(|f| f.initiative_group.as_ref() == Some(group))
+        {
+            (block(first) != block(spec)).then(|| {
+                format!(
+                    "{:?} shares initiative group {group:?} with {:?}, but not its stat block: monsters share a roll only with identical ones (004 §Step 2)",
+                    spec.name, first.name
+                )
+            })
+        } else {
+            firsts.push(spec);
+            None
+        };
+        if let Some(message) = wrong {
+            return Err(scenario.source.error_at(group, Some(&spec.name), message));
+        }
+    }
     Ok(())
 }
 
