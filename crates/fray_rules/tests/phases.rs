@@ -2220,3 +2220,48 @@ fn after_a_one_hex_step_the_turn_says_no_action_moves() {
         "Ash, phase 1: an attack and a move action, or a full phase (none that moves: the 1-hex step is taken) left."
     );
 }
+
+#[test]
+fn a_move_out_of_a_threatened_hex_is_warned_of_and_the_step_named() {
+    // 002 §Moving Out, §1-Hex Step: Bo, beside Ash, types a move to the
+    // hex behind him: it would draw Ash's attack of opportunity, where the
+    // 1-hex step to the same hex would not; he is told so before it goes.
+    let (b, _) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3)),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 7})"#,
+        1,
+        Vec::new(),
+    );
+    let bo = entity(&b, "Bo");
+    let typed = Order::new("Bo", "move").cell(Cell::new(5, 3));
+    assert_eq!(
+        (phases::VIEW.warns)(b.world(), bo, &typed),
+        [
+            "moving out of a hex Ash threatens draws an attack of opportunity (002 §Moving Out); the 1-hex step to (5, 3) never provokes (002 §1-Hex Step)"
+        ]
+    );
+    let far = Order::new("Bo", "move").cell(Cell::new(7, 3));
+    assert_eq!(
+        (phases::VIEW.warns)(b.world(), bo, &far),
+        ["moving out of a hex Ash threatens draws an attack of opportunity (002 §Moving Out)"]
+    );
+}
+
+#[test]
+fn the_attack_of_opportunity_question_gives_the_odds() {
+    // 002 §Attack Roll: Ash (OCV 6) may strike Bo (DCV 7) as he walks off:
+    // 3d6 + 6 against 10 + 7 hits on 11 or more, 108 of 216.
+    let walk = Order::new("Bo", "move").cell(Cell::new(8, 3));
+    let (b, _) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 7})"#,
+        0,
+        vec![(Q::Turn(None), walk, false)],
+    );
+    let ash = entity(&b, "Ash");
+    let labels: Vec<String> = phases::choices(b.world(), ash)
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert_eq!(labels[0], "Attack of opportunity: strike Bo (hits 50%)");
+}

@@ -335,6 +335,11 @@ pub struct Flow {
     pub quiet_phases: u32,
 }
 
+/// The phase numbers a turn has room for in [`Flow::phase_index`]: the
+/// Surprise Phase and the most phases a turn may have (`phases_per_turn`,
+/// 12 at most).
+const PHASE_NUMBERS: u32 = 13;
+
 impl Flow {
     /// Whether `e` has no action left at its place this phase: it has had
     /// its place, or gave up its action by aborting.
@@ -342,15 +347,16 @@ impl Flow {
         self.done.contains(&e) || self.gave_up.contains(&e)
     }
 
-    /// A number for each phase, in order: turn × 5 + phase.
+    /// A number for each phase, in order: turn × 13 + phase (the Surprise
+    /// Phase, 0, then up to the 12 phases a turn may have).
     pub fn phase_index(&self) -> u32 {
-        self.turn * 5 + self.phase
+        self.turn * PHASE_NUMBERS + self.phase
     }
 
     /// The number of the phase after this one.
     pub fn next_phase_index(&self, phases_per_turn: u32) -> u32 {
         if self.phase >= phases_per_turn {
-            (self.turn + 1) * 5 + 1
+            (self.turn + 1) * PHASE_NUMBERS + 1
         } else {
             self.phase_index() + 1
         }

@@ -757,13 +757,22 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
     match asking {
         Asking::Opportunity { mover } => {
             let m = flow.name(mover).to_string();
+            // 002 §Attack Roll: the odds of each, its manoeuvre combined with
+            // those in effect (ruling opportunity_manoeuvre).
+            let hits = |manoeuvre: &str| {
+                let p = super::turn::hit_chance(world, me, mover, manoeuvre);
+                format!("hits {:.0}%", p * 100.0)
+            };
             offer(
                 Order::new(&name, "strike").target(&m),
-                format!("Attack of opportunity: strike {m}"),
+                format!("Attack of opportunity: strike {m} ({})", hits("strike")),
             );
             offer(
                 Order::new(&name, "haymaker").target(&m),
-                format!("Attack of opportunity: haymaker at {m} (-5 DCV)"),
+                format!(
+                    "Attack of opportunity: haymaker at {m} (+2 dice, -5 DCV; {})",
+                    hits("haymaker")
+                ),
             );
             offer(Order::new(&name, "pass"), format!("Let {m} go"));
         }

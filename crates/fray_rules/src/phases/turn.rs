@@ -1197,7 +1197,7 @@ fn reload(world: &mut World, actor: Entity, weapon: usize) {
 
 /// Opponents who threaten `cell` and could take an attack of opportunity on
 /// `mover`, in initiative order.
-fn threatening(world: &World, mover: Entity, cell: Cell) -> Vec<Entity> {
+pub(super) fn threatening(world: &World, mover: Entity, cell: Cell) -> Vec<Entity> {
     let grid = world.resource::<Grid>();
     world
         .resource::<Flow>()
@@ -2211,9 +2211,10 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
         recovery_lost(world, target, why);
     } else if stun_taken > con && !stunned(world, target) {
         // Ruling stunned: it "loses any delayed or readied action".
-        let lost = match world.get::<Hold>(target) {
-            Some(Hold::Readied { .. }) => " It loses the strike it readied.",
-            Some(Hold::Delayed { .. }) => " It loses the action it delayed.",
+        let lost = match orders::readied_action(world, target) {
+            Some(("shoot", _)) => " It loses the shot it readied.",
+            Some(_) => " It loses the strike it readied.",
+            None if world.get::<Hold>(target).is_some() => " It loses the action it delayed.",
             None => "",
         };
         let delayed = matches!(world.get::<Hold>(target), Some(Hold::Delayed { .. }));

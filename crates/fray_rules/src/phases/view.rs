@@ -91,10 +91,16 @@ fn states(world: &World, e: Entity) -> Vec<String> {
             Some(b) => format!("delayed: before {}", flow.name(*b)),
             None => "delayed: end of phase".into(),
         }),
-        Some(Hold::Readied { trigger, .. }) => out.push(match trigger {
-            Trigger::EntersReach => "readied: strike who comes in reach".into(),
-            Trigger::Acts(t) => format!("readied: strike {} when it acts", flow.name(*t)),
-        }),
+        Some(Hold::Readied { trigger, .. }) => {
+            let what = match super::orders::readied_action(world, e) {
+                Some(("shoot", _)) => "shoot",
+                _ => "strike",
+            };
+            out.push(match trigger {
+                Trigger::EntersReach => format!("readied: {what} who comes in reach"),
+                Trigger::Acts(t) => format!("readied: {what} {} when it acts", flow.name(*t)),
+            })
+        }
         None => {}
     }
     if world.get::<AbortedAhead>(e).is_some() {
@@ -364,8 +370,34 @@ pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
 }
 
 /// Its choices carry no warnings: an order typed by hand draws none either.
-pub(super) fn warns(_: &World, _: Entity, _: &fray_core::decision::Order) -> Vec<String> {
-    Vec::new()
+/// 002 §Moving Out, §1-Hex Step: a move typed or clicked out of a hex an
+/// opponent threatens provokes it, said before it is taken; where the
+/// 1-hex step, which never provokes, reaches the same hex, the warning
+/// says so.
+pub(super) fn warns(world: &World, me: Entity, order: &fray_core::decision::Order) -> Vec<String> {
+    if !matches!(order.action.as_str(), "move" | "full_move") {
+        return Vec::new();
+    }
+    let (Some(&here), Some(to)) = (world.get::<fray_core::grid::Cell>(me), order.cell) else {
+        return Vec::new();
+    };
+    let threats = super::turn::threatening(world, me, here);
+    if threats.is_empty() || super::validate(world, me, order).is_err() {
+        return Vec::new();
+    }
+    let flow = world.resource::<Flow>();
+    let names: Vec<&str> = threats.iter().map(|&t| flow.name(t)).collect();
+    let mut warning = format!(
+        "moving out of a hex {} threatens draws an attack of opportunity (002 §Moving Out)",
+        names.join(" and ")
+    );
+    let step = fray_core::decision::Order::new(order.actor.clone(), "step").cell(to);
+    if super::validate(world, me, &step).is_ok() {
+        warning.push_str(&format!(
+            "; the 1-hex step to {to} never provokes (002 §1-Hex Step)"
+        ));
+    }
+    vec![warning]
 }
 
 #[cfg(test)]
