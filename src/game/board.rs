@@ -194,8 +194,10 @@ struct Floating {
 
 /// How long a number floats, in seconds.
 const FLOAT_SECS: f32 = 1.6;
-/// How fast a number rises, in world units a second.
-const FLOAT_RISE: f32 = 30.0;
+/// How fast a number rises, in world units a second: it stays over its own
+/// token, short of the cell above (60 units off), where a neighbour's
+/// number could be taken for it.
+const FLOAT_RISE: f32 = 10.0;
 /// The ground a floating number is drawn on.
 const FLOAT_GROUND: Color = Color::srgba(0.05, 0.05, 0.07, 0.85);
 /// The height of a floating number's line, in world units.

@@ -721,7 +721,14 @@ fn decision_panel(ui: &mut egui::Ui, s: &Session, hover: Option<&Hover>, asked: 
         );
     }
     take_back_row(ui, s, asked);
-    ui.label(egui::RichText::new(how_to_answer(d)).small());
+    let foe = |n: &str| {
+        let mut q = world.iter_entities().filter(|e| {
+            e.get::<fray_core::model::Combatant>()
+                .is_some_and(|c| c.name == n)
+        });
+        q.next().is_some_and(|e| foes(world, d.actor, e.id()))
+    };
+    ui.label(egui::RichText::new(how_to_answer(d, foe)).small());
     // What the pointer rests on, on one line kept for it whether or not
     // there is anything, so the choices never move under the cursor.
     let odds = hovered_target
@@ -941,11 +948,13 @@ pub(super) fn plugin(app: &mut App) {
 
 /// How the decision `d` may be answered: a choice, its number, and, where
 /// they apply, a click on a character its choices name or on a cell.
-fn how_to_answer(d: &fray_core::decision::Decision) -> String {
+/// How a decision may be answered. A foe is clicked to aim at it only
+/// where some legal choice aims at a foe (`foe`, by name).
+fn how_to_answer(d: &fray_core::decision::Decision, foe: impl Fn(&str) -> bool) -> String {
     let mut ways = vec!["click a choice", "press its number"];
     if d.choices
         .iter()
-        .any(|c| c.refused.is_none() && c.order.target.is_some())
+        .any(|c| c.refused.is_none() && c.order.target.as_deref().is_some_and(&foe))
     {
         ways.push("click a foe to aim at it");
     }

@@ -405,11 +405,13 @@ impl Session {
 
     /// Give a person's order; the rules take it at once.
     pub fn answer(&mut self, id: u64, order: Order) {
+        // What is noted of the order here, struck again if it is refused.
+        let mut noted = (false, false);
         let world = self.battle.world();
         let decisions = world.resource::<Decisions>();
         if let Some(d) = decisions.get(id) {
             let label = d.choices.iter().find(|c| c.order == order);
-            let words = label.map_or_else(|| order.action.replace('_', " "), |c| c.label.clone());
+            let words = label.map_or_else(|| order_words(&order), |c| c.label.clone());
             // Another person's order leaves nothing of one's own to take back.
             self.given.retain(|t| t.side == d.side);
             self.given.push(TakeBack {
@@ -420,6 +422,7 @@ impl Session {
                 log: self.log().count(),
                 written: self.written.len(),
             });
+            noted.0 = true;
             if d.secret {
                 // In the middle of a sentence.
                 let mut chars = words.chars();
@@ -431,6 +434,7 @@ impl Session {
                     actor: d.actor_name.clone(),
                     words,
                 });
+                noted.1 = true;
             }
         }
         self.battle.answer(id, order);
@@ -440,6 +444,21 @@ impl Session {
             let decisions = world.resource::<Decisions>();
             if !decisions.open().iter().any(|d| decisions.is_answered(d.id)) || !self.advance() {
                 break;
+            }
+        }
+        // Refused, it was never given: nothing to show as written or to
+        // take back.
+        if self
+            .battle
+            .last_refusal
+            .as_ref()
+            .is_some_and(|r| r.decision == id)
+        {
+            if noted.0 {
+                self.given.pop();
+            }
+            if noted.1 {
+                self.written.pop();
             }
         }
     }
@@ -645,6 +664,22 @@ pub struct Drive;
 
 pub(super) fn plugin(app: &mut App) {
     app.add_systems(Update, drive.in_set(Drive).run_if(in_state(Screen::Battle)));
+}
+
+/// An order no choice lists (a cell clicked), in words: its action, whom,
+/// where to and with what.
+fn order_words(order: &Order) -> String {
+    let mut words = order.action.replace('_', " ");
+    if let Some(t) = &order.target {
+        words.push_str(&format!(" at {t}"));
+    }
+    if let Some(c) = order.cell {
+        words.push_str(&format!(" toward {c}"));
+    }
+    if let Some(w) = &order.with {
+        words.push_str(&format!(" with {w}"));
+    }
+    words
 }
 
 #[cfg(test)]

@@ -176,14 +176,16 @@ fn glyph(
     before: &[Glyph],
 ) -> Glyph {
     let (actor, target) = (lane(e.actor.as_deref()), lane(e.target.as_deref()));
-    let shape = if e.event.cuts_in() {
+    // What concerns nobody's lane in particular ("the blows land
+    // together") is a note on the scale, not harm to anyone.
+    let shape = if actor.or(target).is_none() {
+        Shape::Note
+    } else if e.event.cuts_in() {
         Shape::Interrupt
     } else if e.event.tone() == Tone::Harm {
         Shape::Harm
-    } else if actor.or(target).is_some() {
-        Shape::Action
     } else {
-        Shape::Note
+        Shape::Action
     };
     let own = match shape {
         Shape::Harm => target.or(actor),

@@ -53,6 +53,12 @@ fn action_rule(action: &Action) -> &'static str {
 
 /// A declared action in words.
 pub fn describe(world: &World, action: &Action) -> String {
+    describe_by(world, None, action)
+}
+
+/// [`describe`], for `actor`'s own action: once it has moved to the cell
+/// its full defense moved toward, it is not named as the one there.
+pub fn describe_by(world: &World, actor: Option<Entity>, action: &Action) -> String {
     let name = |e: Entity| {
         world
             .get::<Combatant>(e)
@@ -76,7 +82,7 @@ pub fn describe(world: &World, action: &Action) -> String {
                 .resource::<Flow>()
                 .roster
                 .iter()
-                .find(|(e, _)| world.get::<Cell>(*e) == Some(c));
+                .find(|(e, _)| Some(*e) != actor && world.get::<Cell>(*e) == Some(c));
             match there {
                 Some((e, _)) => format!("take full defense, moving toward {} at {c}", name(*e)),
                 None => format!("take full defense, moving toward {c}"),

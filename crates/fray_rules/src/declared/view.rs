@@ -9,7 +9,7 @@ use fray_core::view::{RowState, TokenView, TrackerRow, TrackerView};
 
 use super::{
     BaseInitiative, Data, Fled, Flow, Health, Hurts, Injuries, Kit, LateAction, Routed, Stabilised,
-    Stage, Stats, Stress, Surprised, WoundPoints, describe, resolve, roster,
+    Stage, Stats, Stress, Surprised, WoundPoints, resolve, roster,
 };
 
 /// Chance to hit and damage range of `actor`'s best weapon against `target`
@@ -111,7 +111,7 @@ fn queued(world: &World, flow: &Flow) -> Vec<Entry> {
         let note = if slot.late {
             "late, −12".to_string()
         } else {
-            describe(world, &slot.action)
+            super::declare::describe_by(world, Some(slot.actor), &slot.action)
         };
         entries.push((
             slot.initiative,
@@ -149,7 +149,7 @@ fn resolved(world: &World, flow: &Flow) -> Vec<Entry> {
                     d.initiative,
                     flow.name(e).to_string(),
                     state,
-                    describe(world, &d.action),
+                    super::declare::describe_by(world, Some(e), &d.action),
                 ));
             }
         }
@@ -277,7 +277,11 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     if let Some(d) = super::declared(world, e) {
         line(
             "Declared",
-            format!("{} at {}", describe(world, &d.action), d.initiative),
+            format!(
+                "{} at {}",
+                super::declare::describe_by(world, Some(e), &d.action),
+                d.initiative
+            ),
         );
     }
     if let Some(k) = world.get::<Kit>(e) {

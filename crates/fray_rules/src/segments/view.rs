@@ -193,8 +193,10 @@ fn waiting(world: &World, flow: &Flow) -> Vec<String> {
     let mut out = Vec::new();
     for e in roster(world) {
         let who = flow.name(e);
+        // 001 §1: surprise is had once, in the surprise segments.
         if let Some(s) = world.get::<SurpriseSegments>(e)
             && s.0 > 0
+            && flow.period == Period::Surprise
         {
             out.push(format!("{who}: surprised for {} segment(s)", s.0));
         }
@@ -228,7 +230,9 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     line("Missile attack bonus", format!("{:+}", s.missile_bonus));
     line("Surprise bonus", format!("{:+}", s.surprise_bonus));
     line("Attack routines", s.routines.to_string());
-    if let Some(ss) = world.get::<SurpriseSegments>(e) {
+    if let Some(ss) = world.get::<SurpriseSegments>(e)
+        && world.resource::<Flow>().period == Period::Surprise
+    {
         line("Surprised for", format!("{} segment(s)", ss.0));
     }
     if let Some(Declared(a)) = world.get::<Declared>(e) {
