@@ -177,6 +177,11 @@ fn identical_monsters_share_one_initiative_roll() {
         (name: "W2", side: "B", template: "wolf", at: (5, 3), initiative_group: "wolves"),"#,
         "4, 9, 1",
         "",
+    )
+    // 004 §Step 2: monsters share a roll; the wolves' side checks morale.
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true)"#,
     );
     let mut b = battle(&text);
     run(&mut b);
