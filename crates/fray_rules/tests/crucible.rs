@@ -2067,8 +2067,14 @@ fn the_opponent_chooses_whether_to_follow_before_the_fall_back_fights_on() {
     );
     let stays = line(&b, "Grub stays and lets Pike open the space");
     assert!(stays > line(&b, "Pike moves from (4, 2) to (2, 2)"));
-    assert!(stays < line(&b, "Pike parries instead of attacking"));
+    let parries = line(&b, "Pike parries instead of attacking");
+    assert!(stays < parries);
     assert_lacks(&b, "Grub follows Pike");
+    // Neither is drawn as what it is not: staying is no wait for a later
+    // moment, and Pike's parry, his own choice, interrupts nobody.
+    let entries = b.world().resource::<fray_core::log::BattleLog>().entries();
+    assert!(!entries[stays].event.waits());
+    assert!(!entries[parries].event.cuts_in());
     // Asked again, Grub may follow, or stay; a cell of his own is refused.
     let b = battle(
         NO_SURPRISE,

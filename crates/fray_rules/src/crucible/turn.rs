@@ -877,10 +877,11 @@ fn parry(world: &mut World, e: Entity) {
         rs.attacked = true;
     }
     let who = name(world, e);
+    // Its own choice at its turn, not an interrupt of another's.
     note(
         world,
         e,
-        EventKind::Parry,
+        EventKind::Defend,
         "ruling parry",
         format!("{who} parries instead of attacking until its next turn."),
     );
@@ -1362,7 +1363,7 @@ fn take_reactions(world: &mut World) {
             Reaction::BackBlow if yes => strike_back(world, d.actor, them),
             Reaction::Follow => record(world, || {
                 Event::new(
-                    EventKind::Wait,
+                    EventKind::Pass,
                     "ruling follow",
                     format!(
                         "{who} stays and lets {whom} open the space (003 §Withdrawal Tactics)."
@@ -1372,7 +1373,7 @@ fn take_reactions(world: &mut World) {
             }),
             Reaction::BackBlow => record(world, || {
                 Event::new(
-                    EventKind::Wait,
+                    EventKind::Pass,
                     "003 §Withdrawal Tactics",
                     format!("{who} lets {whom} go without a blow at its back, and may pursue it."),
                 )
