@@ -323,9 +323,11 @@ pub(super) fn sheet(world: &World, e: Entity) -> Vec<(String, String)> {
     sheet.0
 }
 
-/// What a move provokes, for the board's warning: ruling `riposte`: a move into
-/// a foe's reach provokes its riposte (004 §Step 3).
-pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Entering;
+/// What a move provokes, for the board's warning. A cell clicked while
+/// declaring is a Defensive Attack's move, which provokes no riposte (004
+/// §Step 3: a character using the Defensive Attack action "does not
+/// provoke a Reposte when entering a creature's threat range"): nothing.
+pub(super) const PROVOKES: fray_core::movement::Provokes = fray_core::movement::Provokes::Never;
 
 /// Whether a move takes the way that provokes fewest: no, the first shortest.
 pub(super) const WARY: bool = false;
