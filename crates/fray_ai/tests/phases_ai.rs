@@ -207,7 +207,7 @@ fn vance_first_move(combatants: &str) -> u32 {
 }
 
 #[test]
-fn outnumbering_its_foes_the_ai_walks_up_to_them_all_the_same() {
+fn outnumbering_its_foes_the_ai_walks_up_to_them_unless_the_first_blow_could_fell_it() {
     // Alone, Vance stops beyond the half move and strike of Bruno, who acts
     // after him (the test above). With Mira at his side, two against one, he
     // walks up all the same: the first blow is Bruno's, the next two theirs.
@@ -221,6 +221,14 @@ fn outnumbering_its_foes_the_ai_walks_up_to_them_all_the_same() {
            (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
     );
     assert_eq!((alone, two), (4, 2));
+    // At 3 STUN, Bruno's first blow would be his last: two against one, he
+    // stops beyond it all the same.
+    let fragile = vance_first_move(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5), set: {"stun": 3}),
+           (name: "Mira", side: "A", template: "swordsman", at: (1, 7), set: {"lightning_reflexes": 0}),
+           (name: "Bruno", side: "B", template: "brute", at: (9, 5))"#,
+    );
+    assert_eq!(fragile, 4);
 }
 
 /// What the basic AI orders for Bruno once Vance, acting first, has done

@@ -340,7 +340,7 @@ fn abort_options(world: &World, me: Entity, attacker: Entity, name: &str) -> Vec
     };
     let cost = strike_value(world, me, attacker, "strike") + block_lost;
     let worth = dodged * 2.0 - cost;
-    let knockout = mean >= stun_left(world, me) * 0.8;
+    let knockout = mean >= stun_left(world, me) * KNOCKOUT_SHARE;
     if !(knockout && !flow.acted(me) && worth > 0.0) {
         out.push(Appraisal {
             other: -1.0,
@@ -755,11 +755,20 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
         waiting: matches!(world.get::<Hold>(me), Some(Hold::Readied { .. })),
         // Outnumbering the foes on their feet, it walks up all the same: the
         // first blow is theirs, the next blows its side's. So it does in a
-        // standoff, which waiting longer would not break.
-        press: t.allies_up > t.foes.len() || impasse(t),
+        // standoff, which waiting longer would not break. Not one whom the
+        // first blow could knock out: that blow would be the last.
+        press: false,
         before: nearest(t, &foe_cells, here),
         info: foe_info(t),
         foe_cells,
+    };
+    let fragile = ground
+        .info
+        .iter()
+        .any(|f| f.theirs >= stun_left(world, me) * KNOCKOUT_SHARE);
+    let ground = Ground {
+        press: (t.allies_up > t.foes.len() || impasse(t)) && !fragile,
+        ..ground
     };
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of
@@ -899,6 +908,10 @@ fn weigh(t: &Turn, g: &Ground, cell: Cell, cost: u32) -> (Hex, bool) {
         }
     }
 }
+
+/// The share of `me`'s STUN left a foe's expected blow must reach for that
+/// blow to be taken as one that could knock it out (as the abort weighs).
+const KNOCKOUT_SHARE: f32 = 0.8;
 
 /// Phases in a row without an attack after which holding back is a
 /// standoff nobody breaks: a whole turn.
