@@ -2516,3 +2516,25 @@ fn declared_when_dying(strength: i32) -> (String, Vec<String>) {
         .collect();
     (prompt, orders)
 }
+
+#[test]
+fn the_board_shows_one_down_the_cell_it_may_crawl() {
+    // 004 §Wound Points: Anna, Dying, moves at most one cell; the board
+    // draws the cells a move declared now would reach, not her full Speed.
+    let text = duel("", "", "9, 2", "", 1);
+    let mut b = battle(&text);
+    let anna = entity(&mut b, "Anna");
+    let w = b.world_mut();
+    w.get_mut::<WoundPoints>(anna).unwrap().current = -1;
+    w.entity_mut(anna)
+        .insert(Health::Dying)
+        .remove::<fray_core::model::Fighting>();
+    let speed = |b: &mut Battle, who: &str| {
+        (declared::VIEW.tokens)(b.world())
+            .into_iter()
+            .find(|t| t.name == who)
+            .map(|t| t.speed)
+    };
+    assert_eq!(speed(&mut b, "Anna"), Some(1));
+    assert_eq!(speed(&mut b, "Bors"), Some(5));
+}

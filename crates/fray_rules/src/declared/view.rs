@@ -74,7 +74,10 @@ pub(super) fn tokens(world: &World) -> Vec<TokenView> {
                 out: health != Health::Fine || world.get::<Routed>(e).is_some(),
                 gone: world.get::<Fled>(e).is_some(),
                 threat_reach: if health == Health::Fine { reach } else { 0 },
-                speed: world.get::<Stats>(e).map_or(0, |s| s.speed),
+                // How far a move declared now would go: 1 cell for one
+                // down, half for the stabilised, the lamed or a full
+                // defense this round (004 §Speed, §Wound Points).
+                speed: resolve::move_budget(world, e, &super::Action::Move { toward: None }),
                 ..TokenView::of(world, e, bars)?
             })
         })
