@@ -1806,22 +1806,7 @@ fn a_cure_going_off_with_damage_on_its_target_is_measured_after_it() {
     // 001 §3 Ties and ruling spell_effects: Cleo's cure (8) and Hex's fire
     // bolt (9) on Bors, unhurt at 20, go off at one instant: the damage
     // lands, then the cure restores 8 of the 9: 19, not 11.
-    let c = r#"
-        (name: "Bors", side: "A", template: "fighter", at: (3, 3), set: {"hp": 20}),
-        (name: "Cleo", side: "A", template: "cleric", at: (2, 3), starts: ["casting cure_light_wounds 1 at Bors"]),
-        (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at Bors"]),"#;
-    let mut b = battle(ALERTED, c, &[6, 1, 8, 4, 5], &[]);
-    run(&mut b);
-    assert_has(
-        &b,
-        "8 hit points for Bors, restored once the damage going off with it has landed",
-    );
-    let bolt = line(&b, "Bors takes 9 damage from Hex: 11 hit points left.");
-    let cure = line(
-        &b,
-        "Cleo's cure, measured after the damage, restores 8 hit points to Bors: 19 hit points.",
-    );
-    assert!(bolt < cure);
+    cure_and_bolt_at_one_instant("Bors");
 }
 
 #[test]
@@ -1830,12 +1815,21 @@ fn a_cure_is_measured_after_a_spell_turned_onto_its_target_at_the_same_instant()
     // fight when it goes off, so it turns on the nearest enemy in range,
     // Bors. Cleo's cure on Bors goes off at that instant: it is measured
     // after the 9 damage, 8 of 9 restored: 19.
-    let c = r#"
-        (name: "Bors", side: "A", template: "fighter", at: (3, 3), set: {"hp": 20}),
+    cure_and_bolt_at_one_instant("Dora");
+}
+
+/// Cleo's cure on Bors and Hex's fire bolt begun at `bolted` (Bors, or
+/// Dora, out of the fight by then) go off together: the cure is measured
+/// after the bolt's 9 damage on Bors.
+fn cure_and_bolt_at_one_instant(bolted: &str) {
+    let c = format!(
+        r#"
+        (name: "Bors", side: "A", template: "fighter", at: (3, 3), set: {{"hp": 20}}),
         (name: "Dora", side: "A", template: "fighter", at: (9, 7)),
         (name: "Cleo", side: "A", template: "cleric", at: (2, 3), starts: ["casting cure_light_wounds 1 at Bors"]),
-        (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at Dora"]),"#;
-    let mut b = battle(ALERTED, c, &[6, 1, 8, 4, 5], &[]);
+        (name: "Hex", side: "B", template: "magic_user", at: (9, 3), starts: ["casting fire_bolt 1 at {bolted}"]),"#
+    );
+    let mut b = battle(ALERTED, &c, &[6, 1, 8, 4, 5], &[]);
     let dora = entity(&b, "Dora");
     b.world_mut()
         .entity_mut(dora)
