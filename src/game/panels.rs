@@ -947,9 +947,8 @@ pub(super) fn plugin(app: &mut App) {
 }
 
 /// How the decision `d` may be answered: a choice, its number, and, where
-/// they apply, a click on a character its choices name or on a cell.
-/// How a decision may be answered. A foe is clicked to aim at it only
-/// where some legal choice aims at a foe (`foe`, by name).
+/// they apply, a click on a cell, or on a foe where some legal choice aims
+/// at one (`foe`, by name).
 fn how_to_answer(d: &fray_core::decision::Decision, foe: impl Fn(&str) -> bool) -> String {
     let mut ways = vec!["click a choice", "press its number"];
     if d.choices

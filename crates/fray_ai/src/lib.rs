@@ -24,11 +24,12 @@ pub fn load_scenario(path: &std::path::Path) -> Result<(LoadedScenario, LoadedRu
     load_scenario_and_hash(path).map(|(scenario, data, _)| (scenario, data))
 }
 
-/// As [`load_scenario`], with the hash of the ruleset data's text (what a
-/// battle file names it by).
 /// The ruleset file `data_file` in the `rulesets` folder beside the
 /// scenario's folder, where one is: it is read in place of the built-in.
-fn data_file_beside(scenario: &std::path::Path, data_file: &str) -> Option<std::path::PathBuf> {
+pub(crate) fn data_file_beside(
+    scenario: &std::path::Path,
+    data_file: &str,
+) -> Option<std::path::PathBuf> {
     let p = scenario
         .parent()?
         .parent()?
@@ -45,6 +46,8 @@ pub fn ruleset_file_of(path: &std::path::Path) -> Option<std::path::PathBuf> {
     data_file_beside(path, info.data_file)
 }
 
+/// As [`load_scenario`], with the hash of the ruleset data's text (what a
+/// battle file names it by).
 pub fn load_scenario_and_hash(
     path: &std::path::Path,
 ) -> Result<(LoadedScenario, LoadedRules, String), String> {

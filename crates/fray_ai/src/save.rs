@@ -189,14 +189,8 @@ impl BattleFile {
     /// scenario's file and the ruleset file read beside it, where they are.
     pub fn files_beside(&self) -> Vec<PathBuf> {
         let scenario = PathBuf::from(&self.scenario_file);
-        let ruleset = fray_rules::ruleset(&self.ruleset).and_then(|info| {
-            let p = scenario
-                .parent()?
-                .parent()?
-                .join("rulesets")
-                .join(info.data_file);
-            p.is_file().then_some(p)
-        });
+        let ruleset = fray_rules::ruleset(&self.ruleset)
+            .and_then(|info| crate::data_file_beside(&scenario, info.data_file));
         std::iter::once(scenario).chain(ruleset).collect()
     }
 

@@ -722,10 +722,10 @@ fn borrowed(world: &World) -> &'static str {
 /// Ruling `borrowed_blows`: "a blow", or in the movement phase "a borrowed
 /// blow", as a parry question and its choices name what it costs.
 pub(super) fn a_blow(world: &World) -> &'static str {
-    if world.resource::<Flow>().stage == Stage::Movement {
-        "a borrowed blow"
-    } else {
+    if borrowed(world).is_empty() {
         "a blow"
+    } else {
+        "a borrowed blow"
     }
 }
 

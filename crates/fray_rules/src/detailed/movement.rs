@@ -111,7 +111,7 @@ fn asked_traces(world: &mut World) -> bool {
         }
         any = true;
         let who = name(world, e);
-        let chase = world.resource::<Data>().0.numbers.chase_cost;
+        let chase = super::orders::chase_cost(world);
         ask(
             world,
             e,
@@ -339,7 +339,7 @@ fn revealed_as(
         (Plan::Chase { target, .. }, _) => format!(
             "{who} chases {} ({cells} after the {} the chase costs)",
             name(world, *target),
-            world.resource::<Data>().0.numbers.chase_cost,
+            super::orders::chase_cost(world),
         ),
         _ if rises > 0 && moved == 0 => {
             return format!(

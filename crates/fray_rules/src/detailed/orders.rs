@@ -1324,7 +1324,7 @@ fn chase_friend(world: &World, me: Entity, n: &str, offer: &mut impl FnMut(Order
 }
 
 /// 000 §3.1: the cells of movement a chase costs.
-fn chase_cost(world: &World) -> u32 {
+pub(super) fn chase_cost(world: &World) -> u32 {
     world.resource::<Data>().0.numbers.chase_cost
 }
 

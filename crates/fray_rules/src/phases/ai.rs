@@ -742,6 +742,12 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
         taken.contains(&c)
     });
     let foe_cells: Vec<Cell> = t.cells.iter().flatten().copied().collect();
+    let info = foe_info(t);
+    // One whom a foe's first blow could knock out: that blow would be its
+    // last.
+    let fragile = info
+        .iter()
+        .any(|f| f.theirs >= stun_left(world, me) * KNOCKOUT_SHARE);
     let ground = Ground {
         here_exposure,
         ranged,
@@ -755,20 +761,11 @@ fn moves(t: &Turn, here_exposure: f32, ranged: bool, out: &mut Vec<Appraisal>) {
         waiting: matches!(world.get::<Hold>(me), Some(Hold::Readied { .. })),
         // Outnumbering the foes on their feet, it walks up all the same: the
         // first blow is theirs, the next blows its side's. So it does in a
-        // standoff, which waiting longer would not break. Not one whom the
-        // first blow could knock out: that blow would be the last.
-        press: false,
-        before: nearest(t, &foe_cells, here),
-        info: foe_info(t),
-        foe_cells,
-    };
-    let fragile = ground
-        .info
-        .iter()
-        .any(|f| f.theirs >= stun_left(world, me) * KNOCKOUT_SHARE);
-    let ground = Ground {
+        // standoff, which waiting longer would not break; not one fragile.
         press: (t.allies_up > t.foes.len() || impasse(t)) && !fragile,
-        ..ground
+        before: nearest(t, &foe_cells, here),
+        info,
+        foe_cells,
     };
     // First a cheap appraisal of every hex (no path, no risk), then the few
     // best of each kind are checked by the rules and priced for the risk of

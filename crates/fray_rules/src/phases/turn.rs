@@ -681,26 +681,22 @@ pub(super) fn what_ends(world: &World, actor: Entity) -> Vec<String> {
     let Some(g) = world.get::<Guard>(actor) else {
         return Vec::new();
     };
-    let mut names = guard_names(g, |_, ocv, dcv| ocv != 0 || dcv != 0);
-    if g.block && !names.iter().any(|m| m == "Block") {
-        names.push("Block".to_string());
-    }
-    names
-}
-
-/// The manoeuvres of `g` that `keep` (given name, OCV, DCV) keeps, named
-/// as the table names them.
-fn guard_names(g: &Guard, keep: impl Fn(&str, i32, i32) -> bool) -> Vec<String> {
-    g.manoeuvres
+    // Named as the table names them.
+    let mut names: Vec<String> = g
+        .manoeuvres
         .iter()
-        .filter(|(m, ocv, dcv)| keep(m, *ocv, *dcv))
+        .filter(|(_, ocv, dcv)| *ocv != 0 || *dcv != 0)
         .map(|(m, ..)| {
             let mut c = m.chars();
             c.next()
                 .map(|f| f.to_uppercase().chain(c).collect())
                 .unwrap_or_default()
         })
-        .collect()
+        .collect();
+    if g.block && !names.iter().any(|m| m == "Block") {
+        names.push("Block".to_string());
+    }
+    names
 }
 
 /// Do what a checked order says.

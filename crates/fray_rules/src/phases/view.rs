@@ -369,7 +369,6 @@ pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {
     None
 }
 
-/// Its choices carry no warnings: an order typed by hand draws none either.
 /// 002 §Moving Out, §1-Hex Step: a move typed or clicked out of a hex an
 /// opponent threatens provokes it, said before it is taken; where the
 /// 1-hex step, which never provokes, reaches the same hex, the warning

@@ -311,22 +311,9 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
     // Holds refused for one reason are one row: the reason is the same
     // whatever is held for whom (a surprise segment has room for none).
     let mut holds_refused: Vec<String> = Vec::new();
-    orders
-        .into_iter()
-        .filter(|o| {
-            o.action != "hold"
-                || match validate(world, actor, o) {
-                    Ok(_) => true,
-                    Err(why) if holds_refused.contains(&why) => false,
-                    Err(why) => {
-                        holds_refused.push(why);
-                        true
-                    }
-                }
-        })
-        .collect::<Vec<_>>()
-        .into_iter()
-        .map(|o| match validate(world, actor, &o) {
+    let mut out = Vec::new();
+    for o in orders {
+        match validate(world, actor, &o) {
             Ok(a) => {
                 let mut label = capitalise(&describe(world, &a));
                 match backs_turned(world, actor, &a) {
@@ -338,26 +325,30 @@ pub fn choices(world: &World, actor: Entity) -> Vec<Choice> {
                     )),
                     Backs::None => {}
                 }
-                Choice::legal(o, label)
+                out.push(Choice::legal(o, label));
+            }
+            Err(why) if o.action == "hold" => {
+                if !holds_refused.contains(&why) {
+                    holds_refused.push(why.clone());
+                    out.push(Choice::refused(o, "Hold", why));
+                }
             }
             Err(why) => {
-                let label = refused_label(&o, holds_refused.contains(&why));
-                Choice::refused(o, label, why)
+                let label = refused_label(&o);
+                out.push(Choice::refused(o, label, why));
             }
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// A refused order in words: its action, whom, with what and where, so
-/// that two rows are told apart; a hold standing for every hold refused
-/// alike is plain "Hold".
-fn refused_label(o: &Order, every_hold: bool) -> String {
+/// that two rows are told apart.
+fn refused_label(o: &Order) -> String {
     let mut words = vec![o.action.replace('_', " ")];
-    if !(o.action == "hold" && every_hold) {
-        words.extend(o.target.as_ref().map(|t| t.to_string()));
-        words.extend(o.with.as_ref().map(|w| format!("({w})")));
-        words.extend(o.cell.map(|c| format!("to {c}")));
-    }
+    words.extend(o.target.as_ref().map(|t| t.to_string()));
+    words.extend(o.with.as_ref().map(|w| format!("({w})")));
+    words.extend(o.cell.map(|c| format!("to {c}")));
     capitalise(&words.join(" "))
 }
 
