@@ -25,7 +25,8 @@ pub struct Game {
 }
 
 impl Game {
-    /// Save the battle file, when the battle has one.
+    /// Save the battle file, when the battle has one: without the orders
+    /// written in secret and not yet revealed.
     pub fn save(&self) -> Result<(), Failure> {
         let Some(path) = &self.save else {
             return Ok(());
@@ -36,7 +37,9 @@ impl Game {
             &self.data_hash,
             &self.options,
             self.seats.clone(),
-        );
+        )
+        .keeping_secrets(&self.battle)
+        .0;
         file.save(path).map_err(failed)
     }
 }

@@ -258,8 +258,15 @@ impl Session {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let path = dir.join(format!("{stem}-{now}.ron"));
-        self.file().save(&path)?;
-        self.notice = Some(format!("Saved to {}", path.display()));
+        let (file, left_out) = self.file().keeping_secrets(&self.battle);
+        file.save(&path)?;
+        self.notice = Some(match left_out {
+            0 => format!("Saved to {}", path.display()),
+            _ => format!(
+                "Saved to {}, as the secret orders began: those written so far are asked for again when it is loaded",
+                path.display()
+            ),
+        });
         Ok(path)
     }
 

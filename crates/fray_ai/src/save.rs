@@ -135,6 +135,17 @@ impl BattleFile {
         }
     }
 
+    /// The file as it may be written where anyone can read it: while
+    /// orders are written in secret, without those written so far (they
+    /// are asked for again when it is loaded). Also how many were left out.
+    pub fn keeping_secrets(mut self, battle: &Battle) -> (Self, usize) {
+        let (shown, steps) = battle.world().resource::<Decisions>().shown();
+        let left_out = self.orders.len().saturating_sub(shown.len());
+        self.orders.truncate(shown.len());
+        self.steps = self.steps.min(steps);
+        (self, left_out)
+    }
+
     /// The file as text: a comment saying what it is, then RON.
     pub fn to_text(&self) -> String {
         // An order a line; the scenario as written.

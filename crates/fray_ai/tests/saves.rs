@@ -150,3 +150,58 @@ fn damaged_battle_files_are_refused_without_a_panic() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(refused > 100 && read > 0, "refused {refused}, read {read}");
 }
+
+/// The AI, until round `round` begins: then it writes nothing more.
+struct UntilRound(u32, Box<dyn fray_core::decision::Controller>);
+
+impl fray_core::decision::Controller for UntilRound {
+    fn decide(
+        &mut self,
+        world: &mut bevy_ecs::world::World,
+        decision: &fray_core::decision::Decision,
+    ) -> Option<fray_core::decision::Order> {
+        let round = world.resource::<fray_core::log::BattleLog>().round;
+        (round < self.0)
+            .then(|| self.1.decide(world, decision))
+            .flatten()
+    }
+}
+
+#[test]
+fn a_battle_saved_while_orders_are_written_in_secret_keeps_none_of_them() {
+    // segments_melee: every round begins with the secret declarations
+    // (001 §2). The Party writes its round-2 orders, the Gnolls do not yet.
+    let path = common::scenario("segments_melee.ron");
+    let (scenario, data, hash) = load_scenario_and_hash(&path).unwrap();
+    let options = options(1);
+    let mut battle = build_battle(&scenario, &data, &options).unwrap();
+    let ai = |side| controller(Seat::Ai, &scenario, side, options.ai(side));
+    battle.set_controller(1, Box::new(UntilRound(2, ai(1))));
+    assert!(!matches!(play_out(&mut battle), Progress::Over(_)));
+    let decisions = battle.world().resource::<fray_core::decision::Decisions>();
+    assert!(decisions.writing_in_secret());
+    let seats = vec![Seat::Ai; 2];
+    let whole = BattleFile::of(&battle, &scenario, &hash, &options, seats);
+    let (kept, left_out) = whole.clone().keeping_secrets(&battle);
+    assert!(left_out > 0, "the Party has written its orders");
+    assert_eq!(
+        kept.orders[..],
+        whole.orders[..whole.orders.len() - left_out]
+    );
+
+    // Loaded, the battle stands where the secret orders began: asked for
+    // again, none written, and the log so far the same.
+    let (scenario, data) = kept.scenario(&path).unwrap();
+    let mut again = build_battle(&scenario, &data, &options).unwrap();
+    kept.seat_replay(&mut again, |_| Box::new(Stop));
+    assert!(!matches!(play_out(&mut again), Progress::Over(_)));
+    let d = again.world().resource::<fray_core::decision::Decisions>();
+    assert!(d.writing_in_secret());
+    assert!(d.open().iter().all(|o| !d.is_answered(o.id)));
+    assert_eq!(d.open().len(), decisions.open().len() + left_out);
+    let asked_again = |g: &fray_core::decision::Given| d.get(g.decision).is_some();
+    assert!(!kept.orders.iter().any(asked_again));
+    assert!(whole.orders.iter().filter(|g| asked_again(g)).count() == left_out);
+    let (before, now) = (log_of(&battle), log_of(&again));
+    assert!(before.starts_with(&now) && now.len() < before.len());
+}

@@ -180,6 +180,9 @@ pub struct Decisions {
     next_id: u64,
     /// Where the decision lent to a controller stood among the open ones.
     lent_at: Option<usize>,
+    /// How many orders had been given, and how many times the rules had
+    /// run, when the secret decisions open now began to be published.
+    secret_from: (usize, u64),
     /// Bumped on every change, so a driver can tell whether anything moved.
     pub generation: u64,
 }
@@ -187,6 +190,9 @@ pub struct Decisions {
 impl Decisions {
     /// Publish a decision; its `id` is assigned here and returned.
     pub fn publish(&mut self, mut decision: Decision) -> u64 {
+        if decision.secret && !self.writing_in_secret() {
+            self.secret_from = (self.given().len(), self.steps);
+        }
         self.next_id += 1;
         decision.id = self.next_id;
         self.open.push(decision);
@@ -273,6 +279,7 @@ impl Decisions {
         there.steps = self.steps;
         there.next_id = self.next_id;
         there.lent_at = self.lent_at;
+        there.secret_from = self.secret_from;
         there.generation = self.generation;
     }
 
@@ -286,6 +293,20 @@ impl Decisions {
     /// weighed writing, is its own.
     pub fn writing_in_secret(&self) -> bool {
         self.open.iter().any(|d| d.secret)
+    }
+
+    /// The orders a side may see and the moment they reach: every order
+    /// given, but while orders are written in secret only those given
+    /// before the first of them was asked for, with the number of times
+    /// the rules had run then. What is written in secret stays off a
+    /// battle file until it is revealed.
+    pub fn shown(&self) -> (&[Given], u64) {
+        if self.writing_in_secret() {
+            let (given, steps) = self.secret_from;
+            (&self.given()[..given.min(self.given().len())], steps)
+        } else {
+            (self.given(), self.steps)
+        }
     }
 
     pub fn get(&self, id: u64) -> Option<&Decision> {
