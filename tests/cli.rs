@@ -730,6 +730,14 @@ fn a_turn_of_other_than_1_to_12_phases_is_refused_where_it_is_written() {
         &["0", "13", "1000"],
         "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
     );
+    spoilt_data_is_refused(
+        "phases.ron",
+        "phases_duel.ron",
+        ("seconds_per_phase:", "seconds_per_phase:"),
+        ("seconds_per_phase", "3"),
+        &["0"],
+        "a phase lasts at least 1 second",
+    );
 }
 
 #[test]

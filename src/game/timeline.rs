@@ -476,7 +476,7 @@ pub(super) fn timeline(ui: &mut egui::Ui, s: &Session, now: u32, picked: &mut Op
         .map(|t| (t.name, t.side))
         .collect();
     let mut pic = picture(&entries, &listing, (s.view.clock)(s.battle.world()));
-    in_periods(&mut pic, s.view.periods);
+    in_periods(&mut pic, (s.view.periods)(s.battle.world()));
     // Solid bars, always shown, so lanes below the area's edge are seen
     // to be there.
     ui.spacing_mut().scroll = egui::style::ScrollStyle::solid();

@@ -159,7 +159,7 @@ pub struct RulesView {
     /// The clock a round runs on, when it has a fixed one.
     pub clock: fn(&World) -> Option<Clock>,
     /// The spans of time the text divides a round into, when it does.
-    pub periods: Option<Periods>,
+    pub periods: fn(&World) -> Option<Periods>,
     /// What its bars and abbreviations mean, for the help's legend.
     pub legend: &'static [(&'static str, &'static str)],
 }

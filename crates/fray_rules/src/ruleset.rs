@@ -128,7 +128,7 @@ macro_rules! ruleset {
             preview: view::preview,
             warns: view::warns,
             clock: view::clock,
-            periods: view::PERIODS,
+            periods: view::periods,
             legend: view::LEGEND,
         };
 

@@ -11,6 +11,7 @@ use fray_core::decision::{Controller, Decision, Order};
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
 use fray_core::model::Rostered;
+use fray_core::scenario::LoadedScenario;
 use fray_rules::phases::{self, Asking, Flow, Guard, Initiative, PhasesData, Stun};
 use fray_rules::ruleset::DataFile;
 
@@ -2264,4 +2265,36 @@ fn the_attack_of_opportunity_question_gives_the_odds() {
         .map(|c| c.label)
         .collect();
     assert_eq!(labels[0], "Attack of opportunity: strike Bo (hits 50%)");
+}
+
+/// 002 §Time: the timeline draws the phases the ruleset data gives a turn:
+/// four of 3 seconds as the text has them, or as many and as long as a
+/// game master's file says.
+#[test]
+fn the_timeline_draws_as_many_phases_as_long_as_the_data_says() {
+    let periods = |data: String| {
+        let text = format!(
+            "(name: \"t\", ruleset: \"phases\", grid: (kind: Square, width: 12, height: 12),
+              sides: [(name: \"A\"), (name: \"B\")], combatants: [{PAIR}])"
+        );
+        let scenario = LoadedScenario::from_source(Source::inline("t.ron", &text)).unwrap();
+        let rules = fray_rules::load("phases", Some(Source::inline("phases.ron", &data))).unwrap();
+        let mut app = fray_core::battle::rules_app(fray_core::dice::Dice::seeded(0));
+        fray_rules::setup(&mut app, rules, &scenario).unwrap();
+        let view = *app.world().resource::<fray_core::view::RulesView>();
+        (view.periods)(app.world())
+    };
+    let timed = |seconds, count| {
+        Some(fray_core::view::Periods::Timed {
+            name: "phase",
+            seconds,
+            count,
+        })
+    };
+    let shipped = phases::RULESET.data.to_string();
+    assert_eq!(periods(shipped.clone()), timed(3, 4));
+    let six = shipped
+        .replacen("phases_per_turn: 4", "phases_per_turn: 6", 1)
+        .replacen("seconds_per_phase: 3", "seconds_per_phase: 2", 1);
+    assert_eq!(periods(six), timed(2, 6));
 }

@@ -201,7 +201,9 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 ];
 
 /// The round is not divided into periods of time.
-pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
+pub(super) fn periods(_: &World) -> Option<fray_core::view::Periods> {
+    None
+}
 
 /// The counts of the initiative die (003 §II A).
 pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {

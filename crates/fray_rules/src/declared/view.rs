@@ -353,7 +353,9 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 ];
 
 /// The round is not divided into periods of time.
-pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
+pub(super) fn periods(_: &World) -> Option<fray_core::view::Periods> {
+    None
+}
 
 /// The round runs on no fixed clock.
 pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {

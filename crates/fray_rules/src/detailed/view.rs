@@ -298,7 +298,9 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 
 /// 000 §1–§3: the combat phase, option by option; the noncombat options;
 /// the movement phase, fraction by fraction of the traces.
-pub(super) const PERIODS: Option<fray_core::view::Periods> = Some(fray_core::view::Periods::Named);
+pub(super) fn periods(_: &World) -> Option<fray_core::view::Periods> {
+    Some(fray_core::view::Periods::Named)
+}
 
 /// The round runs on no fixed clock.
 pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {

@@ -172,14 +172,17 @@ crate::book::data_file!(
 /// 002 has no spells.
 pub use crate::book::NoSpell as Spell;
 
-/// What only 002 needs of a data file: a turn of 1 to 12 phases, and a row
-/// of the table for each order, naming an order Fray has.
+/// What only 002 needs of a data file: a turn of 1 to 12 phases of a second
+/// or more, and a row of the table for each order, naming an order Fray has.
 fn check_own(d: &PhasesData, src: &Source) -> Result<(), LoadError> {
     if !(1..=12).contains(&d.numbers.phases_per_turn) {
         return Err(src.error_at_field(
             "phases_per_turn",
             "a turn has 1 to 12 phases (one per second of the 12-second turn at most)",
         ));
+    }
+    if d.numbers.seconds_per_phase < 1 {
+        return Err(src.error_at_field("seconds_per_phase", "a phase lasts at least 1 second"));
     }
     if d.ruling_numbers.stunned_dcv_divisor < 1 {
         return Err(src.error_at_field("stunned_dcv_divisor", "the divisor must be at least 1"));

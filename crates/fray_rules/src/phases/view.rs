@@ -347,7 +347,7 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
     ),
     (
         "phase N",
-        "the four 3-second phases of a 12-second turn, then the Post-Turn recovery (002 §Time)",
+        "phase N of the turn, as long as the timeline draws it, then the Post-Turn recovery (002 §Time: four 3-second phases to a 12-second turn)",
     ),
     (
         "OCV / DCV",
@@ -356,13 +356,15 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 ];
 
 /// 002 §Time: "Each Phase is 3 seconds long. 4 Phases make up 1
-/// Turn of 12 seconds."
-pub(super) const PERIODS: Option<fray_core::view::Periods> =
+/// Turn of 12 seconds." As many, and as long, as the ruleset data says.
+pub(super) fn periods(world: &World) -> Option<fray_core::view::Periods> {
+    let numbers = &world.resource::<Data>().0.numbers;
     Some(fray_core::view::Periods::Timed {
         name: "phase",
-        seconds: 3,
-        count: 4,
-    });
+        seconds: numbers.seconds_per_phase,
+        count: numbers.phases_per_turn,
+    })
+}
 
 /// The round runs on no fixed clock.
 pub(super) fn clock(_: &World) -> Option<fray_core::view::Clock> {

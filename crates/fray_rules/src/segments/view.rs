@@ -271,7 +271,9 @@ pub(super) const LEGEND: &[(&str, &str)] = &[
 ];
 
 /// The round is not divided into periods of time.
-pub(super) const PERIODS: Option<fray_core::view::Periods> = None;
+pub(super) fn periods(_: &World) -> Option<fray_core::view::Periods> {
+    None
+}
 
 /// The segments of a round (001 §3; the data's `segments_per_round`).
 pub(super) fn clock(world: &World) -> Option<fray_core::view::Clock> {
