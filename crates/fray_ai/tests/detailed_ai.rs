@@ -144,6 +144,23 @@ fn an_axeman_keeps_the_second_blow_its_attack_needs() {
     assert_eq!(answer_to_a_blow(&mut b, "Bo").action, "parry");
 }
 
+#[test]
+fn a_fighter_parries_the_blow_that_would_knock_it_out() {
+    // 000 §1.2.5: Bo's one blow is its attack and its parry. At 14 EN it
+    // keeps it to strike back and takes the battleaxe's 2d8; at 2 EN any
+    // hit knocks it out (ruling unconscious), and it parries.
+    let blow_at = |en: u32| {
+        let mut b = battle(&format!(
+            r#"(name: "Ash", side: "A", template: "axeman", at: (3, 4), set: {{"active": 3}}),
+               (name: "Bo", side: "B", template: "swordsman", at: (4, 4),
+                set: {{"active": 1, "reactive": 0, "en": {en}}})"#
+        ));
+        answer_to_a_blow(&mut b, "Bo").action
+    };
+    assert_eq!(blow_at(14), "pass");
+    assert_eq!(blow_at(2), "parry");
+}
+
 /// The AI's answer to the first decision `who` faces whose prompt says
 /// `asked`; the AI answers every decision before it.
 fn order_when(b: &mut Battle, who: &str, asked: &str) -> Order {

@@ -89,6 +89,23 @@ impl DiceExpr {
     }
 }
 
+impl DiceExpr {
+    /// The chance of a total of `k` or more: counted where
+    /// [`DiceExpr::odds`] counts, else spread evenly from least to most.
+    pub fn chance_at_least(&self, k: i32) -> f32 {
+        if k <= self.min() {
+            return 1.0;
+        }
+        if k > self.max() {
+            return 0.0;
+        }
+        match self.odds() {
+            Some(odds) => odds[(k - self.min()) as usize..].iter().sum::<f64>() as f32,
+            None => (self.max() - k + 1) as f32 / (self.max() - self.min() + 1) as f32,
+        }
+    }
+}
+
 /// The most totals [`DiceExpr::odds`] counts the chances of.
 pub const ODDS_TOTALS: usize = 1_000;
 
@@ -600,6 +617,12 @@ mod tests {
         assert_eq!(DiceExpr::new(1, 20).odds().unwrap(), vec![0.05; 20]);
         assert_eq!(DiceExpr::new(0, 6).odds().unwrap(), vec![1.0]);
         assert_eq!(DiceExpr::new(100, 100).odds(), None, "too many totals");
+        let two = DiceExpr::new(2, 8);
+        assert_eq!(two.chance_at_least(2), 1.0);
+        assert_eq!(two.chance_at_least(16), 1.0 / 64.0);
+        assert_eq!(two.chance_at_least(15), 3.0 / 64.0);
+        assert_eq!(two.chance_at_least(17), 0.0);
+        assert_eq!(DiceExpr::new(1, 6).plus(2).chance_at_least(6), 0.5);
         assert_eq!(DiceExpr::new(u32::MAX, 1).odds(), None, "too many dice");
     }
 

@@ -44,8 +44,13 @@ fn attack_value(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
     let Some((p, w)) = chance(world, a, t, parries) else {
         return 0.0;
     };
-    let bonus = 2.0 * super::orders::preparations(world, a, &w) as f32;
-    p * weapon(world, &w).map_or(0.0, |d| d.damage.mean() + bonus)
+    p * weapon(world, &w).map_or(0.0, |d| d.damage.plus(prepared(world, a, &w)).mean())
+}
+
+/// 000 §1.2.5.3: the damage `a`'s preparations add to a blow with `w`.
+fn prepared(world: &World, a: Entity, w: &str) -> i32 {
+    let per = world.resource::<Data>().0.numbers.preparation_damage;
+    per * super::orders::preparations(world, a, w)
 }
 
 /// Whether `e` holds a bow or sling to shoot with (000 §1.2.5).
@@ -445,13 +450,32 @@ fn draw_or_grab(s: &Asked, out: &mut Vec<Appraisal>) {
     });
 }
 
-/// 000 §1.2.5: a parry is worth the damage it spares against what it costs:
-/// its EN, and the attack it gives up when the blow it spends was one an
-/// attack still needed.
+/// What a character knocked out loses besides the blow that does it, in EN
+/// of damage: all it could still do in the fight (ruling `unconscious`).
+const KNOCKED_OUT: f32 = 10.0;
+
+/// The chance that `a`'s blow knocks `t` out (ruling `unconscious`: EN at 0
+/// or less), parried `parries` times.
+fn knockout_chance(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
+    let Some((p, w)) = chance(world, a, t, parries) else {
+        return 0.0;
+    };
+    let Some(d) = weapon(world, &w) else {
+        return 0.0;
+    };
+    let en = world.get::<En>(t).map_or(0, |x| x.current);
+    p * d.damage.plus(prepared(world, a, &w)).chance_at_least(en)
+}
+
+/// 000 §1.2.5: a parry is worth the damage it spares, and the knockout,
+/// against what it costs: its EN, and the attack it gives up when the blow
+/// it spends was one an attack still needed.
 fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
-    let before = attack_value(world, attacker, target, 0);
+    let spared_knockout = knockout_chance(world, attacker, target, 0)
+        - knockout_chance(world, attacker, target, 1);
+    let before = attack_value(world, attacker, target, 0) + spared_knockout * KNOCKED_OUT;
     let after = attack_value(world, attacker, target, 1);
     let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
     let lost = if parry_costs_an_attack(world, me) {
