@@ -332,6 +332,42 @@ fn a_priest_stabilises_a_bleeding_ally_rather_than_cast_at_a_distant_foe() {
 }
 
 #[test]
+fn a_priest_stabilises_a_dying_ally_sooner_the_nearer_its_death() {
+    // 004 §Wound Points: Anna (Strength 15) lies Dying beside Agna (Heal
+    // +5), of a wound of 12: a Heal check against 22, 20%. Bors stands
+    // within Agna's firebolt's range. With fourteen rounds to bleed, Agna
+    // casts at Bors and tends her later; with one, she stabilises her now.
+    let agna_with_anna_at = |wp: i32| {
+        first_order_after(
+            r#"(name: "Agna", side: "A", template: "priest", at: (1, 1)),
+               (name: "Anna", side: "A", template: "knight", at: (2, 1)),
+               (name: "Bors", side: "B", template: "bugbear_scoundrel", at: (6, 3))"#,
+            "Agna",
+            |world| {
+                let mut q =
+                    world.query::<(&Combatant, &mut WoundPoints, &mut Health, &mut Injuries)>();
+                for (c, mut w, mut health, mut injuries) in q.iter_mut(world) {
+                    if c.name == "Anna" {
+                        (w.current, *health) = (wp, Health::Dying);
+                        injuries.0.push(Injury {
+                            cause: Harm::Hit(DamageType::Blunt),
+                            amount: 12,
+                            combat_injury: None,
+                        });
+                    }
+                }
+            },
+        )
+    };
+    let o = agna_with_anna_at(-1);
+    assert_eq!(o.with.as_deref(), Some("firebolt"), "{o:?}");
+    assert_eq!(
+        agna_with_anna_at(-14),
+        Order::new("Agna", "stabilise").target("Anna")
+    );
+}
+
+#[test]
 fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
     // Anna lies Incapacitated at 0 Wound Points: she loses nothing while
     // she keeps still (004 §Wound Points), and Agna fights Bors instead.
@@ -383,6 +419,39 @@ fn a_creature_down_still_shoots_unless_the_strain_would_kill_it() {
     // kill her: she keeps still; stabilised, her first action costs nothing.
     assert_eq!(down(-10, Health::Dying, false), Order::new("Wren", "wait"));
     assert_eq!(down(-10, Health::Dying, true), shot);
+}
+
+#[test]
+fn a_dying_creature_whose_healer_still_fights_keeps_its_wound_points() {
+    // Wren lies Dying at -7 (Strength 11), Bors six cells off, and Agna,
+    // a healer of her side, still fights: each Wound Point a shot costs is
+    // a round fewer for Agna to reach her (004 §Wound Points). With her
+    // death near she keeps still; alone she shoots, as she dies anyway.
+    let wren_at = |wp: i32, with_agna: bool| {
+        let agna = if with_agna {
+            r#"(name: "Agna", side: "A", template: "priest", at: (1, 8)),"#
+        } else {
+            ""
+        };
+        first_order_after(
+            &format!(
+                r#"(name: "Wren", side: "A", template: "archer", at: (1, 1)), {agna}
+                   (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (7, 1))"#
+            ),
+            "Wren",
+            move |world| {
+                let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
+                for (c, mut points, mut health) in q.iter_mut(world) {
+                    if c.name == "Wren" {
+                        (points.current, *health) = (wp, Health::Dying);
+                    }
+                }
+            },
+        )
+    };
+    let shot = Order::new("Wren", "attack").target("Bors").with("shortbow");
+    assert_eq!(wren_at(-7, false), shot);
+    assert_eq!(wren_at(-7, true), Order::new("Wren", "wait"));
 }
 
 /// The risk the `declared` appraisal gives Agna's stabilising Anna, who

@@ -147,7 +147,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let stabilised = world.get::<Stabilised>(me).is_some();
     let rounds_left = wp.current - 1 + super::resolve::strength_now(world, me);
     let kills = super::felled::strain_kills(world, me).is_some();
-    let down = Down::of(health, stabilised, stats, (kills, rounds_left));
+    let tended = health == Health::Dying && healer_fights(world, me, &side);
+    let down = Down::of(health, stabilised, stats, (kills, rounds_left, tended));
     // Only the order the AI picks is checked (with `legal`): appraising is cheap.
     out.push(Appraisal::plain(m.order("wait")));
     consumables(&m, (health, down.as_ref()), wp, stress, &mut out);
@@ -181,9 +182,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
 /// its own life rather than on the battle, and counts for half.
 const DOWN_ACTION_COST: f32 = 0.5;
 
-/// What acting costs one Incapacitated beyond [`DOWN_ACTION_COST`]: its
-/// Wound Point leaves it Dying, to lose one more each round until it dies
-/// unless someone stabilises it; this, shared over the rounds it has left.
+/// What acting costs one down beyond [`DOWN_ACTION_COST`], shared over
+/// the rounds it has left: an Incapacitated one's Wound Point leaves it
+/// Dying, to lose one more each round until it dies unless someone
+/// stabilises it; a Dying one's brings that death a round nearer, a round
+/// fewer for a healer of its side to reach it (with none, it dies anyway).
 const BECOMES_DYING: f32 = 6.0;
 
 /// How a creature that is down may still act (004 §Wound Points): an
@@ -199,12 +202,13 @@ struct Down {
 impl Down {
     /// `None` when it should only wait: dead, or one more Wound Point
     /// would kill it (`kills`). `rounds_left`: the rounds a Dying creature
-    /// would bleed before it died, once it has paid the Wound Point.
+    /// would bleed before it died, once it has paid the Wound Point;
+    /// `tended`: a healer of its side still fights.
     fn of(
         health: Health,
         stabilised: bool,
         stats: &Stats,
-        (kills, rounds_left): (bool, i32),
+        (kills, rounds_left, tended): (bool, i32, bool),
     ) -> Option<Self> {
         let cost = match health {
             Health::Fine | Health::Dead => return None,
@@ -214,13 +218,24 @@ impl Down {
                     cost: 0.0,
                 });
             }
-            // Left Dying, it has as many rounds as Wound Points before
-            // minus its Strength: the fewer, the dearer.
+            // Dying, it has as many rounds as Wound Points before minus
+            // its Strength: the fewer, the dearer.
             Health::Incapacitated => DOWN_ACTION_COST + BECOMES_DYING / rounds_left.max(1) as f32,
+            Health::Dying if tended => DOWN_ACTION_COST + BECOMES_DYING / rounds_left.max(1) as f32,
             Health::Dying => DOWN_ACTION_COST,
         };
         (!kills).then_some(Self { speed: 0, cost })
     }
+}
+
+/// Whether a healer of `side` other than `me` still fights, who could
+/// stabilise `me` (a Heal of 3 or more, as [`survey`] counts a healer).
+fn healer_fights(world: &World, me: Entity, side: &Side) -> bool {
+    super::roster(world).into_iter().any(|e| {
+        e != me
+            && fray_core::model::components::<(&Side, &Stats, &Health)>(world, e)
+                .is_some_and(|(s, st, h)| s == side && st.heal >= 3 && *h == Health::Fine)
+    })
 }
 
 /// 004 §Wound Points: a creature down can still strike or cast at a foe
@@ -455,7 +470,11 @@ fn ally(
         let (tn, _) = super::resolve::stabilise_tn(world, m.data, e);
         let p = check_chance(m.data, m.stats.heal, tn);
         let saved = if health == Some(&Health::Dying) {
-            STABILISE_DYING
+            // The fewer rounds it has before it dies, the fewer tries are
+            // left to save it: the more this one is worth.
+            let wp = er.get::<WoundPoints>().map_or(0, |w| w.current);
+            let rounds = wp + super::resolve::strength_now(world, e);
+            STABILISE_DYING * (1.0 + STABILISE_URGENCY / rounds.max(1) as f32)
         } else {
             STABILISE_INCAPACITATED
         };
@@ -487,6 +506,9 @@ fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
 /// than a firebolt's worth of Stress on a foe; and one merely
 /// Incapacitated, who loses nothing while it keeps still.
 const STABILISE_DYING: f32 = 10.0;
+/// How much more stabilising a Dying ally is worth as its death nears: with
+/// one round left, this many times [`STABILISE_DYING`] more.
+const STABILISE_URGENCY: f32 = 3.0;
 const STABILISE_INCAPACITATED: f32 = 1.0;
 
 /// What the AI reads of a foe: all of it in one lookup.

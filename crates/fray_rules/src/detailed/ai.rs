@@ -473,8 +473,8 @@ fn knockout_chance(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
 fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
-    let spared_knockout = knockout_chance(world, attacker, target, 0)
-        - knockout_chance(world, attacker, target, 1);
+    let spared_knockout =
+        knockout_chance(world, attacker, target, 0) - knockout_chance(world, attacker, target, 1);
     let before = attack_value(world, attacker, target, 0) + spared_knockout * KNOCKED_OUT;
     let after = attack_value(world, attacker, target, 1);
     let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
