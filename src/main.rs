@@ -773,7 +773,7 @@ fn ask_human(
     battle: &Battle,
     id: u64,
     input: &mut impl BufRead,
-    out: &mut impl Write,
+    out: &mut Out,
 ) -> Result<fray_core::decision::Order, Failure> {
     let decisions = battle.world().resource::<Decisions>();
     let decision = decisions
@@ -842,8 +842,7 @@ fn ask_human(
         match answer {
             Some(order) => {
                 if hand_off {
-                    // Scroll the choice away before the next player looks.
-                    let _ = writeln!(out, "{}", "\n".repeat(60));
+                    out.hide_above();
                 }
                 return Ok(order);
             }

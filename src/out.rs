@@ -26,6 +26,18 @@ impl Out {
         }
     }
 
+    /// Hide what was printed before the next player looks: on a terminal,
+    /// clear the screen and what it scrolled back; elsewhere, scroll it
+    /// away.
+    pub fn hide_above(&mut self) {
+        use io::IsTerminal;
+        let _ = if self.inner.is_terminal() {
+            write!(self, "\x1b[H\x1b[2J\x1b[3J")
+        } else {
+            writeln!(self, "{}", "\n".repeat(60))
+        };
+    }
+
     /// Whether a write has failed: there is no point going on.
     pub fn is_lost(&self) -> bool {
         self.lost.is_some()
