@@ -205,3 +205,44 @@ fn a_battle_saved_while_orders_are_written_in_secret_keeps_none_of_them() {
     let (before, now) = (log_of(&battle), log_of(&again));
     assert!(before.starts_with(&now) && now.len() < before.len());
 }
+
+#[test]
+fn a_refused_secret_order_replays_refused_without_what_it_was() {
+    // segments_melee: Sir Aran writes down a walk off the battlefield, which
+    // is refused (001 §2); the file keeps a written order, refused, and
+    // replays to the same log.
+    let path = common::scenario("segments_melee.ron");
+    let (scenario, data, hash) = load_scenario_and_hash(&path).unwrap();
+    let options = options(1);
+    let mut battle = build_battle(&scenario, &data, &options).unwrap();
+    battle.set_controller(0, Box::new(Stop));
+    battle.set_controller(1, Box::new(Stop));
+    let Progress::AwaitingHuman(ids) = play_out(&mut battle) else {
+        panic!("nobody was asked to declare");
+    };
+    let decisions = battle.world().resource::<fray_core::decision::Decisions>();
+    let d = decisions.get(ids[0]).unwrap().clone();
+    assert!(d.secret);
+    let off = fray_core::decision::Order::new(d.actor_name.as_str(), "move")
+        .cell(fray_core::grid::Cell::new(99, 99));
+    battle.answer(d.id, off.clone());
+    play_out(&mut battle);
+    let given = battle
+        .world()
+        .resource::<fray_core::decision::Decisions>()
+        .given()
+        .to_vec();
+    assert_eq!(given.len(), 1);
+    assert_eq!(given[0].order.action, fray_core::decision::WRITTEN);
+    assert!(given[0].refused.is_some());
+    let file = BattleFile::of(&battle, &scenario, &hash, &options, vec![Seat::Ai; 2]);
+    assert!(
+        !file.to_text().contains("99"),
+        "the walk is not in the file"
+    );
+    let (scenario, data) = file.scenario(&path).unwrap();
+    let mut again = build_battle(&scenario, &data, &options).unwrap();
+    file.seat_replay(&mut again, |_| Box::new(Stop));
+    play_out(&mut again);
+    assert_eq!(log_of(&again), log_of(&battle));
+}

@@ -166,6 +166,10 @@ pub struct Given {
     pub refused: Option<String>,
 }
 
+/// What a battle file keeps of a secret order refused: an action no
+/// ruleset has, so that it is refused again when the file is replayed.
+pub const WRITTEN: &str = "written";
+
 /// The open decisions and the orders given for them, a resource.
 #[derive(Resource, Debug, Default, Clone)]
 pub struct Decisions {
@@ -374,13 +378,23 @@ impl Decisions {
     }
 
     /// Note that an order for `id` was refused; the decision stays open.
+    /// A secret one is kept for a battle file as [`WRITTEN`], refused: what
+    /// it was and why are never revealed, and it is refused again when
+    /// replayed.
     pub fn refuse(&mut self, id: u64, order: Order, reason: impl Into<String>) {
-        let side = self.get(id).map_or(usize::MAX, |d| d.side);
+        let (side, secret) = self
+            .get(id)
+            .map_or((usize::MAX, false), |d| (d.side, d.secret));
         let reason = reason.into();
         if let Some(given) = &mut self.given
             && let Some(g) = given.iter_mut().rev().find(|g| g.decision == id)
         {
-            g.refused = Some(reason.clone());
+            if secret {
+                g.order = Order::new(order.actor.clone(), WRITTEN);
+                g.refused = Some(format!("{WRITTEN}: a written order, refused"));
+            } else {
+                g.refused = Some(reason.clone());
+            }
         }
         self.refusals.push(Refusal {
             decision: id,
@@ -707,6 +721,37 @@ mod tests {
             });
         }
         d
+    }
+
+    /// A refused secret order is kept, for a battle file, as a written
+    /// order refused: what it was and why reach only its own side, through
+    /// the refusals its controller hears.
+    #[test]
+    fn a_refused_secret_order_is_kept_without_what_it_was() {
+        let mut d = five();
+        d.record();
+        let mut secret = d.open()[1].clone();
+        secret.secret = true;
+        let id = d.publish(secret);
+        let open = d.open()[0].id;
+        let order = Order::new("c1", "move").cell(Cell::new(99, 99));
+        d.answer(id, order.clone());
+        d.refuse(id, order.clone(), "off the battlefield");
+        d.answer(open, order.clone());
+        d.refuse(open, order.clone(), "off the battlefield");
+        let given = d.given();
+        assert_eq!(given[0].order, Order::new("c1", WRITTEN));
+        assert_eq!(
+            given[0].refused.as_deref(),
+            Some("written: a written order, refused")
+        );
+        assert_eq!(given[1].order, order);
+        assert_eq!(given[1].refused.as_deref(), Some("off the battlefield"));
+        let heard = d.take_refusals();
+        assert_eq!(
+            (&heard[0].order, heard[0].reason.as_str()),
+            (&order, "off the battlefield")
+        );
     }
 
     /// Orders are written in secret while a secret decision is open, and no

@@ -16,6 +16,13 @@ pub struct Combatant {
     pub listing: u32,
 }
 
+/// Where `e` stands in the scenario's listing (after everyone when it is
+/// not listed): what is revealed together is told in this order, never in
+/// the order it was written.
+pub fn listing(world: &World, e: Entity) -> u32 {
+    world.get::<Combatant>(e).map_or(u32::MAX, |c| c.listing)
+}
+
 /// Every combatant of a battle by entity and name, in listing order. Rules
 /// iterate this rather than queries, so that the order never depends on how
 /// the world stores its entities. A name is found by its entity, and an

@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use common::{assert_has, assert_lacks, has, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
-use fray_core::decision::{Controller, Decision, Order, Scripted};
+use fray_core::decision::{Controller, Decision, Decisions, Order, Scripted};
 use fray_core::grid::Cell;
 use fray_core::log::{BattleLog, EventKind};
 use fray_core::model::BattleResult;
@@ -2537,4 +2537,53 @@ fn the_board_shows_one_down_the_cell_it_may_crawl() {
     };
     assert_eq!(speed(&mut b, "Anna"), Some(1));
     assert_eq!(speed(&mut b, "Bors"), Some(5));
+}
+
+/// Asks a person: gives no order.
+struct Asks;
+
+impl Controller for Asks {
+    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
+        None
+    }
+}
+
+#[test]
+fn declarations_written_in_secret_are_told_in_listing_order_whoever_wrote_first() {
+    // 004 §Step 3: written down in secret and revealed together. Whoever
+    // wrote first, the log tells Brienne's (listed first) before Grusk's.
+    let text = r#"(name: "t", ruleset: "declared", round_cap: 1,
+        grid: (kind: Square, width: 8, height: 8),
+        sides: [(name: "A"), (name: "B")],
+        combatants: [
+            (name: "Brienne", side: "A", template: "knight", at: (1, 1)),
+            (name: "Grusk", side: "B", template: "hobgoblin_warrior", at: (6, 6)),
+        ])"#;
+    let told = |grusk_first: bool| {
+        let mut b = common::battle(text, &[], |_| Box::new(Asks));
+        let fray_core::battle::Progress::AwaitingHuman(mut ids) = b.run() else {
+            panic!("nobody was asked to declare");
+        };
+        assert_eq!(ids.len(), 2);
+        if grusk_first {
+            ids.reverse();
+        }
+        for id in ids {
+            let who = b
+                .world()
+                .resource::<Decisions>()
+                .get(id)
+                .unwrap()
+                .actor_name
+                .clone();
+            b.answer(id, Order::new(&who, "wait"));
+            b.run();
+        }
+        let declares = texts(&b).into_iter().filter(|t| t.contains(" declares: "));
+        declares
+            .map(|t| t.split(' ').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(told(false), ["Brienne", "Grusk"]);
+    assert_eq!(told(true), ["Brienne", "Grusk"]);
 }

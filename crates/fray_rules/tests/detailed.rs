@@ -2716,3 +2716,63 @@ fn a_character_may_chase_a_friend() {
         "{labels:?}"
     );
 }
+
+/// Gives no order: a person decides.
+struct Asks;
+
+impl fray_core::decision::Controller for Asks {
+    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
+        None
+    }
+}
+
+#[test]
+fn noncombat_options_are_told_in_listing_order_whoever_chose_first() {
+    // 000 §2.2: the noncombat options are revealed together. Ash and Bo
+    // stand far apart and spend nothing; whoever chooses first, the log
+    // tells Ash's option (listed first) before Bo's.
+    let text = r#"(name: "t", ruleset: "detailed_sequence", round_cap: 1,
+        grid: (kind: Square, width: 30, height: 10),
+        sides: [(name: "A"), (name: "B")],
+        combatants: [
+            (name: "Ash", side: "A", template: "swordsman", at: (1, 1)),
+            (name: "Bo", side: "B", template: "swordsman", at: (28, 8)),
+        ])"#;
+    let told = |bo_first: bool| {
+        let mut b = common::battle(text, &[], |_| Box::new(Asks));
+        while let fray_core::battle::Progress::AwaitingHuman(mut ids) = b.run() {
+            let decisions = b.world().resource::<fray_core::decision::Decisions>();
+            let open: Vec<Decision> = ids
+                .iter()
+                .filter_map(|&id| decisions.get(id))
+                .cloned()
+                .collect();
+            if bo_first && open.iter().all(|d| d.prompt.contains("noncombat option")) {
+                ids.reverse();
+            }
+            for id in ids {
+                let d = b
+                    .world()
+                    .resource::<fray_core::decision::Decisions>()
+                    .get(id)
+                    .cloned();
+                // Nothing spent in the combat phase: each passes, then rests.
+                let legal = d.map(|d| d.choices).unwrap_or_default();
+                let legal = legal.into_iter().filter(|c| c.refused.is_none());
+                let mut by_rest = legal.map(|c| c.order).collect::<Vec<_>>();
+                by_rest.sort_by_key(|o| !matches!(o.action.as_str(), "pass" | "rest"));
+                b.answer(id, by_rest.swap_remove(0));
+            }
+        }
+        let revealed = texts(&b)
+            .into_iter()
+            .find(|t| t.contains("noncombat options are revealed"));
+        revealed.expect("the options were revealed")
+    };
+    let in_order = told(false);
+    assert!(
+        in_order.contains("— Ash: ") && in_order.contains("; Bo: "),
+        "{in_order}"
+    );
+    assert_eq!(told(true), in_order);
+}

@@ -669,7 +669,8 @@ pub fn take_declarations(world: &mut World) {
             }
             return;
         }
-        let hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+        let mut hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+        hidden.sort_by_key(|(e, _)| fray_core::model::listing(world, *e));
         if !hidden.is_empty() {
             world.resource_mut::<BattleLog>().push(Event::new(
                 EventKind::Reveal,

@@ -475,12 +475,7 @@ fn decided(world: &World) -> bool {
 /// listing order (ruling `simultaneous_order`).
 fn reveal(world: &mut World) {
     let mut hidden = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
-    let listing = |world: &World, e: Entity| {
-        world
-            .get::<fray_core::model::Combatant>(e)
-            .map_or(u32::MAX, |c| c.listing)
-    };
-    hidden.sort_by_key(|(e, _)| listing(world, *e));
+    hidden.sort_by_key(|(e, _)| fray_core::model::listing(world, *e));
     let mut busy = Vec::new();
     let mut words = Vec::new();
     for (e, plan) in &hidden {

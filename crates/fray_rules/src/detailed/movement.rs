@@ -142,12 +142,10 @@ fn reveal_traces(world: &mut World) {
     let data = world.resource::<Data>().0.clone();
     let mut plans = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
     // In listing order; chasers follow traces: theirs are built last.
-    let listing = |e: Entity| {
-        world
-            .get::<fray_core::model::Combatant>(e)
-            .map_or(u32::MAX, |c| c.listing)
-    };
-    plans.sort_by_key(|(e, p)| (matches!(p, Plan::Chase { .. }), listing(*e)));
+    plans.sort_by_key(|(e, p)| {
+        let listing = fray_core::model::listing(world, *e);
+        (matches!(p, Plan::Chase { .. }), listing)
+    });
     let plans = chasers_after_the_chased(plans);
     let grid = world.resource::<Grid>().clone();
     let mut traces: Vec<Trace> = Vec::new();

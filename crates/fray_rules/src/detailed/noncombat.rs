@@ -77,7 +77,8 @@ pub fn noncombat_phase(world: &mut World) {
 /// 000 §2.2: reveal the options and carry them out together: each from the
 /// state before any of them.
 fn resolve(world: &mut World) {
-    let chosen = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    let mut chosen = std::mem::take(&mut world.resource_mut::<Flow>().hidden);
+    chosen.sort_by_key(|(e, _)| fray_core::model::listing(world, *e));
     if chosen.is_empty() {
         log(world, || {
             Event::new(

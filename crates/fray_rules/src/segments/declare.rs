@@ -519,8 +519,7 @@ fn reveal(world: &mut World) {
         });
     }
     let mut order: Vec<(Entity, Action)> = hidden;
-    let listing = |w: &World, e: Entity| w.get::<Combatant>(e).map_or(u32::MAX, |c| c.listing);
-    order.sort_by_key(|(e, _)| listing(world, *e));
+    order.sort_by_key(|(e, _)| fray_core::model::listing(world, *e));
     for (e, action) in order {
         let who = name(world, e);
         let words = if_kept(world, |w| describe(w, &action));
