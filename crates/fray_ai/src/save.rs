@@ -137,11 +137,13 @@ impl BattleFile {
 
     /// The file as it may be written where anyone can read it: while
     /// orders are written in secret, without those written so far (they
-    /// are asked for again when it is loaded). Also how many were left out.
+    /// are asked for again when it is loaded), and with no secret order
+    /// refused told ([`Given::kept_secret`]). Also how many were left out.
     pub fn keeping_secrets(mut self, battle: &Battle) -> (Self, usize) {
         let (shown, steps) = battle.world().resource::<Decisions>().shown();
         let left_out = self.orders.len().saturating_sub(shown.len());
         self.orders.truncate(shown.len());
+        self.orders.iter_mut().for_each(Given::kept_secret);
         self.steps = self.steps.min(steps);
         (self, left_out)
     }

@@ -226,16 +226,26 @@ fn a_refused_secret_order_replays_refused_without_what_it_was() {
     let off = fray_core::decision::Order::new(d.actor_name.as_str(), "move")
         .cell(fray_core::grid::Cell::new(99, 99));
     battle.answer(d.id, off.clone());
-    play_out(&mut battle);
-    let given = battle
-        .world()
-        .resource::<fray_core::decision::Decisions>()
-        .given()
-        .to_vec();
-    assert_eq!(given.len(), 1);
-    assert_eq!(given[0].order.action, fray_core::decision::WRITTEN);
-    assert!(given[0].refused.is_some());
+    // Everyone then writes what the AI would, and all is revealed.
+    while let Progress::AwaitingHuman(ids) = play_out(&mut battle) {
+        let writing = battle.world().resource::<fray_core::decision::Decisions>();
+        if !writing.writing_in_secret() {
+            break;
+        }
+        let open: Vec<_> = ids
+            .iter()
+            .filter_map(|&id| writing.get(id).cloned())
+            .collect();
+        for d in open {
+            let order = fray_ai::basic::best(battle.world(), d.actor).unwrap();
+            battle.answer(d.id, order);
+        }
+    }
     let file = BattleFile::of(&battle, &scenario, &hash, &options, vec![Seat::Ai; 2]);
+    let (file, _) = file.keeping_secrets(&battle);
+    assert_eq!(file.orders[0].order.action, fray_core::decision::WRITTEN);
+    assert!(file.orders[0].refused.is_some());
+    assert!(file.orders[1..].iter().all(|g| g.refused.is_none()));
     assert!(
         !file.to_text().contains("99"),
         "the walk is not in the file"

@@ -164,6 +164,22 @@ pub struct Given {
     /// Why the rules refused it, when they did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,
+    /// Whether it was written in secret (a battle file keeps a secret
+    /// order refused only as [`Given::kept_secret`] makes it).
+    #[serde(skip)]
+    pub secret: bool,
+}
+
+impl Given {
+    /// The order as a battle file keeps it: a secret one refused is never
+    /// revealed, so it is kept as a written order ([`WRITTEN`]) refused,
+    /// without what it was or why, and is refused again when replayed.
+    pub fn kept_secret(&mut self) {
+        if self.secret && self.refused.is_some() {
+            self.order = Order::new(self.order.actor.clone(), WRITTEN);
+            self.refused = Some(format!("{WRITTEN}: a written order, refused"));
+        }
+    }
 }
 
 /// What a battle file keeps of a secret order refused: an action no
@@ -330,6 +346,7 @@ impl Decisions {
                 at: self.steps,
                 order: order.clone(),
                 refused: None,
+                secret: self.open.iter().any(|d| d.id == id && d.secret),
             });
         }
         self.answered.retain(|(d, _)| *d != id);
@@ -378,23 +395,13 @@ impl Decisions {
     }
 
     /// Note that an order for `id` was refused; the decision stays open.
-    /// A secret one is kept for a battle file as [`WRITTEN`], refused: what
-    /// it was and why are never revealed, and it is refused again when
-    /// replayed.
     pub fn refuse(&mut self, id: u64, order: Order, reason: impl Into<String>) {
-        let (side, secret) = self
-            .get(id)
-            .map_or((usize::MAX, false), |d| (d.side, d.secret));
+        let side = self.get(id).map_or(usize::MAX, |d| d.side);
         let reason = reason.into();
         if let Some(given) = &mut self.given
             && let Some(g) = given.iter_mut().rev().find(|g| g.decision == id)
         {
-            if secret {
-                g.order = Order::new(order.actor.clone(), WRITTEN);
-                g.refused = Some(format!("{WRITTEN}: a written order, refused"));
-            } else {
-                g.refused = Some(reason.clone());
-            }
+            g.refused = Some(reason.clone());
         }
         self.refusals.push(Refusal {
             decision: id,
@@ -725,7 +732,7 @@ mod tests {
 
     /// A refused secret order is kept, for a battle file, as a written
     /// order refused: what it was and why reach only its own side, through
-    /// the refusals its controller hears.
+    /// the refusals its controller hears (and a scripted side's check).
     #[test]
     fn a_refused_secret_order_is_kept_without_what_it_was() {
         let mut d = five();
@@ -739,7 +746,9 @@ mod tests {
         d.refuse(id, order.clone(), "off the battlefield");
         d.answer(open, order.clone());
         d.refuse(open, order.clone(), "off the battlefield");
-        let given = d.given();
+        let mut given = d.given().to_vec();
+        assert_eq!((&given[0].order, &given[1].order), (&order, &order));
+        given.iter_mut().for_each(Given::kept_secret);
         assert_eq!(given[0].order, Order::new("c1", WRITTEN));
         assert_eq!(
             given[0].refused.as_deref(),
