@@ -313,6 +313,34 @@ fn after_a_turn_without_an_attack_the_ai_walks_up_all_the_same() {
     assert_eq!(grid.distance(to, Cell { x: 9, y: 5 }), 2);
 }
 
+#[test]
+fn in_a_standoff_the_ai_walks_into_a_readied_strike() {
+    // As above, Vance readies a strike for whoever comes within reach, and
+    // Bruno would rather not set it off. But once a whole turn has passed
+    // without an attack, a Vance who readies phase after phase would hold
+    // the field to the turn cap: Bruno walks in and strikes.
+    let mut b = battle(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5), set: {"pd": 8, "stun": 4}),
+           (name: "Bruno", side: "B", template: "brute", at: (3, 5))"#,
+        ("Human", "Human"),
+    );
+    for order in [Order::new("Vance", "ready"), Order::new("Vance", "end")] {
+        let d = common::awaited(&mut b).expect("Vance is asked");
+        b.answer(d.id, order);
+    }
+    let d = common::awaited(&mut b).expect("Bruno is asked");
+    assert_eq!(d.actor_name, "Bruno", "{}", d.prompt);
+    b.world_mut()
+        .resource_mut::<fray_rules::phases::Flow>()
+        .quiet_phases = 4;
+    let order = fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers");
+    let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
+    let grid = b.world().resource::<fray_core::grid::Grid>();
+    assert_eq!(grid.distance(to, Cell { x: 1, y: 5 }), 1, "{order:?}");
+}
+
 /// What the basic AI has Bo do first, next to Ash, with Gus and his
 /// loaded pistol seven hexes off, on a field with `obstacles`.
 fn bo_next_to_ash_with_gus_off(obstacles: &str) -> Order {

@@ -920,6 +920,14 @@ fn impasse(t: &Turn) -> bool {
     t.flow.quiet_phases >= STANDOFF_PHASES
 }
 
+/// How much of the readied strikes on a way counts against it: all of
+/// them, but none in a standoff ([`impasse`]), where a foe who readies
+/// phase after phase would otherwise hold the field to the turn cap, and
+/// somebody must walk into the strike to fight on.
+fn standing_off(t: &Turn) -> f32 {
+    if impasse(t) { 0.0 } else { 1.0 }
+}
+
 /// 002 §Moving Out: of the four best hexes by their cheap appraisal, the
 /// best priced for the attacks of opportunity on the way.
 fn best(t: &Turn, list: &[Hex]) -> Option<Appraisal> {
@@ -939,7 +947,7 @@ fn best(t: &Turn, list: &[Hex]) -> Option<Appraisal> {
             // No strike can fall on the way, whichever way it is: none is
             // looked for.
             debug_assert!(way(t, &hex, &a.order).is_some());
-            a.risk += readied_risk(t, &[]);
+            a.risk += standing_off(t) * readied_risk(t, &[]);
         } else {
             let Some(path) = way(t, &hex, &a.order) else {
                 continue;
@@ -947,7 +955,7 @@ fn best(t: &Turn, list: &[Hex]) -> Option<Appraisal> {
             if !hex.step {
                 a.risk = walk_risk(t, &path);
             }
-            a.risk += readied_risk(t, &path);
+            a.risk += standing_off(t) * readied_risk(t, &path);
         }
         // Of equal scores, the later is kept.
         if chosen
