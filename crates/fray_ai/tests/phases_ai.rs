@@ -277,6 +277,14 @@ fn a_reach_one_fighter_readies_for_a_foe_who_acts_first_and_can_come() {
         &[],
     );
     assert_eq!(order, Order::new("Bruno", "ready"));
+    // Vance readied himself waits to be come to: Bruno readies nothing
+    // that would only lapse.
+    let (order, _) = bruno_answer(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (5, 5))"#,
+        &[Order::new("Vance", "ready")],
+    );
+    assert_ne!(order.action, "ready", "{order:?}");
 }
 
 #[test]

@@ -1014,7 +1014,8 @@ fn way(t: &Turn, hex: &Hex, order: &Order) -> Option<Vec<Cell>> {
 /// strike before `me` acts again, worth half the strike (the foe may hold
 /// back, and the readied strike lapse unused), and a little more when that
 /// foe acts ahead of `me`. Not while a foe of longer reach can strike `me`
-/// first, and not in a standoff ([`impasse`]), where nobody comes.
+/// first, not for a foe readied itself, and not in a standoff
+/// ([`impasse`]), where nobody comes.
 fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     let (world, me, here, stats) = (t.world, t.me, t.here, t.stats);
     let ready = Order::new(t.name, "ready");
@@ -1040,7 +1041,9 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
         return;
     }
     let place = |e: Entity| t.flow.order.iter().position(|&x| x == e);
+    // A foe readied itself waits to be come to: it will not come.
     let coming = lunging(false)
+        .filter(|&f| !matches!(world.get::<Hold>(f), Some(Hold::Readied { .. })))
         .map(|f| {
             let v = strike(t, me, f);
             let ahead = place(f) < place(me);
