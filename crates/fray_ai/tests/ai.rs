@@ -298,6 +298,32 @@ fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
 }
 
 #[test]
+fn one_hit_from_falling_the_ai_takes_full_defense_against_the_blows_coming() {
+    // 004 §Step 3 Full-Defense: Anna, beside Bors and Cade, attacks while
+    // she has Stress to spare; at 1 Wound Point and no Stress, any hit
+    // fells her, and the +4 Defense spares the rest of her fight: she
+    // stands in full defense, riposting.
+    let anna_at = |stress: i32, wp: i32| {
+        first_order_after(
+            r#"(name: "Anna", side: "A", template: "knight", at: (3, 3)),
+               (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (4, 3)),
+               (name: "Cade", side: "B", template: "hobgoblin_warrior", at: (3, 4))"#,
+            "Anna",
+            move |world| {
+                let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Stress)>();
+                for (c, mut w, mut s) in q.iter_mut(world) {
+                    if c.name == "Anna" {
+                        (w.current, s.current) = (wp, stress);
+                    }
+                }
+            },
+        )
+    };
+    assert_eq!(anna_at(24, 15).action, "attack");
+    assert_eq!(anna_at(0, 1), Order::new("Anna", "full_defense"));
+}
+
+#[test]
 fn a_priest_stabilises_a_bleeding_ally_rather_than_cast_at_a_distant_foe() {
     // 004 §Wound Points: Anna lies Dying at -1 beside Agna (Heal +5), of a
     // wound of 6: stabilising her is a Heal check against 10 + 6, even

@@ -292,11 +292,12 @@ fn the_ai_will_not_walk_into_a_readied_strike_worth_more_than_its_own() {
     // Vance readies a strike for whoever comes within reach. Bruno could
     // step in and strike him, but Vance's PD of 8 leaves Bruno's club
     // little, even with Vance all but out, and the step would set off
-    // Vance's harder strike first: Bruno readies in turn.
+    // Vance's harder strike first: Bruno waits (and readies nothing for a
+    // Vance who will not come).
     let combatants = r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5), set: {"pd": 8, "stun": 4}),
            (name: "Bruno", side: "B", template: "brute", at: (3, 5))"#;
     let (order, _) = bruno_answer(combatants, &[Order::new("Vance", "ready")]);
-    assert_eq!(order, Order::new("Bruno", "ready"));
+    assert_eq!(order, Order::new("Bruno", "end"));
 }
 
 #[test]

@@ -740,9 +740,10 @@ const ATTACKS_AGAIN: f32 = 1.0;
 /// likely to strike `m` this round (those that already reach it, with
 /// nobody of its side nearer them), and a riposte on the first who does.
 /// Worth what the Defense spares, the more the closer those blows come to
-/// taking `m` out, and half a strike back (the foe may not attack after
-/// all); or, against foes who attacked `m` last round and still reach it,
-/// counted on to attack again, the strike back and what the Defense spares.
+/// taking `m` out, and the rest of its fight where one hit would fell it,
+/// and half a strike back (the foe may not attack after all); or, against
+/// foes who attacked `m` last round and still reach it, counted on to
+/// attack again, the strike back and what the Defense spares.
 fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let reaching = |g: &&Foe| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach;
     let coming: Vec<&Foe> = foes.iter().filter(reaching).filter(|g| g.mine).collect();
@@ -755,7 +756,11 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let danger = (incoming / m.left.max(1.0)).min(1.0);
     let mut worth = None;
     if danger >= FULL_DEFENSE_DANGER {
-        worth = Some(spared(m, &coming) * 2.0 * danger + 0.5 * strike_back(m, &coming));
+        let life = FELLED_ROUNDS * strike_back(m, &coming);
+        worth = Some(
+            (spared(m, &coming) * 2.0 * danger + felling_spared(m, &coming) * life)
+                + 0.5 * strike_back(m, &coming),
+        );
     }
     if !again.is_empty() {
         let w = ATTACKS_AGAIN * (spared(m, &again) + strike_back(m, &again));
@@ -780,6 +785,22 @@ fn spared(m: &Me, coming: &[&Foe]) -> f32 {
             let fewer = hit_chance(g.attack, m.defense) - hit_chance(g.attack, m.defense + bonus);
             fewer * g.hit_on_me
         })
+        .sum()
+}
+
+/// What `m` felled loses besides the hit, in rounds of its own blows: the
+/// rest of its fight.
+const FELLED_ROUNDS: f32 = 3.0;
+
+/// 004 §Step 3 Full-Defense: how many fewer of the hits from `coming` that
+/// would fell `m` (one hit's damage taking all it has left) its +4 Defense
+/// lets through, if each of them strikes.
+fn felling_spared(m: &Me, coming: &[&Foe]) -> f32 {
+    let bonus = m.data.numbers.full_defense_bonus;
+    coming
+        .iter()
+        .filter(|g| g.hit_on_me >= m.left)
+        .map(|g| hit_chance(g.attack, m.defense) - hit_chance(g.attack, m.defense + bonus))
         .sum()
 }
 
