@@ -311,15 +311,7 @@ fn after_a_turn_without_an_attack_the_ai_walks_up_all_the_same() {
         ("Human", "Ai"),
     );
     let d = common::awaited(&mut b).expect("Vance is asked");
-    b.world_mut()
-        .resource_mut::<fray_rules::phases::Flow>()
-        .quiet_phases = 4;
-    let order = fray_ai::basic::BasicAi
-        .decide(b.world_mut(), &d)
-        .expect("the AI answers");
-    let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
-    let grid = b.world().resource::<fray_core::grid::Grid>();
-    assert_eq!(grid.distance(to, Cell { x: 9, y: 5 }), 2);
+    assert_eq!(after_a_quiet_turn(&mut b, &d, Cell { x: 9, y: 5 }), 2);
 }
 
 #[test]
@@ -339,15 +331,22 @@ fn in_a_standoff_the_ai_walks_into_a_readied_strike() {
     }
     let d = common::awaited(&mut b).expect("Bruno is asked");
     assert_eq!(d.actor_name, "Bruno", "{}", d.prompt);
+    assert_eq!(after_a_quiet_turn(&mut b, &d, Cell { x: 1, y: 5 }), 1);
+}
+
+/// How far from `foe` the basic AI's answer to `d` moves, once a whole
+/// turn has passed without an attack.
+fn after_a_quiet_turn(b: &mut Battle, d: &fray_core::decision::Decision, foe: Cell) -> u32 {
     b.world_mut()
         .resource_mut::<fray_rules::phases::Flow>()
         .quiet_phases = 4;
     let order = fray_ai::basic::BasicAi
-        .decide(b.world_mut(), &d)
+        .decide(b.world_mut(), d)
         .expect("the AI answers");
     let to = order.cell.unwrap_or_else(|| panic!("{order:?}"));
-    let grid = b.world().resource::<fray_core::grid::Grid>();
-    assert_eq!(grid.distance(to, Cell { x: 1, y: 5 }), 1, "{order:?}");
+    b.world()
+        .resource::<fray_core::grid::Grid>()
+        .distance(to, foe)
 }
 
 /// What the basic AI has Bo do first, next to Ash, with Gus and his

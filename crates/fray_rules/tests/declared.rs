@@ -2539,15 +2539,6 @@ fn the_board_shows_one_down_the_cell_it_may_crawl() {
     assert_eq!(speed(&mut b, "Bors"), Some(5));
 }
 
-/// Asks a person: gives no order.
-struct Asks;
-
-impl Controller for Asks {
-    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
-        None
-    }
-}
-
 #[test]
 fn declarations_written_in_secret_are_told_in_listing_order_whoever_wrote_first() {
     // 004 §Step 3: written down in secret and revealed together. Whoever
@@ -2560,7 +2551,7 @@ fn declarations_written_in_secret_are_told_in_listing_order_whoever_wrote_first(
             (name: "Grusk", side: "B", template: "hobgoblin_warrior", at: (6, 6)),
         ])"#;
     let told = |grusk_first: bool| {
-        let mut b = common::battle(text, &[], |_| Box::new(Asks));
+        let mut b = common::battle(text, &[], |_| Box::new(common::Asks));
         let fray_core::battle::Progress::AwaitingHuman(mut ids) = b.run() else {
             panic!("nobody was asked to declare");
         };

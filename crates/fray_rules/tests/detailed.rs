@@ -2717,15 +2717,6 @@ fn a_character_may_chase_a_friend() {
     );
 }
 
-/// Gives no order: a person decides.
-struct Asks;
-
-impl fray_core::decision::Controller for Asks {
-    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
-        None
-    }
-}
-
 #[test]
 fn noncombat_options_are_told_in_listing_order_whoever_chose_first() {
     // 000 §2.2: the noncombat options are revealed together. Ash and Bo
@@ -2739,7 +2730,7 @@ fn noncombat_options_are_told_in_listing_order_whoever_chose_first() {
             (name: "Bo", side: "B", template: "swordsman", at: (28, 8)),
         ])"#;
     let told = |bo_first: bool| {
-        let mut b = common::battle(text, &[], |_| Box::new(Asks));
+        let mut b = common::battle(text, &[], |_| Box::new(common::Asks));
         while let fray_core::battle::Progress::AwaitingHuman(mut ids) = b.run() {
             let decisions = b.world().resource::<fray_core::decision::Decisions>();
             let open: Vec<Decision> = ids

@@ -190,3 +190,12 @@ pub fn assert_citations(
         }
     }
 }
+
+/// Gives no order: a person decides, as the test answers.
+pub struct Asks;
+
+impl Controller for Asks {
+    fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
+        None
+    }
+}
