@@ -75,7 +75,7 @@ def main():
     if (w, h) != (want_w, want_h):
         problems.append(f"size {w}x{h}, expected {want_w}x{want_h}")
     colours = {}
-    blue = red = board = 0
+    blue = red = board = fallen = 0
     for y in range(0, h, 2):
         row = rows[y]
         for x in range(0, w, 2):
@@ -85,21 +85,24 @@ def main():
                 blue += 1  # the first side's tokens
             if r > 180 and g < 110 and b < 100:
                 red += 1  # the second side's tokens
+            if (b > 230 and r > 180 and b - r > 30) or (r > 225 and g > 180 and r - g > 25 and r - b > 25):
+                fallen += 1  # a token drawn pale: its combatant is down
             if 40 < r < 70 and 50 < g < 75 and 40 < b < 65 and g >= r:
                 board += 1  # open ground tiles
     if len(colours) < 20:
         problems.append(f"only {len(colours)} distinct colours: the window looks blank")
     if board < 2000:
         problems.append(f"too little board visible ({board} sampled pixels)")
-    if (sides == "both" and (blue < 40 or red < 40)) or blue + red < 40:
-        problems.append(f"tokens not visible (blue {blue}, red {red} sampled pixels)")
+    # A result may leave nobody standing: its tokens show pale.
+    if (sides == "both" and (blue < 40 or red < 40)) or blue + red + fallen < 40:
+        problems.append(f"tokens not visible (blue {blue}, red {red}, pale {fallen} sampled pixels)")
     if sides == "both":
         names, marks = timeline(rows, ch)
         if names < 40 or marks < 40:
             problems.append(f"the timeline shows no lanes ({names} name pixels, {marks} mark pixels)")
     if problems:
         raise SystemExit(f"{path}: " + "; ".join(problems))
-    print(f"{path}: {w}x{h}, {len(colours)} colours, board {board}, tokens blue {blue} red {red}: ok")
+    print(f"{path}: {w}x{h}, {len(colours)} colours, board {board}, tokens blue {blue} red {red} pale {fallen}: ok")
 
 
 main()

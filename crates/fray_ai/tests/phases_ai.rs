@@ -277,13 +277,44 @@ fn a_reach_one_fighter_readies_for_a_foe_who_acts_first_and_can_come() {
         &[],
     );
     assert_eq!(order, Order::new("Bruno", "ready"));
-    // Vance readied himself waits to be come to: Bruno readies nothing
-    // that would only lapse.
+    // Vance readied all the same: his readied strike lapses at his next
+    // action, ahead of Bruno's, and he may then come (002 §Initiative
+    // Consequences of Readying).
     let (order, _) = bruno_answer(
         r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
            (name: "Bruno", side: "B", template: "brute", at: (5, 5))"#,
         &[Order::new("Vance", "ready")],
     );
+    assert_eq!(order, Order::new("Bruno", "ready"));
+}
+
+#[test]
+fn no_strike_is_readied_for_a_readied_foe_who_acts_after() {
+    // Bruno (CV 9) acts ahead of Vance every phase. Vance readies in phase
+    // 1: his readied strike holds him until his next action, after
+    // Bruno's, so he will not come before Bruno acts again, and Bruno
+    // readies nothing that would only lapse.
+    let mut b = battle(
+        r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5)),
+           (name: "Bruno", side: "B", template: "brute", at: (5, 5), set: {"cv": 9})"#,
+        ("Human", "Human"),
+    );
+    let mut asked = Vec::new();
+    for order in [
+        Order::new("Bruno", "end"),
+        Order::new("Vance", "ready"),
+        Order::new("Vance", "end"),
+    ] {
+        let d = common::awaited(&mut b).expect("a decision");
+        asked.push(d.actor_name.clone());
+        b.answer(d.id, order);
+    }
+    assert_eq!(asked, ["Bruno", "Vance", "Vance"]);
+    let d = common::awaited(&mut b).expect("Bruno is asked");
+    assert_eq!(d.actor_name, "Bruno", "{}", d.prompt);
+    let order = fray_ai::basic::BasicAi
+        .decide(b.world_mut(), &d)
+        .expect("the AI answers");
     assert_ne!(order.action, "ready", "{order:?}");
 }
 
@@ -292,12 +323,11 @@ fn the_ai_will_not_walk_into_a_readied_strike_worth_more_than_its_own() {
     // Vance readies a strike for whoever comes within reach. Bruno could
     // step in and strike him, but Vance's PD of 8 leaves Bruno's club
     // little, even with Vance all but out, and the step would set off
-    // Vance's harder strike first: Bruno waits (and readies nothing for a
-    // Vance who will not come).
+    // Vance's harder strike first: Bruno readies in turn.
     let combatants = r#"(name: "Vance", side: "A", template: "swordsman", at: (1, 5), set: {"pd": 8, "stun": 4}),
            (name: "Bruno", side: "B", template: "brute", at: (3, 5))"#;
     let (order, _) = bruno_answer(combatants, &[Order::new("Vance", "ready")]);
-    assert_eq!(order, Order::new("Bruno", "end"));
+    assert_eq!(order, Order::new("Bruno", "ready"));
 }
 
 #[test]

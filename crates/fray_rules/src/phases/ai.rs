@@ -1014,8 +1014,9 @@ fn way(t: &Turn, hex: &Hex, order: &Order) -> Option<Vec<Cell>> {
 /// strike before `me` acts again, worth half the strike (the foe may hold
 /// back, and the readied strike lapse unused), and a little more when that
 /// foe acts ahead of `me`. Not while a foe of longer reach can strike `me`
-/// first, not for a foe readied itself, and not in a standoff
-/// ([`impasse`]), where nobody comes.
+/// first, not for a foe readied itself who acts after `me` (its readied
+/// action holds it until then), and not in a standoff ([`impasse`]), where
+/// nobody comes.
 fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
     let (world, me, here, stats) = (t.world, t.me, t.here, t.stats);
     let ready = Order::new(t.name, "ready");
@@ -1041,9 +1042,14 @@ fn ready(t: &Turn, in_reach_now: bool, out: &mut Vec<Appraisal>) {
         return;
     }
     let place = |e: Entity| t.flow.order.iter().position(|&x| x == e);
-    // A foe readied itself waits to be come to: it will not come.
+    // A foe readied itself waits to be come to until its next action
+    // (002 §Initiative Consequences of Readying): one that acts after `me`
+    // will not come before `me` acts again.
+    let waits = |f: Entity| {
+        matches!(world.get::<Hold>(f), Some(Hold::Readied { .. })) && place(f) > place(me)
+    };
     let coming = lunging(false)
-        .filter(|&f| !matches!(world.get::<Hold>(f), Some(Hold::Readied { .. })))
+        .filter(|&f| !waits(f))
         .map(|f| {
             let v = strike(t, me, f);
             let ahead = place(f) < place(me);
