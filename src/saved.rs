@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use fray_ai::save::{BattleFile, Replaying, Stop};
+use fray_ai::save::{BattleFile, Muted, Replaying, Stop};
 use fray_ai::{BattleOptions, LoadedRules, build_battle, controller};
 use fray_core::battle::{Battle, Progress};
 use fray_core::log::BattleLog;
@@ -161,7 +161,18 @@ fn replayed(
     options: &BattleOptions,
 ) -> Result<Battle, Failure> {
     let mut battle = build_battle(scenario, data, options).map_err(|e| bad_input(e.to_string()))?;
-    let replaying: Replaying = file.seat_replay(&mut battle, |_| Box::new(Stop));
+    // A scripted side follows its script alongside, as it did; deciding
+    // nothing, it needs no more than the basic AI behind it.
+    let replaying: Replaying = file.seat_replay(&mut battle, |side| match file.seats[side] {
+        Seat::Script => {
+            let behind = fray_ai::Ai {
+                level: fray_ai::AiLevel::Basic,
+                ..options.ai(side)
+            };
+            Box::new(Muted(controller(Seat::Script, scenario, side, behind)))
+        }
+        _ => Box::new(Stop),
+    });
     if let Progress::Failed(why) = battle.run() {
         return Err(bad_input(located(path, &why)));
     }

@@ -1784,3 +1784,28 @@ fn check_refuses_a_ruleset_filed_under_another_rulesets_name() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_scripted_battle_replays_as_it_was_printed() {
+    // The scripts of `ghoul` and `ds_chase` run out midway, and the log says
+    // so: `fray replay` of the battle's file prints and logs the same.
+    let dir = std::env::temp_dir().join(format!("fray-scripted-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let at = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    for scenario in ["ghoul", "ds_chase"] {
+        let path = format!("assets/scenarios/{scenario}.ron");
+        let (saved, ran, replayed) = (at("b.ron"), at("ran.jsonl"), at("replayed.jsonl"));
+        let run = fray(&["run", &path, "--save", &saved, "--log", &ran]);
+        assert!(
+            stdout(&run).contains("The script has no order for"),
+            "{scenario}"
+        );
+        let replay = fray(&["replay", &saved, "--log", &replayed]);
+        assert_eq!(replay.status.code(), Some(0), "{}", stderr(&replay));
+        let after_heading = |o: &Output| stdout(o).split_once('\n').unwrap().1.to_string();
+        assert_eq!(after_heading(&replay), after_heading(&run), "{scenario}");
+        let read = |f: &str| std::fs::read_to_string(f).unwrap();
+        assert_eq!(read(&replayed), read(&ran), "{scenario}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

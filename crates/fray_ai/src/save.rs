@@ -424,6 +424,19 @@ impl Controller for Replay {
     }
 }
 
+/// A scripted side as a replay keeps it: its script is followed alongside
+/// the file's orders, so that what the script says in the log (that it has
+/// no order for a question) is said where the battle said it, but nothing
+/// is decided past the file's orders.
+pub struct Muted(pub Box<dyn Controller>);
+
+impl Controller for Muted {
+    fn decide(&mut self, world: &mut World, decision: &Decision) -> Option<Order> {
+        let _ = self.0.decide(world, decision);
+        None
+    }
+}
+
 /// A controller that never decides: a replay stops where its file ends.
 pub struct Stop;
 
