@@ -455,15 +455,15 @@ fn draw_or_grab(s: &Asked, out: &mut Vec<Appraisal>) {
 const KNOCKED_OUT: f32 = 10.0;
 
 /// The chance that `a`'s blow knocks `t` out (ruling `unconscious`: EN at 0
-/// or less), parried `parries` times.
-fn knockout_chance(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
+/// or less), parried `parries` times at a cost of `spent` of `t`'s EN.
+fn knockout_chance(world: &World, a: Entity, t: Entity, (parries, spent): (i32, i32)) -> f32 {
     let Some((p, w)) = chance(world, a, t, parries) else {
         return 0.0;
     };
     let Some(d) = weapon(world, &w) else {
         return 0.0;
     };
-    let en = world.get::<En>(t).map_or(0, |x| x.current);
+    let en = world.get::<En>(t).map_or(0, |x| x.current) - spent;
     p * d.damage.plus(prepared(world, a, &w)).chance_at_least(en)
 }
 
@@ -473,11 +473,15 @@ fn knockout_chance(world: &World, a: Entity, t: Entity, parries: i32) -> f32 {
 fn parry(s: &Asked, attacker: Entity, target: Entity, out: &mut Vec<Appraisal>) {
     let (world, me) = (s.world, s.me);
     out.push(Appraisal::plain(Order::new(&s.name, "pass")));
-    let spared_knockout =
-        knockout_chance(world, attacker, target, 0) - knockout_chance(world, attacker, target, 1);
+    let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99);
+    // The parry's EN comes off the parrier: the target's own, parrying
+    // for itself.
+    let spent = if target == me { cost } else { 0 };
+    let spared_knockout = knockout_chance(world, attacker, target, (0, 0))
+        - knockout_chance(world, attacker, target, (1, spent));
     let before = attack_value(world, attacker, target, 0) + spared_knockout * KNOCKED_OUT;
     let after = attack_value(world, attacker, target, 1);
-    let cost = can_spend(world, me, Need { active: 0, any: 1 }).unwrap_or(99) as f32;
+    let cost = cost as f32;
     let lost = if parry_costs_an_attack(world, me) {
         best_attack(s)
     } else {
