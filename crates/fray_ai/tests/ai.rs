@@ -452,32 +452,41 @@ fn a_dying_creature_whose_healer_still_fights_keeps_its_wound_points() {
     // Wren lies Dying at -7 (Strength 11), Bors six cells off, and Agna,
     // a healer of her side, still fights: each Wound Point a shot costs is
     // a round fewer for Agna to reach her (004 §Wound Points). With her
-    // death near she keeps still; alone she shoots, as she dies anyway.
-    let wren_at = |wp: i32, with_agna: bool| {
-        let agna = if with_agna {
+    // death near she keeps still; alone, or with Agna fled, she shoots, as
+    // she dies anyway.
+    let wren_at = |wp: i32, agna: Option<bool>| {
+        let with_agna = if agna.is_some() {
             r#"(name: "Agna", side: "A", template: "priest", at: (1, 8)),"#
         } else {
             ""
         };
         first_order_after(
             &format!(
-                r#"(name: "Wren", side: "A", template: "archer", at: (1, 1)), {agna}
+                r#"(name: "Wren", side: "A", template: "archer", at: (1, 1)), {with_agna}
                    (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (7, 1))"#
             ),
             "Wren",
             move |world| {
-                let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
-                for (c, mut points, mut health) in q.iter_mut(world) {
+                let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
+                let mut fled = None;
+                for (e, c, mut points, mut health) in q.iter_mut(world) {
                     if c.name == "Wren" {
                         (points.current, *health) = (wp, Health::Dying);
                     }
+                    if c.name == "Agna" && agna == Some(false) {
+                        fled = Some(e);
+                    }
+                }
+                if let Some(e) = fled {
+                    world.entity_mut(e).remove::<fray_core::model::Fighting>();
                 }
             },
         )
     };
     let shot = Order::new("Wren", "attack").target("Bors").with("shortbow");
-    assert_eq!(wren_at(-7, false), shot);
-    assert_eq!(wren_at(-7, true), Order::new("Wren", "wait"));
+    assert_eq!(wren_at(-7, None), shot);
+    assert_eq!(wren_at(-7, Some(true)), Order::new("Wren", "wait"));
+    assert_eq!(wren_at(-7, Some(false)), shot);
 }
 
 /// The risk the `declared` appraisal gives Agna's stabilising Anna, who

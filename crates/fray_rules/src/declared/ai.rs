@@ -228,11 +228,13 @@ impl Down {
     }
 }
 
-/// Whether a healer of `side` other than `me` still fights, who could
-/// stabilise `me` (a Heal of 3 or more, as [`survey`] counts a healer).
+/// Whether a healer of `side` other than `me` still fights (on its feet,
+/// neither routed nor fled), who could stabilise `me` (a Heal of 3 or
+/// more, as [`survey`] counts a healer).
 fn healer_fights(world: &World, me: Entity, side: &Side) -> bool {
     super::roster(world).into_iter().any(|e| {
         e != me
+            && world.get::<fray_core::model::Fighting>(e).is_some()
             && fray_core::model::components::<(&Side, &Stats, &Health)>(world, e)
                 .is_some_and(|(s, st, h)| s == side && st.heal >= 3 && *h == Health::Fine)
     })
