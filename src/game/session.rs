@@ -584,6 +584,9 @@ fn drive(
             return;
         }
         if matches!(s.progress, Some(Progress::Over(_))) {
+            // What was said during the battle (a save midway) is old news
+            // on the result screen.
+            s.notice = None;
             next.set(Screen::Result);
         } else {
             s.progress = s.battle.advance();
