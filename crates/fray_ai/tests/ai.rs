@@ -14,6 +14,33 @@ use fray_rules::declared::{
     DamageType, Harm, Health, Injuries, Injury, Stabilised, Stress, WoundPoints,
 };
 
+/// The combatant named `name`.
+fn named(world: &mut World, name: &str) -> Entity {
+    let mut q = world.query::<(Entity, &Combatant)>();
+    q.iter(world)
+        .find(|(_, c)| c.name == name)
+        .map(|(e, _)| e)
+        .unwrap_or_else(|| panic!("{name} is there"))
+}
+
+/// Lay `name` down at `wp` Wound Points, `health`.
+fn lay_down(world: &mut World, name: &str, wp: i32, health: Health) {
+    let e = named(world, name);
+    world.get_mut::<WoundPoints>(e).unwrap().current = wp;
+    *world.get_mut::<Health>(e).unwrap() = health;
+}
+
+/// Give `name` a wound of `amount` (004 §Wound Points: stabilising it is a
+/// Heal check against 10 + its worst wound).
+fn wound(world: &mut World, name: &str, amount: i32) {
+    let e = named(world, name);
+    world.get_mut::<Injuries>(e).unwrap().0.push(Injury {
+        cause: Harm::Hit(DamageType::Blunt),
+        amount,
+        combat_injury: None,
+    });
+}
+
 /// The AI's order for `who`'s first declaration in a scenario made of `combatants`.
 fn first_order(combatants: &str, who: &str) -> Order {
     first_order_after(combatants, who, |_| {})
@@ -190,12 +217,8 @@ fn a_caster_mends_an_ally_who_has_lost_stress() {
            (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (9, 9))"#,
         "Agna",
         |world| {
-            let mut q = world.query::<(&Combatant, &mut Stress)>();
-            for (c, mut stress) in q.iter_mut(world) {
-                if c.name == "Anna" {
-                    stress.current = 10;
-                }
-            }
+            let anna = named(world, "Anna");
+            world.get_mut::<Stress>(anna).unwrap().current = 10;
         },
     );
     assert_eq!(o, Order::new("Agna", "cast").target("Anna").with("mend"));
@@ -310,12 +333,9 @@ fn one_hit_from_falling_the_ai_takes_full_defense_against_the_blows_coming() {
                (name: "Cade", side: "B", template: "hobgoblin_warrior", at: (3, 4))"#,
             "Anna",
             move |world| {
-                let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Stress)>();
-                for (c, mut w, mut s) in q.iter_mut(world) {
-                    if c.name == "Anna" {
-                        (w.current, s.current) = (wp, stress);
-                    }
-                }
+                let anna = named(world, "Anna");
+                world.get_mut::<WoundPoints>(anna).unwrap().current = wp;
+                world.get_mut::<Stress>(anna).unwrap().current = stress;
             },
         )
     };
@@ -336,22 +356,8 @@ fn a_priest_stabilises_a_bleeding_ally_rather_than_cast_at_a_distant_foe() {
            (name: "Bors", side: "B", template: "bugbear_scoundrel", at: (8, 6))"#,
         "Agna",
         |world| {
-            let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
-            for (c, mut wp, mut health) in q.iter_mut(world) {
-                if c.name == "Anna" {
-                    (wp.current, *health) = (-1, Health::Dying);
-                }
-            }
-            let mut q = world.query::<(&Combatant, &mut Injuries)>();
-            for (c, mut injuries) in q.iter_mut(world) {
-                if c.name == "Anna" {
-                    injuries.0.push(Injury {
-                        cause: Harm::Hit(DamageType::Blunt),
-                        amount: 6,
-                        combat_injury: None,
-                    });
-                }
-            }
+            lay_down(world, "Anna", -1, Health::Dying);
+            wound(world, "Anna", 6);
         },
     );
     assert_eq!(o, Order::new("Agna", "stabilise").target("Anna"));
@@ -370,18 +376,8 @@ fn a_priest_stabilises_a_dying_ally_sooner_the_nearer_its_death() {
                (name: "Bors", side: "B", template: "bugbear_scoundrel", at: (6, 3))"#,
             "Agna",
             |world| {
-                let mut q =
-                    world.query::<(&Combatant, &mut WoundPoints, &mut Health, &mut Injuries)>();
-                for (c, mut w, mut health, mut injuries) in q.iter_mut(world) {
-                    if c.name == "Anna" {
-                        (w.current, *health) = (wp, Health::Dying);
-                        injuries.0.push(Injury {
-                            cause: Harm::Hit(DamageType::Blunt),
-                            amount: 12,
-                            combat_injury: None,
-                        });
-                    }
-                }
+                lay_down(world, "Anna", wp, Health::Dying);
+                wound(world, "Anna", 12);
             },
         )
     };
@@ -402,14 +398,7 @@ fn the_ai_fights_rather_than_stabilise_an_ally_who_does_not_bleed() {
            (name: "Anna", side: "A", template: "knight", at: (0, 1)),
            (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1))"#,
         "Agna",
-        |world| {
-            let mut q = world.query::<(&Combatant, &mut WoundPoints, &mut Health)>();
-            for (c, mut wp, mut health) in q.iter_mut(world) {
-                if c.name == "Anna" {
-                    (wp.current, *health) = (0, Health::Incapacitated);
-                }
-            }
-        },
+        |world| lay_down(world, "Anna", 0, Health::Incapacitated),
     );
     assert_ne!(o.action, "stabilise", "{o:?}");
 }
@@ -424,16 +413,10 @@ fn a_creature_down_still_shoots_unless_the_strain_would_kill_it() {
                (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (7, 1))"#,
             "Wren",
             move |world| {
-                let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
-                let mut wren = None;
-                for (e, c, mut points, mut health) in q.iter_mut(world) {
-                    if c.name == "Wren" {
-                        (points.current, *health) = (wp, state);
-                        wren = Some(e);
-                    }
-                }
-                if let (true, Some(e)) = (stabilised, wren) {
-                    world.entity_mut(e).insert(Stabilised);
+                lay_down(world, "Wren", wp, state);
+                if stabilised {
+                    let wren = named(world, "Wren");
+                    world.entity_mut(wren).insert(Stabilised);
                 }
             },
         )
@@ -467,18 +450,12 @@ fn a_dying_creature_whose_healer_still_fights_keeps_its_wound_points() {
             ),
             "Wren",
             move |world| {
-                let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
-                let mut fled = None;
-                for (e, c, mut points, mut health) in q.iter_mut(world) {
-                    if c.name == "Wren" {
-                        (points.current, *health) = (wp, Health::Dying);
-                    }
-                    if c.name == "Agna" && agna == Some(false) {
-                        fled = Some(e);
-                    }
-                }
-                if let Some(e) = fled {
-                    world.entity_mut(e).remove::<fray_core::model::Fighting>();
+                lay_down(world, "Wren", wp, Health::Dying);
+                if agna == Some(false) {
+                    let fled = named(world, "Agna");
+                    world
+                        .entity_mut(fled)
+                        .remove::<fray_core::model::Fighting>();
                 }
             },
         )
@@ -508,19 +485,11 @@ fn stabilise_risk(bors: (i32, i32)) -> f32 {
         bors.0, bors.1
     );
     let mut battle = battle_from_text(&text, 1).unwrap();
-    let world = battle.world_mut();
-    let mut q = world.query::<(Entity, &Combatant, &mut WoundPoints, &mut Health)>();
-    let mut agna = None;
-    for (e, c, mut wp, mut health) in q.iter_mut(world) {
-        match c.name.as_str() {
-            "Anna" => (wp.current, *health) = (-1, Health::Dying),
-            "Agna" => agna = Some(e),
-            _ => {}
-        }
-    }
+    lay_down(battle.world_mut(), "Anna", -1, Health::Dying);
+    let agna = named(battle.world_mut(), "Agna");
     common::awaited(&mut battle).expect("someone declares");
     let hooks = *battle.world().resource::<fray_core::ai::AiHooks>();
-    (hooks.appraise)(battle.world(), agna.expect("Agna is there"))
+    (hooks.appraise)(battle.world(), agna)
         .into_iter()
         .find(|a| a.order == Order::new("Agna", "stabilise").target("Anna"))
         .expect("stabilising Anna is weighed")

@@ -758,10 +758,10 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let danger = (incoming / m.left.max(1.0)).min(1.0);
     let mut worth = None;
     if danger >= FULL_DEFENSE_DANGER {
-        let life = FELLED_ROUNDS * strike_back(m, &coming);
+        let back = strike_back(m, &coming);
+        let life = FELLED_ROUNDS * back;
         worth = Some(
-            (spared(m, &coming) * 2.0 * danger + felling_spared(m, &coming) * life)
-                + 0.5 * strike_back(m, &coming),
+            spared(m, &coming) * 2.0 * danger + felling_spared(m, &coming) * life + 0.5 * back,
         );
     }
     if !again.is_empty() {
