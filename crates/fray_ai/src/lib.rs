@@ -137,15 +137,9 @@ impl Ai {
             AiLevel::Greedy => Box::new(basic::GreedyAi),
             AiLevel::Basic => Box::new(basic::BasicAi),
             AiLevel::Search => {
-                let default = search::Budget::default();
-                let work = self.search_work.unwrap_or(default.work);
-                // The wall-clock cap stops only a search far over its
-                // budget: it grows with the work allowed.
-                let times = u32::try_from(work.div_ceil(default.work)).unwrap_or(u32::MAX);
                 let budget = search::Budget {
-                    work,
-                    cap: default.cap * times.max(1),
-                    ..default
+                    work: self.search_work,
+                    ..search::Budget::default()
                 };
                 Box::new(search::SearchAi::new(self.seed, budget))
             }
@@ -166,7 +160,7 @@ pub struct BattleOptions {
     /// Each side's AI level, by side (missing: the default level).
     pub ai: Vec<AiLevel>,
     /// The work a search AI may spend on each decision, in rules steps
-    /// (None: [`search::Budget`]'s default, 18,000).
+    /// (None: the ruleset's own, `fray_core::ai::AiHooks::search_work`).
     pub search_work: Option<u64>,
 }
 

@@ -25,6 +25,7 @@
 use std::time::{Duration, Instant};
 
 use bevy_ecs::prelude::*;
+use fray_core::ai::{AiHooks, STANDARD_SEARCH_WORK};
 use fray_core::battle::Battle;
 use fray_core::decision::{Controller, Decision, Decisions, Order, SmolStr, Thought};
 use fray_core::dice::Dice;
@@ -48,8 +49,11 @@ pub struct Budget {
     pub largest: u64,
     /// Work over all rollouts, in rules steps weighed by the field and the
     /// ruleset (`step_cost`): no new round of rollouts starts past it.
-    pub work: u64,
-    /// Wall-clock cap: no new round of rollouts starts past it.
+    /// None: the ruleset's own (`AiHooks::search_work`).
+    pub work: Option<u64>,
+    /// Wall-clock cap for the standard work ([`STANDARD_SEARCH_WORK`]),
+    /// growing with the work allowed: no new round of rollouts starts past
+    /// it.
     pub cap: Duration,
     /// How sure another order must be of beating the basic AI's choice
     /// (its edge, in standard errors) to be taken instead.
@@ -59,7 +63,8 @@ pub struct Budget {
 impl Default for Budget {
     fn default() -> Self {
         // A decision takes at most about 20 ms on a 2-core laptop in the
-        // shipped scenarios (`fray sim` reports it). Played to the end of
+        // shipped scenarios (`fray sim` reports it) with each ruleset's
+        // own work. Played to the end of
         // the round under way, a rollout is short enough to be played often:
         // more rollouts of one round judged better than fewer of three.
         Self {
@@ -67,7 +72,7 @@ impl Default for Budget {
             rollouts: 200,
             rounds: 0,
             largest: 24,
-            work: 18_000,
+            work: None,
             cap: Duration::from_millis(60),
             sureness: 1.0,
         }
@@ -88,6 +93,12 @@ const STEP_BASE: u64 = 2;
 /// counts two and a half of a duel's, not four.
 fn step_cost(step_work: u64, combatants: u64) -> u64 {
     (step_work * 2 * (combatants + STEP_BASE)).div_ceil(2 + STEP_BASE)
+}
+
+/// How many standard searches' work `work` is, rounded up: the wall-clock
+/// cap grows with it.
+fn standards(work: u64) -> u32 {
+    u32::try_from(work.div_ceil(STANDARD_SEARCH_WORK).max(1)).unwrap_or(u32::MAX)
 }
 
 /// Rollouts of every candidate before any is given up.
@@ -251,10 +262,14 @@ impl SearchAi {
             _ => 0,
         };
         let mut work = 0;
-        let step_work = world
-            .get_resource::<fray_core::ai::AiHooks>()
-            .map_or(3, |h| h.step_work.max(1));
+        let hooks = world.get_resource::<AiHooks>();
+        let step_work = hooks.map_or(3, |h| h.step_work.max(1));
         let step_cost = step_cost(step_work, combatants);
+        let budget = self
+            .budget
+            .work
+            .unwrap_or_else(|| hooks.map_or(STANDARD_SEARCH_WORK, |h| h.search_work));
+        let cap = self.budget.cap * standards(budget);
         // Candidates still played: one plainly worse than the basic AI's
         // choice after a few rollouts leaves its share to the others.
         let mut alive = vec![true; candidates.len()];
@@ -271,7 +286,7 @@ impl SearchAi {
                 values[i].push(value(ground.world(), decision.side));
             }
             eliminate(&mut alive, &values, self.budget.sureness);
-            if work >= self.budget.work || started.elapsed() >= self.budget.cap {
+            if work >= budget || started.elapsed() >= cap {
                 break;
             }
         }

@@ -20,7 +20,7 @@ use fray_core::decision::{Controller, Decisions, HumanSeat, Order};
 fn counted() -> Budget {
     Budget {
         cap: Duration::from_secs(3600),
-        work: 400,
+        work: Some(400),
         ..Budget::default()
     }
 }
@@ -273,4 +273,46 @@ fn battle_actor(battle: &Battle, name: &str) -> Entity {
         .find(|d| d.actor_name == name)
         .map(|d| d.actor)
         .expect("asked")
+}
+
+/// The work a search with no budget of its own spends on the first
+/// decision of `scenario` with more than one order open.
+fn default_work(scenario: &str) -> u64 {
+    let text = std::fs::read_to_string(common::scenario(scenario)).unwrap();
+    let mut battle = battle_from_text(&text.replace("seat: Ai", "seat: Human"), 2).unwrap();
+    battle.run();
+    let world = battle.world_mut();
+    let first = world.resource::<Decisions>().open()[0].id;
+    let lent = world.resource_mut::<Decisions>().lend(first).unwrap();
+    // As many futures as the work allows.
+    let budget = Budget {
+        cap: Duration::from_secs(3600),
+        rollouts: u32::MAX,
+        ..Budget::default()
+    };
+    let mut search = SearchAi::new(3, budget);
+    search.decide(world, &lent);
+    world.resource_mut::<Decisions>().give_back(lent);
+    assert!(search.last.len() > 1, "{scenario}: nothing to compare");
+    search.spent.0
+}
+
+#[test]
+fn a_search_spends_the_work_its_ruleset_gives_a_decision() {
+    // Twice the standard's under `phases` and `detailed_sequence`, where
+    // more futures were measured to pay; the standard's elsewhere. No new
+    // round of futures starts past it, so a search spends a little more.
+    for (scenario, work) in [
+        ("duel.ron", 18_000),
+        ("segments_melee.ron", 18_000),
+        ("crucible_4v4.ron", 18_000),
+        ("phases_duel.ron", 36_000),
+        ("ds_duel.ron", 36_000),
+    ] {
+        let spent = default_work(scenario);
+        assert!(
+            (work..work + work / 4).contains(&spent),
+            "{scenario}: {spent} spent, not about {work}"
+        );
+    }
 }

@@ -9,7 +9,7 @@
 //! asked: their withdrawal goes on by itself (ruling `morale_failure`).
 
 use bevy_ecs::prelude::*;
-use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::ai::{AiHooks, Appraisal, STANDARD_SEARCH_WORK};
 use fray_core::casting::Memorised;
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
@@ -28,6 +28,9 @@ pub const HOOKS: AiHooks = AiHooks {
     // weighs three of `declared`'s (3 each). At four of them (12) its
     // searches took 3 to 7 ms at p99 where `declared`'s took 7 to 8.
     step_work: 9,
+    // Twice the futures won about three points more, but took up to
+    // 27 ms a decision at p99 in `crucible_4v4` (docs/ai.md).
+    search_work: STANDARD_SEARCH_WORK,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {

@@ -24,7 +24,7 @@ use std::rc::Rc;
 
 use bevy_ecs::prelude::*;
 use bevy_ecs::query::QueryItem;
-use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::ai::{AiHooks, Appraisal, STANDARD_SEARCH_WORK};
 use fray_core::decision::{Order, SmolStr};
 use fray_core::dice::DiceExpr;
 use fray_core::grid::{Cell, Grid, GridGeometry};
@@ -43,6 +43,8 @@ pub const HOOKS: AiHooks = AiHooks {
     legal,
     // The unit the other rulesets' steps are weighed against, in thirds.
     step_work: 3,
+    // Twice the futures won no more (docs/ai.md, "Searching more").
+    search_work: STANDARD_SEARCH_WORK,
 };
 
 /// The same check the rules make when they take the order.

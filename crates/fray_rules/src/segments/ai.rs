@@ -11,7 +11,7 @@
 //! begins its spell unless nothing is left to cast it at.
 
 use bevy_ecs::prelude::*;
-use fray_core::ai::{AiHooks, Appraisal};
+use fray_core::ai::{AiHooks, Appraisal, STANDARD_SEARCH_WORK};
 use fray_core::decision::Order;
 use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::model::{Combatant, Fighting, Side};
@@ -28,6 +28,8 @@ pub const HOOKS: AiHooks = AiHooks {
     // A step costs as much as one of `declared`'s (3): weighed at 2, its
     // searches took 10 to 17 ms at p99 where `declared`'s took 5 to 8.
     step_work: 3,
+    // Twice the futures won no more (docs/ai.md, "Searching more").
+    search_work: STANDARD_SEARCH_WORK,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
