@@ -8,10 +8,11 @@ mod common;
 use bevy_ecs::prelude::*;
 use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
-use fray_core::decision::{Controller, Order};
+use fray_core::decision::{Controller, Decision, Order};
 use fray_core::model::Combatant;
 use fray_rules::declared::{
-    DamageType, Harm, Health, Injuries, Injury, Stabilised, Stress, WoundPoints,
+    BaseInitiative, DamageType, Harm, Health, Injuries, Injury, Kit, RoundState, Stabilised, Stats,
+    Stress, WoundPoints,
 };
 
 /// The combatant named `name`.
@@ -272,6 +273,31 @@ fn grusk_after(brienne: &Order) -> Order {
 /// The AI's order in round 2 for `me` (name, template), beside `foe` who
 /// gave `given` in both rounds; `me` waited in round 1.
 fn second_order(me: (&str, &str), foe: (&str, &str), given: &Order) -> Order {
+    second_order_after(me, foe, given, |_| {})
+}
+
+/// The same, once `prepare` has changed the battle as `me` is asked in
+/// round 2.
+fn second_order_after(
+    me: (&str, &str),
+    foe: (&str, &str),
+    given: &Order,
+    prepare: impl FnOnce(&mut World),
+) -> Order {
+    in_round_two(me, foe, given, |world, d| {
+        prepare(world);
+        BasicAi.decide(world, d).unwrap()
+    })
+}
+
+/// What `look` makes of the battle as `me` is asked in round 2, beside
+/// `foe` who gave `given` in both rounds; `me` waited in round 1.
+fn in_round_two<T>(
+    me: (&str, &str),
+    foe: (&str, &str),
+    given: &Order,
+    look: impl FnOnce(&mut World, &Decision) -> T,
+) -> T {
     let text = format!(
         r#"(
     name: "t", ruleset: "declared",
@@ -290,7 +316,7 @@ fn second_order(me: (&str, &str), foe: (&str, &str), given: &Order) -> Order {
         let d = common::awaited(&mut battle).expect("the battle goes on");
         let order = match (d.actor_name == me.0, waited) {
             (true, false) => Order::new(me.0, "wait"),
-            (true, true) => return BasicAi.decide(battle.world_mut(), &d).unwrap(),
+            (true, true) => return look(battle.world_mut(), &d),
             _ => given.clone(),
         };
         waited |= d.actor_name == me.0;
@@ -318,6 +344,100 @@ fn the_ai_takes_full_defense_against_a_foe_who_attacked_it_last_round() {
         .with("longsword");
     let anna = second_order(("Anna", "knight"), ("Bors", "hobgoblin_warrior"), &bors);
     assert_eq!(anna, Order::new("Anna", "full_defense"));
+}
+
+/// Anna, a knight at 1 Wound Point and no Stress (her draught drunk),
+/// beside Bors, a hobgoblin at `bors_wp`, their Base Initiatives (004
+/// §Step 2) `anna` and `bors`, their Agility as in the `ghoul` (Defense 11
+/// both).
+fn at_one_wound_point(world: &mut World, bors_wp: i32, (anna, bors): (i32, i32)) {
+    let set = |world: &mut World, name: &str, wp: i32, (agility, base): (i32, i32)| {
+        let e = named(world, name);
+        world.get_mut::<WoundPoints>(e).unwrap().current = wp;
+        world.get_mut::<Stress>(e).unwrap().current = 0;
+        world.get_mut::<Kit>(e).unwrap().items.clear();
+        world.get_mut::<Stats>(e).unwrap().agility_mod = agility;
+        world.get_mut::<BaseInitiative>(e).unwrap().0 = base;
+    };
+    set(world, "Anna", 1, (-3, anna));
+    set(world, "Bors", bors_wp, (-2, bors));
+}
+
+/// Bors's order in round 1: `action`, at Anna.
+fn bors_gave(action: &str) -> Order {
+    match action {
+        "attack" => Order::new("Bors", "attack")
+            .target("Anna")
+            .with("longsword"),
+        other => Order::new("Bors", other),
+    }
+}
+
+const KNIGHT: (&str, &str) = ("Anna", "knight");
+const HOBGOBLIN: (&str, &str) = ("Bors", "hobgoblin_warrior");
+
+#[test]
+fn one_hit_from_falling_the_ai_defends_against_a_foe_who_attacked_it_last_round() {
+    // Ghoul, seed 35, round 18: Brienne at 1 Wound Point, Gorm at 9 and
+    // likely to strike again. Any hit of his fells her; the +4 Defense
+    // spares the rest of her fight, and her riposte lands at his count,
+    // before his blow (004 §Step 3 Full-Defense, ruling `riposte`).
+    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_gave("attack"), |world| {
+        at_one_wound_point(world, 9, (13, 11))
+    });
+    assert_eq!(anna, Order::new("Anna", "full_defense"));
+    // Bors at 3, and her blow lands first: it would finish him in 61
+    // rounds of 100 (70% to hit, 7 in 8 of 3 or more), but so would her
+    // riposte, before his blow, with his hit at 45% rather than 65%.
+    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_gave("attack"), |world| {
+        at_one_wound_point(world, 3, (3, 11))
+    });
+    assert_eq!(anna, Order::new("Anna", "full_defense"));
+}
+
+#[test]
+fn after_a_round_in_which_both_stood_in_full_defense_the_ai_strikes() {
+    // Ghoul, seed 35: Brienne and Gorm, each one hit from falling, each
+    // stood in full defense while the other did, round after round, to the
+    // round cap. The blows each feared did not come: Anna strikes.
+    let anna = |both_defended: bool| {
+        let defend = Order::new("Bors", "full_defense");
+        second_order_after(KNIGHT, HOBGOBLIN, &defend, |world| {
+            at_one_wound_point(world, 2, (13, 11));
+            for name in ["Anna", "Bors"] {
+                let e = named(world, name);
+                world.get_mut::<RoundState>(e).unwrap().defended_last_round = both_defended;
+            }
+        })
+    };
+    assert_eq!(anna(false), Order::new("Anna", "full_defense"));
+    assert_eq!(anna(true).action, "attack");
+}
+
+#[test]
+fn a_blow_is_worth_only_as_often_as_the_striker_stands_to_land_it() {
+    // 004 §Step 2, lowest first: Bors, whom Anna faces alone, strikes at
+    // 11 + 2 and any hit of his (8 or more on the d20 against Defense 11,
+    // 13 in 20) fells her. Her blow at 13 + 2 lands only in the 7 rounds
+    // in 20 she still stands; at 3 + 2 it lands before his, at 11 + 2 with
+    // his (together).
+    let appraised = |anna: i32| {
+        in_round_two(KNIGHT, HOBGOBLIN, &bors_gave("wait"), |world, d| {
+            at_one_wound_point(world, 9, (anna, 11));
+            let all = (fray_rules::declared::ai::HOOKS.appraise)(world, d.actor);
+            let attack = all.iter().find(|a| a.order.action == "attack").unwrap();
+            attack.damage
+        })
+    };
+    // 70% to hit Defense 11 with +4, for 1d8 + 2 − 1 armour: 5.5.
+    let sure = 0.7 * 5.5;
+    assert!((appraised(3) - sure).abs() < 1e-4, "{}", appraised(3));
+    assert!((appraised(11) - sure).abs() < 1e-4, "{}", appraised(11));
+    assert!(
+        (appraised(13) - 0.35 * sure).abs() < 1e-4,
+        "{}",
+        appraised(13)
+    );
 }
 
 #[test]

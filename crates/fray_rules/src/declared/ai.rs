@@ -34,8 +34,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    Data, Health, Hurts, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress,
-    WoundPoints, validate,
+    BaseInitiative, Data, Health, Hurts, Kit, Monster, RoundState, SawThrough, Stabilised, Stats,
+    Stress, WoundPoints, validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -79,6 +79,11 @@ struct Foe {
     mine: bool,
     /// It attacked me last round, as revealed since (004 §Step 3).
     attacked_me: bool,
+    /// It stood in full defense last round.
+    defended: bool,
+    /// The count its melee blow would land at this round (004 §Step 2:
+    /// its Base Initiative and the weapon's speed), once it has one.
+    count: Option<i32>,
 }
 
 /// The creature deciding, as every appraisal of its orders reads it.
@@ -98,6 +103,10 @@ struct Me<'a> {
     /// Its Defense, and the Stress and Wound Points it has left.
     defense: i32,
     left: f32,
+    /// Its Base Initiative (004 §Step 2), once rolled.
+    base: Option<i32>,
+    /// It stood in full defense last round.
+    defended: bool,
 }
 
 impl Me<'_> {
@@ -144,6 +153,8 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         grid: world.resource::<Grid>(),
         defense: super::resolve::defense_of(data, Some(stats), hurts, round),
         left: (stress.current.max(0) + wp.current.max(0)) as f32,
+        base: world.get::<BaseInitiative>(me).map(|b| b.0),
+        defended: round.is_some_and(|r| r.defended_last_round),
     };
     let health = health.copied().unwrap_or(Health::Dead);
     let stabilised = world.get::<Stabilised>(me).is_some();
@@ -171,7 +182,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
         weapon_attacks(&m, foe, &foes, dist, nearest, &mut out);
-        spell_attacks(&m, foe, dist, &mut out);
+        spell_attacks(&m, foe, (&foes, dist), &mut out);
         intimidate(world, &m, foe, (&foes, dist), &mut morale, &mut out);
     }
     full_defense(&m, &foes, &mut out);
@@ -254,7 +265,7 @@ fn strike_while_down(world: &World, m: &Me, cost: f32, out: &mut Vec<Appraisal>)
         let dist = m.grid.distance(m.here, foe.cell);
         // It barely moves: closing in is worth nothing to it (nearest 0).
         weapon_attacks(m, foe, &foes, dist, 0, out);
-        spell_attacks(m, foe, dist, out);
+        spell_attacks(m, foe, (&foes, dist), out);
     }
     for a in &mut out[first..] {
         a.other -= cost;
@@ -525,6 +536,7 @@ type Foeing = (
     &'static Kit,
     Option<&'static Hurts>,
     Option<&'static RoundState>,
+    Option<&'static BaseInitiative>,
 );
 
 /// The query the appraisal of a creature's foes keeps with the world.
@@ -533,7 +545,7 @@ pub type FoeQuery = fray_core::model::KeptQuery<Foeing>;
 /// What `m` weighs of foe `e`, read as `looked`, who is likely to go for
 /// `m` when `mine`.
 fn foe(m: &Me, looked: QueryItem<Foeing>, e: Entity, mine: bool) -> Option<Foe> {
-    let (k, &cell, st, sr, w, kt, hurts, round) = looked;
+    let (k, &cell, st, sr, w, kt, hurts, round, base) = looked;
     let melee = kt
         .weapons
         .iter()
@@ -557,6 +569,8 @@ fn foe(m: &Me, looked: QueryItem<Foeing>, e: Entity, mine: bool) -> Option<Foe> 
         hit_on_me,
         mine,
         attacked_me: round.is_some_and(|r| r.attacked_last_round == Some(m.e)),
+        defended: round.is_some_and(|r| r.defended_last_round),
+        count: base.zip(melee).map(|(b, w)| b.0 + w.speed),
     })
 }
 
@@ -606,6 +620,26 @@ fn weapon_attacks(
     }
 }
 
+/// 004 §Step 2: the chance that `m`, acting at its Base Initiative plus
+/// `modifier`, is felled before then by the blows of `foes` that reach it
+/// and are likely to come (from the one whose target it likely is, or who
+/// attacked it last round) at an earlier count, any of whose hits would
+/// take all it has left. Tied counts resolve together: its own blow lands
+/// all the same.
+fn felled_first(m: &Me, foes: &[Foe], modifier: i32) -> f32 {
+    let Some(base) = m.base else {
+        return 0.0;
+    };
+    let standing: f32 = foes
+        .iter()
+        .filter(|g| g.mine || g.attacked_me)
+        .filter(|g| g.count.is_some_and(|c| c < base + modifier) && g.hit_on_me >= m.left)
+        .filter(|g| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach)
+        .map(|g| 1.0 - hit_chance(g.attack, m.defense))
+        .product();
+    1.0 - standing
+}
+
 /// Ruling `attack_roll` · ruling `riposte`: striking `foe`, `dist` away,
 /// with weapon `w` when its reach (or range, shot) is within a walk.
 fn strike(
@@ -624,7 +658,8 @@ fn strike(
     }
     let bonus = if shot { 0 } else { stats.strength_mod };
     let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
-    let damage = hit_chance(stats.attack, foe.defense) * mean;
+    let lands = 1.0 - felled_first(m, foes, wd.speed);
+    let damage = lands * hit_chance(stats.attack, foe.defense) * mean;
     let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
     let attack = Appraisal {
         damage,
@@ -640,9 +675,12 @@ fn strike(
             risk,
             ..attack.clone()
         });
+        // A Defensive Attack lands later (004 §Step 3).
+        let later = 1.0 - felled_first(m, foes, wd.speed + m.data.numbers.defensive_attack_extra);
         out.push(Appraisal {
             other: -0.1,
             order: m.order("defensive_attack").target(foe.name.clone()).with(w),
+            damage: later * hit_chance(stats.attack, foe.defense) * mean,
             ..attack
         });
     } else {
@@ -673,8 +711,9 @@ fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec
         return;
     }
     let mean = (wd.damage.mean() + m.stats.strength_mod as f32 - foe.armour as f32).max(0.0);
+    let lands = 1.0 - felled_first(m, foes, m.data.numbers.throw_modifier);
     out.push(Appraisal {
-        damage: THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
+        damage: lands * THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
         target_left: foe.left,
         risk: crossing_risk(m, foe.cell, foes, dist, wd.range),
         closing: dist.saturating_sub(wd.range).min(m.stats.speed) as f32,
@@ -684,14 +723,18 @@ fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec
 
 /// Ruling `spell_attack`: each damaging spell that reaches `foe` this round,
 /// worth its chance to beat both TN and Defense times its mean damage.
-fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
+fn spell_attacks(m: &Me, foe: &Foe, (foes, dist): (&[Foe], u32), out: &mut Vec<Appraisal>) {
     for (s, spell) in &m.spells {
         if let SpellEffect::Damage(dice, _) = spell.effect
             && dist <= spell.range + m.stats.speed
         {
             let p = hit_chance(m.stats.casting, spell.tn.max(foe.defense));
+            let speed = spell
+                .speed
+                .unwrap_or(spell.tn - m.data.numbers.spell_speed_base);
+            let lands = 1.0 - felled_first(m, foes, speed);
             out.push(Appraisal {
-                damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
+                damage: lands * 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
                 ..Appraisal::plain(m.order("cast").target(foe.name.clone()).with(*s))
             });
@@ -747,7 +790,11 @@ const ATTACKS_AGAIN: f32 = 1.0;
 /// taking `m` out, and the rest of its fight where one hit would fell it,
 /// and half a strike back (the foe may not attack after all); or, against
 /// foes who attacked `m` last round and still reach it, counted on to
-/// attack again, the strike back and what the Defense spares.
+/// attack again, the strike back and what the Defense spares, the rest of
+/// its fight too where one hit would fell it. A strike back is weighed as
+/// a blow is, more where it could finish the foe. The blows feared are not
+/// counted on after a round in which `m` and those foes all stood in full
+/// defense.
 fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let reaching = |g: &&Foe| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach;
     let coming: Vec<&Foe> = foes.iter().filter(reaching).filter(|g| g.mine).collect();
@@ -758,16 +805,24 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         .collect();
     let incoming: f32 = coming.iter().map(|g| g.riposte).sum();
     let danger = (incoming / m.left.max(1.0)).min(1.0);
+    // Both sides stood in full defense last round, and nobody struck: the
+    // blows feared did not come, and it strikes, so that two who fear each
+    // other's blows do not wait each other out to the round cap.
+    let standoff = m.defended && coming.iter().all(|g| g.defended);
     let mut worth = None;
-    if danger >= FULL_DEFENSE_DANGER {
-        let back = strike_back(m, &coming);
+    if danger >= FULL_DEFENSE_DANGER && !standoff {
+        let (back, worth_back) = strike_back(m, &coming);
         let life = FELLED_ROUNDS * back;
         worth = Some(
-            spared(m, &coming) * 2.0 * danger + felling_spared(m, &coming) * life + 0.5 * back,
+            spared(m, &coming) * 2.0 * danger
+                + felling_spared(m, &coming) * life
+                + 0.5 * worth_back,
         );
     }
     if !again.is_empty() {
-        let w = ATTACKS_AGAIN * (spared(m, &again) + strike_back(m, &again));
+        let (back, worth_back) = strike_back(m, &again);
+        let life = FELLED_ROUNDS * back;
+        let w = ATTACKS_AGAIN * (spared(m, &again) + felling_spared(m, &again) * life + worth_back);
         worth = Some(worth.map_or(w, |v: f32| v.max(w)));
     }
     let Some(other) = worth else {
@@ -809,18 +864,26 @@ fn felling_spared(m: &Me, coming: &[&Foe]) -> f32 {
 }
 
 /// Ruling `riposte`: the best riposte `m` makes (once a round) on one of
-/// `coming` within its melee reach.
-fn strike_back(m: &Me, coming: &[&Foe]) -> f32 {
+/// `coming` within its melee reach: its expected damage, and its worth as
+/// the AI weighs a blow, more for one that could finish the foe
+/// ([`Appraisal::score`]).
+fn strike_back(m: &Me, coming: &[&Foe]) -> (f32, f32) {
     let melee = m.weapons.iter().map(|(_, w)| w).find(|w| w.reach > 0);
-    melee.map_or(0.0, |w| {
+    melee.map_or((0.0, 0.0), |w| {
         coming
             .iter()
             .filter(|g| m.grid.distance(m.here, g.cell) <= w.reach)
             .map(|g| {
                 let mean = w.damage.mean() + m.stats.strength_mod as f32 - g.armour as f32;
-                hit_chance(m.stats.attack, g.defense) * mean.max(0.0)
+                let damage = hit_chance(m.stats.attack, g.defense) * mean.max(0.0);
+                let blow = Appraisal {
+                    damage,
+                    target_left: g.left,
+                    ..Appraisal::plain(m.order("attack"))
+                };
+                (damage, blow.score())
             })
-            .fold(0.0, f32::max)
+            .fold((0.0, 0.0), |a, b| (a.0.max(b.0), a.1.max(b.1)))
     })
 }
 
