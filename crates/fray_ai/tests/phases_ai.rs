@@ -379,16 +379,16 @@ fn after_a_quiet_turn(b: &mut Battle, d: &fray_core::decision::Decision, foe: Ce
         .distance(to, foe)
 }
 
-/// What the basic AI has Bo do first, next to Ash, with Gus and his
-/// loaded pistol seven hexes off, on a field with `obstacles`.
-fn bo_next_to_ash_with_gus_off(obstacles: &str) -> Order {
+/// What the basic AI has Bo, of PD `bo_pd`, do first, next to Ash, with
+/// Gus and his loaded pistol seven hexes off, on a field with `obstacles`.
+fn bo_next_to_ash_with_gus_off(bo_pd: i32, obstacles: &str) -> Order {
     let text = format!(
         r#"(
     name: "t", ruleset: "phases", round_cap: 1,
     grid: (kind: Square, width: 12, height: 12, obstacles: [{obstacles}]),
     sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
     combatants: [
-        (name: "Bo", side: "A", template: "bravo", at: (4, 3), set: {{"lightning_reflexes": 3}}),
+        (name: "Bo", side: "A", template: "bravo", at: (4, 3), set: {{"lightning_reflexes": 3, "pd": {bo_pd}}}),
         (name: "Ash", side: "B", template: "bravo", at: (3, 3), set: {{"pd": 8, "stun": 100}}),
         (name: "Gus", side: "B", template: "gunman", at: (11, 3)),
     ],
@@ -407,11 +407,21 @@ fn a_haymaker_is_weighed_against_the_shots_it_lets_in() {
     // Bo acts first (Initiative 8), Gus after him, this phase (002
     // §Initiative). Against Ash's PD 8 a haymaker does more than twice the
     // STUN of a strike, at -5 DCV until Bo acts again (ruling `haymaker`):
-    // worth it against Ash's sword alone, not once Gus can fire on Bo
-    // before then.
-    let open = bo_next_to_ash_with_gus_off("");
+    // worth it, Bo's own PD 8, against Ash's sword alone, not once Gus can
+    // fire on Bo before then.
+    let open = bo_next_to_ash_with_gus_off(8, "");
     assert_eq!(open.action, "strike", "{open:?}");
     // A wall between Gus and Bo blocks his line of sight (ruling `ranged`).
-    let walled = bo_next_to_ash_with_gus_off("(8, 3)");
+    let walled = bo_next_to_ash_with_gus_off(8, "(8, 3)");
     assert_eq!(walled.action, "haymaker", "{walled:?}");
+}
+
+#[test]
+fn a_haymaker_is_weighed_against_the_haymaker_it_invites() {
+    // phases_duel, seed 2: at Bo's -5 DCV Ash's own haymaker (6d6, 17 STUN
+    // past Bo's PD 4) hits 95 times in 100 rather than 62, which outweighs
+    // what Bo's haymaker adds (7 STUN past Ash's PD 8, 62 times in 100):
+    // Bo strikes. Counted as Ash's strike (4d6), it did not.
+    let walled = bo_next_to_ash_with_gus_off(4, "(8, 3)");
+    assert_eq!(walled.action, "strike", "{walled:?}");
 }

@@ -487,9 +487,11 @@ fn ally(
         let saved = if health == Some(&Health::Dying) {
             // The fewer rounds it has before it dies, the fewer tries are
             // left to save it: the more this one is worth.
-            let wp = er.get::<WoundPoints>().map_or(0, |w| w.current);
-            let rounds = wp + super::resolve::strength_now(world, e);
-            STABILISE_DYING * (1.0 + STABILISE_URGENCY / rounds.max(1) as f32)
+            let wp = er.get::<WoundPoints>();
+            let rounds = wp.map_or(0, |w| w.current) + super::resolve::strength_now(world, e);
+            let whole = wp.map_or(0, |w| w.max) + stress.map_or(0, |s| s.max);
+            let life = STABILISE_DYING.max(whole as f32);
+            life * (1.0 + STABILISE_URGENCY / rounds.max(1) as f32)
         } else {
             STABILISE_INCAPACITATED
         };
@@ -517,9 +519,13 @@ fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
 }
 
 /// 004 §Wound Points: what stabilising a Dying ally is worth, who loses a
-/// Wound Point each round until it dies at minus its Strength: a life, more
-/// than a firebolt's worth of Stress on a foe; and one merely
-/// Incapacitated, who loses nothing while it keeps still.
+/// Wound Point each round until it dies at minus its Strength: a life, as
+/// much as felling a creature of its size (its Stress and Wound Points in
+/// full), and never less than this; and one merely Incapacitated, who
+/// loses nothing while it keeps still. Worth it try by try: tending it
+/// every round from now saves it as surely as a try does, round for round,
+/// so a life at a try's odds outweighing a blow is tended at once rather
+/// than once, in its last round.
 const STABILISE_DYING: f32 = 10.0;
 /// How much more stabilising a Dying ally is worth as its death nears: with
 /// one round left, this many times [`STABILISE_DYING`] more.

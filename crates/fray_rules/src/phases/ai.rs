@@ -201,7 +201,8 @@ fn exposure(t: &Turn, cell: Cell) -> f32 {
 }
 
 /// How much more STUN `me` would take at `cell` at the Haymaker's -5 DCV
-/// (ruling `haymaker`), from each foe's worse blow: a strike, if it stands
+/// (ruling `haymaker`), from each foe's best blow at either DCV: a strike
+/// or a Haymaker of its own, whichever deals more at that DCV, if it stands
 /// within a half move and reach of `cell`, or a shot, if it can fire on
 /// `cell` before `me` acts again ([`gun_on`]).
 fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> f32 {
@@ -209,11 +210,19 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
     let grid = world.resource::<Grid>();
     let penalty = data.manoeuvre("haymaker").map_or(0, |m| m.dcv);
     let d = dcv(world, me);
-    let worse = |f: Entity, manoeuvre: &str, w: &str| {
-        let (p, mean) = expected(world, f, me, manoeuvre, w);
-        let o = ocv(world, f, manoeuvre);
-        (chance_3d6_at_least(data.numbers.attack_base + d + penalty - o) - p) * mean
+    // What foe `f`'s best of `manoeuvres` with `w` deals `me` at its DCV
+    // now, and at the Haymaker's.
+    let best = |f: Entity, manoeuvres: &[&str], w: &str| {
+        manoeuvres
+            .iter()
+            .fold((0.0f32, 0.0f32), |(now, lowered), m| {
+                let (p, mean) = expected(world, f, me, m, w);
+                let o = ocv(world, f, m);
+                let p_lowered = chance_3d6_at_least(data.numbers.attack_base + d + penalty - o);
+                (now.max(p * mean), lowered.max(p_lowered * mean))
+            })
     };
+    let worse = |(now, lowered): (f32, f32)| (lowered - now).max(0.0);
     foes.iter()
         .filter(|&&f| world.get::<Stunned>(f).is_none())
         .map(|&f| {
@@ -223,8 +232,8 @@ fn haymaker_exposure(world: &World, me: Entity, cell: Cell, foes: &[Entity]) -> 
                 .is_some_and(|(s, &fc)| grid.distance(fc, cell) <= s.reach + s.movement / 2);
             let blow = melee_weapon(world, f)
                 .filter(|_| near)
-                .map(|(_, w)| worse(f, "strike", w));
-            let shot = gun_on(world, me, f, cell).map(|w| worse(f, "shoot", w));
+                .map(|(_, w)| worse(best(f, &["strike", "haymaker"], w)));
+            let shot = gun_on(world, me, f, cell).map(|w| worse(best(f, &["shoot"], w)));
             blow.into_iter().chain(shot).fold(0.0, f32::max)
         })
         .sum()
