@@ -743,6 +743,49 @@ fn a_parry_lasts_until_the_parriers_next_turn() {
 }
 
 #[test]
+fn a_parrier_gives_up_its_first_strike_and_attacks_of_opportunity_until_its_turn() {
+    // Ruling parry: "A parrying creature gives up its attacks" until its
+    // next turn. Pike parries at count 1 of round 1; in round 2 Osric acts
+    // first and comes into the spear's reach: no first strike (003 §II E),
+    // and his blow takes the -4.
+    let sides = "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (3, 2)),
+                 (name: \"Osric\", side: \"B\", template: \"fighter\", at: (7, 2), weapons: [\"longsword\"])";
+    let b = played(
+        sides,
+        ((12, 6), 2),
+        vec![
+            Order::new("Pike", "parry"),
+            Order::new("Osric", "wait"),
+            Order::new("Osric", "attack").target("Pike"),
+            Order::new("Pike", "wait"),
+        ],
+        &[1, 10, 12, 2, 6],
+    );
+    assert_lacks(&b, "strikes first");
+    assert_lacks(&b, "Pike attacks Osric");
+    assert_has(
+        &b,
+        "Osric attacks Pike with the longsword: 6 -4 parry (ruling parry) = 2 against 13",
+    );
+    // The same round, Osric walks on within Pike's reach round a wall
+    // (more than 5', 003 §III F): no attack of opportunity from one parrying.
+    let text = walled(
+        (12, 6),
+        "(5, 2)",
+        "(name: \"Pike\", side: \"A\", template: \"spearman\", at: (3, 2)),
+         (name: \"Osric\", side: \"B\", template: \"fighter\", at: (4, 1), weapons: [\"longsword\"])",
+    );
+    let orders = vec![
+        (Order::new("Pike", "parry"), false),
+        (Order::new("Osric", "move").cell(Cell::new(4, 3)), false),
+    ];
+    let mut b = common::battle(&text, &[1, 10], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Osric moves from (4, 1) to (4, 3) (2 cells).");
+    assert_lacks(&b, "Pike takes an attack of opportunity");
+}
+
+#[test]
 fn a_parry_counts_against_missiles_too() {
     // Ruling parry: "attacks on it take -4 until its next turn", a shot
     // as much as a blow. Ash parries; Kip slings at him.

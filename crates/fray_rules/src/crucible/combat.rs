@@ -361,9 +361,13 @@ pub fn beats_bare_hands(world: &World, target: Entity, e: Entity) -> bool {
     unarmed(world, e) && !unarmed(world, target) && can_strike(world, target) && up(world, e)
 }
 
-/// Whether `e` can still strike this round.
+/// Whether `e` can still strike this round: its attacks not spent, nor
+/// given up for a parry until its next turn (ruling `parry`).
 fn can_strike(world: &World, e: Entity) -> bool {
-    acts(world, e) && world.get::<RoundState>(e).is_some_and(|r| !r.attacked)
+    acts(world, e)
+        && world
+            .get::<RoundState>(e)
+            .is_some_and(|r| !r.attacked && !r.parrying)
 }
 
 /// 003 §II E: the opponents whose melee range `mover` enters walking

@@ -159,12 +159,13 @@ pub fn rate_left(world: &World, e: Entity) -> u32 {
 }
 
 /// Whether `by` may still take an attack of opportunity (003 §III F:
-/// generally one per round).
+/// generally one per round), not having given up its attacks for a parry
+/// until its next turn (ruling `parry`).
 pub fn may_take_opportunity(world: &World, by: Entity) -> bool {
     acts(world, by)
         && world
             .get::<RoundState>(by)
-            .is_some_and(|r| !r.opportunity_used && !r.gave_up_combat)
+            .is_some_and(|r| !r.opportunity_used && !r.gave_up_combat && !r.parrying)
 }
 
 /// Ruling `disengage`: a monster does not press a player character who is
