@@ -1149,6 +1149,41 @@ fn a_readied_missile_fires_before_initiative_or_its_action_is_lost() {
     );
 }
 
+/// Whether `name`'s turn (003 §II A) offered to move to any cell, each
+/// time it was asked; everyone holds, or waits.
+struct OffersCells(&'static str, std::sync::Arc<std::sync::Mutex<Vec<bool>>>);
+
+impl Controller for OffersCells {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        if d.actor_name == self.0 && d.rule == "003 §II A" {
+            self.1.lock().unwrap().push(d.any_cell);
+        }
+        Plays(Vec::new()).decide(world, d)
+    }
+}
+
+#[test]
+fn a_held_missile_offers_no_cell_to_move_to() {
+    // Ruling readied_missile: a held missile fires on the turn, or the
+    // action is lost; the turn does not offer a move it would refuse. In
+    // round 2, nothing held, it does.
+    let text = field(
+        "crucible",
+        (12, 8),
+        2,
+        NO_SURPRISE,
+        "(name: \"Aelis\", side: \"A\", template: \"elf_scout\", at: (1, 3), set: {\"readied\": 1}),
+         (name: \"Grum\", side: \"B\", template: \"orc\", at: (8, 3))",
+    );
+    let offered = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = offered.clone();
+    let mut b = common::battle(&text, &[5, 9, 5, 9], move |_| {
+        Box::new(OffersCells("Aelis", seen.clone()))
+    });
+    common::run(&mut b);
+    assert_eq!(*offered.lock().unwrap(), [false, true]);
+}
+
 #[test]
 fn a_missile_fired_before_initiative_spends_the_rounds_attack() {
     // Ruling readied_missile: Aelis fires before initiative, and on her

@@ -183,6 +183,11 @@ fn turn(world: &mut World, e: Entity) {
         return;
     }
     let round = world.resource::<Flow>().round;
+    // Ruling readied_missile: a held missile fires now or the action is
+    // lost, so no cell is offered to move to.
+    let holding = world
+        .get::<RoundState>(e)
+        .is_some_and(|r| r.holding_readied);
     let id = decision::ask(
         world,
         Question {
@@ -192,7 +197,7 @@ fn turn(world: &mut World, e: Entity) {
             }),
             rule: "003 §II A".into(),
             secret: false,
-            move_order: Some(Order::new(name(world, e), "move")),
+            move_order: (!holding).then(|| Order::new(name(world, e), "move")),
             choices: orders::choices,
         },
     );
