@@ -393,6 +393,50 @@ fn a_chain_of_preparations_on_a_spear_resolves_before_the_initiative_moves() {
     );
 }
 
+#[test]
+fn a_bow_or_thrust_is_not_prepared_where_the_attack_could_not_follow() {
+    // 000 §1.2.4: a bow's preparation "must be immediately followed by
+    // another preparation or an attack". Ash, unalert, has one active blow:
+    // none would be left for the shot. With two, the shot follows at once.
+    let archer = |active: u32| {
+        format!(
+            r#"(name: "Ash", side: "A", template: "archer", at: (1, 3), surprised: true, set: {{"active": {active}}}),
+               (name: "Bo", side: "B", template: "swordsman", at: (9, 3), set: {{"active": 1, "reactive": 0}})"#
+        )
+    };
+    let orders = || {
+        vec![
+            o(Q::Option, "Ash", "prepare"),
+            at(Q::Option, "Ash", "attack", "Bo"),
+        ]
+    };
+    let mut b = battle(&archer(1), &[5, 5, 1, 1], orders(), 1);
+    run(&mut b);
+    line(
+        &b,
+        "refused: the bow's preparation must go on at once to the attack (000 §1.2.4), and the attack could not follow: no active blow left this round",
+    );
+    common::assert_lacks(&b, "great blow with the bow is lost");
+    let mut b = battle(&archer(2), &[5, 5, 1, 1], orders(), 1);
+    run(&mut b);
+    let prepared = line(&b, "Ash prepares a great blow with the bow (1 so far");
+    assert!(line(&b, "Ash attacks Bo with the bow") > prepared);
+    // An unalert mage's dagger thrusts in melee, which only the alert do
+    // (000 §1.2.5).
+    let mut b = battle(
+        r#"(name: "Mo", side: "A", template: "mage", at: (3, 3), surprised: true, set: {"active": 2}),
+           (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 1, "reactive": 0})"#,
+        &[],
+        vec![o(Q::Option, "Mo", "prepare")],
+        1,
+    );
+    run(&mut b);
+    line(
+        &b,
+        "refused: the dagger's preparation must go on at once to the attack (000 §1.2.4), and only an alert character attacks in melee (000 §1.2.5)",
+    );
+}
+
 const DUEL: &str = r#"
     (name: "Ash", side: "A", template: "swordsman", at: (3, 3), set: {"active": 3}),
     (name: "Bo", side: "B", template: "swordsman", at: (4, 3), set: {"active": 1, "reactive": 1}),
@@ -684,21 +728,21 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
             o(Q::Option, "Ash", "prepare"),
             o(Q::Option, "Ash", "prepare"),
             o(Q::Option, "Ash", "prepare"),
-            o(Q::Option, "Ash", "prepare"),
+            at(Q::Option, "Ash", "attack", "Bo"),
         ],
         1,
     );
     run(&mut b);
-    // Preparations 1 (free) to 4 (3 EN): the bow's range grows to 12 x 5.
-    line(&b, "Ash prepares a great blow with the bow (4 so far");
-    line(&b, "range 60");
-    // A fifth would be a fourth EN: the chain cannot go on, the preparations
-    // are lost, and Ash has no blow it can pay for.
+    // Preparations 1 (free) to 3 (2 EN): the bow's range grows to 12 x 4.
+    line(&b, "Ash prepares a great blow with the bow (3 so far");
+    line(&b, "range 48");
+    // A fourth would leave the shot that must follow it (000 §1.2.4) a
+    // fourth EN: refused, and the chain goes on to the shot, the third.
     line(
         &b,
-        "Ash's great blow with the bow is lost: the chain of preparations could not go on.",
+        "refused: the bow's preparation must go on at once to the attack (000 §1.2.4), and the attack could not follow: the phase's EN is spent (cap 3",
     );
-    line(&b, "Nobody is eligible for the initiative");
+    line(&b, "Ash attacks Bo with the bow (an active blow, 1 EN)");
     let ash = entity(&b, "Ash");
     assert_eq!(b.world().get::<En>(ash).unwrap().current, 15);
     // Exactly the cap was spent in the combat phase.
@@ -708,19 +752,24 @@ fn a_phase_spends_no_more_en_than_the_level_allows() {
 #[test]
 fn a_scenario_sets_the_en_die_and_with_it_the_en_a_phase_may_spend() {
     // Introduction: "EL+4 for characters with an AD6+2 per EL". The archer's
-    // D6 becomes a D6+2 (`en_die: 2`): at EL 1, 5 EN a phase; its six
-    // preparations cost 5 EN (the first is free), where a D6 allows three.
+    // D6 becomes a D6+2 (`en_die: 2`): at EL 1, 5 EN a phase; its five
+    // preparations and the shot cost 5 EN (the first is free), where a D6
+    // allows three.
     let mut b = battle(
         r#"
         (name: "Ash", side: "A", template: "archer", at: (1, 3), surprised: true, set: {"active": 6, "el": 1, "en_die": 2}),
         (name: "Bo", side: "B", template: "swordsman", at: (22, 3), set: {"active": 0, "reactive": 0}),
     "#,
         &[],
-        (0..6).map(|_| o(Q::Option, "Ash", "prepare")).collect(),
+        (0..6)
+            .map(|_| o(Q::Option, "Ash", "prepare"))
+            .chain([at(Q::Option, "Ash", "attack", "Bo")])
+            .collect(),
         1,
     );
     run(&mut b);
-    line(&b, "Ash prepares a great blow with the bow (6 so far");
+    line(&b, "Ash prepares a great blow with the bow (5 so far");
+    line(&b, "Ash attacks Bo with the bow");
     let ash = entity(&b, "Ash");
     assert_eq!(b.world().get::<En>(ash).unwrap().current, 13);
     assert_eq!(b.world().get::<Blows>(ash).unwrap().en_round, 5);

@@ -679,7 +679,32 @@ fn prepare_plan(world: &World, me: Entity, order: &Order, hands: &Hands) -> Resu
         return Err("the chain goes on with the weapon prepared".into());
     }
     can_spend(world, me, Need { active: 1, any: 0 })?;
+    if matches!(d.kind, WeaponKind::Thrusting | WeaponKind::Bow) {
+        chain_can_go_on(world, me, (&w, d))?;
+    }
     Ok(Plan::Prepare { weapon: w })
+}
+
+/// 000 §1.2.4: a thrusting weapon's or a bow's preparation "must be
+/// immediately followed by another preparation or an attack or the effects
+/// are lost": it is refused where the attack could not follow it: a melee
+/// attack by one not alert (000 §1.2.5), or blows or EN too few for the
+/// preparation and the attack together.
+fn chain_can_go_on(world: &World, me: Entity, (w, d): (&str, &Weapon)) -> Result<(), String> {
+    let lost = format!("the {w}'s preparation must go on at once to the attack (000 §1.2.4)");
+    if d.kind == WeaponKind::Thrusting && !alert(world, me) {
+        return Err(format!(
+            "{lost}, and only an alert character attacks in melee (000 §1.2.5)"
+        ));
+    }
+    let attack = Need::attack(d.heft == super::Heft::Heavy);
+    let both = Need {
+        active: 1 + attack.active,
+        any: attack.any,
+    };
+    can_spend(world, me, both)
+        .map(|_| ())
+        .map_err(|why| format!("{lost}, and the attack could not follow: {why}"))
 }
 
 /// 000 §1.2.3 Maneuver: "Can be used only if alert. Affects the range to any
