@@ -967,6 +967,40 @@ fn a_trace_onto_difficult_ground_is_as_long_as_the_movement_allows() {
 }
 
 #[test]
+fn a_trace_that_enters_no_cell_stays_and_is_not_struck_as_a_mover() {
+    // Ruling trace_fractions: Bo (alert: 2 halved, 1) traces onto difficult
+    // ground, which costs two: he enters no cell. He stays, and ends his
+    // movement at once (ruling stop_options), so Ash, waiting beside him
+    // for a mover, has none to strike (000 §3.2.2).
+    let text = common::field(
+        "detailed_sequence",
+        (12, 6),
+        1,
+        "",
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (2, 2)),
+        (name: "Bo", side: "B", template: "swordsman", at: (3, 2), set: {"move": 2}),
+    "#,
+    )
+    .replace("height: 6)", "height: 6, difficult: [(4, 2)])");
+    let mut b = scripted(
+        &text,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Ash", "stay").target("Bo")),
+            (Q::Trace, Order::new("Bo", "trace").cell(Cell::new(4, 2))),
+            at(Q::Stopped, "Ash", "attack", "Bo"),
+        ],
+    );
+    run(&mut b);
+    line(
+        &b,
+        "Bo stays: its movement does not reach into the first cell of its trace",
+    );
+    common::assert_lacks(&b, "Ash attacks Bo");
+}
+
+#[test]
 fn a_stopper_whose_cell_another_mover_ends_on_stops_short_and_says_why() {
     // Ruling trace_fractions: movers never share a cell; one that would
     // stop where another mover ends stops on the last cell of its advance

@@ -282,7 +282,20 @@ fn plot_trace(
     let cost = |c: &Cell| (grid.enter_cost(*c).unwrap_or(u32::MAX) as usize).min(budget + 1);
     let mut path = in_movement(start, &path, cost);
     path.truncate(budget);
-    let words = revealed_as(world, e, &plan, (start, &path), stop_near, rises);
+    // A trace whose first cell costs more than the movement enters no
+    // cell: it stays, and ends at once (ruling stop_options).
+    let short = rises == 0 && cells_moved(start, &path) == 0 && !path.is_empty();
+    if short {
+        path.clear();
+    }
+    let words = if short {
+        format!(
+            "{} stays: its movement does not reach into the first cell of its trace",
+            name(world, e)
+        )
+    } else {
+        revealed_as(world, e, &plan, (start, &path), stop_near, rises)
+    };
     path.splice(0..0, std::iter::repeat_n(start, rises));
     let length = rises + budget;
     // Said in the reveal: an unalert character's foes double their hit rolls
