@@ -1001,6 +1001,40 @@ fn a_trace_that_enters_no_cell_stays_and_is_not_struck_as_a_mover() {
 }
 
 #[test]
+fn one_lying_fallen_may_stay_and_strike_a_mover_who_comes_within_reach() {
+    // Ruling fall ends the movement of one knocked down as it moves; Ash
+    // lies fallen from the start and stays, waiting for Bo, who runs past
+    // him: he strikes as Bo comes within reach (000 §3.2.2), as fallen.
+    let text = common::field(
+        "detailed_sequence",
+        (12, 6),
+        1,
+        "",
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (2, 2), starts: ["fallen"]),
+        (name: "Bo", side: "B", template: "runner", at: (9, 2), surprised: true),
+    "#,
+    );
+    let mut b = scripted(
+        &text,
+        &[],
+        vec![
+            (Q::Trace, Order::new("Ash", "stay").target("Bo")),
+            (
+                Q::Trace,
+                Order::new("Bo", "trace")
+                    .cell(Cell::new(1, 3))
+                    .with("unalert"),
+            ),
+            at(Q::Stopped, "Ash", "attack", "Bo"),
+        ],
+    );
+    run(&mut b);
+    common::assert_lacks(&b, "Ash is down: it ends its movement");
+    line(&b, "Ash attacks Bo");
+}
+
+#[test]
 fn a_stopper_whose_cell_another_mover_ends_on_stops_short_and_says_why() {
     // Ruling trace_fractions: movers never share a cell; one that would
     // stop where another mover ends stops on the last cell of its advance

@@ -533,17 +533,19 @@ fn advance(world: &mut World) {
 }
 
 /// Rulings unconscious and fall: the unconscious move no further, nor does
-/// one knocked down as it moves: it ends its movement where it fell.
+/// one knocked down as it moves: it ends its movement where it fell. One
+/// staying where it lies to wait for a mover is not moving, and waits on.
 fn stop_the_fallen(world: &mut World) {
     let out: Vec<usize> = {
         let flow = world.resource::<Flow>();
         (0..flow.traces.len())
             .filter(|&i| {
-                let who = flow.traces[i].who;
+                let t = &flow.traces[i];
                 // One still rising lies there by its own choice.
-                !flow.traces[i].done
-                    && (!up(world, who)
-                        || (world.get::<super::Fallen>(who).is_some() && flow.traces[i].rises == 0))
+                let moving = t.rises == 0 && !t.path.is_empty();
+                !t.done
+                    && (!up(world, t.who)
+                        || (world.get::<super::Fallen>(t.who).is_some() && moving))
             })
             .collect()
     };
