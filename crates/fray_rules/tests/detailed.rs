@@ -1554,6 +1554,34 @@ fn one_mended_above_0_en_comes_to_and_fights_again() {
 }
 
 #[test]
+fn a_mend_past_the_most_en_one_may_have_says_what_is_lost() {
+    // 000 §2.1.2, ruling spells: Ann has 20 of her 24 EN; the mage's mend
+    // gives 1d6+2 [4] = 6, of which 2 go past her maximum.
+    let mut b = battle(
+        r#"
+        (name: "Mage", side: "A", template: "mage", at: (1, 4), surprised: true),
+        (name: "Ann", side: "A", template: "swordsman", at: (2, 4), set: {"en": 24}),
+        (name: "Bob", side: "B", template: "swordsman", at: (20, 4)),
+    "#,
+        &[4],
+        vec![(
+            Q::Noncombat,
+            Order::new("Mage", "cast").with("mend").target("Ann"),
+        )],
+        1,
+    );
+    let ann = entity(&b, "Ann");
+    b.world_mut().get_mut::<En>(ann).unwrap().current = 20;
+    run(&mut b);
+    line(&b, "Mage casts mend on Ann (");
+    line(
+        &b,
+        "Ann's EN cannot go past its 24: 2 of what it gained are lost; EN 24.",
+    );
+    assert_eq!(b.world().get::<En>(ann).unwrap().current, 24);
+}
+
+#[test]
 fn one_who_stops_may_draw_a_weapon_instead_of_striking() {
     // 000 §3.2.2: "or alternatively execute an option other than an
     // attack, borrowing blows" (ruling stop_options): Bo stays and, Mira

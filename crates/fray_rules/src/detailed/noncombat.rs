@@ -134,8 +134,24 @@ fn take_effect_together(world: &mut World, changes: Vec<(Entity, i32)>) {
         }
     }
     for &(e, delta) in &net {
-        if let Some(mut en) = world.get_mut::<En>(e) {
-            en.current = (en.current + delta).min(en.max);
+        let Some(mut en) = world.get_mut::<En>(e) else {
+            continue;
+        };
+        let lost = (en.current + delta - en.max).max(0);
+        en.current = (en.current + delta).min(en.max);
+        let (now, max) = (en.current, en.max);
+        if lost > 0 {
+            // What was said to be gained, past the most it may have.
+            let who = name(world, e);
+            log(world, || {
+                Event::new(
+                    EventKind::Heal,
+                    "000 §2.2",
+                    format!("{who}'s EN cannot go past its {max}: {lost} of what it gained are lost; EN {now}."),
+                )
+                .actor(&who)
+                .amount(lost)
+            });
         }
     }
     for (e, _) in net {
