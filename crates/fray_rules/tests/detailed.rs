@@ -7,7 +7,7 @@ use bevy_ecs::prelude::*;
 use common::{Script, count, line, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
-use fray_core::decision::{Decision, Order};
+use fray_core::decision::{Controller, Decision, Order};
 use fray_core::grid::Cell;
 use fray_core::log::BattleLog;
 use fray_core::model::Rostered;
@@ -1117,6 +1117,72 @@ fn a_trace_with_no_movement_left_ends_at_once_and_is_not_offered() {
     assert!(
         !offered.iter().any(|l| l.starts_with("Make for")),
         "{offered:?}"
+    );
+}
+
+/// Plays as [`scripted`] does, and keeps the labels of the choices a
+/// person would have been offered at each question of kind `q`.
+struct Offered {
+    q: Q,
+    script: Vec<(Q, Order)>,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>,
+}
+
+impl Controller for Offered {
+    fn decide(&mut self, world: &mut World, d: &Decision) -> Option<Order> {
+        let q = asked(world, d);
+        if q == self.q {
+            let labels = detailed::orders::choices(world, d.actor);
+            let labels = labels.into_iter().map(|c| c.label).collect();
+            self.seen.lock().unwrap().push(labels);
+        }
+        let mine = |(k, o): &&(Q, Order)| *k == q && o.actor == d.actor_name;
+        let order = self.script.iter().find(mine).map(|(_, o)| o.clone());
+        order.or_else(|| {
+            let action = if q == Q::Trace { "stay" } else { "pass" };
+            Some(Order::new(&d.actor_name, action))
+        })
+    }
+}
+
+#[test]
+fn striking_a_mover_with_a_heavy_weapon_offers_both_blows_and_their_en() {
+    // Ruling borrowed_blows, 000 §1.2.5: Brand's battleaxe is heavy, so a
+    // strike at Bo running past takes an active blow and a second, both
+    // borrowed from the next round, and 1 EN (the first blow free).
+    let text = common::field(
+        "detailed_sequence",
+        (12, 6),
+        1,
+        "",
+        r#"(name: "Brand", side: "A", template: "axeman", at: (2, 2)),
+           (name: "Bo", side: "B", template: "runner", at: (9, 2), surprised: true)"#,
+    );
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let script = vec![
+        (Q::Trace, Order::new("Brand", "stay").target("Bo")),
+        (
+            Q::Trace,
+            Order::new("Bo", "trace")
+                .cell(Cell::new(1, 3))
+                .with("unalert"),
+        ),
+        (Q::Stopped, Order::new("Brand", "attack").target("Bo")),
+    ];
+    let kept = seen.clone();
+    let mut b = common::battle(&text, &[], move |_| {
+        Box::new(Offered {
+            q: Q::Stopped,
+            script: script.clone(),
+            seen: kept.clone(),
+        })
+    });
+    run(&mut b);
+    let seen = seen.lock().unwrap();
+    assert!(
+        seen[0].iter().any(|l| l
+            == "Strike Bo as it moves (an active blow and a second for the heavy battleaxe borrowed from the next round, 1 EN)"),
+        "{seen:?}"
     );
 }
 

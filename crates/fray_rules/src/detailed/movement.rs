@@ -56,7 +56,7 @@ pub fn movement_phase(world: &mut World) {
                     Ask::Stopped,
                     |_| {
                         format!(
-                            "{who} has stopped: strike a character still moving, borrowing a blow from the next round?"
+                            "{who} has stopped: strike a character still moving, borrowing blows from the next round?"
                         )
                     },
                     "000 §3.2.2",

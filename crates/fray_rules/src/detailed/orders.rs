@@ -1076,9 +1076,13 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
                     );
                 }
             } else {
+                // The one weapon free to parry, named.
+                let with = free
+                    .first()
+                    .map_or(String::new(), |w| format!(" with the {w}"));
                 offer(
                     Order::new(&name, "parry"),
-                    format!("Parry {a}'s attack on {t} ({blow})"),
+                    format!("Parry {a}'s attack on {t}{with} ({blow})"),
                 );
             }
             offer(Order::new(&name, "pass"), "Do not parry".into());
@@ -1459,6 +1463,24 @@ fn back_from_foes(world: &World, me: Entity, foes: &[&(Entity, String)]) -> Opti
 
 /// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
 /// not yet ended movement", or let them pass.
+/// What striking a mover costs `me` (ruling borrowed_blows, 000 §1.2.5):
+/// an active blow, and a second with a heavy weapon, borrowed from the next
+/// round, and their EN.
+fn borrowed_strike(world: &World, me: Entity) -> String {
+    let w = attack_weapon(world, me);
+    let heavy = w
+        .as_deref()
+        .and_then(|w| weapon(world, w))
+        .is_some_and(|d| d.heft == super::Heft::Heavy);
+    let blows = match (&w, heavy) {
+        (Some(w), true) => format!("an active blow and a second for the heavy {w}"),
+        _ => "an active blow".to_string(),
+    };
+    let en = can_spend(world, me, Need::attack(heavy))
+        .map_or(String::new(), |cost| format!(", {cost} EN"));
+    format!("{blows} borrowed from the next round{en}")
+}
+
 fn stopped_choices(
     world: &World,
     me: Entity,
@@ -1467,11 +1489,12 @@ fn stopped_choices(
     offer: &mut impl FnMut(Order, String),
 ) {
     let flow = world.resource::<Flow>();
+    let strike = borrowed_strike(world, me);
     for (e, n) in foes {
         if flow.traces.iter().any(|t| t.who == *e && !t.done) {
             offer(
                 Order::new(name, "attack").target(n),
-                format!("Strike {n} as it moves (a borrowed blow)"),
+                format!("Strike {n} as it moves ({strike})"),
             );
         }
     }
