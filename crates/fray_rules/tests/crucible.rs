@@ -1873,9 +1873,12 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
         "{labels:?}"
     );
     // Ruling running_rate: the corner is 3 squares off, within Osric's
-    // rate of 4, so no run is offered; in the open, one is, warned of.
+    // rate of 4: a run is offered there, or to any other cell it reaches
+    // (003 §III D: "You can move further/faster"); in the open, farther.
     assert!(
-        !labels.iter().any(|l| l.starts_with("Run to")),
+        labels.iter().any(|l| l.starts_with(
+            "Run to (0, 0), or another cell within twice the rate (no combat or casting this round)"
+        )),
         "{labels:?}"
     );
     let open = sides
@@ -1892,9 +1895,36 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
     assert_eq!(
         run,
         [
-            "Run to (2, 2) (no combat or casting this round) — WARNING: draws an attack of opportunity from Grum and Snag"
+            "Run to (2, 2), or another cell within twice the rate (no combat or casting this round) — WARNING: draws an attack of opportunity from Grum and Snag"
         ]
     );
+}
+
+#[test]
+fn a_move_beyond_the_rate_says_a_run_would_reach_and_a_run_does() {
+    // 003 §III D, ruling running_rate: Osric (rate 4) on an open field.
+    // A move 8 squares off is refused, saying a run reaches it; the run
+    // offered, aimed at that cell, goes there.
+    let sides = "(name: \"Osric\", side: \"A\", template: \"fighter\", at: (2, 4), weapons: [\"longsword\"]),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (28, 4))";
+    let text = field("crucible", (30, 8), 1, NO_SURPRISE, sides);
+    let mut b = idle(&text);
+    let osric = unit(&b, "Osric");
+    let why = crucible::validate(
+        b.world(),
+        osric,
+        &Order::new("Osric", "move").cell(Cell::new(10, 4)),
+    );
+    assert_eq!(
+        why.unwrap_err(),
+        "(10, 4) is 8 squares away; the rate is 4: a run reaches it, giving up the round's combat (003 §III D; choose Run, with that cell)"
+    );
+    let run = crucible::choices(b.world_mut(), osric)
+        .into_iter()
+        .find(|c| c.order.action == "run")
+        .expect("a run is offered");
+    let aimed = run.order.cell(Cell::new(10, 4));
+    assert!(crucible::validate(b.world(), osric, &aimed).is_ok());
 }
 
 #[test]

@@ -367,7 +367,14 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         "move" => {
             let to = order.cell.ok_or("a move needs a cell")?;
             not_pursuing(world, e)?;
-            reachable(world, e, to, rate)?;
+            let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
+            reachable(world, e, to, rate).map_err(|why| {
+                if reachable(world, e, to, rate * mult).is_ok() {
+                    format!("{why}: a run reaches it, giving up the round's combat (003 §III D; choose Run, with that cell)")
+                } else {
+                    why
+                }
+            })?;
             Ok(Plan::Move { to })
         }
         "run" => {
@@ -1276,14 +1283,15 @@ fn withdrawal_choices(world: &World, e: Entity) -> Vec<Choice> {
             format!("Fall back to {to}, front kept"),
         ));
     }
-    // Away as a flight goes (ruling flight_path), as far as a run reaches.
+    // Away as a flight goes (ruling flight_path), as far as a run reaches;
+    // or, aimed at another cell, anywhere a run reaches.
     let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
     let budget = (rate_left(world, e) * mult) as usize;
     let way = flight(world, e).unwrap_or_default();
-    // Offered only where it goes farther than a move at the rate would.
-    let farther = budget.min(way.len()) > rate_left(world, e) as usize;
-    if let Some(&to) = way[..budget.min(way.len())].last().filter(|_| farther) {
-        let label = format!("Run to {to} (no combat or casting this round)");
+    if let Some(&to) = way[..budget.min(way.len())].last() {
+        let label = format!(
+            "Run to {to}, or another cell within twice the rate (no combat or casting this round)"
+        );
         out.push(offer(world, e, Order::new(&me, "run").cell(to), label));
     }
     out
