@@ -1507,7 +1507,7 @@ fn who_sits_at_the_table_does_not_reorder_a_tie() {
     ];
     let ai = stdout(&fray(&[&args[..], &["--all-ai"]].concat()));
     assert!(ai.contains(tie), "{ai}");
-    let seated = fray_with_input(&[&args[..], &["--human", "Party"]].concat(), "22\n11\n22\n");
+    let seated = fray_with_input(&[&args[..], &["--human", "Party"]].concat(), "23\n11\n23\n");
     let out = stdout(&seated);
     assert!(out.contains(tie), "{out}");
 }
