@@ -1015,7 +1015,8 @@ fn highlights(
 
 /// Clicking a token selects it; while a person decides, clicking an enemy
 /// picks the first legal choice aimed at it and clicking an open cell moves
-/// toward it (when the decision allows a cell).
+/// toward it (when the decision allows a cell), or, past where a move
+/// reaches, gives the first choice that names a cell and reaches it (a run).
 fn click(
     actions: Single<&ActionState<GameAction>>,
     mouse: Res<ButtonInput<MouseButton>>,
@@ -1056,11 +1057,40 @@ fn click(
             && let (Some(c), Some(template)) = (hover.cell, d.move_order.clone())
             && d.any_cell
         {
-            s.answer(d.id, template.cell(c));
+            let order = to_cell(s.battle.world(), &d, template.cell(c));
+            s.answer(d.id, order);
             return;
         }
     }
     s.selected = hover.token.or(s.selected);
+}
+
+/// `plain`, a move to a clicked cell, if the rules take it; else the first
+/// choice of `d` that names a cell, aimed at that cell instead, that they
+/// take (a run where a move falls short); else `plain`, to be refused and
+/// say why.
+fn to_cell(
+    world: &World,
+    d: &fray_core::decision::Decision,
+    plain: fray_core::decision::Order,
+) -> fray_core::decision::Order {
+    let Some(hooks) = world.get_resource::<fray_core::ai::AiHooks>() else {
+        return plain;
+    };
+    if (hooks.legal)(world, d.actor, &plain) {
+        return plain;
+    }
+    let cell = plain.cell;
+    d.choices
+        .iter()
+        .filter(|c| c.refused.is_none() && c.order.cell.is_some())
+        .filter(|c| c.order.action != plain.action)
+        .map(|c| fray_core::decision::Order {
+            cell,
+            ..c.order.clone()
+        })
+        .find(|o| (hooks.legal)(world, d.actor, o))
+        .unwrap_or(plain)
 }
 
 /// The systems that bring the board up to date with the battle each frame.
@@ -1151,6 +1181,43 @@ mod tests {
         let want = [("Gash", 13), ("Rot", 5), ("Gash", -4)];
         let want: Vec<(String, i32)> = want.iter().map(|(n, a)| (n.to_string(), *a)).collect();
         assert_eq!(got, want);
+    }
+
+    /// Ruling running_rate (crucible): a cell clicked past where Aldo's
+    /// move reaches (rate 4), within a run, is run to; one within it is
+    /// moved to; one past a run too stays the move, to be refused.
+    #[test]
+    fn a_cell_clicked_past_a_move_takes_the_choice_that_reaches_it() {
+        let text = r#"(
+            name: "t", ruleset: "crucible", round_cap: 1,
+            grid: (kind: Square, width: 30, height: 9),
+            sides: [(name: "A", seat: Human), (name: "B", seat: Human)],
+            options: {"surprise": "none"},
+            combatants: [
+                (name: "Aldo", side: "A", template: "fighter", at: (2, 4), weapons: ["longsword"]),
+                (name: "Orc", side: "B", template: "orc", at: (27, 4)),
+            ],
+            dice: [2, 9],
+        )"#;
+        let mut battle = fray_ai::battle_from_text(text, 3).unwrap();
+        let fray_core::battle::Progress::AwaitingHuman(ids) = battle.run() else {
+            panic!("Aldo is asked");
+        };
+        let world = battle.world();
+        let d = world
+            .resource::<fray_core::decision::Decisions>()
+            .get(ids[0])
+            .unwrap()
+            .clone();
+        assert_eq!(d.actor_name, "Aldo");
+        let to = |x, y| {
+            let plain = d.move_order.clone().unwrap().cell(Cell::new(x, y));
+            let o = to_cell(world, &d, plain);
+            (o.action.to_string(), o.cell)
+        };
+        assert_eq!(to(5, 4), ("move".into(), Some(Cell::new(5, 4))));
+        assert_eq!(to(10, 4), ("run".into(), Some(Cell::new(10, 4))));
+        assert_eq!(to(14, 4), ("move".into(), Some(Cell::new(14, 4))));
     }
 
     #[test]

@@ -1877,7 +1877,7 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
     // (003 §III D: "You can move further/faster"); in the open, farther.
     assert!(
         labels.iter().any(|l| l.starts_with(
-            "Run to (0, 0), or another cell within twice the rate (no combat or casting this round)"
+            "Run to (0, 0), or to another cell within twice the rate, clicked or typed (no combat or casting this round)"
         )),
         "{labels:?}"
     );
@@ -1895,7 +1895,7 @@ fn a_person_is_offered_falling_back_running_and_striking_then_moving_back() {
     assert_eq!(
         run,
         [
-            "Run to (2, 2), or another cell within twice the rate (no combat or casting this round) — WARNING: draws an attack of opportunity from Grum and Snag"
+            "Run to (2, 2), or to another cell within twice the rate, clicked or typed (no combat or casting this round) — WARNING: draws an attack of opportunity from Grum and Snag"
         ]
     );
 }

@@ -1290,7 +1290,7 @@ fn withdrawal_choices(world: &World, e: Entity) -> Vec<Choice> {
     let way = flight(world, e).unwrap_or_default();
     if let Some(&to) = way[..budget.min(way.len())].last() {
         let label = format!(
-            "Run to {to}, or another cell within twice the rate (no combat or casting this round)"
+            "Run to {to}, or to another cell within twice the rate, clicked or typed (no combat or casting this round)"
         );
         out.push(offer(world, e, Order::new(&me, "run").cell(to), label));
     }
