@@ -74,6 +74,12 @@ fn o(q: Q, actor: &str, action: &str) -> (Q, Order) {
     (q, Order::new(actor, action))
 }
 
+/// `actor`'s trace to `to`, unalert (ruling unalert_movement).
+fn unalert_trace(actor: &str, (x, y): (i32, i32)) -> (Q, Order) {
+    let order = Order::new(actor, "trace").cell(Cell::new(x, y));
+    (Q::Trace, order.with("unalert"))
+}
+
 fn at(q: Q, actor: &str, action: &str, target: &str) -> (Q, Order) {
     (q, Order::new(actor, action).target(target))
 }
@@ -806,12 +812,7 @@ fn a_chase_needs_movement_left_and_one_within_reach_ends_at_once() {
         &[],
         vec![
             (Q::Trace, Order::new("Pike", "chase").target("Mira")),
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(1, 7))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (1, 7)),
             at(Q::Stopped, "Sly", "attack", "Pike"),
         ],
         1,
@@ -835,12 +836,7 @@ fn a_chase_needs_movement_left_and_one_within_reach_ends_at_once() {
         &[],
         vec![
             (Q::Trace, Order::new("Pike", "chase").target("Mira")),
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(1, 7))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (1, 7)),
             at(Q::Stopped, "Sly", "attack", "Pike"),
         ],
         1,
@@ -895,15 +891,7 @@ fn one_who_stops_grabs_with_a_hand_free_or_drops_first() {
             (name: "Run", side: "B", template: "runner", at: (4, 4), starts: ["weapon_on_the_ground"]),
         "#,
             &[],
-            vec![
-                (
-                    Q::Trace,
-                    Order::new("Run", "trace")
-                        .cell(Cell::new(10, 4))
-                        .with("unalert"),
-                ),
-                (Q::Stopped, order),
-            ],
+            vec![unalert_trace("Run", (10, 4)), (Q::Stopped, order)],
             1,
         );
         run(&mut b);
@@ -1020,12 +1008,7 @@ fn one_lying_fallen_may_stay_and_strike_a_mover_who_comes_within_reach() {
         &[],
         vec![
             (Q::Trace, Order::new("Ash", "stay").target("Bo")),
-            (
-                Q::Trace,
-                Order::new("Bo", "trace")
-                    .cell(Cell::new(1, 3))
-                    .with("unalert"),
-            ),
+            unalert_trace("Bo", (1, 3)),
             at(Q::Stopped, "Ash", "attack", "Bo"),
         ],
     );
@@ -1161,12 +1144,7 @@ fn striking_a_mover_with_a_heavy_weapon_offers_both_blows_and_their_en() {
     let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let script = vec![
         (Q::Trace, Order::new("Brand", "stay").target("Bo")),
-        (
-            Q::Trace,
-            Order::new("Bo", "trace")
-                .cell(Cell::new(1, 3))
-                .with("unalert"),
-        ),
+        unalert_trace("Bo", (1, 3)),
         (Q::Stopped, Order::new("Brand", "attack").target("Bo")),
     ];
     let kept = seen.clone();
@@ -1327,12 +1305,7 @@ fn an_alert_archer_chasing_closes_to_the_cell_beside_not_to_its_bows_range() {
         &[],
         vec![
             (Q::Trace, Order::new("Wren", "chase").target("Mira")),
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(16, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (16, 4)),
         ],
         1,
     );
@@ -1360,12 +1333,7 @@ fn a_chaser_stops_within_reach_after_the_smallest_fraction_and_strikes_the_mover
     "#,
         &[4, 4, 1, 3],
         vec![
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(16, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (16, 4)),
             (
                 Q::Trace,
                 Order::new("Hal", "chase").target("Mira").with("unalert"),
@@ -1410,12 +1378,7 @@ fn a_chaser_of_a_chaser_follows_the_trace_it_follows() {
     "#,
         &[],
         vec![
-            (
-                Q::Trace,
-                Order::new("Cai", "trace")
-                    .cell(Cell::new(20, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Cai", (20, 4)),
             (
                 Q::Trace,
                 Order::new("Bo", "chase").target("Cai").with("unalert"),
@@ -1825,12 +1788,7 @@ fn a_guard_who_steps_two_cells_stops_early_in_the_moment_and_catches_the_runner(
     "#,
         &[4, 4, 1, 3],
         vec![
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(15, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (15, 4)),
             (Q::Trace, Order::new("Hal", "trace").cell(Cell::new(8, 5))),
             at(Q::Stopped, "Hal", "attack", "Mira"),
         ],
@@ -1867,12 +1825,7 @@ fn one_who_stays_for_a_runner_strikes_it_as_it_passes() {
     "#,
         &[4, 5, 1, 2],
         vec![
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(14, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (14, 4)),
             (Q::Trace, Order::new("Bo", "stay").target("Mira")),
             at(Q::Stopped, "Bo", "attack", "Mira"),
         ],
@@ -1903,12 +1856,7 @@ fn one_unalert_with_no_movement_may_still_wait_for_a_mover_and_strike_it() {
     "#,
         &[4, 5, 1, 2],
         vec![
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(14, 4))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (14, 4)),
             (Q::Trace, Order::new("Bo", "stay").target("Mira")),
             at(Q::Stopped, "Bo", "attack", "Mira"),
         ],
@@ -2796,12 +2744,7 @@ fn one_stopped_with_nothing_in_hand_may_grab_as_a_mover_passes() {
     "#,
         &[5, 5, 5, 5],
         vec![
-            (
-                Q::Trace,
-                Order::new("Mira", "trace")
-                    .cell(Cell::new(11, 5))
-                    .with("unalert"),
-            ),
+            unalert_trace("Mira", (11, 5)),
             (Q::Trace, Order::new("Bo", "stay").target("Mira")),
             (Q::Stopped, Order::new("Bo", "grab").with("broadsword")),
         ],
