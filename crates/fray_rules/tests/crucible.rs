@@ -1925,6 +1925,18 @@ fn a_move_beyond_the_rate_says_a_run_would_reach_and_a_run_does() {
         .expect("a run is offered");
     let aimed = run.order.cell(Cell::new(10, 4));
     assert!(crucible::validate(b.world(), osric, &aimed).is_ok());
+    // Having fought this round, Osric may no longer run: the refused move
+    // does not say a run would reach.
+    b.world_mut()
+        .get_mut::<crucible::RoundState>(osric)
+        .unwrap()
+        .attacked = true;
+    let why = crucible::validate(
+        b.world(),
+        osric,
+        &Order::new("Osric", "move").cell(Cell::new(10, 4)),
+    );
+    assert_eq!(why.unwrap_err(), "(10, 4) is 8 squares away; the rate is 4");
 }
 
 #[test]

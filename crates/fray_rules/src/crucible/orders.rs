@@ -369,7 +369,8 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
             not_pursuing(world, e)?;
             let mult = world.resource::<Data>().0.ruling_numbers.run_multiplier;
             reachable(world, e, to, rate).map_err(|why| {
-                if reachable(world, e, to, rate * mult).is_ok() {
+                let run = Order::new(order.actor.clone(), "run").cell(to);
+                if reachable(world, e, to, rate * mult).is_ok() && validate(world, e, &run).is_ok() {
                     format!("{why}: a run reaches it, giving up the round's combat (003 §III D; choose Run, with that cell)")
                 } else {
                     why

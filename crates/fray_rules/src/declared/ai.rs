@@ -34,8 +34,8 @@ use fray_core::occupancy::{Occupancy, listed_near};
 
 use super::data::{DeclaredData, Spell, SpellEffect, Weapon};
 use super::{
-    BaseInitiative, Data, Health, Hurts, Kit, Monster, RoundState, SawThrough, Stabilised, Stats,
-    Stress, WoundPoints, validate,
+    Data, Health, Hurts, Kit, Monster, RoundState, SawThrough, Stabilised, Stats, Stress,
+    WoundPoints, validate,
 };
 
 pub const HOOKS: AiHooks = AiHooks {
@@ -79,11 +79,6 @@ struct Foe {
     mine: bool,
     /// It attacked me last round, as revealed since (004 §Step 3).
     attacked_me: bool,
-    /// It stood in full defense last round.
-    defended: bool,
-    /// The count its melee blow would land at this round (004 §Step 2:
-    /// its Base Initiative and the weapon's speed), once it has one.
-    count: Option<i32>,
 }
 
 /// The creature deciding, as every appraisal of its orders reads it.
@@ -103,10 +98,6 @@ struct Me<'a> {
     /// Its Defense, and the Stress and Wound Points it has left.
     defense: i32,
     left: f32,
-    /// Its Base Initiative (004 §Step 2), once rolled.
-    base: Option<i32>,
-    /// It stood in full defense last round.
-    defended: bool,
 }
 
 impl Me<'_> {
@@ -153,8 +144,6 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         grid: world.resource::<Grid>(),
         defense: super::resolve::defense_of(data, Some(stats), hurts, round),
         left: (stress.current.max(0) + wp.current.max(0)) as f32,
-        base: world.get::<BaseInitiative>(me).map(|b| b.0),
-        defended: round.is_some_and(|r| r.defended_last_round),
     };
     let health = health.copied().unwrap_or(Health::Dead);
     let stabilised = world.get::<Stabilised>(me).is_some();
@@ -182,7 +171,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     for foe in &foes {
         let dist = m.grid.distance(here, foe.cell);
         weapon_attacks(&m, foe, &foes, dist, nearest, &mut out);
-        spell_attacks(&m, foe, (&foes, dist), &mut out);
+        spell_attacks(&m, foe, dist, &mut out);
         intimidate(world, &m, foe, (&foes, dist), &mut morale, &mut out);
     }
     full_defense(&m, &foes, &mut out);
@@ -265,7 +254,7 @@ fn strike_while_down(world: &World, m: &Me, cost: f32, out: &mut Vec<Appraisal>)
         let dist = m.grid.distance(m.here, foe.cell);
         // It barely moves: closing in is worth nothing to it (nearest 0).
         weapon_attacks(m, foe, &foes, dist, 0, out);
-        spell_attacks(m, foe, (&foes, dist), out);
+        spell_attacks(m, foe, dist, out);
     }
     for a in &mut out[first..] {
         a.other -= cost;
@@ -484,21 +473,29 @@ fn ally(
     if tend && fallen {
         let (tn, _) = super::resolve::stabilise_tn(world, m.data, e);
         let p = check_chance(m.data, m.stats.heal, tn);
+        let dist = m.grid.distance(m.here, cell);
+        let risk = crossing_risk(m, cell, foes, dist, 1);
         let saved = if health == Some(&Health::Dying) {
             // The fewer rounds it has before it dies, the fewer tries are
             // left to save it: the more this one is worth.
             let wp = er.get::<WoundPoints>();
             let rounds = wp.map_or(0, |w| w.current) + super::resolve::strength_now(world, e);
+            // Reached without a riposte on the way, a life weighs its
+            // size; through foes' reach, no more than the least, the
+            // healer's own being at stake too.
             let whole = wp.map_or(0, |w| w.max) + stress.map_or(0, |s| s.max);
-            let life = STABILISE_DYING.max(whole as f32);
+            let life = if risk > 0.0 {
+                STABILISE_DYING
+            } else {
+                STABILISE_DYING.max(whole as f32)
+            };
             life * (1.0 + STABILISE_URGENCY / rounds.max(1) as f32)
         } else {
             STABILISE_INCAPACITATED
         };
-        let dist = m.grid.distance(m.here, cell);
         out.push(Appraisal {
             other: p * saved,
-            risk: crossing_risk(m, cell, foes, dist, 1),
+            risk,
             ..Appraisal::plain(m.order("stabilise").target(&k.name))
         });
     }
@@ -521,7 +518,8 @@ fn check_chance(data: &DeclaredData, bonus: i32, tn: i32) -> f32 {
 /// 004 §Wound Points: what stabilising a Dying ally is worth, who loses a
 /// Wound Point each round until it dies at minus its Strength: a life, as
 /// much as felling a creature of its size (its Stress and Wound Points in
-/// full), and never less than this; and one merely Incapacitated, who
+/// full) where the healer reaches it provoking no riposte, and never less
+/// than this; and one merely Incapacitated, who
 /// loses nothing while it keeps still. Worth it try by try: tending it
 /// every round from now saves it as surely as a try does, round for round,
 /// so a life at a try's odds outweighing a blow is tended at once rather
@@ -542,7 +540,6 @@ type Foeing = (
     &'static Kit,
     Option<&'static Hurts>,
     Option<&'static RoundState>,
-    Option<&'static BaseInitiative>,
 );
 
 /// The query the appraisal of a creature's foes keeps with the world.
@@ -551,7 +548,7 @@ pub type FoeQuery = fray_core::model::KeptQuery<Foeing>;
 /// What `m` weighs of foe `e`, read as `looked`, who is likely to go for
 /// `m` when `mine`.
 fn foe(m: &Me, looked: QueryItem<Foeing>, e: Entity, mine: bool) -> Option<Foe> {
-    let (k, &cell, st, sr, w, kt, hurts, round, base) = looked;
+    let (k, &cell, st, sr, w, kt, hurts, round) = looked;
     let melee = kt
         .weapons
         .iter()
@@ -575,8 +572,6 @@ fn foe(m: &Me, looked: QueryItem<Foeing>, e: Entity, mine: bool) -> Option<Foe> 
         hit_on_me,
         mine,
         attacked_me: round.is_some_and(|r| r.attacked_last_round == Some(m.e)),
-        defended: round.is_some_and(|r| r.defended_last_round),
-        count: base.zip(melee).map(|(b, w)| b.0 + w.speed),
     })
 }
 
@@ -626,26 +621,6 @@ fn weapon_attacks(
     }
 }
 
-/// 004 §Step 2: the chance that `m`, acting at its Base Initiative plus
-/// `modifier`, is felled before then by the blows of `foes` that reach it
-/// and are likely to come (from the one whose target it likely is, or who
-/// attacked it last round) at an earlier count, any of whose hits would
-/// take all it has left. Tied counts resolve together: its own blow lands
-/// all the same.
-fn felled_first(m: &Me, foes: &[Foe], modifier: i32) -> f32 {
-    let Some(base) = m.base else {
-        return 0.0;
-    };
-    let standing: f32 = foes
-        .iter()
-        .filter(|g| g.mine || g.attacked_me)
-        .filter(|g| g.count.is_some_and(|c| c < base + modifier) && g.hit_on_me >= m.left)
-        .filter(|g| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach)
-        .map(|g| 1.0 - hit_chance(g.attack, m.defense))
-        .product();
-    1.0 - standing
-}
-
 /// Ruling `attack_roll` · ruling `riposte`: striking `foe`, `dist` away,
 /// with weapon `w` when its reach (or range, shot) is within a walk.
 fn strike(
@@ -664,8 +639,7 @@ fn strike(
     }
     let bonus = if shot { 0 } else { stats.strength_mod };
     let mean = (wd.damage.mean() + bonus as f32 - foe.armour as f32).max(0.0);
-    let lands = 1.0 - felled_first(m, foes, wd.speed);
-    let damage = lands * hit_chance(stats.attack, foe.defense) * mean;
+    let damage = hit_chance(stats.attack, foe.defense) * mean;
     let closing = nearest as f32 - dist.saturating_sub(reach).min(dist) as f32;
     let attack = Appraisal {
         damage,
@@ -681,12 +655,9 @@ fn strike(
             risk,
             ..attack.clone()
         });
-        // A Defensive Attack lands later (004 §Step 3).
-        let later = 1.0 - felled_first(m, foes, wd.speed + m.data.numbers.defensive_attack_extra);
         out.push(Appraisal {
             other: -0.1,
             order: m.order("defensive_attack").target(foe.name.clone()).with(w),
-            damage: later * hit_chance(stats.attack, foe.defense) * mean,
             ..attack
         });
     } else {
@@ -717,9 +688,8 @@ fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec
         return;
     }
     let mean = (wd.damage.mean() + m.stats.strength_mod as f32 - foe.armour as f32).max(0.0);
-    let lands = 1.0 - felled_first(m, foes, m.data.numbers.throw_modifier);
     out.push(Appraisal {
-        damage: lands * THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
+        damage: THROWN_AWAY * hit_chance(m.stats.attack, foe.defense) * mean,
         target_left: foe.left,
         risk: crossing_risk(m, foe.cell, foes, dist, wd.range),
         closing: dist.saturating_sub(wd.range).min(m.stats.speed) as f32,
@@ -729,18 +699,14 @@ fn throw(m: &Me, foe: &Foe, foes: &[Foe], (i, dist): (usize, u32), out: &mut Vec
 
 /// Ruling `spell_attack`: each damaging spell that reaches `foe` this round,
 /// worth its chance to beat both TN and Defense times its mean damage.
-fn spell_attacks(m: &Me, foe: &Foe, (foes, dist): (&[Foe], u32), out: &mut Vec<Appraisal>) {
+fn spell_attacks(m: &Me, foe: &Foe, dist: u32, out: &mut Vec<Appraisal>) {
     for (s, spell) in &m.spells {
         if let SpellEffect::Damage(dice, _) = spell.effect
             && dist <= spell.range + m.stats.speed
         {
             let p = hit_chance(m.stats.casting, spell.tn.max(foe.defense));
-            let speed = spell
-                .speed
-                .unwrap_or(spell.tn - m.data.numbers.spell_speed_base);
-            let lands = 1.0 - felled_first(m, foes, speed);
             out.push(Appraisal {
-                damage: lands * 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
+                damage: 1.05 * p * (dice.mean() - foe.armour as f32).max(0.0),
                 target_left: foe.left,
                 ..Appraisal::plain(m.order("cast").target(foe.name.clone()).with(*s))
             });
@@ -798,9 +764,7 @@ const ATTACKS_AGAIN: f32 = 1.0;
 /// foes who attacked `m` last round and still reach it, counted on to
 /// attack again, the strike back and what the Defense spares, the rest of
 /// its fight too where one hit would fell it. A strike back is weighed as
-/// a blow is, more where it could finish the foe. The blows feared are not
-/// counted on after a round in which `m` and those foes all stood in full
-/// defense.
+/// a blow is, more where it could finish the foe.
 fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let reaching = |g: &&Foe| g.reach > 0 && m.grid.distance(m.here, g.cell) <= g.reach;
     let coming: Vec<&Foe> = foes.iter().filter(reaching).filter(|g| g.mine).collect();
@@ -811,12 +775,8 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
         .collect();
     let incoming: f32 = coming.iter().map(|g| g.riposte).sum();
     let danger = (incoming / m.left.max(1.0)).min(1.0);
-    // Both sides stood in full defense last round, and nobody struck: the
-    // blows feared did not come, and it strikes, so that two who fear each
-    // other's blows do not wait each other out to the round cap.
-    let standoff = m.defended && coming.iter().all(|g| g.defended);
     let mut worth = None;
-    if danger >= FULL_DEFENSE_DANGER && !standoff {
+    if danger >= FULL_DEFENSE_DANGER {
         let (back, worth_back) = strike_back(m, &coming);
         let life = FELLED_ROUNDS * back;
         worth = Some(

@@ -203,8 +203,6 @@ pub struct RoundState {
     /// Whom it attacked or threw at last round, if anyone: declared then,
     /// revealed since (004 §Step 3).
     pub attacked_last_round: Option<Entity>,
-    /// Stood in full defense last round: declared then, revealed since.
-    pub defended_last_round: bool,
     /// Fell Incapacitated or Dying this round, after it declared.
     pub fell: bool,
     /// Fell Incapacitated or Dying last round after declaring the action

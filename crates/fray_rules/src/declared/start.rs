@@ -113,7 +113,6 @@ fn fresh_round(rs: &RoundState, last: Option<Action>) -> RoundState {
             Some(Action::Attack { target, .. } | Action::Throw { target, .. }) => Some(target),
             _ => None,
         },
-        defended_last_round: matches!(last, Some(Action::FullDefense { .. })),
         ..RoundState::default()
     }
 }

@@ -145,12 +145,11 @@ fn take_effect_together(world: &mut World, changes: Vec<(Entity, i32)>) {
             let who = name(world, e);
             log(world, || {
                 Event::new(
-                    EventKind::Heal,
+                    EventKind::Note,
                     "000 §2.2",
                     format!("{who}'s EN cannot go past its {max}: {lost} of what it gained are lost; EN {now}."),
                 )
                 .actor(&who)
-                .amount(lost)
             });
         }
     }
