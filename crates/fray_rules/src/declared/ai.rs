@@ -777,18 +777,12 @@ fn full_defense(m: &Me, foes: &[Foe], out: &mut Vec<Appraisal>) {
     let danger = (incoming / m.left.max(1.0)).min(1.0);
     let mut worth = None;
     if danger >= FULL_DEFENSE_DANGER {
-        let (back, worth_back) = strike_back(m, &coming);
-        let life = FELLED_ROUNDS * back;
-        worth = Some(
-            spared(m, &coming) * 2.0 * danger
-                + felling_spared(m, &coming) * life
-                + 0.5 * worth_back,
-        );
+        let (kept, back) = fight_kept(m, &coming);
+        worth = Some(spared(m, &coming) * 2.0 * danger + kept + 0.5 * back);
     }
     if !again.is_empty() {
-        let (back, worth_back) = strike_back(m, &again);
-        let life = FELLED_ROUNDS * back;
-        let w = ATTACKS_AGAIN * (spared(m, &again) + felling_spared(m, &again) * life + worth_back);
+        let (kept, back) = fight_kept(m, &again);
+        let w = ATTACKS_AGAIN * (spared(m, &again) + kept + back);
         worth = Some(worth.map_or(w, |v: f32| v.max(w)));
     }
     let Some(other) = worth else {
@@ -827,6 +821,14 @@ fn felling_spared(m: &Me, coming: &[&Foe]) -> f32 {
         .filter(|g| g.hit_on_me >= m.left)
         .map(|g| hit_chance(g.attack, m.defense) - hit_chance(g.attack, m.defense + bonus))
         .sum()
+}
+
+/// What full defense against `coming` keeps of `m`'s fight besides the
+/// hits: the rest of it, [`FELLED_ROUNDS`] of its blows for each felling
+/// hit the +4 Defense spares, and its riposte's worth ([`strike_back`]).
+fn fight_kept(m: &Me, coming: &[&Foe]) -> (f32, f32) {
+    let (back, worth_back) = strike_back(m, coming);
+    (felling_spared(m, coming) * FELLED_ROUNDS * back, worth_back)
 }
 
 /// Ruling `riposte`: the best riposte `m` makes (once a round) on one of

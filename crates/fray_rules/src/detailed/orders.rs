@@ -1461,8 +1461,6 @@ fn back_from_foes(world: &World, me: Entity, foes: &[&(Entity, String)]) -> Opti
     fray_core::movement::farthest_from(grid, (here, most), &at, |c| taken.contains(&c), |_| true)
 }
 
-/// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
-/// not yet ended movement", or let them pass.
 /// What striking a mover costs `me` (ruling borrowed_blows, 000 §1.2.5):
 /// an active blow, and a second with a heavy weapon, borrowed from the next
 /// round, and their EN.
@@ -1481,6 +1479,8 @@ fn borrowed_strike(world: &World, me: Entity) -> String {
     format!("{blows} borrowed from the next round{en}")
 }
 
+/// 000 §3.2.2: the choices of one who just stopped — strike a foe "who has
+/// not yet ended movement", or let them pass.
 fn stopped_choices(
     world: &World,
     me: Entity,
