@@ -363,14 +363,11 @@ fn at_one_wound_point(world: &mut World, bors_wp: i32, (anna, bors): (i32, i32))
     set(world, "Bors", bors_wp, (-2, bors));
 }
 
-/// Bors's order in round 1: `action`, at Anna.
-fn bors_gave(action: &str) -> Order {
-    match action {
-        "attack" => Order::new("Bors", "attack")
-            .target("Anna")
-            .with("longsword"),
-        other => Order::new("Bors", other),
-    }
+/// Bors's attack on Anna in round 1.
+fn bors_attacks() -> Order {
+    Order::new("Bors", "attack")
+        .target("Anna")
+        .with("longsword")
 }
 
 const KNIGHT: (&str, &str) = ("Anna", "knight");
@@ -382,14 +379,14 @@ fn one_hit_from_falling_the_ai_defends_against_a_foe_who_attacked_it_last_round(
     // likely to strike again. Any hit of his fells her; the +4 Defense
     // spares the rest of her fight, and her riposte lands at his count,
     // before his blow (004 §Step 3 Full-Defense, ruling `riposte`).
-    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_gave("attack"), |world| {
+    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_attacks(), |world| {
         at_one_wound_point(world, 9, (13, 11))
     });
     assert_eq!(anna, Order::new("Anna", "full_defense"));
     // Bors at 3, and her blow lands first: it would finish him in 61
     // rounds of 100 (70% to hit, 7 in 8 of 3 or more), but so would her
     // riposte, before his blow, with his hit at 45% rather than 65%.
-    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_gave("attack"), |world| {
+    let anna = second_order_after(KNIGHT, HOBGOBLIN, &bors_attacks(), |world| {
         at_one_wound_point(world, 3, (3, 11))
     });
     assert_eq!(anna, Order::new("Anna", "full_defense"));
