@@ -182,7 +182,8 @@ pub(crate) struct AiArgs {
     /// The work a search AI may spend on each decision, in rules steps
     /// weighed by the ruleset and the size of the field: by default the
     /// ruleset's own (18000; 36000 under phases and detailed_sequence,
-    /// where more futures pay), 4500 plays quickly, 72000 deeply.
+    /// where more futures pay; 72000 under crucible, where the cells its
+    /// futures' paths search count too).
     #[arg(long, value_name = "STEPS", value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub search_work: Option<u64>,
 }

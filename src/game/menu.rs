@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use bevy::prelude::*;
 use bevy_egui::{EguiContexts, EguiPrimaryContextPass, egui};
 use fray_ai::AiLevel;
+use fray_core::ai::STANDARD_SEARCH_WORK;
 use fray_core::model::{BattleResult, Seat};
 use fray_core::scenario::LoadedScenario;
 
@@ -40,8 +41,9 @@ pub struct MenuState {
     seats: Vec<Seat>,
     /// The AI's level on each side it plays.
     ai: Vec<AiLevel>,
-    /// The work a search AI may spend on a decision (None: the default).
-    search_work: Option<u64>,
+    /// The search AI's budget, in quarters of the ruleset's own work
+    /// (None: the ruleset's own).
+    search_quarters: Option<u64>,
     seed: u64,
     pub error: Option<String>,
 }
@@ -324,24 +326,32 @@ fn seat_row(ui: &mut egui::Ui, state: &mut MenuState, i: usize) {
     }
 }
 
-/// How much work a search AI may spend on each decision, in rules steps.
+/// How much work a search AI may spend on each decision: quarters of the
+/// ruleset's own work (None: the ruleset's own).
 const SEARCH_BUDGETS: [(Option<u64>, &str, &str); 3] = [
     (
-        Some(4_500),
+        Some(1),
         "quick",
-        "A quarter of the standard's futures played out (an eighth under phases and detailed_sequence), a few milliseconds a decision (4,500 work).",
+        "A quarter of the ruleset's own futures played out, a few milliseconds a decision.",
     ),
     (
         None,
         "standard",
-        "About 20 ms a decision at most on a 2-core laptop: the ruleset's own work (rules steps played ahead, weighed by the ruleset and the size of the field), 18,000, or 36,000 under phases and detailed_sequence, where more futures pay.",
+        "About 20 ms a decision at most on a 2-core laptop: the ruleset's own work (rules steps played ahead, weighed by the ruleset and the size of the field), 18,000; 36,000 under phases and detailed_sequence, where more futures pay; 72,000 under crucible, where the cells its futures' paths search count too.",
     ),
     (
-        Some(72_000),
+        Some(16),
         "deep",
-        "Four times the standard's futures played out (twice under phases and detailed_sequence), up to about 80 ms a decision (72,000 work).",
+        "Four times the ruleset's own futures played out, up to about 80 ms a decision.",
     ),
 ];
+
+/// The work a search AI spends on a decision under `ruleset` at the
+/// budget chosen in the menu, in quarters of the ruleset's own.
+fn search_work(ruleset: &str, quarters: Option<u64>) -> Option<u64> {
+    let own = fray_rules::ruleset(ruleset).map_or(STANDARD_SEARCH_WORK, |r| r.search_work);
+    quarters.map(|q| own * q / 4)
+}
 
 /// The search AI's budget, to be chosen when a side is seated with it.
 fn search_budget(ui: &mut egui::Ui, state: &mut MenuState) {
@@ -354,10 +364,10 @@ fn search_budget(ui: &mut egui::Ui, state: &mut MenuState) {
     ui.add_enabled_ui(searching, |ui| {
         ui.horizontal(|ui| {
             ui.label("Search budget:");
-            for (work, label, tip) in SEARCH_BUDGETS {
-                let on = state.search_work == work;
+            for (quarters, label, tip) in SEARCH_BUDGETS {
+                let on = state.search_quarters == quarters;
                 if ui.selectable_label(on, label).on_hover_text(tip).clicked() {
-                    state.search_work = work;
+                    state.search_quarters = quarters;
                 }
             }
         });
@@ -420,7 +430,7 @@ fn menu_ui(
                             seed: state.seed,
                             seats: state.seats.clone(),
                             ai: state.ai.clone(),
-                            search_work: state.search_work,
+                            search_work: search_work(&ruleset, state.search_quarters),
                             load: None,
                         }));
                     }
@@ -430,7 +440,7 @@ fn menu_ui(
                             seed: state.seed,
                             seats: vec![Seat::Ai; sides.len()],
                             ai: state.ai.clone(),
-                            search_work: state.search_work,
+                            search_work: search_work(&ruleset, state.search_quarters),
                             load: None,
                         }));
                     }
@@ -609,4 +619,19 @@ pub(super) fn plugin(app: &mut App) {
             EguiPrimaryContextPass,
             result_ui.run_if(in_state(Screen::Result)),
         );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_work;
+
+    #[test]
+    fn the_menus_budgets_are_quarters_of_the_rulesets_own_work() {
+        assert_eq!(search_work("declared", None), None);
+        assert_eq!(search_work("declared", Some(1)), Some(4_500));
+        assert_eq!(search_work("phases", Some(1)), Some(9_000));
+        assert_eq!(search_work("detailed_sequence", Some(16)), Some(144_000));
+        assert_eq!(search_work("crucible", Some(16)), Some(288_000));
+        assert_eq!(search_work("segments", Some(16)), Some(72_000));
+    }
 }

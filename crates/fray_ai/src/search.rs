@@ -19,8 +19,9 @@
 //! sides wrote down is only ever among the orders waiting to be taken.)
 //!
 //! The budget is counted in rules steps, each weighed by its ruleset and
-//! the size of the field, so the same seed gives the same battle; a
-//! wall-clock cap only stops a search that runs far over.
+//! the size of the field, and where the ruleset says so in the cells its
+//! paths expand (`AiHooks::cell_work`), so the same seed gives the same
+//! battle; a wall-clock cap only stops a search that runs far over.
 
 use std::time::{Duration, Instant};
 
@@ -48,7 +49,9 @@ pub struct Budget {
     /// a decision may, and it plays as the basic AI.
     pub largest: u64,
     /// Work over all rollouts, in rules steps weighed by the field and the
-    /// ruleset (`step_cost`): no new round of rollouts starts past it.
+    /// ruleset (`step_cost`), and in cells their paths expand where the
+    /// ruleset counts them (`AiHooks::cell_work`): no new round of
+    /// rollouts starts past it.
     /// None: the ruleset's own (`AiHooks::search_work`).
     pub work: Option<u64>,
     /// Wall-clock cap for the standard work ([`STANDARD_SEARCH_WORK`]),
@@ -265,6 +268,7 @@ impl SearchAi {
         let hooks = world.get_resource::<AiHooks>();
         let step_work = hooks.map_or(3, |h| h.step_work.max(1));
         let step_cost = step_cost(step_work, combatants);
+        let cell_work = hooks.map_or(0, |h| h.cell_work);
         let budget = self
             .budget
             .work
@@ -281,8 +285,10 @@ impl SearchAi {
                     continue;
                 }
                 let ground = self.ground(world)?;
+                let expanded = fray_core::grid::cells_expanded();
                 let steps = play_out(world, ground, decision, order, seed, rounds)?;
-                work += step_cost * (steps + FORK_STEPS);
+                let expanded = fray_core::grid::cells_expanded().wrapping_sub(expanded);
+                work += step_cost * (steps + FORK_STEPS) + cell_work * expanded;
                 values[i].push(value(ground.world(), decision.side));
             }
             eliminate(&mut alive, &values, self.budget.sureness);

@@ -278,34 +278,63 @@ fn battle_actor(battle: &Battle, name: &str) -> Entity {
 /// The work a search with no budget of its own spends on the first
 /// decision of `scenario` with more than one order open.
 fn default_work(scenario: &str) -> u64 {
+    first_search(scenario, None, |_| {}).spent.0
+}
+
+/// A search of `work` (None: the ruleset's own), as many futures as that
+/// allows, of the first decision of `scenario` with more than one order
+/// open, once `tweak` has changed its world.
+fn first_search(scenario: &str, work: Option<u64>, tweak: impl FnOnce(&mut World)) -> SearchAi {
     let text = std::fs::read_to_string(common::scenario(scenario)).unwrap();
     let mut battle = battle_from_text(&text.replace("seat: Ai", "seat: Human"), 2).unwrap();
     battle.run();
     let world = battle.world_mut();
+    tweak(world);
     let first = world.resource::<Decisions>().open()[0].id;
     let lent = world.resource_mut::<Decisions>().lend(first).unwrap();
-    // As many futures as the work allows.
     let budget = Budget {
         cap: Duration::from_secs(3600),
         rollouts: u32::MAX,
+        work,
         ..Budget::default()
     };
     let mut search = SearchAi::new(3, budget);
     search.decide(world, &lent);
     world.resource_mut::<Decisions>().give_back(lent);
     assert!(search.last.len() > 1, "{scenario}: nothing to compare");
-    search.spent.0
+    search
+}
+
+/// How many futures a search played, over all its candidates.
+fn futures(search: &SearchAi) -> u32 {
+    search.last.iter().map(|e| e.rollouts).sum()
+}
+
+#[test]
+fn under_crucible_the_cells_a_future_searches_count_against_the_work() {
+    // The same work buys fewer futures once each cell the futures' paths
+    // expand counts beside their steps.
+    let counted = first_search("crucible_4v4.ron", Some(20_000), |_| {});
+    let uncounted = first_search("crucible_4v4.ron", Some(20_000), |w| {
+        w.resource_mut::<fray_core::ai::AiHooks>().cell_work = 0;
+    });
+    let (counted, uncounted) = (futures(&counted), futures(&uncounted));
+    assert!(
+        counted * 3 < uncounted * 2,
+        "{counted} futures with the cells counted, {uncounted} without"
+    );
 }
 
 #[test]
 fn a_search_spends_the_work_its_ruleset_gives_a_decision() {
     // Twice the standard's under `phases` and `detailed_sequence`, where
-    // more futures were measured to pay; the standard's elsewhere. No new
+    // more futures were measured to pay, and four times under `crucible`,
+    // whose futures' paths count too; the standard's elsewhere. No new
     // round of futures starts past it, so a search spends a little more.
     for (scenario, work) in [
         ("duel.ron", 18_000),
         ("segments_melee.ron", 18_000),
-        ("crucible_4v4.ron", 18_000),
+        ("crucible_4v4.ron", 72_000),
         ("phases_duel.ron", 36_000),
         ("ds_duel.ron", 36_000),
     ] {

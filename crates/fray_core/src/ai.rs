@@ -93,6 +93,11 @@ pub struct AiHooks {
     /// ruleset ([`STANDARD_SEARCH_WORK`], or more where more futures were
     /// measured to pay and a decision still takes well within 20 ms).
     pub search_work: u64,
+    /// What a searching AI counts for each cell a path search expands in
+    /// a future (`fray_core::grid::cells_expanded`), beside its steps:
+    /// where how far paths are searched varies more from one step to the
+    /// next than the steps' own cost does. 0: counted in the steps.
+    pub cell_work: u64,
 }
 
 /// The work of a standard search decision, in rules steps weighed by

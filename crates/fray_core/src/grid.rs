@@ -47,6 +47,19 @@ use pathfinding::prelude::{astar, dijkstra_reach};
 mod range;
 mod search;
 
+thread_local! {
+    /// Cells expanded by this thread's path and reach searches.
+    static EXPANDED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many cells the path and reach searches of this thread have expanded
+/// so far (each cell whose steps out were looked at). A battle is played
+/// on one thread, so what a stretch of it adds is the same on any machine:
+/// a searching AI weighs its futures by it (`AiHooks::cell_work`).
+pub fn cells_expanded() -> u64 {
+    EXPANDED.with(std::cell::Cell::get)
+}
+
 /// A cell on the battlefield: column `x`, row `y`.
 ///
 /// On hex grids these are offset coordinates (pointy-top hexes, odd rows
@@ -862,6 +875,7 @@ impl Grid {
         c: Cell,
         blocked: &'a B,
     ) -> impl Iterator<Item = (Cell, u32, usize)> + 'a {
+        EXPANDED.with(|n| n.set(n.get() + 1));
         self.neighbour_cells(c).filter_map(move |n| {
             let i = self.index(n)?;
             let cost = self.enter_cost_at(i)?;
@@ -1561,6 +1575,23 @@ mod tests {
         let (path, cost) = g.path_toward(c(0, 0), c(4, 0), 0, never).expect("path");
         assert_eq!(path, vec![c(1, 0), c(2, 0), c(3, 0), c(4, 0)]);
         assert_eq!(cost, 5);
+    }
+
+    #[test]
+    fn each_cell_a_path_search_expands_is_counted() {
+        // Straight along an open row to beside the target: A* looks at
+        // the steps out of (0,0) to (3,0), and stops on taking (4,0).
+        let g = square12();
+        let target = c(5, 0);
+        let before = cells_expanded();
+        g.path_toward(c(0, 0), target, 1, |x| x == target)
+            .expect("path");
+        assert_eq!(cells_expanded() - before, 4);
+        // Nowhere to go: only the start is looked at.
+        let before = cells_expanded();
+        let walled = |x: Cell| x != c(0, 0);
+        assert_eq!(g.path_toward(c(0, 0), target, 1, walled), None);
+        assert_eq!(cells_expanded() - before, 1);
     }
 
     #[test]

@@ -86,6 +86,7 @@ macro_rules! ruleset {
             text: $text,
             data: include_str!(concat!("../../../../assets/rulesets/", $file)),
             data_file: $file,
+            search_work: ai::HOOKS.search_work,
             load: |source| {
                 Ok(std::sync::Arc::new(
                     <$data as $crate::ruleset::DataFile>::load(source)?,
@@ -212,6 +213,9 @@ pub struct RulesetInfo {
     /// Its built-in data file.
     pub data: &'static str,
     pub data_file: &'static str,
+    /// The work a searching AI spends on a decision under it by default
+    /// (`AiHooks::search_work`).
+    pub search_work: u64,
     /// Parse and check a data file of this ruleset.
     pub load: fn(&Source) -> Result<LoadedRules, LoadError>,
 }

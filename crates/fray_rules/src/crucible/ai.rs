@@ -28,9 +28,13 @@ pub const HOOKS: AiHooks = AiHooks {
     // weighs three of `declared`'s (3 each). At four of them (12) its
     // searches took 3 to 7 ms at p99 where `declared`'s took 7 to 8.
     step_work: 9,
-    // Twice the futures won about three points more, but took up to
-    // 27 ms a decision at p99 in `crucible_4v4` (docs/ai.md).
-    search_work: STANDARD_SEARCH_WORK,
+    // Four times the standard's, each cell a future's paths expand
+    // counting 2 beside its steps: a step that takes the way drawing the
+    // fewest attacks of opportunity searches far more cells than one that
+    // does not, and counted by its steps alone a decision took up to 3.5
+    // times as long at p99 as at p50 (docs/ai.md).
+    search_work: 4 * STANDARD_SEARCH_WORK,
+    cell_work: 2,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {

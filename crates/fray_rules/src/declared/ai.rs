@@ -45,6 +45,7 @@ pub const HOOKS: AiHooks = AiHooks {
     step_work: 3,
     // Twice the futures won no more (docs/ai.md, "Searching more").
     search_work: STANDARD_SEARCH_WORK,
+    cell_work: 0,
 };
 
 /// The same check the rules make when they take the order.

@@ -35,6 +35,7 @@ pub const HOOKS: AiHooks = AiHooks {
     // Twice the standard's futures: 55.7% of `ds_melee` against the basic
     // AI rather than 50.2%, at 13 ms a decision at p99 (docs/ai.md).
     search_work: 2 * STANDARD_SEARCH_WORK,
+    cell_work: 0,
 };
 
 /// The same check the rules make when they take the order.

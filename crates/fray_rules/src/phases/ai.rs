@@ -50,6 +50,7 @@ pub const HOOKS: AiHooks = AiHooks {
     // Twice the standard's futures: 69.2% of `phases_duel` against the
     // basic AI rather than 64.8%, at 8.6 ms a decision at p99 (docs/ai.md).
     search_work: 2 * STANDARD_SEARCH_WORK,
+    cell_work: 0,
 };
 
 /// The same check the rules make when they take the order.

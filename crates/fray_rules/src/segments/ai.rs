@@ -30,6 +30,7 @@ pub const HOOKS: AiHooks = AiHooks {
     step_work: 3,
     // Twice the futures won no more (docs/ai.md, "Searching more").
     search_work: STANDARD_SEARCH_WORK,
+    cell_work: 0,
 };
 
 fn legal(world: &World, me: Entity, order: &Order) -> bool {
