@@ -330,7 +330,9 @@ fn a_search_spends_the_work_its_ruleset_gives_a_decision() {
     // Twice the standard's under `phases` and `detailed_sequence`, where
     // more futures were measured to pay, and four times under `crucible`,
     // whose futures' paths count too; the standard's elsewhere. No new
-    // round of futures starts past it, so a search spends a little more.
+    // round of futures starts past it, so a search spends a little more:
+    // up to a round of futures, a fifth of it or so at `crucible_4v4`'s
+    // opening, whose long approaches search many cells.
     for (scenario, work) in [
         ("duel.ron", 18_000),
         ("segments_melee.ron", 18_000),
@@ -340,7 +342,7 @@ fn a_search_spends_the_work_its_ruleset_gives_a_decision() {
     ] {
         let spent = default_work(scenario);
         assert!(
-            (work..work + work / 4).contains(&spent),
+            (work..work + work / 3).contains(&spent),
             "{scenario}: {spent} spent, not about {work}"
         );
     }

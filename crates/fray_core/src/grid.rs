@@ -743,21 +743,68 @@ impl Grid {
     }
 
     /// [`Grid::path_toward`], and of the cheapest paths one whose steps pay
-    /// the least `toll` (a step `from` → `to` pays `toll(from, to)`): a mover
-    /// that takes the cheapest way and, among those, the one that spares it
-    /// most. The cost returned is the movement cost alone.
+    /// the least `toll` (a step `from` → `to` pays `toll(from, to)`, at most
+    /// `most`): a mover that takes the cheapest way and, among those, the
+    /// one that spares it most. The cost returned is the movement cost
+    /// alone.
     #[must_use]
     pub fn path_sparing(
         &self,
         (from, target): (Cell, Cell),
         stop_within: u32,
         blocked: impl Fn(Cell) -> bool,
+        (toll, most): (impl Fn(Cell, Cell) -> u32, u32),
+    ) -> Option<(Vec<Cell>, u32)> {
+        let Some(scale) = self.toll_scale(most).filter(|_| self.keeps_slots(from)) else {
+            return self.path_sparing_unslotted((from, target), stop_within, blocked, toll);
+        };
+        // Movement first, the toll only between paths of equal movement:
+        // a path's tolls come to less than one unit of movement at this
+        // scale, so costs order as the unslotted search's do, and the
+        // search takes the very same path.
+        let toll = &toll;
+        let board = search::Board {
+            slots: self.width as usize * self.height as usize,
+            slot: |c| self.index(c),
+            successors: |c| {
+                self.slotted_steps(c, &blocked)
+                    .map(move |(n, cost, i)| (n, cost * scale + toll(c, n).min(most), i))
+            },
+            heuristic: |c| self.distance(c, target).saturating_sub(stop_within) * scale,
+            success: |c| self.distance(c, target) <= stop_within,
+        };
+        let (mut path, cost) = search::astar(from, board, usize::MAX).path()?;
+        path.drain(..path.len().min(1));
+        Some((path, cost / scale))
+    }
+
+    /// The unit of movement of [`Grid::path_sparing`] on this grid, for
+    /// steps paying at most `most` each: a power of two above the most a
+    /// path's tolls can come to (no path has more steps than the grid has
+    /// cells), with the costs of every path and estimate within `u32`.
+    /// None when they would not fit.
+    fn toll_scale(&self, most: u32) -> Option<u32> {
+        let cells = u64::from(self.width) * u64::from(self.height);
+        let scale = (u64::from(most) * cells + 1).checked_next_power_of_two()?;
+        // Each step costs at most 2 movement; an estimate adds at most the
+        // grid's breadth.
+        let movement = 2 * cells + u64::from(self.width + self.height) + 1;
+        let largest = movement.checked_mul(scale)?.checked_add(scale)?;
+        u32::try_from(scale).ok().filter(|_| largest <= u64::from(u32::MAX))
+    }
+
+    /// [`Grid::path_sparing`] by the library's own search, in costs wide
+    /// enough for any grid.
+    fn path_sparing_unslotted(
+        &self,
+        (from, target): (Cell, Cell),
+        stop_within: u32,
+        blocked: impl Fn(Cell) -> bool,
         toll: impl Fn(Cell, Cell) -> u32,
     ) -> Option<(Vec<Cell>, u32)> {
-        // Movement first, the toll only between paths of equal movement: a
-        // path pays at most `u32::MAX` in tolls per step over at most as
-        // many steps as the grid has cells, less than one unit of movement
-        // at this scale for any grid this game plays on.
+        // A path pays at most `u32::MAX` in tolls per step: below one unit
+        // of movement at this scale over the 256 steps of a grid of 256
+        // cells, and far below it for tolls of a few foes on any grid.
         const MOVEMENT: u64 = 1 << 40;
         let arrived = |c: &Cell| self.distance(*c, target) <= stop_within;
         let heuristic =

@@ -115,6 +115,25 @@ pub fn wary_path(
     provokes: Provokes,
     threateners: &[Threatener],
 ) -> Option<(Vec<Cell>, u32)> {
+    let first = grid.path_toward(from, to, stop_within, &blocked)?;
+    wary_after(
+        grid,
+        first,
+        (from, to, stop_within),
+        blocked,
+        (provokes, threateners),
+    )
+}
+
+/// [`wary_path`], given the first shortest way, `first`: as
+/// [`Grid::path_toward`] finds it with the same `blocked`.
+pub fn wary_after(
+    grid: &Grid,
+    first: (Vec<Cell>, u32),
+    (from, to, stop_within): (Cell, Cell, u32),
+    blocked: impl Fn(Cell) -> bool,
+    (provokes, threateners): (Provokes, &[Threatener]),
+) -> Option<(Vec<Cell>, u32)> {
     let toll = |a: Cell, b: Cell| {
         let n = threateners
             .iter()
@@ -129,7 +148,6 @@ pub fn wary_path(
         u32::try_from(n).unwrap_or(u32::MAX)
     };
     // The first shortest way, if it provokes no one, is as good as any.
-    let first = grid.path_toward(from, to, stop_within, &blocked)?;
     let mut at = from;
     let spared = first.0.iter().all(|&c| {
         let free = toll(at, c) == 0;
@@ -139,7 +157,8 @@ pub fn wary_path(
     if spared {
         return Some(first);
     }
-    grid.path_sparing((from, to), stop_within, blocked, toll)
+    let most = u32::try_from(threateners.len()).unwrap_or(u32::MAX);
+    grid.path_sparing((from, to), stop_within, blocked, (toll, most))
 }
 
 /// The next step of a walk: where from and to, and who it provokes.

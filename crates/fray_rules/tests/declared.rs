@@ -599,6 +599,120 @@ fn one_felled_beyond_reach_of_its_target_lies_still_unasked() {
 }
 
 #[test]
+fn one_down_whose_target_died_lies_still_when_the_next_foe_is_beyond_reach() {
+    // Ruling felled_action and ruling retarget: Anna, at 0 Wound Points
+    // beside Bors, declares an attack on him; Dara kills him first. Anna
+    // would turn on Cato, 6 cells off: from where she lies she cannot reach
+    // him, so she lies still and pays no Wound Point.
+    let mut b = battle(
+        r#"(
+    name: "retarget_strain", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1), set: {"stress": 0, "strength": 4}),
+        (name: "Dara", side: "A", template: "knight", at: (3, 2)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 1}),
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
+    ],
+    dice: [5, 2, 2, 12, 15, 5, 15, 5],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "wait")),
+        (round: 1, order: (actor: "Dara", action: "wait")),
+        (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),
+        (round: 1, order: (actor: "Cato", action: "wait")),
+        (round: 2, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
+        (round: 2, order: (actor: "Dara", action: "attack", target: "Bors", with: "longsword")),
+        (round: 2, order: (actor: "Bors", action: "wait")),
+        (round: 2, order: (actor: "Cato", action: "wait")),
+    ],
+)"#,
+    );
+    let _ = b.run();
+    assert_has(&b, "Bors dies");
+    assert_has(
+        &b,
+        "Anna lies still: Bors is gone (ruling retarget); it lies where it fell and cannot both move and act: Cato is 6 cells away, reach 1",
+    );
+    assert_lacks(&b, "Anna strains itself");
+    assert_eq!(wounds(&mut b, "Anna").1, 0);
+}
+
+#[test]
+fn one_down_lies_still_when_the_ally_it_would_tend_is_stabilised() {
+    // 004 §Wound Points: Anna, a priest at 0 Wound Points, declares to
+    // stabilise Eve; Dara stabilises her first. Nothing is left to tend:
+    // Anna lies still and pays nothing.
+    let mut b = battle(
+        r#"(
+    name: "stabilise_strain", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "priest", at: (1, 1), set: {"stress": 0, "strength": 4}),
+        (name: "Eve", side: "A", template: "knight", at: (1, 2), set: {"stress": 0, "strength": 4}),
+        (name: "Dara", side: "A", template: "priest", at: (2, 3)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1)),
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (0, 2)),
+    ],
+    dice: [10, 10, 1, 1, 1, 15, 5, 15, 5, 15],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "wait")),
+        (round: 1, order: (actor: "Eve", action: "wait")),
+        (round: 1, order: (actor: "Dara", action: "wait")),
+        (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),
+        (round: 1, order: (actor: "Cato", action: "attack", target: "Eve", with: "longsword")),
+        (round: 2, order: (actor: "Anna", action: "stabilise", target: "Eve")),
+        (round: 2, order: (actor: "Eve", action: "wait")),
+        (round: 2, order: (actor: "Dara", action: "stabilise", target: "Eve")),
+        (round: 2, order: (actor: "Bors", action: "wait")),
+        (round: 2, order: (actor: "Cato", action: "wait")),
+    ],
+)"#,
+    );
+    let _ = b.run();
+    assert_has(&b, "Anna lies still: Eve no longer needs stabilising");
+    assert_lacks(&b, "Anna strains itself");
+    assert_eq!(wounds(&mut b, "Anna").1, 0);
+}
+
+#[test]
+fn an_intimidation_whose_monster_died_turns_only_on_a_monster() {
+    // Ruling retarget and 004 §Step 4: Anna declares to intimidate Snik;
+    // Dara kills him first. Cato, a sellsword of a third side, is nearer
+    // than the goblin Grub, but only monsters check morale: Anna turns on
+    // Grub.
+    let mut b = battle(
+        r#"(
+    name: "intim_retarget", ruleset: "declared", round_cap: 1,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true), (name: "C", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Dara", side: "A", template: "knight", at: (3, 2)),
+        (name: "Snik", side: "B", template: "goblin", at: (2, 1), set: {"stress": 0, "strength": 1}),
+        (name: "Grub", side: "B", template: "goblin", at: (7, 7)),
+        (name: "Cato", side: "C", template: "sellsword", at: (1, 3)),
+    ],
+    dice: [9, 2, 12, 12, 12, 15, 5, 10],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "intimidate", target: "Snik")),
+        (round: 1, order: (actor: "Dara", action: "attack", target: "Snik", with: "longsword")),
+        (round: 1, order: (actor: "Snik", action: "wait")),
+        (round: 1, order: (actor: "Grub", action: "wait")),
+        (round: 1, order: (actor: "Cato", action: "wait")),
+    ],
+)"#,
+    );
+    let _ = b.run();
+    assert_has(&b, "Snik is gone; Anna turns on Grub instead.");
+    assert_lacks(&b, "Anna turns on Cato");
+}
+
+#[test]
 fn one_down_may_not_declare_an_attack_beyond_its_reach() {
     // 004 §Wound Points: Anna, Incapacitated at 0, would attack Bors two
     // squares off. The attack would strain her to -1: Dying, she "cannot

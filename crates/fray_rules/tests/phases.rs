@@ -2135,6 +2135,39 @@ fn one_knocked_out_loses_the_recovery_it_began() {
 }
 
 #[test]
+fn one_knocked_out_wakes_no_longer_stunned() {
+    // Ruling knocked_out: what waited for its next action is lost, a Stun
+    // still to recover from among it. Ash's hit stuns Bo (4d6 24 STUN less
+    // PD 4 = 20 > CON 12: 4 of 24 left); Cy's (4d6 8 less PD 4) knocks him
+    // out at 0. The Post-Turn's Recovery (+5) wakes him, and in turn 2 he
+    // acts afresh: his first action is not spent recovering from the Stun.
+    // Dee, far off, keeps his side in the battle.
+    let field = format!(
+        r#"{STUNNING}
+        (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
+    );
+    let mut b = battle_with(
+        &field,
+        &[6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Cy", "strike").target("Bo"),
+        ],
+        "Square",
+        2,
+    );
+    run(&mut b);
+    let stunned = line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
+    let out = line(&b, "Bo is knocked out: STUN 0.");
+    let wakes = line(&b, "Bo Takes a Recovery in the Post-Turn: +5 STUN (5/24).");
+    assert!(stunned < out && out < wakes);
+    line(&b, "Turn 2, phase 1 begins.");
+    assert_lacks(&b, "Bo spends the phase recovering from being Stunned");
+    let bo = entity(&b, "Bo");
+    assert!(b.world().get::<fray_rules::phases::Stunned>(bo).is_none());
+}
+
+#[test]
 fn one_knocked_out_loses_the_haymakers_minus_five() {
     // Ruling knocked_out: Bo (7) throws a Haymaker at Ash and misses (-5
     // DCV until his next action); Ash knocks him out. His turns pass
@@ -2265,6 +2298,46 @@ fn the_attack_of_opportunity_question_gives_the_odds() {
         .map(|c| c.label)
         .collect();
     assert_eq!(labels[0], "Attack of opportunity: strike Bo (hits 50%)");
+}
+
+#[test]
+fn the_turns_attacks_give_the_odds() {
+    // 002 §Attack Roll: Ash (OCV 6) at his turn beside Bo (DCV 7): 3d6 + 6
+    // against 10 + 7 hits on 11 or more, 108 of 216, a Haymaker the same.
+    let (b, _) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 7})"#,
+        0,
+        vec![],
+    );
+    let labels = |b: &Battle, who: &str| -> Vec<String> {
+        phases::choices(b.world(), entity(b, who))
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    };
+    let ash = labels(&b, "Ash");
+    assert!(
+        ash.contains(&"Strike Bo (attack action; hits 50%)".to_string()),
+        "{ash:?}"
+    );
+    assert!(
+        ash.contains(&"Haymaker at Bo: +2 dice, -5 DCV (attack action; hits 50%)".to_string()),
+        "{ash:?}"
+    );
+    // Gun (OCV 7) shoots at Bra (DCV 5): 3d6 + 7 against 15, 8 or more,
+    // 181 of 216.
+    let (b, _) = ask_person(
+        r#"(name: "Gun", side: "A", template: "gunman", at: (0, 0), set: {"cv": 7}),
+           (name: "Bra", side: "B", template: "bravo", at: (4, 0), set: {"cv": 5})"#,
+        0,
+        vec![],
+    );
+    let gun = labels(&b, "Gun");
+    assert!(
+        gun.contains(&"Shoot Bra (attack action; hits 84%)".to_string()),
+        "{gun:?}"
+    );
 }
 
 /// 002 §Time: the timeline draws the phases the ruleset data gives a turn:

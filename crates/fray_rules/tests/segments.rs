@@ -1149,6 +1149,74 @@ fn a_spear_set_against_a_charge_strikes_first_for_double_damage() {
     assert_eq!(result, BattleResult::Victory { side: 0, rounds: 1 });
 }
 
+/// Anna charges Yan past Xor, or Bors's set spear; Xor and Yan are orcs.
+fn charge_past(xor_or_bors: &str, yan: (i32, i32), anna: (i32, i32)) -> Battle {
+    let bors = xor_or_bors == "Bors";
+    let (name, template) = if bors {
+        ("Bors", "spearman")
+    } else {
+        ("Xor", "orc")
+    };
+    let stand = if bors { "set_spear" } else { "wait" };
+    let combatants = format!(
+        r#"(name: "Anna", side: "A", template: "fighter", at: {anna:?}),
+           (name: "{name}", side: "B", template: "{template}", at: (3, 2), set: {{"hp": 30}}),
+           (name: "Yan", side: "B", template: "orc", at: {yan:?}, set: {{"hp": 30}}),"#
+    );
+    battle(
+        ALERTED,
+        &combatants,
+        &[6, 1, 15, 5, 15, 5, 15, 5],
+        &[
+            (1, Order::new("Anna", "charge").target("Yan")),
+            (1, Order::new(name, stand)),
+            (1, Order::new("Yan", "wait")),
+        ],
+    )
+}
+
+#[test]
+fn a_charge_whose_straight_run_leaves_a_foes_reach_fights_that_foe() {
+    // Rulings charge, fleeing_attack and general_actions: Anna at (3, 3),
+    // beside Xor at (3, 2), charges Yan at (5, 4). Her run goes straight
+    // at him, to (4, 4), out of Xor's reach (a way round would not): she
+    // would turn her back on Xor, and fights him instead.
+    let mut b = charge_past("Xor", (5, 4), (3, 3));
+    run(&mut b);
+    line(
+        &b,
+        "Going for Yan, Anna would turn its back on Xor: it fights Xor instead.",
+    );
+    assert_lacks(&b, "Anna charges Yan");
+}
+
+#[test]
+fn a_set_spear_meets_a_charge_that_runs_through_its_reach() {
+    // Ruling set_spear: Anna charges from (1, 3) at Yan (7, 3) and runs
+    // through (2, 3) to (4, 3), within Bors's spear at (3, 2), on to
+    // (6, 3): she charged into its reach, and Bors strikes first.
+    let mut b = charge_past("Bors", (7, 3), (1, 3));
+    run(&mut b);
+    let moves = line(&b, "Anna moves from (1, 3) to (6, 3)");
+    let spear = line(
+        &b,
+        "Bors strikes first at the charging Anna with its set spear.",
+    );
+    assert!(moves < spear);
+}
+
+#[test]
+fn a_set_spear_does_not_meet_a_charger_already_in_its_reach() {
+    // Ruling set_spear: Anna starts beside Bors and charges Yan, one cell
+    // on; she does not charge into the spear's reach, so it does not strike
+    // first, and Bors keeps his routine for his own segment.
+    let mut b = charge_past("Bors", (5, 3), (3, 3));
+    run(&mut b);
+    line(&b, "Anna charges Yan.");
+    assert_lacks(&b, "strikes first at the charging Anna");
+    line(&b, "Bors attacks Anna with the spear");
+}
+
 #[test]
 fn a_set_spear_that_struck_a_charger_has_spent_its_routine() {
     // Ruling set_spear, 001 §3: Pell's one routine goes into the charging

@@ -244,8 +244,10 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         return out;
     }
     let n = attacks_this_round(world, me) as f32;
-    // Who could strike at a walk, found once for every walk weighed.
-    let able = threats(world, me);
+    // The field every walk weighed goes round, and who could strike at
+    // it, looked at once.
+    let ways = orders::Ways::of(world, me);
+    let able = &ways.able;
     // A standoff: after a quiet round, closing in is worth more each round.
     let impasse = world.resource::<Flow>().quiet_rounds.saturating_sub(1) as f32;
     for &f in &foes {
@@ -253,11 +255,11 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         let fname = name(world, f);
         let (dmg, target_left) = against(world, f, blow(world, me, f, false) * n, &coming);
         let rate = super::orders::rate_left(world, me);
-        if let Some((cells, cost)) = path(world, me, fc, 1).filter(|p| p.1 <= rate) {
+        if let Some((cells, cost)) = ways.path(grid, fc, 1).filter(|p| p.1 <= rate) {
             out.push(Appraisal {
                 damage: dmg,
                 target_left,
-                risk: risk(world, me, &cells, &able),
+                risk: risk(world, me, &cells, able),
                 closing: cost as f32,
                 other: impasse,
                 ..Appraisal::plain(Order::new(&who, "attack").target(&fname))
@@ -272,14 +274,14 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             out.push(Appraisal {
                 damage: dmg,
                 target_left,
-                risk: risk(world, me, &[to], &able),
+                risk: risk(world, me, &[to], able),
                 closing: 0.5,
                 ..Appraisal::plain(Order::new(&who, "step").cell(to).target(&fname))
             });
         }
     }
     spells(world, me, (&foes, &coming), &mut out);
-    advance(world, me, &foes, &able, &mut out);
+    advance(world, me, &foes, able, &mut out);
     out
 }
 

@@ -199,31 +199,81 @@ pub type FallenQuery = fray_core::model::KeptQuery<(Entity, &'static Cell), With
 /// The path from `e` to within `within` of `goal`, and its cost: over the
 /// fallen, never ending on one (ruling `fallen_bodies`).
 pub fn path(world: &World, e: Entity, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
-    let blocked = occupied(world, e);
-    let lying = bodies(world, e);
-    let grid = world.resource::<Grid>();
-    let here = cell(world, e);
-    let first = grid.path_toward_ending(
-        here,
-        goal,
-        within,
-        |c| blocked.contains(&c),
-        |c| !lying.contains(&c),
-    )?;
-    // Ruling wary_way: of the shortest ways, one that draws the fewest
-    // attacks of opportunity (003 §III F), as the board draws it; the
-    // first shortest where that one would end on someone fallen.
-    let wary = fray_core::movement::wary_path(
-        grid,
-        (here, goal, within),
-        |c| blocked.contains(&c),
-        Provokes::Within { free: 1 },
-        &threats(world, e),
-    );
-    Some(
-        wary.filter(|p| p.0.last().is_none_or(|c| !lying.contains(c)))
-            .unwrap_or(first),
-    )
+    Ways::of(world, e).path(world.resource::<Grid>(), goal, within)
+}
+
+/// What `e`'s paths go round, looked at once for every path weighed: the
+/// cells taken, where the fallen lie, and who could strike at a walk.
+pub struct Ways {
+    here: Cell,
+    blocked: fray_core::grid::CellSet,
+    lying: Vec<Cell>,
+    /// The [`threats`] to `e` as they stand.
+    pub able: Vec<Threatener>,
+}
+
+impl Ways {
+    pub fn of(world: &World, e: Entity) -> Self {
+        Self {
+            here: cell(world, e),
+            blocked: occupied(world, e),
+            lying: bodies(world, e),
+            able: threats(world, e),
+        }
+    }
+
+    /// [`path`], as the field stood when these were looked at.
+    pub fn path(&self, grid: &Grid, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
+        let first = self.first(grid, goal, within)?;
+        // Ruling wary_way: of the shortest ways, one that draws the fewest
+        // attacks of opportunity (003 §III F), as the board draws it; the
+        // first shortest where that one would end on someone fallen. With
+        // nobody fallen, the first shortest way is the one found already.
+        let ends = (self.here, goal, within);
+        let free = |c| self.blocked.contains(&c);
+        let wary = if self.lying.is_empty() {
+            fray_core::movement::wary_after(grid, first.clone(), ends, free, (AOO, &self.able))
+        } else {
+            fray_core::movement::wary_path(grid, ends, free, AOO, &self.able)
+        };
+        Some(
+            wary.filter(|p| p.0.last().is_none_or(|c| !self.lying.contains(c)))
+                .unwrap_or(first),
+        )
+    }
+
+    /// The first shortest way to within `within` of `goal`, ending on
+    /// none of the fallen.
+    fn first(&self, grid: &Grid, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
+        grid.path_toward_ending(
+            self.here,
+            goal,
+            within,
+            |c| self.blocked.contains(&c),
+            |c| !self.lying.contains(&c),
+        )
+    }
+}
+
+/// How attacks of opportunity are drawn (003 §III F): by moving more than
+/// one square within a foe's reach.
+const AOO: Provokes = Provokes::Within { free: 1 };
+
+/// What [`path`] costs in squares of movement: that of the first shortest
+/// way, which the wary way (cheapest in movement first) never exceeds and,
+/// ending where it may, equals.
+pub fn path_cost(world: &World, e: Entity, goal: Cell, within: u32) -> Option<u32> {
+    let (blocked, lying) = (occupied(world, e), bodies(world, e));
+    world
+        .resource::<Grid>()
+        .path_toward_ending(
+            cell(world, e),
+            goal,
+            within,
+            |c| blocked.contains(&c),
+            |c| !lying.contains(&c),
+        )
+        .map(|p| p.1)
 }
 
 /// Those whose attack of opportunity walking `cells` would draw under
@@ -301,9 +351,9 @@ fn free_cell(world: &World, e: Entity, c: Cell) -> Result<(), String> {
 /// Within `budget` squares of movement, or why not.
 fn reachable(world: &World, e: Entity, to: Cell, budget: u32) -> Result<(), String> {
     free_cell(world, e, to)?;
-    match path(world, e, to, 0) {
-        Some((_, cost)) if cost <= budget => Ok(()),
-        Some((_, cost)) => Err(format!("{to} is {cost} squares away; the rate is {budget}")),
+    match path_cost(world, e, to, 0) {
+        Some(cost) if cost <= budget => Ok(()),
+        Some(cost) => Err(format!("{to} is {cost} squares away; the rate is {budget}")),
         None => Err(format!("no way through to {to}")),
     }
 }
@@ -540,7 +590,7 @@ fn move_before(world: &World, e: Entity, order: &Order, rate: u32) -> Result<(Ce
     not_pursuing(world, e)?;
     moves_after(world, rate)?;
     reachable(world, e, to, rate)?;
-    let cost = path(world, e, to, 0).map_or(rate, |p| p.1);
+    let cost = path_cost(world, e, to, 0).unwrap_or(rate);
     Ok((to, rate - cost))
 }
 

@@ -221,7 +221,7 @@ fn fall_back_plan(world: &World, e: Entity) -> Plan {
     for c in grid.within(here, most) {
         if grid.is_obstacle(c)
             || taken.contains(&c)
-            || orders::path(world, e, c, 0).is_none_or(|p| p.1 > most)
+            || orders::path_cost(world, e, c, 0).is_none_or(|cost| cost > most)
         {
             continue;
         }

@@ -349,8 +349,9 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
 /// 004 §Wound Points: one Incapacitated or Dying and not stabilised acts
 /// from where it lies ("cannot both move and take an action"; an
 /// Incapacitated one's strain leaves it Dying first, ruling
-/// `strain_first`): an action aimed beyond its reach or range from there is
-/// refused, rather than paid for with a Wound Point for nothing.
+/// `strain_first`): an action aimed beyond its reach or range from there,
+/// or left with nothing to act on, is refused, rather than paid for with a
+/// Wound Point for nothing.
 pub(crate) fn from_where_it_lies(
     world: &World,
     actor: Entity,
@@ -364,31 +365,70 @@ pub(crate) fn from_where_it_lies(
         return Ok(());
     }
     let data = &world.resource::<Data>().0;
-    let (target, reach) = match action {
-        Action::Attack { target, weapon, .. } => {
+    let reach = match action {
+        Action::Attack { weapon, .. } => {
             let w = data.weapons.get(weapon).ok_or("no such weapon")?;
-            (*target, if w.reach > 0 { w.reach } else { w.range })
+            if w.reach > 0 { w.reach } else { w.range }
         }
-        Action::Throw { target, weapon } => {
-            (*target, data.weapons.get(weapon).map_or(0, |w| w.range))
-        }
-        Action::Cast { spell, target } => (*target, data.spells.get(spell).map_or(0, |s| s.range)),
-        Action::Stabilise { target } => (*target, 1),
-        Action::Intimidate { target } => (*target, data.ruling_numbers.intimidate_range),
+        Action::Throw { weapon, .. } => data.weapons.get(weapon).map_or(0, |w| w.range),
+        Action::Cast { spell, .. } => data.spells.get(spell).map_or(0, |s| s.range),
+        Action::Stabilise { .. } => 1,
+        Action::Intimidate { .. } => data.ruling_numbers.intimidate_range,
         _ => return Ok(()),
     };
+    let (declared, target) = object_now(world, actor, action)?;
     let at = |e: Entity| world.get::<Cell>(e).copied();
     let (Some(from), Some(to)) = (at(actor), at(target)) else {
         return Ok(());
     };
     let dist = world.resource::<Grid>().distance(from, to);
     if dist > reach {
+        let name = |x: Entity| world.resource::<Flow>().name(x).to_string();
+        let turned = if target == declared {
+            String::new()
+        } else {
+            format!("{} is gone (ruling retarget); ", name(declared))
+        };
         return Err(format!(
-            "it lies where it fell and cannot both move and act: {} is {dist} cells away, reach {reach} (004 §Wound Points)",
-            world.resource::<Flow>().name(target)
+            "{turned}it lies where it fell and cannot both move and act: {} is {dist} cells away, reach {reach} (004 §Wound Points)",
+            name(target)
         ));
     }
     Ok(())
+}
+
+/// What `action` of `actor`'s was declared against and would act on now:
+/// its declared object, or, that one dead or gone, whom it turns on
+/// (ruling `retarget`); or why nothing is left to act on, so that one down
+/// pays nothing for it (004 §Wound Points).
+fn object_now(world: &World, actor: Entity, action: &Action) -> Result<(Entity, Entity), String> {
+    let data = &world.resource::<Data>().0;
+    let Some((declared, turn)) = super::resolve::TurnOn::of(data, action) else {
+        return Err("it has nothing to act on".into());
+    };
+    let name = |x: Entity| world.resource::<Flow>().name(x).to_string();
+    let health = |x: Entity| world.get::<Health>(x).copied().unwrap_or(Health::Dead);
+    let Some(target) = super::resolve::aimed_at(world, actor, declared, turn) else {
+        let old = name(declared);
+        return Err(match action {
+            Action::Stabilise { .. } if health(declared) == Health::Dead => {
+                format!("{old} is dead (004 §Wound Points)")
+            }
+            Action::Intimidate { .. } => {
+                format!("{old} is gone, and no monster is left to intimidate (ruling retarget)")
+            }
+            _ => format!("{old} is gone, and it has no one else to aim at (ruling retarget)"),
+        });
+    };
+    let needs_tending = matches!(health(target), Health::Incapacitated | Health::Dying)
+        && world.get::<super::Stabilised>(target).is_none();
+    if matches!(action, Action::Stabilise { .. }) && !needs_tending {
+        return Err(format!(
+            "{} no longer needs stabilising (004 §Wound Points)",
+            name(target)
+        ));
+    }
+    Ok((declared, target))
 }
 
 /// The choices a declaration offers, legal or refused with the reason.

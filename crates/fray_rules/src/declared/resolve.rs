@@ -410,7 +410,7 @@ fn attack(
         gone(world, &a.me, weapon);
         return;
     }
-    let Some(target) = living_target(world, a.e, target, true) else {
+    let Some(target) = living_target(world, a.e, target, TurnOn::NearestEnemy) else {
         return;
     };
     let reach = if w.reach > 0 { w.reach } else { w.range };
@@ -455,7 +455,7 @@ fn throw(
         gone(world, me, weapon);
         return;
     }
-    let Some(target) = living_target(world, a.e, target, true) else {
+    let Some(target) = living_target(world, a.e, target, TurnOn::NearestEnemy) else {
         return;
     };
     approach_target(world, a, target, w.range, true);
@@ -503,7 +503,16 @@ fn cast(
         return;
     };
     let harmful = matches!(s.effect, SpellEffect::Damage(..));
-    let Some(target) = living_target(world, a.e, target, harmful) else {
+    let Some(target) = living_target(
+        world,
+        a.e,
+        target,
+        if harmful {
+            TurnOn::NearestEnemy
+        } else {
+            TurnOn::Nobody
+        },
+    ) else {
         return;
     };
     approach_target(world, a, target, s.range, true);
@@ -803,7 +812,7 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
 /// ruling's range (`intimidate_range`, 6 cells) once the intimidator has
 /// moved; farther off, it fails.
 fn intimidate(world: &mut World, a: &Actor, target: Entity) {
-    let Some(target) = living_target(world, a.e, target, true) else {
+    let Some(target) = living_target(world, a.e, target, TurnOn::NearestMonster) else {
         return;
     };
     let me = &a.me;
@@ -915,18 +924,80 @@ fn wait(world: &mut World, a: &Actor) {
     });
 }
 
-/// The declared target if it is still there; otherwise, for a hostile action,
-/// the nearest enemy still fighting (ruling `retarget`); otherwise nobody.
-fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) -> Option<Entity> {
-    if health(world, target) != Health::Dead && world.get::<Fled>(target).is_none() {
+/// Whom an action aimed at a creature dead or gone turns on instead
+/// (ruling `retarget`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum TurnOn {
+    /// The nearest enemy still fighting: an attack, a throw, a harmful spell.
+    NearestEnemy,
+    /// The nearest enemy still fighting that is a monster: only monsters
+    /// check morale (004 §Step 4; ruling `intimidate_action`).
+    NearestMonster,
+    /// Nobody: a help for an ally goes with that ally.
+    Nobody,
+}
+
+impl TurnOn {
+    /// How `action` turns when its object is gone, with that object.
+    pub(super) fn of(data: &DeclaredData, action: &Action) -> Option<(Entity, Self)> {
+        match action {
+            Action::Attack { target, .. } | Action::Throw { target, .. } => {
+                Some((*target, Self::NearestEnemy))
+            }
+            Action::Cast { spell, target } => {
+                let harmful = data
+                    .spells
+                    .get(spell)
+                    .is_some_and(|s| matches!(s.effect, SpellEffect::Damage(..)));
+                Some((
+                    *target,
+                    if harmful {
+                        Self::NearestEnemy
+                    } else {
+                        Self::Nobody
+                    },
+                ))
+            }
+            Action::Intimidate { target } => Some((*target, Self::NearestMonster)),
+            Action::Stabilise { target } => Some((*target, Self::Nobody)),
+            _ => None,
+        }
+    }
+
+    /// Whom `e` turns on, if anyone.
+    fn whom(self, world: &World, e: Entity) -> Option<Entity> {
+        match self {
+            Self::NearestEnemy => nearest_enemy(world, e, |_| true),
+            Self::NearestMonster => {
+                nearest_enemy(world, e, |x| world.get::<super::Monster>(x).is_some())
+            }
+            Self::Nobody => None,
+        }
+    }
+}
+
+/// Whether `target` is still there to be aimed at: neither dead nor fled.
+fn still_there(world: &World, target: Entity) -> bool {
+    health(world, target) != Health::Dead && world.get::<Fled>(target).is_none()
+}
+
+/// The creature `e`'s action declared against `target` aims at now: that
+/// one, or, dead or gone, whom it turns on (ruling `retarget`), if anyone.
+pub(super) fn aimed_at(world: &World, e: Entity, target: Entity, turn: TurnOn) -> Option<Entity> {
+    if still_there(world, target) {
+        Some(target)
+    } else {
+        turn.whom(world, e)
+    }
+}
+
+/// [`aimed_at`], said in the log when the target is gone.
+fn living_target(world: &mut World, e: Entity, target: Entity, turn: TurnOn) -> Option<Entity> {
+    if still_there(world, target) {
         return Some(target);
     }
     let (me, old) = (name(world, e), name(world, target));
-    let new = if hostile {
-        nearest_enemy(world, e)
-    } else {
-        None
-    };
+    let new = turn.whom(world, e);
     match new {
         Some(t) => {
             let new = name(world, t);
@@ -940,12 +1011,12 @@ fn living_target(world: &mut World, e: Entity, target: Entity, hostile: bool) ->
             });
         }
         None => log(world, || {
-            Event::new(
-                EventKind::NoTarget,
-                "ruling retarget",
-                format!("{old} is gone; {me}'s action has no one to aim at."),
-            )
-            .actor(&me)
+            let text = if turn == TurnOn::NearestMonster {
+                format!("{old} is gone; no monster is left for {me} to intimidate.")
+            } else {
+                format!("{old} is gone; {me}'s action has no one to aim at.")
+            };
+            Event::new(EventKind::NoTarget, "ruling retarget", text).actor(&me)
         }),
     }
     new
@@ -1009,8 +1080,9 @@ pub(crate) fn defense_of(
         }
 }
 
-/// The enemy of `e` still fighting nearest it (ruling `retarget`).
-fn nearest_enemy(world: &World, e: Entity) -> Option<Entity> {
+/// The enemy of `e` still fighting nearest it, of those `such` (ruling
+/// `retarget`).
+fn nearest_enemy(world: &World, e: Entity, such: impl Fn(Entity) -> bool) -> Option<Entity> {
     let side = world.get::<Side>(e).copied()?;
     let here = cell(world, e);
     let grid = world.resource::<Grid>();
@@ -1018,7 +1090,7 @@ fn nearest_enemy(world: &World, e: Entity) -> Option<Entity> {
     ListedQuery::look(world, |everyone| {
         everyone
             .iter_manual(world)
-            .filter(|&(_, _, s, _, fighting)| fighting && *s != side)
+            .filter(|&(x, _, s, _, fighting)| fighting && *s != side && such(x))
             .min_by_key(|&(_, k, _, &c, _)| (grid.distance(here, c), k.listing))
             .map(|(x, ..)| x)
     })

@@ -879,16 +879,24 @@ fn attack_choices(
     offer: &mut impl FnMut(Order, String),
 ) {
     let flow = world.resource::<Flow>();
+    // 002 §Attack Roll: the odds of each, as the CVs stand now.
+    let hits = |f: Entity, manoeuvre: &str| {
+        let p = super::turn::hit_chance(world, me, f, manoeuvre);
+        format!("hits {:.0}%", p * 100.0)
+    };
     for &f in foes {
         if in_reach(world, me, f) {
             let n = flow.name(f);
             offer(
                 Order::new(name, "strike").target(n),
-                format!("Strike {n} (attack action)"),
+                format!("Strike {n} (attack action; {})", hits(f, "strike")),
             );
             offer(
                 Order::new(name, "haymaker").target(n),
-                format!("Haymaker at {n}: +2 dice, -5 DCV (attack action)"),
+                format!(
+                    "Haymaker at {n}: +2 dice, -5 DCV (attack action; {})",
+                    hits(f, "haymaker")
+                ),
             );
         }
     }
@@ -903,7 +911,7 @@ fn attack_choices(
                 let n = flow.name(f);
                 offer(
                     Order::new(name, "shoot").target(n),
-                    format!("Shoot {n} (attack action)"),
+                    format!("Shoot {n} (attack action; {})", hits(f, "shoot")),
                 );
             }
             offer(

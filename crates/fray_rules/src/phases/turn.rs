@@ -2196,8 +2196,9 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
                 )
             }
         });
-        // Ruling knocked_out: what waited for its next action is lost.
-        world.entity_mut(target).remove::<Hold>();
+        // Ruling knocked_out: what waited for its next action is lost, a
+        // Stun still to recover from among it (ruling stunned).
+        world.entity_mut(target).remove::<(Hold, Stunned)>();
         next_action(world, target);
         let why = if condition == Condition::Down {
             " is down"

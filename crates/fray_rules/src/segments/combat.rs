@@ -189,15 +189,45 @@ pub(super) fn charge_line(
     (run, None)
 }
 
+/// Ruling `charge`: the cells `e` would run through charging at `goal`
+/// along [`charge_line`], as far as `budget` goes.
+pub(super) fn charge_walk(
+    world: &World,
+    e: Entity,
+    goal: Cell,
+    reach: u32,
+    budget: u32,
+) -> Vec<Cell> {
+    let grid = world.resource::<Grid>();
+    let mut spent = 0;
+    charge_line(world, e, goal, reach)
+        .0
+        .into_iter()
+        .take_while(|&c| {
+            spent += grid.enter_cost(c).unwrap_or(u32::MAX / 4);
+            spent <= budget
+        })
+        .collect()
+}
+
 /// Ruling `charge`: `e` runs straight at `target` along [`charge_line`], as
-/// far as `budget` goes; the log says what stopped it short.
-pub(super) fn charge_run(world: &mut World, e: Entity, target: Entity, reach: u32, budget: u32) {
+/// far as `budget` goes; the log says what stopped it short. The cells it
+/// ran through.
+pub(super) fn charge_run(
+    world: &mut World,
+    e: Entity,
+    target: Entity,
+    reach: u32,
+    budget: u32,
+) -> Vec<Cell> {
     let from = cell(world, e);
     let (run, blocked) = charge_line(world, e, cell(world, target), reach);
     let mut walk = Walk::new(e, run, budget, Provokes::Never);
     let taken = fray_core::model::taken_cells(world, e);
+    let mut ran = Vec::new();
     while let Ok(step) = walk.next(world.resource::<Grid>(), cell(world, e), &taken, &[]) {
         walk.take(world, &step, &[]);
+        ran.push(step.to);
     }
     say_moved(world, e, from);
     let here = cell(world, e);
@@ -214,6 +244,7 @@ pub(super) fn charge_run(world: &mut World, e: Entity, target: Entity, reach: u3
             .actor(&who)
         });
     }
+    ran
 }
 
 /// Put `e` in cell `to`, saying so.

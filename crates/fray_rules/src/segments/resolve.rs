@@ -8,6 +8,7 @@
 use bevy_ecs::prelude::*;
 use fray_core::casting::Casting;
 use fray_core::decision::{self, Choice, Decisions, Order, Question};
+use fray_core::grid::{Cell, Grid, GridGeometry};
 use fray_core::log::{BattleLog, Event, EventKind, Modifier, if_kept, record};
 use fray_core::model::{Ending, Side};
 use fray_core::simultaneous::Simultaneous;
@@ -600,10 +601,11 @@ fn charge(
         )
         .actor(&who)
     });
-    charge_run(world, e, target, reach, budget);
+    let from = cell(world, e);
+    let ran = charge_run(world, e, target, reach, budget);
     // A spear set against the charge meets it in its reach, whether or not
     // the charge reaches its own target (001 §Combat; ruling set_spear).
-    let spears = set_spears(world, e);
+    let spears = set_spears(world, e, from, &ran);
     if spears.is_empty() {
         let mut held = held;
         if in_reach(world, e, target, reach) {
@@ -638,9 +640,16 @@ fn charge_strike(
 }
 
 /// Ruling `set_spear`: the enemies of charger `e` with a spear set, unused
-/// this round, reaching it.
-fn set_spears(world: &World, e: Entity) -> Vec<Entity> {
+/// this round, whose reach its charge from `from` through the cells `ran`
+/// came into: out of it where the charge began, in it somewhere along the
+/// run.
+fn set_spears(world: &World, e: Entity, from: Cell, ran: &[Cell]) -> Vec<Entity> {
     let data = &world.resource::<Data>().0;
+    let grid = world.resource::<Grid>();
+    let charged_into = |f: Entity, reach: u32| {
+        let at = cell(world, f);
+        grid.distance(from, at) > reach && ran.iter().any(|&c| grid.distance(c, at) <= reach)
+    };
     foes(world, e)
         .into_iter()
         .filter(|&f| world.get::<SpearUsed>(f).is_none())
@@ -648,7 +657,7 @@ fn set_spears(world: &World, e: Entity) -> Vec<Entity> {
             Some(Declared(Action::SetSpear { weapon })) => data
                 .weapons
                 .get(weapon)
-                .is_some_and(|w| distance(world, e, f) <= w.reach),
+                .is_some_and(|w| charged_into(f, w.reach)),
             _ => false,
         })
         .collect()
@@ -673,7 +682,7 @@ fn surprised_now(world: &World, e: Entity) -> bool {
 /// on doing `action` now (`first`: its first routine of the round, which may
 /// move): all of them when it flees, and those whose reach a move, a
 /// closing, a charge or a walk into a spell's range takes it out of (its way
-/// as [`planned_walk`] finds it).
+/// as [`planned_walk`] finds it, or a charge's straight run).
 pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: bool) -> Vec<Entity> {
     let data = &world.resource::<Data>().0;
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
@@ -712,7 +721,13 @@ pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: boo
     let Some(goal) = goal else {
         return Vec::new();
     };
-    let walk = super::combat::planned_walk(world, e, goal, within, budget);
+    // A charge runs straight at its target (ruling charge); any other
+    // move takes the way round.
+    let walk = if matches!(action, Action::Charge { .. }) {
+        super::combat::charge_walk(world, e, goal, within, budget)
+    } else {
+        super::combat::planned_walk(world, e, goal, within, budget)
+    };
     fleeing_strikers(world, e)
         .into_iter()
         .filter(|&f| {
