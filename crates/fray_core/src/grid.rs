@@ -790,7 +790,9 @@ impl Grid {
         // grid's breadth.
         let movement = 2 * cells + u64::from(self.width + self.height) + 1;
         let largest = movement.checked_mul(scale)?.checked_add(scale)?;
-        u32::try_from(scale).ok().filter(|_| largest <= u64::from(u32::MAX))
+        u32::try_from(scale)
+            .ok()
+            .filter(|_| largest <= u64::from(u32::MAX))
     }
 
     /// [`Grid::path_sparing`] by the library's own search, in costs wide

@@ -280,6 +280,25 @@ fn a_one_segment_spell_is_fully_cast_in_a_surprise_segment() {
 }
 
 #[test]
+fn a_spell_completing_as_the_last_surprise_segment_ends_is_announced_so() {
+    // Ruling continuing_cast: each surprise segment is a period of its own.
+    // B rolls 2: surprised two segments. Hal begins fire_bolt (casting time
+    // 2) in surprise segment 1: it completes as surprise segment 2 ends,
+    // before round 1, and is announced so, not for round 1.
+    let c = r#"
+        (name: "Hal", side: "A", template: "magic_user", at: (1, 1)),
+        (name: "Bors", side: "B", template: "orc", at: (6, 1), set: {"hp": 40}),"#;
+    let cast = Order::new("Hal", "cast").target("Bors").with("fire_bolt");
+    let mut b = battle("", c, &[5, 2, 6, 6, 3, 3], &[(0, cast)]);
+    run(&mut b);
+    assert_has(
+        &b,
+        "Hal begins casting fire_bolt at Bors: casting time 2 segments, it goes off as surprise segment 2 ends.",
+    );
+    assert!(line(&b, "goes off:") < line(&b, "Round 1 begins."));
+}
+
+#[test]
 fn a_scenario_may_start_a_caster_with_its_spell_in_progress() {
     // Scenario `starts`: Hal began his fire_bolt before the battle opened
     // and has one segment of it left: in round 1 he goes on casting, the

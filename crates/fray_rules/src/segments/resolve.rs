@@ -1214,12 +1214,20 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
         let began = flow.clock(slot.segment);
         let completes = began + s.casting_time;
         // Ruling continuing_cast: completing as the period's last segment
-        // ends, it goes off then (end_period).
-        let last = flow.clock(flow.last);
-        let when = if completes == last + 1 {
-            format!("as {} ends", flow.segment_words(last))
-        } else {
-            format!("in {}", flow.segment_words(completes))
+        // ends, it goes off then (end_period); each surprise segment is a
+        // period of its own, the last of them ending before round 1.
+        let ends = match flow.period {
+            Period::Surprise => completes
+                .checked_sub(1)
+                .filter(|&c| c <= flow.surprise_segments),
+            Period::Round => {
+                let last = flow.clock(flow.last);
+                (completes == last + 1).then_some(last)
+            }
+        };
+        let when = match ends {
+            Some(c) => format!("as {} ends", flow.segment_words(c)),
+            None => format!("in {}", flow.segment_words(completes)),
         };
         (began, completes, when)
     };
