@@ -713,6 +713,50 @@ fn an_intimidation_whose_monster_died_turns_only_on_a_monster() {
 }
 
 #[test]
+fn one_down_lies_still_when_no_monster_is_left_to_intimidate() {
+    // Ruling felled_action, ruling retarget and ruling intimidate_action:
+    // Grub held against Anna's Intimidation in round 1. In round 2 she
+    // declares to intimidate Snik, Bors fells her, and Dara kills Snik.
+    // Grub cannot be intimidated again, so nothing is left to act on: she
+    // lies still, unasked, and pays nothing.
+    let mut b = battle(
+        r#"(
+    name: "intim_sawthrough", ruleset: "declared", round_cap: 2,
+    grid: (kind: Square, width: 8, height: 8),
+    options: {"declaration": "round_robin"},
+    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true), (name: "C", seat: Script)],
+    combatants: [
+        (name: "Anna", side: "A", template: "knight", at: (1, 1), set: {"stress": 0, "strength": 4}),
+        (name: "Dara", side: "A", template: "knight", at: (3, 2)),
+        (name: "Snik", side: "B", template: "goblin", at: (2, 1), set: {"stress": 0, "strength": 1}),
+        (name: "Grub", side: "B", template: "goblin", at: (3, 4)),
+        (name: "Bors", side: "C", template: "hobgoblin_warrior", at: (1, 0)),
+    ],
+    dice: [10, 2, 11, 11, 1, 1, 6, 6, 6, 6, 6, 6, 15, 5, 15, 5],
+    orders: [
+        (round: 1, order: (actor: "Anna", action: "intimidate", target: "Grub")),
+        (round: 1, order: (actor: "Dara", action: "wait")),
+        (round: 1, order: (actor: "Snik", action: "wait")),
+        (round: 1, order: (actor: "Grub", action: "wait")),
+        (round: 1, order: (actor: "Bors", action: "wait")),
+        (round: 2, order: (actor: "Anna", action: "intimidate", target: "Snik")),
+        (round: 2, order: (actor: "Dara", action: "attack", target: "Snik", with: "longsword")),
+        (round: 2, order: (actor: "Snik", action: "wait")),
+        (round: 2, order: (actor: "Grub", action: "wait")),
+        (round: 2, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),
+    ],
+)"#,
+    );
+    let _ = b.run();
+    assert_has(
+        &b,
+        "Anna lies still: Snik is gone, and no monster is left to intimidate (ruling retarget).",
+    );
+    assert_lacks(&b, "Anna strains itself");
+    assert_lacks(&b, "Anna turns on Grub");
+}
+
+#[test]
 fn one_down_may_not_declare_an_attack_beyond_its_reach() {
     // 004 §Wound Points: Anna, Incapacitated at 0, would attack Bors two
     // squares off. The attack would strain her to -1: Dying, she "cannot
@@ -2145,8 +2189,9 @@ fn a_person_may_take_full_defense_and_fall_back() {
 
 #[test]
 fn a_monster_that_saw_through_is_not_intimidated_in_anothers_place() {
-    // Ruling intimidate_action: Anna's Intimidation turns from Bors, fled,
-    // to Cato, who held against one already.
+    // Rulings intimidate_action and retarget: Anna's Intimidation would
+    // turn from Bors, fled, to the nearest monster that may still be
+    // intimidated; Cato held against one already, so there is none.
     let orders = r#"(round: 1, order: (actor: "Anna", action: "intimidate", target: "Bors"))"#;
     let text = field(
         1,
@@ -2171,8 +2216,9 @@ fn a_monster_that_saw_through_is_not_intimidated_in_anothers_place() {
     run(&mut b);
     assert_has(
         &b,
-        "Cato held against an Intimidation already: Anna cannot intimidate it.",
+        "Bors is gone; no monster is left for Anna to intimidate.",
     );
+    assert_lacks(&b, "Anna turns on Cato");
     assert_lacks(&b, "Anna tries to intimidate");
 }
 

@@ -2340,6 +2340,28 @@ fn the_turns_attacks_give_the_odds() {
     );
 }
 
+#[test]
+fn a_strikes_odds_count_the_block_it_meets_first() {
+    // Ruling block: Bo (7) blocks before Ash's (6) turn. Ash's strike meets
+    // the Block roll first: Bo's 3d6 + OCV 7 against 10 + Ash's OCV 6 stops
+    // it on 9 or more, 160 of 216; past it, 3d6 + 6 against 10 + DCV 7 hits
+    // on 11 or more, 108 of 216: 56 / 216 * 108 / 216, 13%.
+    let (b, _) = ask_person(
+        r#"(name: "Ash", side: "A", template: "bravo", at: (3, 3), set: {"cv": 6}),
+           (name: "Bo", side: "B", template: "bravo", at: (4, 3), set: {"cv": 7})"#,
+        0,
+        vec![(Q::Turn(None), Order::new("Bo", "block"), false)],
+    );
+    let ash: Vec<String> = phases::choices(b.world(), entity(&b, "Ash"))
+        .into_iter()
+        .map(|c| c.label)
+        .collect();
+    assert!(
+        ash.contains(&"Strike Bo (attack action; hits 13% past the Block)".to_string()),
+        "{ash:?}"
+    );
+}
+
 /// 002 §Time: the timeline draws the phases the ruleset data gives a turn:
 /// four of 3 seconds as the text has them, or as many and as long as a
 /// game master's file says.

@@ -361,8 +361,18 @@ pub(crate) fn from_where_it_lies(
         world.get::<Health>(actor),
         Some(Health::Incapacitated | Health::Dying)
     );
-    if !down || world.get::<super::Stabilised>(actor).is_some() {
+    if !down {
         return Ok(());
+    }
+    // A stabilised creature may move to act: only whether anything is left
+    // to act on matters (its actions after the first are paid for too).
+    if world.get::<super::Stabilised>(actor).is_some() {
+        let aimed = super::resolve::TurnOn::of(&world.resource::<Data>().0, action).is_some();
+        return if aimed {
+            object_now(world, actor, action).map(|_| ())
+        } else {
+            Ok(())
+        };
     }
     let data = &world.resource::<Data>().0;
     let reach = match action {
@@ -420,6 +430,14 @@ fn object_now(world: &World, actor: Entity, action: &Action) -> Result<(Entity, 
             _ => format!("{old} is gone, and it has no one else to aim at (ruling retarget)"),
         });
     };
+    if let Action::Intimidate { .. } = action
+        && let Err(why) = super::resolve::intimidated(world, target)
+    {
+        return Err(format!(
+            "{} {why}, and nothing is left to intimidate (ruling intimidate_action)",
+            name(target)
+        ));
+    }
     let needs_tending = matches!(health(target), Health::Incapacitated | Health::Dying)
         && world.get::<super::Stabilised>(target).is_none();
     if matches!(action, Action::Stabilise { .. }) && !needs_tending {

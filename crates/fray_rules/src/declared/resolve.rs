@@ -930,8 +930,8 @@ fn wait(world: &mut World, a: &Actor) {
 pub(super) enum TurnOn {
     /// The nearest enemy still fighting: an attack, a throw, a harmful spell.
     NearestEnemy,
-    /// The nearest enemy still fighting that is a monster: only monsters
-    /// check morale (004 §Step 4; ruling `intimidate_action`).
+    /// The nearest enemy still fighting that may be intimidated: a monster
+    /// that may still break (004 §Step 4; ruling `intimidate_action`).
     NearestMonster,
     /// Nobody: a help for an ally goes with that ally.
     Nobody,
@@ -968,11 +968,24 @@ impl TurnOn {
     fn whom(self, world: &World, e: Entity) -> Option<Entity> {
         match self {
             Self::NearestEnemy => nearest_enemy(world, e, |_| true),
-            Self::NearestMonster => {
-                nearest_enemy(world, e, |x| world.get::<super::Monster>(x).is_some())
-            }
+            Self::NearestMonster => nearest_enemy(world, e, |x| intimidated(world, x).is_ok()),
             Self::Nobody => None,
         }
+    }
+}
+
+/// Whether `x` may be intimidated now, or why not (004 §Step 4; ruling
+/// `intimidate_action`): a monster that may still break and has not held
+/// against an Intimidation already.
+pub(super) fn intimidated(world: &World, x: Entity) -> Result<(), &'static str> {
+    if world.get::<super::Monster>(x).is_none() {
+        Err("is not a monster: only monsters check morale")
+    } else if world.get::<SawThrough>(x).is_some() {
+        Err("held against an Intimidation already")
+    } else if !super::end_round::may_break(world, x) {
+        Err("checks morale no more")
+    } else {
+        Ok(())
     }
 }
 

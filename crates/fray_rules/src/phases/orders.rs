@@ -760,8 +760,9 @@ pub fn choices(world: &World, me: Entity) -> Vec<Choice> {
             // 002 §Attack Roll: the odds of each, its manoeuvre combined with
             // those in effect (ruling opportunity_manoeuvre).
             let hits = |manoeuvre: &str| {
-                let p = super::turn::hit_chance(world, me, mover, manoeuvre);
-                format!("hits {:.0}%", p * 100.0)
+                let (p, block) = super::turn::melee_chance(world, me, mover, manoeuvre);
+                let past = if block { " past the Block" } else { "" };
+                format!("hits {:.0}%{past}", p * 100.0)
             };
             offer(
                 Order::new(&name, "strike").target(&m),
@@ -879,10 +880,16 @@ fn attack_choices(
     offer: &mut impl FnMut(Order, String),
 ) {
     let flow = world.resource::<Flow>();
-    // 002 §Attack Roll: the odds of each, as the CVs stand now.
+    // 002 §Attack Roll: the odds of each, as the CVs stand now, a blow
+    // past the Block of one holding it (ruling block).
     let hits = |f: Entity, manoeuvre: &str| {
-        let p = super::turn::hit_chance(world, me, f, manoeuvre);
-        format!("hits {:.0}%", p * 100.0)
+        let (p, block) = if manoeuvre == "shoot" {
+            (super::turn::hit_chance(world, me, f, manoeuvre), false)
+        } else {
+            super::turn::melee_chance(world, me, f, manoeuvre)
+        };
+        let past = if block { " past the Block" } else { "" };
+        format!("hits {:.0}%{past}", p * 100.0)
     };
     for &f in foes {
         if in_reach(world, me, f) {

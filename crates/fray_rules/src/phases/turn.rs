@@ -1620,9 +1620,14 @@ fn ask_readied(world: &mut World, (readier, by): (Entity, Entity)) -> Next {
         world,
         (readier, Asking::Readied { by }),
         |w| {
-            let hits = hit_chance(w, readier, by, action);
+            let (hits, block) = if action == "shoot" {
+                (hit_chance(w, readier, by, action), false)
+            } else {
+                melee_chance(w, readier, by, action)
+            };
+            let past = if block { ", past its Block" } else { "" };
             format!(
-                "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on? It hits {:.0}% of the time.",
+                "{b} meets the condition of {r}'s readied {what}: take it now, just before {b} goes on? It hits {:.0}% of the time{past}.",
                 hits * 100.0
             )
         },
@@ -1851,6 +1856,25 @@ fn can_abort(world: &World, t: Entity, melee: bool) -> bool {
 /// the manoeuvres in effect combined (ruling `opportunity_manoeuvre`).
 /// 002 §Attack Roll: the chance that `attacker`'s `manoeuvre` hits
 /// `target` as things stand, 3d6 + OCV against 10 + DCV.
+/// [`hit_chance`] for a melee attack, once past the Block of a target
+/// holding one (ruling `block`: the Block roll comes first), and whether
+/// one stands.
+pub fn melee_chance(
+    world: &World,
+    attacker: Entity,
+    target: Entity,
+    manoeuvre: &str,
+) -> (f32, bool) {
+    let hits = hit_chance(world, attacker, target, manoeuvre);
+    if !world.get::<Guard>(target).is_some_and(|g| g.block) {
+        return (hits, false);
+    }
+    let base = world.resource::<Data>().0.numbers.attack_base;
+    let (o, b) = (ocv(world, attacker, manoeuvre), ocv(world, target, "block"));
+    let blocked = super::view::chance_3d6_at_least(base + o - b);
+    (hits * (1.0 - blocked), true)
+}
+
 pub fn hit_chance(world: &World, attacker: Entity, target: Entity, manoeuvre: &str) -> f32 {
     let base = world.resource::<Data>().0.numbers.attack_base;
     super::view::chance_3d6_at_least(base + dcv(world, target) - ocv(world, attacker, manoeuvre))

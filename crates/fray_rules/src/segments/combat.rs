@@ -190,7 +190,8 @@ pub(super) fn charge_line(
 }
 
 /// Ruling `charge`: the cells `e` would run through charging at `goal`
-/// along [`charge_line`], as far as `budget` goes.
+/// along [`charge_line`], as far as `budget` goes; none when `goal` is
+/// within reach already (it attacks without a run).
 pub(super) fn charge_walk(
     world: &World,
     e: Entity,
@@ -199,6 +200,9 @@ pub(super) fn charge_walk(
     budget: u32,
 ) -> Vec<Cell> {
     let grid = world.resource::<Grid>();
+    if grid.distance(cell(world, e), goal) <= reach {
+        return Vec::new();
+    }
     let mut spent = 0;
     charge_line(world, e, goal, reach)
         .0
