@@ -604,20 +604,15 @@ fn one_down_whose_target_died_lies_still_when_the_next_foe_is_beyond_reach() {
     // beside Bors, declares an attack on him; Dara kills him first. Anna
     // would turn on Cato, 6 cells off: from where she lies she cannot reach
     // him, so she lies still and pays no Wound Point.
-    let mut b = battle(
-        r#"(
-    name: "retarget_strain", ruleset: "declared", round_cap: 2,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
+    let text = field(
+        2,
+        r#"
         (name: "Anna", side: "A", template: "knight", at: (1, 1), set: {"stress": 0, "strength": 4}),
         (name: "Dara", side: "A", template: "knight", at: (3, 2)),
         (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1), set: {"stress": 0, "strength": 1}),
-        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),
-    ],
-    dice: [5, 2, 2, 12, 15, 5, 15, 5],
-    orders: [
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),"#,
+        "5, 2, 2, 12, 15, 5, 15, 5",
+        r#"
         (round: 1, order: (actor: "Anna", action: "wait")),
         (round: 1, order: (actor: "Dara", action: "wait")),
         (round: 1, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),
@@ -625,10 +620,9 @@ fn one_down_whose_target_died_lies_still_when_the_next_foe_is_beyond_reach() {
         (round: 2, order: (actor: "Anna", action: "attack", target: "Bors", with: "longsword")),
         (round: 2, order: (actor: "Dara", action: "attack", target: "Bors", with: "longsword")),
         (round: 2, order: (actor: "Bors", action: "wait")),
-        (round: 2, order: (actor: "Cato", action: "wait")),
-    ],
-)"#,
+        (round: 2, order: (actor: "Cato", action: "wait")),"#,
     );
+    let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Bors dies");
     assert_has(
@@ -644,21 +638,16 @@ fn one_down_lies_still_when_the_ally_it_would_tend_is_stabilised() {
     // 004 §Wound Points: Anna, a priest at 0 Wound Points, declares to
     // stabilise Eve; Dara stabilises her first. Nothing is left to tend:
     // Anna lies still and pays nothing.
-    let mut b = battle(
-        r#"(
-    name: "stabilise_strain", ruleset: "declared", round_cap: 2,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script)],
-    combatants: [
+    let text = field(
+        2,
+        r#"
         (name: "Anna", side: "A", template: "priest", at: (1, 1), set: {"stress": 0, "strength": 4}),
         (name: "Eve", side: "A", template: "knight", at: (1, 2), set: {"stress": 0, "strength": 4}),
         (name: "Dara", side: "A", template: "priest", at: (2, 3)),
         (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1)),
-        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (0, 2)),
-    ],
-    dice: [10, 10, 1, 1, 1, 15, 5, 15, 5, 15],
-    orders: [
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (0, 2)),"#,
+        "10, 10, 1, 1, 1, 15, 5, 15, 5, 15",
+        r#"
         (round: 1, order: (actor: "Anna", action: "wait")),
         (round: 1, order: (actor: "Eve", action: "wait")),
         (round: 1, order: (actor: "Dara", action: "wait")),
@@ -668,10 +657,9 @@ fn one_down_lies_still_when_the_ally_it_would_tend_is_stabilised() {
         (round: 2, order: (actor: "Eve", action: "wait")),
         (round: 2, order: (actor: "Dara", action: "stabilise", target: "Eve")),
         (round: 2, order: (actor: "Bors", action: "wait")),
-        (round: 2, order: (actor: "Cato", action: "wait")),
-    ],
-)"#,
+        (round: 2, order: (actor: "Cato", action: "wait")),"#,
     );
+    let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Anna lies still: Eve no longer needs stabilising");
     assert_lacks(&b, "Anna strains itself");
@@ -684,29 +672,27 @@ fn an_intimidation_whose_monster_died_turns_only_on_a_monster() {
     // Dara kills him first. Cato, a sellsword of a third side, is nearer
     // than the goblin Grub, but only monsters check morale: Anna turns on
     // Grub.
-    let mut b = battle(
-        r#"(
-    name: "intim_retarget", ruleset: "declared", round_cap: 1,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true), (name: "C", seat: Script)],
-    combatants: [
+    let text = field(
+        1,
+        r#"
         (name: "Anna", side: "A", template: "knight", at: (1, 1)),
         (name: "Dara", side: "A", template: "knight", at: (3, 2)),
         (name: "Snik", side: "B", template: "goblin", at: (2, 1), set: {"stress": 0, "strength": 1}),
         (name: "Grub", side: "B", template: "goblin", at: (7, 7)),
-        (name: "Cato", side: "C", template: "sellsword", at: (1, 3)),
-    ],
-    dice: [9, 2, 12, 12, 12, 15, 5, 10],
-    orders: [
+        (name: "Cato", side: "C", template: "sellsword", at: (1, 3)),"#,
+        "9, 2, 12, 12, 12, 15, 5, 10",
+        r#"
         (round: 1, order: (actor: "Anna", action: "intimidate", target: "Snik")),
         (round: 1, order: (actor: "Dara", action: "attack", target: "Snik", with: "longsword")),
         (round: 1, order: (actor: "Snik", action: "wait")),
         (round: 1, order: (actor: "Grub", action: "wait")),
-        (round: 1, order: (actor: "Cato", action: "wait")),
-    ],
-)"#,
+        (round: 1, order: (actor: "Cato", action: "wait")),"#,
+    )
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true), (name: "C", seat: Script)"#,
     );
+    let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "Snik is gone; Anna turns on Grub instead.");
     assert_lacks(&b, "Anna turns on Cato");
@@ -719,21 +705,16 @@ fn one_down_lies_still_when_no_monster_is_left_to_intimidate() {
     // declares to intimidate Snik, Bors fells her, and Dara kills Snik.
     // Grub cannot be intimidated again, so nothing is left to act on: she
     // lies still, unasked, and pays nothing.
-    let mut b = battle(
-        r#"(
-    name: "intim_sawthrough", ruleset: "declared", round_cap: 2,
-    grid: (kind: Square, width: 8, height: 8),
-    options: {"declaration": "round_robin"},
-    sides: [(name: "A", seat: Script), (name: "B", seat: Script, morale: true), (name: "C", seat: Script)],
-    combatants: [
+    let text = field(
+        2,
+        r#"
         (name: "Anna", side: "A", template: "knight", at: (1, 1), set: {"stress": 0, "strength": 4}),
         (name: "Dara", side: "A", template: "knight", at: (3, 2)),
         (name: "Snik", side: "B", template: "goblin", at: (2, 1), set: {"stress": 0, "strength": 1}),
         (name: "Grub", side: "B", template: "goblin", at: (3, 4)),
-        (name: "Bors", side: "C", template: "hobgoblin_warrior", at: (1, 0)),
-    ],
-    dice: [10, 2, 11, 11, 1, 1, 6, 6, 6, 6, 6, 6, 15, 5, 15, 5],
-    orders: [
+        (name: "Bors", side: "C", template: "hobgoblin_warrior", at: (1, 0)),"#,
+        "10, 2, 11, 11, 1, 1, 6, 6, 6, 6, 6, 6, 15, 5, 15, 5",
+        r#"
         (round: 1, order: (actor: "Anna", action: "intimidate", target: "Grub")),
         (round: 1, order: (actor: "Dara", action: "wait")),
         (round: 1, order: (actor: "Snik", action: "wait")),
@@ -743,10 +724,13 @@ fn one_down_lies_still_when_no_monster_is_left_to_intimidate() {
         (round: 2, order: (actor: "Dara", action: "attack", target: "Snik", with: "longsword")),
         (round: 2, order: (actor: "Snik", action: "wait")),
         (round: 2, order: (actor: "Grub", action: "wait")),
-        (round: 2, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),
-    ],
-)"#,
+        (round: 2, order: (actor: "Bors", action: "attack", target: "Anna", with: "longsword")),"#,
+    )
+    .replace(
+        r#"(name: "B", seat: Script)"#,
+        r#"(name: "B", seat: Script, morale: true), (name: "C", seat: Script)"#,
     );
+    let mut b = battle(&text);
     let _ = b.run();
     assert_has(
         &b,
