@@ -1237,6 +1237,62 @@ fn a_set_spear_does_not_meet_a_charger_already_in_its_reach() {
 }
 
 #[test]
+fn a_charge_at_a_target_within_reach_turns_no_back() {
+    // Ruling charge: a target come within reach by the charger's segment is
+    // attacked without a run, so the charger turns its back on no one
+    // (ruling fleeing_attack). With spears reaching 2, Cal at (4, 3), Eck
+    // beside him, charges Tor at (8, 3); Tor, acting in segment 1, walks up
+    // to (6, 3), within reach: in segment 6 Cal strikes him where he stands.
+    let text = field(
+        "segments",
+        (10, 8),
+        1,
+        ALERTED,
+        r#"
+        (name: "Cal", side: "A", template: "spearman", at: (4, 3), set: {"hp": 40}),
+        (name: "Eck", side: "B", template: "orc", at: (3, 3), set: {"hp": 40}),
+        (name: "Tor", side: "B", template: "orc", at: (8, 3), set: {"hp": 40}),"#,
+    );
+    let scenario = LoadedScenario::from_source(Source::inline("test.ron", &text)).unwrap();
+    let data = segments::RULESET.data.replace(
+        r#""spear": (damage: "1d6", reach: 1,"#,
+        r#""spear": (damage: "1d6", reach: 2,"#,
+    );
+    let rules = fray_rules::load("segments", Some(Source::inline("segments.ron", &data))).unwrap();
+    let mut app = fray_core::battle::rules_app(
+        fray_core::dice::Dice::seeded(0).with_forced([1, 6, 10, 3, 10, 3]),
+    );
+    fray_rules::setup(&mut app, rules, &scenario).unwrap();
+    let script = vec![
+        ScriptedOrder {
+            round: 1,
+            asked: None,
+            order: Order::new("Cal", "charge").target("Tor"),
+        },
+        ScriptedOrder {
+            round: 1,
+            asked: None,
+            order: Order::new("Eck", "wait"),
+        },
+        ScriptedOrder {
+            round: 1,
+            asked: None,
+            order: Order::new("Tor", "move").cell(Cell::new(6, 3)),
+        },
+    ];
+    let controllers: Vec<Box<dyn Controller>> = (0..2)
+        .map(|_| Box::new(Scripted::new(script.clone(), Box::new(Defaults))) as Box<dyn Controller>)
+        .collect();
+    let mut b = Battle::new(app, controllers);
+    run(&mut b);
+    line(
+        &b,
+        "Tor is already within reach: Cal has no run to charge and attacks instead.",
+    );
+    assert_lacks(&b, "would turn its back on Eck");
+}
+
+#[test]
 fn a_set_spear_that_struck_a_charger_has_spent_its_routine() {
     // Ruling set_spear, 001 §3: Pell's one routine goes into the charging
     // Gash in segment 3; in Pell's own segment 5 the spear does not strike
