@@ -99,7 +99,12 @@ impl Roster {
 
     /// Every combatant, in listing order.
     pub fn entities(&self) -> Vec<Entity> {
-        self.list.iter().map(|(e, _)| *e).collect()
+        self.each().collect()
+    }
+
+    /// [`Roster::entities`], without a list made of them.
+    pub fn each(&self) -> impl Iterator<Item = Entity> + '_ {
+        self.list.iter().map(|(e, _)| *e)
     }
 }
 

@@ -631,6 +631,10 @@ fn one_down_whose_target_died_lies_still_when_the_next_foe_is_beyond_reach() {
     );
     assert_lacks(&b, "Anna strains itself");
     assert_eq!(wounds(&mut b, "Anna").1, 0);
+    // Lying still is no action taken: none is counted against her.
+    let anna = entity(&mut b, "Anna");
+    let rs = b.world().get::<declared::RoundState>(anna).unwrap();
+    assert_eq!((rs.actions_taken, rs.acted), (0, false));
 }
 
 #[test]
@@ -738,6 +742,10 @@ fn one_down_lies_still_when_no_monster_is_left_to_intimidate() {
     );
     assert_lacks(&b, "Anna strains itself");
     assert_lacks(&b, "Anna turns on Grub");
+    // Lying still is no action taken: none is counted against her.
+    let anna = entity(&mut b, "Anna");
+    let rs = b.world().get::<declared::RoundState>(anna).unwrap();
+    assert_eq!((rs.actions_taken, rs.acted), (0, false));
 }
 
 #[test]

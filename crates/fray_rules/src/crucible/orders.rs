@@ -132,9 +132,12 @@ pub fn acts(world: &World, e: Entity) -> bool {
 /// react now: fighting, armed or not, acting this round.
 pub fn threats(world: &World, e: Entity) -> Vec<Threatener> {
     let foe = enemies_of(world, e);
-    roster(world)
-        .into_iter()
-        .filter(|&x| foe(x) && acts(world, x))
+    // Who `acts`, the battle's state looked up once for all.
+    let flow = world.resource::<Flow>();
+    let acts = |x| up(world, x) && !(flow.surprise_round && world.get::<Surprised>(x).is_some());
+    flow.roster
+        .each()
+        .filter(|&x| foe(x) && acts(x))
         .map(|x| Threatener {
             entity: x,
             cell: cell(world, x),

@@ -165,16 +165,6 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
     if !can_act(world, slot, &me, h) {
         return;
     }
-    let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
-    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
-        rs.actions_taken += 1;
-        // Moving is not an action (004 §Step 3: "cannot both move and take
-        // an action"): a Broken Rib spares it (ruling injury_effects).
-        rs.acted |= !matches!(
-            slot.action,
-            Action::Wait | Action::Move { .. } | Action::Flee
-        );
-    }
     let stabilised = world.get::<Stabilised>(e).is_some();
     // Crawling (moving without acting) and waiting cost a fallen creature
     // nothing; any other action is strenuous (004 §Wound Points).
@@ -192,11 +182,23 @@ fn act(world: &mut World, slot: &Slot, deferred: Option<&mut Vec<Hit>>) {
             .actor(&me)
         });
     }
-    if matches!(h, Health::Incapacitated | Health::Dying)
-        && strenuous
-        && (super::felled::beyond_its_reach(world, e, &slot.action)
-            || strain_kills(world, e, &me, stabilised, prior))
-    {
+    let down = matches!(h, Health::Incapacitated | Health::Dying) && strenuous;
+    // One down with nothing in its reach to act on lies still: no action
+    // taken, none counted (ruling felled_action).
+    if down && super::felled::beyond_its_reach(world, e, &slot.action) {
+        return;
+    }
+    let prior = world.get::<RoundState>(e).map_or(0, |r| r.actions_taken);
+    if let Some(mut rs) = world.get_mut::<RoundState>(e) {
+        rs.actions_taken += 1;
+        // Moving is not an action (004 §Step 3: "cannot both move and take
+        // an action"): a Broken Rib spares it (ruling injury_effects).
+        rs.acted |= !matches!(
+            slot.action,
+            Action::Wait | Action::Move { .. } | Action::Flee
+        );
+    }
+    if down && strain_kills(world, e, &me, stabilised, prior) {
         return;
     }
     // The strain may have left it Dying, and a Dying creature "cannot both
