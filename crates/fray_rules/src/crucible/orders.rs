@@ -245,17 +245,32 @@ impl Ways {
         )
     }
 
-    /// The first shortest way to within `within` of `goal`, ending on
-    /// none of the fallen.
+    /// The first shortest way to within `within` of `goal`.
     fn first(&self, grid: &Grid, goal: Cell, within: u32) -> Option<(Vec<Cell>, u32)> {
-        grid.path_toward_ending(
+        first_way(
+            grid,
             self.here,
-            goal,
-            within,
-            |c| self.blocked.contains(&c),
-            |c| !self.lying.contains(&c),
+            (&self.blocked, &self.lying),
+            (goal, within),
         )
     }
+}
+
+/// The first shortest way from `here` to within `within` of `goal`, past
+/// the cells `blocked`, over the fallen `lying`, ending on none of them.
+fn first_way(
+    grid: &Grid,
+    here: Cell,
+    (blocked, lying): (&fray_core::grid::CellSet, &[Cell]),
+    (goal, within): (Cell, u32),
+) -> Option<(Vec<Cell>, u32)> {
+    grid.path_toward_ending(
+        here,
+        goal,
+        within,
+        |c| blocked.contains(&c),
+        |c| !lying.contains(&c),
+    )
 }
 
 /// How attacks of opportunity are drawn (003 §III F): by moving more than
@@ -267,16 +282,8 @@ const AOO: Provokes = Provokes::Within { free: 1 };
 /// ending where it may, equals.
 pub fn path_cost(world: &World, e: Entity, goal: Cell, within: u32) -> Option<u32> {
     let (blocked, lying) = (occupied(world, e), bodies(world, e));
-    world
-        .resource::<Grid>()
-        .path_toward_ending(
-            cell(world, e),
-            goal,
-            within,
-            |c| blocked.contains(&c),
-            |c| !lying.contains(&c),
-        )
-        .map(|p| p.1)
+    let grid = world.resource::<Grid>();
+    first_way(grid, cell(world, e), (&blocked, &lying), (goal, within)).map(|p| p.1)
 }
 
 /// Those whose attack of opportunity walking `cells` would draw under

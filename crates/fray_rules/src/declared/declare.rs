@@ -367,12 +367,7 @@ pub(crate) fn from_where_it_lies(
     // A stabilised creature may move to act: only whether anything is left
     // to act on matters (its actions after the first are paid for too).
     if world.get::<super::Stabilised>(actor).is_some() {
-        let aimed = super::resolve::TurnOn::of(&world.resource::<Data>().0, action).is_some();
-        return if aimed {
-            object_now(world, actor, action).map(|_| ())
-        } else {
-            Ok(())
-        };
+        return object_now(world, actor, action).map(|_| ());
     }
     let data = &world.resource::<Data>().0;
     let reach = match action {
@@ -386,7 +381,9 @@ pub(crate) fn from_where_it_lies(
         Action::Intimidate { .. } => data.ruling_numbers.intimidate_range,
         _ => return Ok(()),
     };
-    let (declared, target) = object_now(world, actor, action)?;
+    let Some((declared, target)) = object_now(world, actor, action)? else {
+        return Ok(());
+    };
     let at = |e: Entity| world.get::<Cell>(e).copied();
     let (Some(from), Some(to)) = (at(actor), at(target)) else {
         return Ok(());
@@ -409,12 +406,17 @@ pub(crate) fn from_where_it_lies(
 
 /// What `action` of `actor`'s was declared against and would act on now:
 /// its declared object, or, that one dead or gone, whom it turns on
-/// (ruling `retarget`); or why nothing is left to act on, so that one down
-/// pays nothing for it (004 §Wound Points).
-fn object_now(world: &World, actor: Entity, action: &Action) -> Result<(Entity, Entity), String> {
+/// (ruling `retarget`); None for an action aimed at no one; or why nothing
+/// is left to act on, so that one down pays nothing for it (004 §Wound
+/// Points).
+fn object_now(
+    world: &World,
+    actor: Entity,
+    action: &Action,
+) -> Result<Option<(Entity, Entity)>, String> {
     let data = &world.resource::<Data>().0;
     let Some((declared, turn)) = super::resolve::TurnOn::of(data, action) else {
-        return Err("it has nothing to act on".into());
+        return Ok(None);
     };
     let name = |x: Entity| world.resource::<Flow>().name(x).to_string();
     let health = |x: Entity| world.get::<Health>(x).copied().unwrap_or(Health::Dead);
@@ -438,15 +440,15 @@ fn object_now(world: &World, actor: Entity, action: &Action) -> Result<(Entity, 
             name(target)
         ));
     }
-    let needs_tending = matches!(health(target), Health::Incapacitated | Health::Dying)
-        && world.get::<super::Stabilised>(target).is_none();
-    if matches!(action, Action::Stabilise { .. }) && !needs_tending {
+    if matches!(action, Action::Stabilise { .. })
+        && !super::resolve::needs_stabilising(world, target)
+    {
         return Err(format!(
             "{} no longer needs stabilising (004 §Wound Points)",
             name(target)
         ));
     }
-    Ok((declared, target))
+    Ok(Some((declared, target)))
 }
 
 /// The choices a declaration offers, legal or refused with the reason.

@@ -504,17 +504,7 @@ fn cast(
     let Some(s) = a.data.spells.get(spell).cloned() else {
         return;
     };
-    let harmful = matches!(s.effect, SpellEffect::Damage(..));
-    let Some(target) = living_target(
-        world,
-        a.e,
-        target,
-        if harmful {
-            TurnOn::NearestEnemy
-        } else {
-            TurnOn::Nobody
-        },
-    ) else {
+    let Some(target) = living_target(world, a.e, target, TurnOn::casting(Some(&s))) else {
         return;
     };
     approach_target(world, a, target, s.range, true);
@@ -758,9 +748,7 @@ fn stabilise(world: &mut World, a: &Actor, target: Entity) {
     let me = &a.me;
     let t = name(world, target);
     // One dead, risen or stabilised since is not walked to.
-    if !matches!(health(world, target), Health::Incapacitated | Health::Dying)
-        || world.get::<Stabilised>(target).is_some()
-    {
+    if !needs_stabilising(world, target) {
         let now = if health(world, target) == Health::Dead {
             "is dead"
         } else {
@@ -947,22 +935,21 @@ impl TurnOn {
                 Some((*target, Self::NearestEnemy))
             }
             Action::Cast { spell, target } => {
-                let harmful = data
-                    .spells
-                    .get(spell)
-                    .is_some_and(|s| matches!(s.effect, SpellEffect::Damage(..)));
-                Some((
-                    *target,
-                    if harmful {
-                        Self::NearestEnemy
-                    } else {
-                        Self::Nobody
-                    },
-                ))
+                Some((*target, Self::casting(data.spells.get(spell))))
             }
             Action::Intimidate { target } => Some((*target, Self::NearestMonster)),
             Action::Stabilise { target } => Some((*target, Self::Nobody)),
             _ => None,
+        }
+    }
+
+    /// How a spell turns: a harmful one on the nearest enemy, a help with
+    /// its ally.
+    fn casting(spell: Option<&Spell>) -> Self {
+        if spell.is_some_and(|s| matches!(s.effect, SpellEffect::Damage(..))) {
+            Self::NearestEnemy
+        } else {
+            Self::Nobody
         }
     }
 
@@ -989,6 +976,12 @@ pub(super) fn intimidated(world: &World, x: Entity) -> Result<(), &'static str> 
     } else {
         Ok(())
     }
+}
+
+/// Whether `x` is down and not yet stabilised (004 §Wound Points).
+pub(super) fn needs_stabilising(world: &World, x: Entity) -> bool {
+    matches!(health(world, x), Health::Incapacitated | Health::Dying)
+        && world.get::<Stabilised>(x).is_none()
 }
 
 /// Whether `target` is still there to be aimed at: neither dead nor fled.
