@@ -2730,3 +2730,73 @@ fn declarations_written_in_secret_are_told_in_listing_order_whoever_wrote_first(
     assert_eq!(told(false), ["Brienne", "Grusk"]);
     assert_eq!(told(true), ["Brienne", "Grusk"]);
 }
+
+/// Anna, stabilised at 0 Wound Points beside Bors (Cato far off), with a
+/// late attack on `late` left from last round and an attack on `declared`
+/// this round: two actions in one round (004 §Step 2).
+fn stabilised_twice(late: &str, declared: &str) -> Battle {
+    let text = field(
+        1,
+        r#"
+        (name: "Anna", side: "A", template: "knight", at: (1, 1)),
+        (name: "Bors", side: "B", template: "hobgoblin_warrior", at: (2, 1)),
+        (name: "Cato", side: "B", template: "hobgoblin_warrior", at: (7, 7)),"#,
+        "5, 12, 9, 2, 2, 2, 2, 2, 2, 2, 2",
+        &format!(
+            r#"(round: 1, order: (actor: "Anna", action: "attack", target: "{declared}", with: "longsword"))"#
+        ),
+    );
+    let mut b = battle(&text);
+    let (anna, target) = (entity(&mut b, "Anna"), entity(&mut b, late));
+    b.world_mut().entity_mut(anna).insert((
+        Health::Incapacitated,
+        WoundPoints {
+            current: 0,
+            ..WoundPoints::full(12)
+        },
+        declared::Stabilised,
+        declared::LateAction {
+            action: declared::Action::Attack {
+                target,
+                weapon: "longsword".into(),
+                defensive: false,
+            },
+            initiative: -20,
+            fell: false,
+        },
+    ));
+    let _ = b.run();
+    b
+}
+
+#[test]
+fn a_stabilised_creature_lies_still_rather_than_pay_for_an_action_beyond_its_crawl() {
+    // 004 §Wound Points: a stabilised creature "can move at half its
+    // movement speed per round and can take up to 1 action without taking
+    // damage"; each action beyond the first costs 1 Wound Point. Anna's late
+    // attack on Cato, far off, is her first: she crawls her 2 cells toward
+    // him, free, and cannot reach him. Her declared attack on Bors, now 2
+    // cells away with no crawl left, would be paid for and reach nothing:
+    // she lies still and pays nothing.
+    let mut b = stabilised_twice("Cato", "Bors");
+    assert_has(&b, "Anna cannot reach Cato this round");
+    assert_has(
+        &b,
+        "Anna lies still: stabilised, it may crawl 0 more cells this round: Bors is 2 cells away, reach 1",
+    );
+    assert_lacks(&b, "Anna strains itself");
+    assert_eq!(wounds(&mut b, "Anna").1, 0);
+}
+
+#[test]
+fn a_stabilised_creature_pays_for_its_second_action_in_a_round() {
+    // 004 §Wound Points: Anna's late attack on Bors is her first action of
+    // the round, and free; her declared one is the second, and costs her
+    // 1 Wound Point.
+    let mut b = stabilised_twice("Bors", "Bors");
+    assert_has(
+        &b,
+        "Anna strains itself (a stabilised creature's action beyond the first in a round) and takes 1 Wound Point.",
+    );
+    assert_eq!(wounds(&mut b, "Anna").1, -1);
+}

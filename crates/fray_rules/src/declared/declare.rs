@@ -351,7 +351,9 @@ pub fn validate(world: &World, actor: Entity, order: &Order) -> Result<Action, S
 /// Incapacitated one's strain leaves it Dying first, ruling
 /// `strain_first`): an action aimed beyond its reach or range from there,
 /// or left with nothing to act on, is refused, rather than paid for with a
-/// Wound Point for nothing.
+/// Wound Point for nothing. One stabilised may crawl to act, and pays only
+/// for an action beyond its first in the round: such an action must reach
+/// within the crawl left to it.
 pub(crate) fn from_where_it_lies(
     world: &World,
     actor: Entity,
@@ -364,11 +366,22 @@ pub(crate) fn from_where_it_lies(
     if !down {
         return Ok(());
     }
-    // A stabilised creature may move to act: only whether anything is left
-    // to act on matters (its actions after the first are paid for too).
-    if world.get::<super::Stabilised>(actor).is_some() {
-        return object_now(world, actor, action).map(|_| ());
-    }
+    // A stabilised creature may move to act, at half its Speed, and its
+    // first action in a round is free: whether anything is left to act on
+    // matters then. An action beyond the first is paid for, so it must reach
+    // within the crawl left to it this round.
+    let crawl = if world.get::<super::Stabilised>(actor).is_some() {
+        let paid = world
+            .get::<super::RoundState>(actor)
+            .is_some_and(|r| r.actions_taken >= 1);
+        if !paid {
+            return object_now(world, actor, action).map(|_| ());
+        }
+        let speed = super::resolve::move_budget(world, actor, action);
+        Some(super::resolve::speed_left(world, actor, speed))
+    } else {
+        None
+    };
     let data = &world.resource::<Data>().0;
     let reach = match action {
         Action::Attack { weapon, .. } => {
@@ -389,15 +402,19 @@ pub(crate) fn from_where_it_lies(
         return Ok(());
     };
     let dist = world.resource::<Grid>().distance(from, to);
-    if dist > reach {
+    if dist > reach + crawl.unwrap_or(0) {
         let name = |x: Entity| world.resource::<Flow>().name(x).to_string();
         let turned = if target == declared {
             String::new()
         } else {
             format!("{} is gone (ruling retarget); ", name(declared))
         };
+        let why = match crawl {
+            Some(n) => format!("stabilised, it may crawl {n} more cells this round"),
+            None => "it lies where it fell and cannot both move and act".to_string(),
+        };
         return Err(format!(
-            "{turned}it lies where it fell and cannot both move and act: {} is {dist} cells away, reach {reach} (004 §Wound Points)",
+            "{turned}{why}: {} is {dist} cells away, reach {reach} (004 §Wound Points)",
             name(target)
         ));
     }

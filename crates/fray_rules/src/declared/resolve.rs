@@ -353,7 +353,7 @@ fn approach_target(world: &mut World, a: &Actor, target: Entity, range: u32, pro
 
 /// 004 §Speed: what is left of the round's `speed` for `e` once the cells it
 /// has already moved this round are taken off.
-fn speed_left(world: &World, e: Entity, speed: u32) -> u32 {
+pub(crate) fn speed_left(world: &World, e: Entity, speed: u32) -> u32 {
     let moved = world.get::<RoundState>(e).map_or(0, |r| r.moved);
     speed.saturating_sub(moved)
 }
