@@ -2664,3 +2664,116 @@ fn one_who_readied_a_missile_has_no_first_strike_that_round() {
     assert_lacks(&b, "strikes first");
     assert_lacks(&b, "Pike attacks");
 }
+
+#[test]
+fn one_struck_first_in_its_instant_has_no_shot_or_spell_left() {
+    // 003 §II E and §III B ("ALL a characters attacks resolve on their
+    // turn"), ruling length_strike: all five act at count 5. Gob comes into
+    // the Archer's longsword and Gob2 into the Priest's mace: each is struck
+    // first, and its attacks of the round are spent. The Archer's shot and
+    // the Priest's spell, ordered before, are lost.
+    let sides = "(name: \"Gob\", side: \"B\", template: \"goblin\", at: (5, 3)),
+                 (name: \"Gob2\", side: \"B\", template: \"goblin\", at: (8, 5), weapons: [\"dagger\"]),
+                 (name: \"Archer\", side: \"A\", template: \"fighter\", at: (2, 3)),
+                 (name: \"Priest\", side: \"A\", template: \"high_priest\", at: (2, 5))";
+    let orders = [
+        Order::new("Gob", "attack").target("Archer"),
+        Order::new("Gob2", "attack").target("Priest"),
+        Order::new("Archer", "fire").target("Gob2"),
+        Order::new("Priest", "cast")
+            .with("flame_strike")
+            .target("Gob2"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[5, 5, 2, 5, 4, 7], &orders);
+    assert_has(&b, "Archer attacks Gob with the longsword: 2 against 12");
+    assert_has(&b, "Priest attacks Gob2 with the mace: 4 against 10");
+    assert_has(
+        &b,
+        "Archer has spent its attacks of the round already: its shot at Gob2 is lost.",
+    );
+    assert_has(
+        &b,
+        "Priest has spent its attacks of the round already: its flame_strike is not begun.",
+    );
+    assert_lacks(&b, "with the shortbow");
+    assert_lacks(&b, "begins casting");
+}
+
+#[test]
+fn a_5_foot_step_to_a_square_taken_in_the_same_instant_is_not_taken() {
+    // 003 §The 5' Step and §II F: Bram and Grum both step to (3, 3) at
+    // count 5. Bram, listed first, takes it; Grum stays where he stood, and
+    // the log says so rather than move him.
+    let sides = "(name: \"Bram\", side: \"A\", template: \"spearman\", at: (2, 3)),
+                 (name: \"Grum\", side: \"B\", template: \"orc\", at: (4, 3))";
+    let orders = [
+        Order::new("Bram", "step").cell(Cell::new(3, 3)),
+        Order::new("Grum", "step").cell(Cell::new(3, 3)),
+    ];
+    let mut b = battle(NO_SURPRISE, sides, &[5, 5], &orders);
+    assert_has(&b, "Bram takes a 5' step from (2, 3) to (3, 3)");
+    assert_has(
+        &b,
+        "Grum cannot take its 5' step to (3, 3): someone stands there now.",
+    );
+    assert_lacks(&b, "Grum takes a 5' step");
+    let grum = unit(&b, "Grum");
+    assert_eq!(*b.world_mut().get::<Cell>(grum).unwrap(), Cell::new(4, 3));
+}
+
+#[test]
+fn a_held_readied_missile_fires_from_where_it_stands() {
+    // 003 §III A, ruling readied_missile: Ann holds her readied missile
+    // before initiative. On her turn it fires from where she stands, or the
+    // action is lost: a move before the shot is refused, and she shoots from
+    // (1, 3).
+    let sides = r#"(name: "Ann", side: "A", template: "fighter", at: (1, 3), set: {"readied": 1}),
+                 (name: "Orc", side: "B", template: "orc", at: (10, 3), set: {"hp": 60})"#;
+    let orders = vec![
+        Order::new("Ann", "hold"),
+        Order::new("Ann", "fire")
+            .target("Orc")
+            .cell(Cell::new(5, 3)),
+        Order::new("Ann", "fire").target("Orc"),
+        Order::new("Orc", "wait"),
+    ];
+    let b = played(sides, ((16, 8), 1), orders, &[2, 5, 12]);
+    assert_has(
+        &b,
+        "Ann's order \"fire\" is refused: a held readied missile fires from where it stands: it may move after the shot, not before",
+    );
+    assert_lacks(&b, "Ann moves");
+    assert_has(&b, "Ann attacks Orc with the shortbow: 12 against 12");
+}
+
+#[test]
+fn a_spell_whose_target_ran_out_of_range_is_spent_on_nothing() {
+    // Ruling in_sight: Evo begins a lightning bolt (range 12, casting time
+    // 3) at the Wolf 9 squares off; the Wolf runs 16 squares away before it
+    // goes off. It escapes the bolt, which is spent.
+    let text = "(name: \"t\", ruleset: \"crucible\", round_cap: 1,
+          grid: (kind: Square, width: 24, height: 7),
+          sides: [(name: \"A\"), (name: \"B\")],
+          options: {\"surprise\": \"none\", \"initiative\": \"individual_rolls\"},
+          combatants: [
+            (name: \"Evo\", side: \"A\", template: \"evoker\", at: (2, 3)),
+            (name: \"Wolf\", side: \"B\", template: \"wolf\", at: (11, 3))])";
+    let orders: Vec<(Order, bool)> = vec![
+        (
+            Order::new("Evo", "cast")
+                .with("lightning_bolt")
+                .target("Wolf"),
+            false,
+        ),
+        (Order::new("Wolf", "run").cell(Cell::new(18, 1)), false),
+    ];
+    let mut b = common::battle(text, &[3, 3], |_| Box::new(Plays(orders.clone())));
+    common::run(&mut b);
+    assert_has(&b, "Evo begins casting lightning_bolt at Wolf");
+    assert_has(&b, "Wolf runs");
+    assert_has(
+        &b,
+        "Evo's lightning_bolt goes off, but Wolf is out of its range (16 squares, range 12): it is spent.",
+    );
+    assert_lacks(&b, "Evo completes lightning_bolt");
+}

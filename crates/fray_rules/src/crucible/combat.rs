@@ -480,6 +480,19 @@ pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
     }
 }
 
+/// Ruling `in_sight`: why `target` is beyond a spell of `range` from
+/// `caster` as it goes off (out of range, or out of sight behind an
+/// obstacle), if it is: it may have moved since the casting began.
+fn out_of_reach(world: &World, (caster, target): (Entity, Entity), range: u32) -> Option<String> {
+    let (here, there) = (super::cell(world, caster), super::cell(world, target));
+    let grid = world.resource::<Grid>();
+    let d = grid.distance(here, there);
+    if d > range {
+        return Some(format!("out of its range ({d} squares, range {range})"));
+    }
+    (!grid.in_sight(here, there)).then(|| "out of sight behind an obstacle".to_string())
+}
+
 /// 003 §II C: a spell goes off after its casting time, unless damage spoiled
 /// it (the core's `casting::spoil`); it is spent from memory either way.
 pub fn complete(world: &mut World, caster: Entity, target: Entity) {
@@ -505,6 +518,20 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
                 "ruling spell_effect",
                 format!(
                     "{who}'s {} goes off, but {whom} is already out of the fight: it is spent.",
+                    casting.spell
+                ),
+            )
+            .actor(&who)
+        });
+        return;
+    }
+    if let Some(why) = out_of_reach(world, (caster, target), spell.range) {
+        record(world, || {
+            Event::new(
+                EventKind::Cast,
+                "ruling in_sight",
+                format!(
+                    "{who}'s {} goes off, but {whom} is {why}: it is spent.",
                     casting.spell
                 ),
             )

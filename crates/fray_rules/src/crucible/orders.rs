@@ -396,6 +396,22 @@ fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a 
     Ok((s, d))
 }
 
+/// 003 §III A, ruling readied_missile: a readied missile held before
+/// initiative fires on its turn from where it stands (moving after, as a
+/// shot may), or the whole action is lost.
+fn held_fires(order: &Order) -> Result<(), String> {
+    match order.action.as_str() {
+        "fire" if order.cell.is_some() => Err(
+            "a held readied missile fires from where it stands: it may move after the shot, not before (003 §III A; ruling readied_missile)"
+                .into(),
+        ),
+        "fire" | "fire_then_move" | "wait" => Ok(()),
+        _ => Err(
+            "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
+        ),
+    }
+}
+
 /// Check an order for `e`'s turn; what it will do, or why not.
 pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String> {
     stats(world, e)?;
@@ -403,11 +419,8 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
     if world
         .get::<RoundState>(e)
         .is_some_and(|r| r.holding_readied)
-        && !matches!(order.action.as_str(), "fire" | "fire_then_move" | "wait")
     {
-        return Err(
-            "a readied missile must fire by its turn, or the action is lost (003 §III A)".into(),
-        );
+        held_fires(order)?;
     }
     if order.then.is_some() && !matches!(order.action.as_str(), "fire" | "cast") {
         return Err(format!(

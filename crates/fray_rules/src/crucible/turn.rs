@@ -550,7 +550,10 @@ fn fire(
 ) -> Option<u32> {
     let range = orders::missile_weapon(world, e).map_or(0, |(_, w)| w.range);
     let moved = move_first(world, e, from, rate)?;
-    if in_range(world, (e, target), range, "shot") {
+    let whom = name(world, target);
+    if !spent_already(world, e, &format!("its shot at {whom} is lost"))
+        && in_range(world, (e, target), range, "shot")
+    {
         combat::fire(world, e, target, "ruling attack_roll");
     }
     Some(moved)
@@ -604,6 +607,26 @@ fn spent(world: &World, e: Entity) -> bool {
     world.get::<RoundState>(e).is_some_and(|r| r.attacked)
 }
 
+/// 003 §III B, "ALL a characters attacks resolve on their turn": whether
+/// `e` has spent its attacks of the round already, since its order was
+/// given (struck first by a longer weapon in its instant, ruling
+/// length_strike; a shot before initiative, ruling readied_missile),
+/// saying what is `lost` when so.
+fn spent_already(world: &mut World, e: Entity, lost: &str) -> bool {
+    if !spent(world, e) {
+        return false;
+    }
+    let who = name(world, e);
+    note(
+        world,
+        e,
+        EventKind::NoAction,
+        "003 §III B",
+        format!("{who} has spent its attacks of the round already: {lost}."),
+    );
+    true
+}
+
 /// The cells of `e`'s path to `to`, empty when there is none.
 fn path_cells(world: &World, e: Entity, to: Cell) -> Vec<Cell> {
     orders::path(world, e, to, 0)
@@ -625,19 +648,12 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
         );
         return;
     }
-    if spent(world, e) {
-        // Struck already this round: by a first strike or a shot before
-        // initiative (ruling length_strike, ruling readied_missile).
-        let (who, whom) = (name(world, e), name(world, target));
-        note(
-            world,
-            e,
-            EventKind::NoAction,
-            "003 §III B",
-            format!(
-                "{who} has spent its attacks of the round already: its attack on {whom} is lost, and it does not close."
-            ),
-        );
+    let whom = name(world, target);
+    if spent_already(
+        world,
+        e,
+        &format!("its attack on {whom} is lost, and it does not close"),
+    ) {
         return;
     }
     let within = Provokes::Within { free: 1 };
@@ -723,29 +739,42 @@ fn armed_in_the_tie(world: &World, e: Entity, target: Entity) -> bool {
 
 /// 003 §The 5' Step: a shift that draws nothing, then the attack.
 fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
-    let who = name(world, e);
-    note(
-        world,
-        e,
-        EventKind::Move,
-        "003 §The 5' Step",
-        format!(
-            "{who} takes a 5' step from {} to {to}: no attack of opportunity.",
-            cell(world, e)
-        ),
-    );
+    let (who, from) = (name(world, e), cell(world, e));
     let apart = |world: &World, t: Entity| {
         world
             .resource::<Grid>()
             .distance(cell(world, e), cell(world, t))
     };
     let entering = target.is_some_and(|t| apart(world, t) > 1);
-    if !walk_quietly(world, e, vec![to], true).1 {
-        return;
+    // Someone earlier in its instant may have taken the square.
+    if orders::occupied(world, e).contains(&to) {
+        note(
+            world,
+            e,
+            EventKind::Stop,
+            "003 §The 5' Step",
+            format!("{who} cannot take its 5' step to {to}: someone stands there now."),
+        );
+    } else {
+        note(
+            world,
+            e,
+            EventKind::Move,
+            "003 §The 5' Step",
+            format!("{who} takes a 5' step from {from} to {to}: no attack of opportunity."),
+        );
+        if !walk_quietly(world, e, vec![to], true).1 {
+            return;
+        }
     }
     if let Some(t) = target
         && up(world, t)
         && apart(world, t) == 1
+        && !spent_already(
+            world,
+            e,
+            &format!("its attack on {} is lost", name(world, t)),
+        )
     {
         let first = entering && combat::longer(world, e, t);
         strike_entering(world, e, t, first);
@@ -944,6 +973,9 @@ fn cast(
     let Some(moved) = move_first(world, e, from, rate) else {
         return;
     };
+    if spent_already(world, e, &format!("its {spell} is not begun")) {
+        return;
+    }
     if !fray_core::casting::may_cast(world, e) {
         spoiled(world, e);
         return;
