@@ -4,7 +4,7 @@
 mod common;
 
 use bevy_ecs::prelude::*;
-use common::{Script, count, line, run, texts};
+use common::{Script, assert_lacks, count, line, run, texts};
 use fray_core::battle::Battle;
 use fray_core::data::Source;
 use fray_core::decision::{Controller, Decision, Order};
@@ -2920,4 +2920,97 @@ fn noncombat_options_are_told_in_listing_order_whoever_chose_first() {
         "{in_order}"
     );
     assert_eq!(told(true), in_order);
+}
+
+#[test]
+fn one_fallen_unconscious_is_a_fallen_opponent_whose_range_changes_freely() {
+    // Ruling unconscious and 000 §1.2.3.5 Change range, "to any fallen
+    // opponent": Zed's blow leaves Yan at EN -2. Yan falls where he stands,
+    // and Zed may change the range to him, to 2.
+    let mut b = battle(
+        r#"
+        (name: "Zed", side: "A", template: "swordsman", at: (5, 5)),
+        (name: "Yan", side: "B", template: "spearman", at: (6, 5), set: {"en": 1}),
+        (name: "Xan", side: "B", template: "runner", at: (18, 9)),
+    "#,
+        &[9, 9, 1, 2],
+        vec![
+            at(Q::Option, "Zed", "attack", "Yan"),
+            o(Q::Option, "Xan", "pass"),
+            (
+                Q::Option,
+                Order::new("Zed", "change_range")
+                    .target("Yan")
+                    .cell(Cell::new(4, 5)),
+            ),
+        ],
+        1,
+    );
+    run(&mut b);
+    line(&b, "Yan falls unconscious: EN -2.");
+    assert!(
+        b.world()
+            .get::<detailed::Fallen>(entity(&b, "Yan"))
+            .is_some()
+    );
+    assert_lacks(&b, "the range changes freely only to a fallen opponent");
+    assert_eq!(
+        *b.world().get::<Cell>(entity(&b, "Zed")).unwrap(),
+        Cell::new(4, 5)
+    );
+}
+
+#[test]
+fn blows_landing_together_that_leave_nobody_conscious_end_the_combat_at_once() {
+    // 000 §1.1.3 and ruling unconscious: Zed and Yan, alike, declare their
+    // attacks together; the blows land together and both fall unconscious.
+    // Nobody is conscious: the combat ends there, with no noncombat phase
+    // nor movement after it.
+    let mut b = battle(
+        r#"
+        (name: "Zed", side: "A", template: "swordsman", at: (5, 5), set: {"en": 1}),
+        (name: "Yan", side: "B", template: "swordsman", at: (6, 5), set: {"en": 1}),
+    "#,
+        &[9, 9, 1, 2, 9, 9, 1, 2],
+        vec![
+            at(Q::Option, "Zed", "attack", "Yan"),
+            at(Q::Option, "Yan", "attack", "Zed"),
+        ],
+        2,
+    );
+    run(&mut b);
+    line(&b, "Zed falls unconscious");
+    line(&b, "Yan falls unconscious");
+    line(&b, "Combat ends in round 1: nobody is conscious.");
+    assert_lacks(&b, "noncombat");
+    assert_lacks(&b, "movement phase");
+}
+
+#[test]
+fn a_fallen_chaser_needs_movement_left_once_risen() {
+    // Rulings fall and stop_options: Pike lies fallen with 5 of movement,
+    // unalert. Rising takes the larger half, 3; the chase's 2 would take
+    // the rest: he would run nowhere, and the chase is refused.
+    let mut b = battle(
+        r#"
+        (name: "Pike", side: "A", template: "spearman", at: (5, 4), set: {"move": 5}, starts: ["fallen"]),
+        (name: "Sly", side: "B", template: "archer", at: (15, 4), surprised: true),
+        (name: "Mira", side: "B", template: "runner", at: (1, 1), surprised: true),
+    "#,
+        &[],
+        vec![
+            (
+                Q::Trace,
+                Order::new("Pike", "chase").target("Mira").with("unalert"),
+            ),
+            unalert_trace("Mira", (1, 7)),
+        ],
+        1,
+    );
+    run(&mut b);
+    common::assert_refused(
+        &b,
+        "Pike's order \"chase\" is refused: a chase costs 2 cells of movement, and it has 2 once risen (ruling fall): none would be left to chase with (ruling stop_options)",
+    );
+    assert_lacks(&b, "Pike chases");
 }

@@ -340,6 +340,10 @@ pub fn combat_phase(world: &mut World) {
         };
         if batch_done {
             land_held(world);
+            // Blows landing together may leave nobody, or one side, up.
+            if decided(world) {
+                return;
+            }
         }
         if !world.resource::<Flow>().chain.is_empty() {
             if chains_go_on(world) {
@@ -1877,8 +1881,9 @@ pub fn armour_of(world: &World, e: Entity) -> super::data::Armour {
         })
 }
 
-/// Ruling `unconscious`: EN at 0 or less, unconscious; BD at 0 or less,
-/// dead; an unconscious character whose EN is raised above 0 comes to.
+/// Ruling `unconscious`: EN at 0 or less, unconscious and fallen; BD at 0
+/// or less, dead; an unconscious character whose EN is raised above 0
+/// comes to, still fallen.
 pub(super) fn knocked_out(world: &mut World, e: Entity) {
     let en = world.get::<En>(e).map_or(1, |x| x.current);
     let bd = world.get::<Bd>(e).map_or(1, |x| x.current);
@@ -1900,6 +1905,11 @@ pub(super) fn knocked_out(world: &mut World, e: Entity) {
             format!("{who} falls unconscious: EN {en}.")
         }
     });
+    // It drops where it stands: a fallen opponent, whose range changes
+    // freely (000 §1.2.3.5); come to, it must rise (ruling fall).
+    if now == Condition::Unconscious {
+        super::knock_down(world, e);
+    }
 }
 
 /// Ruling `unconscious`: an unconscious character raised above 0 EN comes

@@ -447,7 +447,7 @@ fn starting_states(e: &mut EntityWorldMut, spec: &CombatantSpec) -> Vec<(Cell, S
                 e.insert(Fallen);
             }
             "unconscious" => {
-                e.insert(Condition::Unconscious);
+                e.insert((Condition::Unconscious, Fallen));
                 if let Some(mut en) = e.get_mut::<En>() {
                     en.current = 0;
                 }

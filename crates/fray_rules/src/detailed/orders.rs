@@ -897,6 +897,17 @@ pub fn allowance(world: &World, me: Entity, unalert: bool) -> u32 {
     m.saturating_sub(b.spent)
 }
 
+/// Ruling fall: the movement [`allowance`] leaves `me` once it has risen,
+/// if fallen (rising takes the larger half).
+fn risen_allowance(world: &World, me: Entity, unalert: bool) -> u32 {
+    let m = allowance(world, me, unalert);
+    if world.get::<super::Fallen>(me).is_some() {
+        m - m.div_ceil(2)
+    } else {
+        m
+    }
+}
+
 /// A path for `me` to `to` around obstacles and others, with its cost.
 pub fn path_to(world: &World, me: Entity, to: Cell) -> Option<(Vec<Cell>, u32)> {
     let here = *world.get::<Cell>(me)?;
@@ -987,10 +998,15 @@ fn validate_trace(world: &World, me: Entity, order: &Order) -> Result<Plan, Stri
                     world.resource::<Flow>().name(target)
                 ));
             }
-            let (cost, cells) = (chase_cost(world), allowance(world, me, unalert));
+            let (cost, cells) = (chase_cost(world), risen_allowance(world, me, unalert));
             if cells <= cost {
+                let risen = if world.get::<super::Fallen>(me).is_some() {
+                    " once risen (ruling fall)"
+                } else {
+                    ""
+                };
                 return Err(format!(
-                    "a chase costs {cost} cells of movement, and it has {cells}: none would be left to chase with (ruling stop_options)"
+                    "a chase costs {cost} cells of movement, and it has {cells}{risen}: none would be left to chase with (ruling stop_options)"
                 ));
             }
             Ok(Plan::Chase { target, unalert })
@@ -1360,7 +1376,7 @@ pub(super) fn chase_cost(world: &World) -> u32 {
 /// Whether `me` has movement left to chase with, at full movement or half,
 /// once the chase's cost is paid.
 fn chases(world: &World, me: Entity, full: bool) -> bool {
-    allowance(world, me, full) > chase_cost(world)
+    risen_allowance(world, me, full) > chase_cost(world)
 }
 
 fn trace_choices(
