@@ -131,6 +131,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
     let grid = world.resource::<Grid>();
     let others = survey(world, me);
     let mut out = vec![Appraisal::plain(Order::new(&name, "wait"))];
+    let allies = allies_charging(world, me, &others);
     let nearest = others
         .iter()
         .filter(|o| o.enemy)
@@ -177,7 +178,12 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
             // at it along a clear line, can reach.
             let runs = || {
                 let (run, blocked) = super::combat::charge_line(world, me, o.cell, wd.reach);
-                blocked.is_none() && run.len() as u32 <= charge
+                blocked.is_none()
+                    && run.len() as u32 <= charge
+                    && !crosses(
+                        &super::combat::charge_walk(world, me, o.cell, wd.reach, charge),
+                        &allies,
+                    )
             };
             if !wd.missile() && dist > wd.reach && dist <= wd.reach + charge && runs() {
                 let bonus = data.ruling_numbers.charge_bonus;
@@ -211,6 +217,49 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
         });
     }
     out
+}
+
+/// Ruling `charge`: the runs of the charges `me`'s side has declared this
+/// round so far (its own orders, known to it): a charge runs straight and
+/// someone on its line stops it there.
+fn allies_charging(world: &World, me: Entity, others: &[Other<'_>]) -> Vec<Vec<Cell>> {
+    let Some(&side) = world.get::<Side>(me) else {
+        return Vec::new();
+    };
+    let data = &world.resource::<Data>().0;
+    let answered = world
+        .resource::<fray_core::decision::Decisions>()
+        .answers_of(side.0)
+        .filter(|o| o.action == "charge")
+        .filter_map(|o| {
+            let ally = others.iter().find(|x| !x.enemy && x.name == o.actor)?.e;
+            super::validate(world, ally, o).ok().map(|a| (ally, a))
+        })
+        .collect::<Vec<_>>();
+    let written = world.resource::<Flow>().hidden.iter().cloned();
+    answered
+        .into_iter()
+        .chain(written)
+        .filter(|(ally, _)| *ally != me && world.get::<Side>(*ally) == Some(&side))
+        .filter_map(|(ally, action)| {
+            let Action::Charge { target, weapon } = action else {
+                return None;
+            };
+            let (stats, goal) = (world.get::<Stats>(ally)?, *world.get::<Cell>(target)?);
+            let budget = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
+            let reach = super::combat::reach_of(world, &weapon);
+            Some(super::combat::charge_walk(world, ally, goal, reach, budget))
+        })
+        .collect()
+}
+
+/// Whether a charge's `run` and an ally's charge get in each other's way:
+/// either ends on the other's line (ruling `charge`), whichever goes first.
+fn crosses(run: &[Cell], allies: &[Vec<Cell>]) -> bool {
+    allies.iter().any(|other| {
+        other.last().is_some_and(|c| run.contains(c))
+            || run.last().is_some_and(|c| other.contains(c))
+    })
 }
 
 /// Ruling `fleeing_attack`: what the foes beside `me` (at `here`) would deal
