@@ -874,7 +874,7 @@ fn a_broken_tie_leaves_those_still_tied_together() {
     );
     assert_has(
         &b,
-        "The tie is broken by the lower weapon speed factor: Dag before Swd, Hob (Swd behind by no option, acting with those after).",
+        "The tie is broken by the lower weapon speed factor (Dag before Hob): Dag before Swd, Hob (Swd behind by no option, acting with those after).",
     );
     let swings = line(&b, "Hob attacks Swd with the longsword");
     let falls = line(&b, "Hob falls at -5 hit points");
@@ -994,7 +994,7 @@ fn one_no_option_sets_against_anyone_acts_with_the_winners_of_a_tie() {
     let b = played_with(more, sides, ((12, 8), 1), orders, &[5, 5, 20, 1, 20, 6, 2]);
     assert_has(
         &b,
-        "The tie is broken by the lower weapon speed factor: Slinger, Gob before Osric.",
+        "The tie is broken by the lower weapon speed factor (Gob before Osric): Slinger, Gob before Osric (Slinger first by no option, tied with a foe among those first).",
     );
     let shoots = line(&b, "Slinger attacks Gob with the sling: 20 against 14");
     assert!(
@@ -1021,7 +1021,7 @@ fn ties_are_simultaneous_unless_weapon_speed_decides() {
     let b = battle(more, sides, &[3, 2, 5, 5], &orders);
     assert_has(
         &b,
-        "The tie is broken by the lower weapon speed factor: Osric before Gash.",
+        "The tie is broken by the lower weapon speed factor (Osric before Gash): Osric before Gash.",
     );
 }
 
@@ -1085,7 +1085,7 @@ fn the_first_tie_option_that_decides_orders_the_tie() {
     let b = battle(more, sides, &[3, 2], &orders);
     assert_has(
         &b,
-        "The tie is broken by the lower weapon speed factor: Gob before Sigur.",
+        "The tie is broken by the lower weapon speed factor (Gob before Sigur): Gob before Sigur.",
     );
     assert!(common::line(&b, "Gob attacks Sigur") < common::line(&b, "Sigur attacks Gob"));
 }
@@ -1109,7 +1109,7 @@ fn a_missile_beats_a_spell_whose_casting_time_is_higher_than_the_casters_result(
     let b = battle(more, sides, &[3, 6, 1, 1, 3, 3, 3], &orders);
     assert_has(
         &b,
-        "The tie is broken by a casting time higher than the caster's initiative result: Aelis before Vex.",
+        "The tie is broken by a casting time higher than the caster's initiative result (Aelis before Vex): Aelis before Vex.",
     );
     let b = battle(more, sides, &[8, 11, 1, 1, 3, 3, 3], &orders);
     assert_lacks(&b, "The tie is broken");
@@ -2776,4 +2776,31 @@ fn a_spell_whose_target_ran_out_of_range_is_spent_on_nothing() {
         "Evo's lightning_bolt goes off, but Wolf is out of its range (16 squares, range 12): it is spent.",
     );
     assert_lacks(&b, "Evo completes lightning_bolt");
+}
+
+#[test]
+fn a_broken_tie_names_the_pairs_each_option_sets_and_those_it_sets_none() {
+    // 003 §II G, every option on, and §II F, "Ties are just that": at count
+    // 5 the Sword's weapon speed factor is below the Axe's, which sets the
+    // Sword first and the Axe after. No option sets the Mage or the Slinger
+    // before anyone: each is tied with a foe among those first, and the log
+    // says so rather than lay it to the weapon speed factor.
+    let sides = "(name: \"Axe\", side: \"A\", template: \"dwarf_warrior\", at: (3, 3)),
+                 (name: \"Mage\", side: \"A\", template: \"magic_user\", at: (1, 5)),
+                 (name: \"Sword\", side: \"B\", template: \"hobgoblin\", at: (4, 3)),
+                 (name: \"Slinger\", side: \"B\", template: \"kobold_slinger\", at: (8, 5))";
+    let more = r#"options: {"surprise": "none", "wsf_ties": "on", "more_attacks_ties": "on", "spell_vs_melee_ties": "on", "missile_vs_spell_ties": "on"},"#;
+    let orders = vec![
+        Order::new("Axe", "attack").target("Sword"),
+        Order::new("Mage", "cast")
+            .with("magic_missile")
+            .target("Slinger"),
+        Order::new("Sword", "attack").target("Axe"),
+        Order::new("Slinger", "fire").target("Mage"),
+    ];
+    let b = played_with(more, sides, ((10, 7), 1), orders, &[5, 5]);
+    assert_has(
+        &b,
+        "The tie is broken by the lower weapon speed factor (Sword before Axe): Mage, Sword, Slinger before Axe (Mage, Slinger first by no option, tied with a foe among those first).",
+    );
 }

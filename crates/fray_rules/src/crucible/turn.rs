@@ -390,32 +390,9 @@ fn break_ties(world: &mut World) {
             layer.insert(0, left.remove(i));
         }
         if !left.is_empty() {
-            let why = layer
-                .iter()
-                .flat_map(|a| left.iter().map(move |b| (a, b)))
-                .find_map(|pair| beats(world, pair))
-                .unwrap_or("the options");
-            let (a, b) = (names(world, &layer), names(world, &left));
-            // Those behind whom no option sets: still tied with those after.
-            let unset: Vec<Planned> = left
-                .iter()
-                .filter(|x| !layer.iter().any(|l| beats(world, (l, x)).is_some()))
-                .cloned()
-                .collect();
-            let also = if unset.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    " ({} behind by no option, acting with those after)",
-                    names(world, &unset)
-                )
-            };
+            let words = fray_core::log::if_kept(world, |w| broken_tie(w, &layer, &left));
             record(world, || {
-                Event::new(
-                    EventKind::Simultaneous,
-                    "003 §II G",
-                    format!("The tie is broken by {why}: {a} before {b}{also}."),
-                )
+                Event::new(EventKind::Simultaneous, "003 §II G", words)
             });
         } else if layer.len() > 1 && layers.is_empty() {
             let a = names(world, &layer);
@@ -457,6 +434,69 @@ fn first_layer(world: &World, left: &[Planned]) -> Vec<usize> {
     }
     first.sort_unstable();
     first
+}
+
+/// 003 §II G, in words: who acts first (`layer`) and who after (`left`),
+/// each option with the pairs it sets; those first or after by no option
+/// of their own are named as such (003 §II F: "Ties are just that").
+fn broken_tie(world: &World, layer: &[Planned], left: &[Planned]) -> String {
+    let why = tie_reasons(world, layer, left);
+    let (a, b) = (names(world, layer), names(world, left));
+    let sets = |x: &Planned, y: &Planned| beats(world, (x, y)).is_some();
+    // Those first whom no option sets before anyone: tied with a foe there.
+    let joined: Vec<Planned> = layer
+        .iter()
+        .filter(|x| !left.iter().any(|y| sets(x, y)))
+        .cloned()
+        .collect();
+    // Those behind whom no option sets: still tied with those after.
+    let unset: Vec<Planned> = left
+        .iter()
+        .filter(|y| !layer.iter().any(|x| sets(x, y)))
+        .cloned()
+        .collect();
+    let mut notes = Vec::new();
+    if !joined.is_empty() {
+        notes.push(format!(
+            "{} first by no option, tied with a foe among those first",
+            names(world, &joined)
+        ));
+    }
+    if !unset.is_empty() {
+        notes.push(format!(
+            "{} behind by no option, acting with those after",
+            names(world, &unset)
+        ));
+    }
+    let also = if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    };
+    format!("The tie is broken by {why}: {a} before {b}{also}.")
+}
+
+/// Each option of 003 §II G that sets one of `layer` before one of `left`,
+/// with the pairs it sets: "more attacks (Slinger before Axe)".
+fn tie_reasons(world: &World, layer: &[Planned], left: &[Planned]) -> String {
+    let mut reasons: Vec<(&str, Vec<String>)> = Vec::new();
+    for a in layer {
+        for b in left {
+            let Some(why) = beats(world, (a, b)) else {
+                continue;
+            };
+            let pair = format!("{} before {}", name(world, a.actor), name(world, b.actor));
+            match reasons.iter_mut().find(|(w, _)| *w == why) {
+                Some((_, pairs)) => pairs.push(pair),
+                None => reasons.push((why, vec![pair])),
+            }
+        }
+    }
+    let each: Vec<String> = reasons
+        .iter()
+        .map(|(why, pairs)| format!("{why} ({})", pairs.join(", ")))
+        .collect();
+    each.join("; ")
 }
 
 fn names(world: &World, ps: &[Planned]) -> String {
