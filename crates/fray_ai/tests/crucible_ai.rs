@@ -26,14 +26,10 @@ const TWO_ON_TWO: &str = r#"(
 fn a_foe_an_ally_already_strikes_at_this_count_is_left_to_it() {
     let mut battle = battle_from_text(TWO_ON_TWO, 1).unwrap();
     common::awaited(&mut battle).expect("side A is asked first");
-    let open = battle.world().resource::<Decisions>().open().to_vec();
-    let asked = |who: &str| {
-        open.iter()
-            .find(|d| d.actor_name == who)
-            .unwrap_or_else(|| panic!("{who} is asked at this count"))
-            .clone()
-    };
-    let (osric, bram) = (asked("Osric"), asked("Bram"));
+    let (osric, bram) = (
+        common::asked(&battle, "Osric"),
+        common::asked(&battle, "Bram"),
+    );
     // Nobody has been told anything yet: Bram finishes Gash.
     let alone = BasicAi.decide(battle.world_mut(), &bram);
     assert_eq!(alone, Some(Order::new("Bram", "attack").target("Gash")));

@@ -4,7 +4,7 @@ mod common;
 
 use fray_ai::basic::BasicAi;
 use fray_ai::battle_from_text;
-use fray_core::decision::{Controller, Decisions, Order};
+use fray_core::decision::{Controller, Order};
 
 /// Aran and Pell, two fighters of side A, six squares from a gnoll: each
 /// could charge it, on lines that meet in front of it.
@@ -28,14 +28,10 @@ fn a_charge_is_not_run_into_the_line_of_an_allys_charge() {
     // attacks instead, by a way round.
     let mut battle = battle_from_text(CONVERGING, 1).unwrap();
     common::awaited(&mut battle).expect("side A declares");
-    let open = battle.world().resource::<Decisions>().open().to_vec();
-    let asked = |who: &str| {
-        open.iter()
-            .find(|d| d.actor_name == who)
-            .unwrap_or_else(|| panic!("{who} declares"))
-            .clone()
-    };
-    let (aran, pell) = (asked("Aran"), asked("Pell"));
+    let (aran, pell) = (
+        common::asked(&battle, "Aran"),
+        common::asked(&battle, "Pell"),
+    );
     let charge = |who: &str| Order::new(who, "charge").target("Gnoll").with("longsword");
     let attack = Order::new("Pell", "attack")
         .target("Gnoll")

@@ -106,15 +106,23 @@ pub fn roll_margin(world: &mut World, check: MoraleCheck) -> i32 {
         let terms: String = check
             .modifiers
             .iter()
-            .map(|m| format!(" + {} {}", m.value, m.name))
+            .map(|m| match m.value {
+                v if v < 0 => format!(" − {} {}", -v, m.name),
+                v => format!(" + {v} {}", m.name),
+            })
             .collect();
+        // The target's make-up, where it has one ("11 + 3 opponents").
+        let made_of = if check.against == check.target.to_string() {
+            String::new()
+        } else {
+            format!(" ({})", check.against)
+        };
         let text = format!(
-            "{} checks morale ({}): {}{terms} = {total} against {} ({}): {}.",
+            "{} checks morale ({}): {}{terms} = {total} against {}{made_of}: {}.",
             check.name,
             check.triggers.join("; "),
             roll.total,
             check.target,
-            check.against,
             if failed { "fails" } else { "holds" }
         );
         Event::new(EventKind::Morale, check.rule, text)
@@ -205,7 +213,7 @@ mod tests {
         assert_eq!(
             w.resource::<crate::log::BattleLog>().texts(),
             [
-                "Grak checks morale (is outnumbered 3 to 2): 9 + -1 Insight + 1 allies = 9 against 14 (11 + 3 opponents): fails.",
+                "Grak checks morale (is outnumbered 3 to 2): 9 − 1 Insight + 1 allies = 9 against 14 (11 + 3 opponents): fails.",
                 "Grak breaks and flees; it no longer fights."
             ]
         );

@@ -1466,7 +1466,7 @@ fn a_monster_failing_morale_falls_back_disengages_or_flees_by_how_badly() {
     let b = goblin_morale([4, 2], 1);
     assert_has(
         &b,
-        "Nix checks morale (at half its hit points or less): 6 + -1 morale = 5 against 7",
+        "Nix checks morale (at half its hit points or less): 6 − 1 morale = 5 against 7",
     );
     assert_has(
         &b,

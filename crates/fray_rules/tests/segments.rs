@@ -1922,7 +1922,7 @@ fn a_side_down_to_half_its_number_checks_morale_as_one() {
     });
     run(&mut b);
     assert_has(&b, "Cid falls dead.");
-    assert_has(&b, "The B side checks morale (1 of 2 are left)");
+    assert_has(&b, "The B side checks morale (1 of 2 is left)");
 }
 
 #[test]
@@ -2118,4 +2118,105 @@ fn a_caster_mid_cast_in_a_surprise_segment_goes_on_casting() {
     let mut b = battle("", c, &[5, 2, 4, 6, 3, 6, 2], &orders);
     run(&mut b);
     line(&b, "Surprise segment 2: Hal goes on casting.");
+}
+
+#[test]
+fn the_dead_bar_nobodys_way() {
+    // Ruling hit_points: in a corridor one square wide, Brom kills Gash in
+    // round 1. In round 2 he walks through where Gash lies to reach Murk,
+    // rather than find no way through until the round cap.
+    let text = r#"(name: "t", ruleset: "segments", round_cap: 2,
+        grid: (kind: Square, width: 8, height: 3, obstacles: [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (0, 2), (1, 2), (2, 2), (3, 2), (4, 2), (5, 2), (6, 2), (7, 2)]),
+        sides: [(name: "A"), (name: "B")],
+        options: {"alerted": "A, B"},
+        combatants: [
+            (name: "Brom", side: "A", template: "fighter", at: (1, 1)),
+            (name: "Gash", side: "B", template: "orc", at: (2, 1), set: {"hp": 1}),
+            (name: "Murk", side: "B", template: "orc", at: (4, 1), set: {"hp": 60}),
+        ])"#;
+    let script: Vec<ScriptedOrder> = [
+        (
+            1,
+            Order::new("Brom", "attack")
+                .target("Gash")
+                .with("longsword"),
+        ),
+        (
+            2,
+            Order::new("Brom", "attack")
+                .target("Murk")
+                .with("longsword"),
+        ),
+    ]
+    .into_iter()
+    .map(|(round, order)| ScriptedOrder {
+        round,
+        asked: None,
+        order,
+    })
+    .collect();
+    let mut b = common::battle(text, &[6, 1, 20, 8], |_| {
+        Box::new(Scripted::new(script.clone(), Box::new(Defaults)))
+    });
+    run(&mut b);
+    line(&b, "Gash falls dead.");
+    assert_lacks(&b, "finds no way through");
+    line(&b, "Brom moves from (1, 1) to (3, 1)");
+    line(&b, "Brom attacks Murk with the longsword");
+}
+
+#[test]
+fn a_segments_heading_names_only_those_still_able_to_act() {
+    // 001 §3: A rolls 6 and B 3, so A acts in segment 3 and B in segment 6.
+    // Brom kills Gash in segment 3: nobody is left to act in segment 6
+    // (Murk only waits), and its heading does not name Gash.
+    let sides = r#"(name: "Brom", side: "A", template: "fighter", at: (3, 3)),
+        (name: "Gash", side: "B", template: "orc", at: (4, 3), set: {"hp": 1}),
+        (name: "Murk", side: "B", template: "orc", at: (8, 6))"#;
+    let orders = [
+        (
+            1,
+            Order::new("Brom", "attack")
+                .target("Gash")
+                .with("longsword"),
+        ),
+        (
+            1,
+            Order::new("Gash", "attack").target("Brom").with("scimitar"),
+        ),
+    ];
+    let mut b = battle(ALERTED, sides, &[6, 3, 20, 8], &orders);
+    run(&mut b);
+    line(&b, "Gash falls dead.");
+    line(&b, "Segment 6: those due to act are out of the fight.");
+    assert_lacks(&b, "Segment 6: Gash");
+}
+
+#[test]
+fn in_a_tied_round_a_felled_veterans_second_routine_is_lost_by_ruling() {
+    // Ruling tied_round: both sides roll 3. Gash fells Vet in the tied
+    // segment, where Vet's first routine still lands; his second routine
+    // comes after the tied segment and is not dealt, as the ruling says,
+    // not because damage took effect at once (that is outside a tie).
+    let sides = r#"(name: "Vet", side: "A", template: "veteran", at: (2, 4), set: {"hp": 1}),
+        (name: "Pip", side: "A", template: "fighter", at: (0, 0)),
+        (name: "Gash", side: "B", template: "orc", at: (3, 4), set: {"hp": 40})"#;
+    let orders = [
+        (
+            1,
+            Order::new("Vet", "attack").target("Gash").with("longsword"),
+        ),
+        (
+            1,
+            Order::new("Gash", "attack").target("Vet").with("scimitar"),
+        ),
+    ];
+    let mut b = battle(ALERTED, sides, &[3, 3, 2, 20, 6], &orders);
+    run(&mut b);
+    line(&b, "Vet falls dead.");
+    line(
+        &b,
+        "Vet is out of the fight and does not act: a felled combatant deals only the blow of the tied segment.",
+    );
+    assert_lacks(&b, "damage took effect at once");
 }

@@ -63,3 +63,15 @@ pub fn awaited(
         stopped => Err(stopped),
     }
 }
+
+/// The decision open for `who` in `battle`.
+pub fn asked(battle: &Battle, who: &str) -> fray_core::decision::Decision {
+    battle
+        .world()
+        .resource::<fray_core::decision::Decisions>()
+        .open()
+        .iter()
+        .find(|d| d.actor_name == who)
+        .unwrap_or_else(|| panic!("{who} is asked"))
+        .clone()
+}

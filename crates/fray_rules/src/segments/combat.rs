@@ -454,7 +454,7 @@ pub(super) fn land(world: &mut World, hit: Hit, held: &mut Option<Vec<Hit>>) {
 
 /// Ruling `hit_points`: damage comes off hit points, spoiling a casting
 /// (001 §Note about spells, through `fray_core::casting`); at 0 or fewer the
-/// creature is dead.
+/// creature is dead, and its body blocks nobody.
 pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
     let Some(mut hp) = world.get_mut::<HitPoints>(hit.target) else {
         return;
@@ -479,6 +479,8 @@ pub(super) fn apply_hit(world: &mut World, hit: &Hit) {
         fray_core::model::out_of_the_fight(world, hit.target, Dead, "ruling hit_points", |n| {
             format!("{n} falls dead.")
         });
+        // The dead lie where they fell and bar nobody's way.
+        world.entity_mut(hit.target).remove::<Blocking>();
         world.resource_mut::<Flow>().fell.push(hit.target);
     }
 }

@@ -54,7 +54,11 @@ fn check_morale(world: &mut World, side: usize, name: &str) {
         .max()
         .unwrap_or(0);
     let n = world.resource::<Data>().0.ruling_numbers.clone();
-    let triggers = [format!("{} of {starting} are left", members.len())];
+    let left = match members.len() {
+        1 => format!("1 of {starting} is left"),
+        n => format!("{n} of {starting} are left"),
+    };
+    let triggers = [left];
     let failed = morale::roll(
         world,
         MoraleCheck {

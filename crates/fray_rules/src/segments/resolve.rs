@@ -145,9 +145,18 @@ fn open_segment(world: &mut World, s: u32) -> Next {
 /// Who acts in the segment `words` names, in words: at one instant when
 /// enemies act in it (`mixed`), else why it is theirs.
 fn segment_words(world: &World, here: &[Slot], words: &str, mixed: bool) -> String {
+    // Those felled since the schedule was made do not act, but for a last
+    // blow in a tied round (ruling tied_round).
+    let here: Vec<&Slot> = here
+        .iter()
+        .filter(|x| able(world, x.actor) || owes_last_blow(world, x))
+        .collect();
+    let Some(first) = here.first() else {
+        return format!("{}: those due to act are out of the fight.", capital(words));
+    };
     // Each actor once: one whose two routines both fall here acts twice.
     let mut actors: Vec<(Entity, bool)> = Vec::new();
-    for x in here {
+    for x in &here {
         match actors.iter_mut().find(|(a, _)| *a == x.actor) {
             Some((_, twice)) => *twice = true,
             None => actors.push((x.actor, false)),
@@ -165,7 +174,7 @@ fn segment_words(world: &World, here: &[Slot], words: &str, mixed: bool) -> Stri
             names.join(", ")
         );
     }
-    let why = &here[0].why;
+    let why = &first.why;
     let acts = match actors.as_slice() {
         [(a, true)] => format!("{} acts twice", name(world, *a)),
         [(a, false)] => format!("{} acts", name(world, *a)),
@@ -230,11 +239,22 @@ fn act(world: &mut World, slot: Slot, held: Option<Vec<Hit>>) -> Acted {
             return Acted::Done(held);
         }
         let who = name(world, e);
+        // 001 §3 Ties: outside a tied round damage takes effect at once; in
+        // one, a second routine or a later hold comes after the tied
+        // segment and is not dealt by one felled (ruling tied_round).
+        let (rule, why) = if tied_round(world) {
+            (
+                "ruling tied_round",
+                "a felled combatant deals only the blow of the tied segment",
+            )
+        } else {
+            ("001 §3 Ties", "damage took effect at once")
+        };
         record(world, || {
             Event::new(
                 EventKind::NoAction,
-                "001 §3 Ties",
-                format!("{who} is out of the fight and does not act: damage took effect at once."),
+                rule,
+                format!("{who} is out of the fight and does not act: {why}."),
             )
             .actor(&who)
         });
@@ -470,7 +490,8 @@ fn attack(
         let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
         approach(world, e, cell(world, target), w.strikes(), budget);
     }
-    if !in_reach(world, e, target, w.strikes()) {
+    let what = if w.missile() { "range" } else { "reach" };
+    if !in_reach(world, e, target, (w.strikes(), what)) {
         return;
     }
     let rule = match slot.routine {
@@ -489,7 +510,7 @@ fn attack(
 }
 
 /// Whether `target` is within `reach` of `e`, saying so when not.
-fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
+fn in_reach(world: &mut World, e: Entity, target: Entity, (reach, what): (u32, &str)) -> bool {
     let d = distance(world, e, target);
     if d <= reach {
         return true;
@@ -499,7 +520,7 @@ fn in_reach(world: &mut World, e: Entity, target: Entity, reach: u32) -> bool {
         Event::new(
             EventKind::OutOfReach,
             "ruling movement",
-            format!("{who} cannot reach {them} this segment ({d} cells away, reach {reach})."),
+            format!("{who} cannot reach {them} this segment ({d} cells away, {what} {reach})."),
         )
         .actor(&who)
     });
@@ -608,7 +629,7 @@ fn charge(
     let spears = set_spears(world, e, from, &ran);
     if spears.is_empty() {
         let mut held = held;
-        if in_reach(world, e, target, reach) {
+        if in_reach(world, e, target, (reach, "reach")) {
             charge_strike(world, e, target, weapon, &mut held);
         }
         return Acted::Done(held);
@@ -1005,7 +1026,9 @@ pub fn take_interrupts(world: &mut World) {
             // Ruling tied_round: felled by the spear in a tied round, the
             // charger's blow is still dealt.
             let felled = tied_round(world) && world.resource::<Flow>().fell.contains(&e);
-            if (felled || able(world, e)) && in_reach(world, e, *target, reach_of(world, weapon)) {
+            if (felled || able(world, e))
+                && in_reach(world, e, *target, (reach_of(world, weapon), "reach"))
+            {
                 if felled {
                     felled_yet_strikes(world, e);
                 }
@@ -1194,7 +1217,7 @@ fn begin_casting(world: &mut World, slot: &Slot, spell: &str, target: Entity, ye
     };
     let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
     approach(world, e, cell(world, target), s.range, budget);
-    if !in_reach(world, e, target, s.range) {
+    if !in_reach(world, e, target, (s.range, "range")) {
         let (them, r) = (name(world, target), s.range);
         record(world, || {
             Event::new(

@@ -141,8 +141,9 @@ fn personal_note(world: &mut World, e: bevy_ecs::entity::Entity, side: u32, mine
         (
             "001 §1 Surprise bonus",
             format!(
-                "{who}'s surprise bonus of {:+} changes the side's {side} segments: {who} {words}.",
-                s.surprise_bonus
+                "{who}'s surprise bonus of {:+} changes the side's {}: {who} {words}.",
+                s.surprise_bonus,
+                fray_core::model::count_of(side, "segment")
             ),
         )
     };
