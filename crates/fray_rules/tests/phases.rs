@@ -2393,3 +2393,90 @@ fn the_timeline_draws_as_many_phases_as_long_as_the_data_says() {
         .replacen("seconds_per_phase: 3", "seconds_per_phase: 2", 1);
     assert_eq!(periods(six), timed(2, 6));
 }
+
+#[test]
+fn a_withdrawal_draws_nothing_from_a_long_reach_it_withdraws_from() {
+    // Ruling withdraw and the table, "Withdraw from combat | No": Bo
+    // withdraws from Ann, whose reach of 3 follows him for three hexes. He
+    // leaves her threat without an opportunity. Cy, whose reach he enters
+    // and leaves on the way, still gets one.
+    let alone = r#"
+        (name: "Ann", side: "A", template: "stretcher", at: (3, 3), set: {"cv": 8}),
+        (name: "Bo", side: "B", template: "bravo", at: (4, 3)),
+    "#;
+    let away = || vec![o("Bo", "withdraw").cell(Cell::new(9, 3))];
+    let mut b = battle(alone, &[], away());
+    run(&mut b);
+    line(
+        &b,
+        "Bo withdraws (a full-phase action) from (4, 3) to (9, 3) (5 hexes).",
+    );
+    assert_eq!(count(&b, "an opportunity"), 0);
+    let past_cy = format!(
+        "{alone}(name: \"Cy\", side: \"A\", template: \"bravo\", at: (7, 3), set: {{\"cv\": 7}}),"
+    );
+    let mut b = battle(&past_cy, &[], away());
+    run(&mut b);
+    line(
+        &b,
+        "Bo moves out of a hex threatened by Cy: an opportunity.",
+    );
+    assert_eq!(count(&b, "an opportunity"), 1);
+}
+
+#[test]
+fn one_knocked_out_loses_the_action_it_gave_up_by_aborting_ahead() {
+    // Ruling knocked_out: Bo had aborted ahead, giving up his action in the
+    // next phase and barred from aborting until its place passes (002
+    // §Abort Consequences). Ash and Cy knock him out in phase 1: the bar
+    // goes with what waited for his next action, so one who wakes may
+    // abort afresh.
+    let field = format!(
+        r#"{STUNNING}
+        (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
+    );
+    let mut b = battle_with(
+        &field,
+        &[6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2],
+        vec![
+            o("Ash", "strike").target("Bo"),
+            o("Cy", "strike").target("Bo"),
+        ],
+        "Square",
+        1,
+    );
+    let bo = entity(&b, "Bo");
+    b.world_mut().entity_mut(bo).insert(phases::AbortedAhead(3));
+    run(&mut b);
+    line(&b, "Bo is knocked out: STUN 0.");
+    assert!(b.world().get::<phases::AbortedAhead>(bo).is_none());
+}
+
+#[test]
+fn being_stunned_does_not_raise_a_dcv_below_zero() {
+    // Ruling stunned: half DCV is a penalty. Xeno (CV 3) misses with a
+    // Haymaker: DCV 3 − 5 = −2 until his next action. Yuri's blow stuns
+    // him; halving −2 would raise it to −1, so Zeke strikes at DCV −2.
+    let chars = r#"
+        (name: "Xeno", side: "A", template: "bravo", at: (4, 3), set: {"cv": 3, "lightning_reflexes": 5}),
+        (name: "Yuri", side: "B", template: "brute", at: (5, 3), set: {"lightning_reflexes": 1}),
+        (name: "Zeke", side: "B", template: "brute", at: (3, 3)),
+    "#;
+    let mut b = battle_with(
+        chars,
+        &[1, 1, 1, 6, 6, 6, 6, 6, 6, 6, 3, 3, 3],
+        vec![
+            o("Xeno", "haymaker").target("Yuri"),
+            o("Yuri", "strike").target("Xeno"),
+            o("Zeke", "strike").target("Xeno"),
+        ],
+        "Hex",
+        1,
+    );
+    run(&mut b);
+    line(&b, "Xeno is Stunned");
+    line(
+        &b,
+        "Zeke strikes at Xeno: 3d6 9 + OCV 5 = 14 against 10 + DCV -2 = 8",
+    );
+}

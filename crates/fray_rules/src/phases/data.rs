@@ -273,6 +273,10 @@ pub const ACTIONS: &[&str] = &[
     "end",
 ];
 
+/// Rows the rules take on their own, with no order: a Stunned character's
+/// next action is always its recovery (ruling stunned).
+pub const BY_ITSELF: &[&str] = &["recover_from_stun"];
+
 /// Orders that are not rows of the table of their own: readying (002
 /// §Ready), letting an opportunity or an abort pass, ending a turn with
 /// actions unused, and completing a Recovery (the row of `start_recovery`).

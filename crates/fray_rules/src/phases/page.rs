@@ -34,6 +34,9 @@ fn table(out: &mut String, d: &PhasesData) {
     let _ = writeln!(out, "\nThe table of actions (002 §Table), row by row:");
     for m in &d.manoeuvres {
         let offered = match (&m.action, &m.not_offered) {
+            (Some(a), _) if super::data::BY_ITSELF.contains(&a.as_str()) => {
+                "taken by itself, with no order".to_string()
+            }
             (Some(a), _) => format!("order `{a}`"),
             (None, Some(why)) => format!("not offered yet: {why}"),
             (None, None) => "not offered yet".to_string(),

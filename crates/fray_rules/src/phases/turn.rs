@@ -1445,6 +1445,9 @@ fn walk(world: &mut World, work: Work) -> Next {
     if !offered {
         offered = true;
         let spared = how == MoveHow::Withdraw && walk.at == 0;
+        if spared {
+            withdrawn_from(world, actor, step.from);
+        }
         if !spared
             && skill != Some(true)
             && let Some(asks) = moving_out(
@@ -1472,6 +1475,32 @@ fn walk(world: &mut World, work: Work) -> Next {
         return Next::Done;
     }
     Next::Keep(keep(walk, skill, false, logged_from), Vec::new())
+}
+
+/// Ruling `withdraw`: the opponents threatening the hex `mover` withdraws
+/// from are the ones it withdraws from: leaving their threat, there or
+/// later in the withdrawal, draws nothing from them ("Withdraw from combat
+/// | No").
+fn withdrawn_from(world: &mut World, mover: Entity, from: Cell) {
+    let grid = world.resource::<Grid>();
+    let from_them: Vec<Entity> = world
+        .resource::<Flow>()
+        .order
+        .iter()
+        .copied()
+        .filter(|&t| enemies(world, t, mover))
+        .filter(|&t| {
+            let (Some(&at), Some(s)) = (world.get::<Cell>(t), world.get::<Stats>(t)) else {
+                return false;
+            };
+            grid.distance(at, from) <= s.reach
+        })
+        .collect();
+    for t in from_them {
+        if let Some(mut u) = world.get_mut::<Use>(t) {
+            u.left_by.push(mover);
+        }
+    }
 }
 
 /// 002 §Moving Out: the mover is about to leave its hex; the opponents who
@@ -1971,7 +2000,8 @@ fn dcv_parts(
     }
     if stunned(world, target) {
         let d = data.ruling_numbers.stunned_dcv_divisor;
-        part("Stunned (half DCV)", total.div_euclid(d) - total);
+        // Halving is a penalty: a DCV of 0 or less is not raised by it.
+        part("Stunned (half DCV)", (total.div_euclid(d) - total).min(0));
     }
 }
 
@@ -2221,8 +2251,11 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
             }
         });
         // Ruling knocked_out: what waited for its next action is lost, a
-        // Stun still to recover from among it (ruling stunned).
-        world.entity_mut(target).remove::<(Hold, Stunned)>();
+        // Stun still to recover from among it (ruling stunned), and an
+        // action given up to an abort ahead, with the bar on aborting again.
+        world
+            .entity_mut(target)
+            .remove::<(Hold, Stunned, AbortedAhead)>();
         next_action(world, target);
         let why = if condition == Condition::Down {
             " is down"
