@@ -526,7 +526,7 @@ fn check_refuses_what_run_would_refuse_or_misplay() {
         ),
         (
             "arrival_on_a_taken_cell",
-            "11:56: \"Vex\" would arrive at (6, 3), where \"Grusk\" stands",
+            "11:56: \"Vex\" would arrive at (6, 3), where \"Grusk\" starts: give each newcomer a cell nobody starts on or arrives at",
         ),
         ("endless_round_cap", "11:5: the round cap must be 1 to 1000"),
         ("set_twice", "8:99: \"strength\" is listed twice"),

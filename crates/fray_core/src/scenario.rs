@@ -348,16 +348,16 @@ impl LoadedScenario {
                     ),
                 ));
             }
-            let starts = s.combatants.iter().map(|o| (&o.name, o.at));
+            let starts = s.combatants.iter().map(|o| (&o.name, o.at, "starts"));
             let arrives = s.arrivals[..i]
                 .iter()
-                .map(|o| (&o.combatant.name, o.combatant.at));
-            if let Some((other, _)) = starts.chain(arrives).find(|(_, at)| *at == c.at) {
+                .map(|o| (&o.combatant.name, o.combatant.at, "arrives"));
+            if let Some((other, _, how)) = starts.chain(arrives).find(|(_, at, _)| *at == c.at) {
                 return Err(src.error_in_field(
                     "arrivals",
                     &c.name,
                     format!(
-                        "{:?} would arrive at {}, where {other:?} stands",
+                        "{:?} would arrive at {}, where {other:?} {how}: give each newcomer a cell nobody starts on or arrives at",
                         c.name, c.at
                     ),
                 ));

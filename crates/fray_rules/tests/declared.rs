@@ -2800,3 +2800,25 @@ fn a_stabilised_creature_pays_for_its_second_action_in_a_round() {
     );
     assert_eq!(wounds(&mut b, "Anna").1, -1);
 }
+
+#[test]
+fn a_blow_of_no_damage_on_one_without_armour_is_not_laid_to_armour() {
+    // 004 §Armour, "Armour reduces the damage taken from each hit": Snik's
+    // short sword rolls 1, less 1 for his Strength: 0. The Ghoul has no
+    // Armour to turn anything: the blow simply does no damage.
+    let text = field(
+        1,
+        r#"
+        (name: "Snik", side: "A", template: "goblin", at: (3, 3)),
+        (name: "Ghoul", side: "B", template: "ghoul", at: (4, 3)),"#,
+        "1, 12, 15, 1",
+        r#"
+        (round: 1, order: (actor: "Snik", action: "attack", target: "Ghoul", with: "shortsword")),
+        (round: 1, order: (actor: "Ghoul", action: "full_defense")),"#,
+    );
+    let mut b = battle(&text);
+    let _ = b.run();
+    assert_has(&b, "less 0 Armour: 0 piercing damage.");
+    assert_has(&b, "The blow does Ghoul no damage.");
+    assert_lacks(&b, "armour turns the blow");
+}

@@ -176,7 +176,7 @@ fn roll_morale(
         world,
         fray_core::morale::MoraleCheck {
             name: &check.name,
-            rule: "004 §Step 4",
+            rule: "004 §Step 4 · ruling morale_facing",
             triggers: &check.triggers,
             dice: data.numbers.morale_dice,
             modifiers: morale_modifiers(stats, allies),
@@ -286,7 +286,7 @@ pub fn end_of_round(world: &mut World) {
     fray_core::log::record(world, || {
         Event::new(
             EventKind::RoundEnd,
-            "004 §Step 4",
+            "004 §Combat Procedure",
             format!("Round {round} ends."),
         )
     });

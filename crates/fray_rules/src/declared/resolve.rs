@@ -1617,13 +1617,15 @@ fn land(world: &mut World, hit: Hit, deferred: Option<&mut Vec<Hit>>) {
 fn apply_hit(world: &mut World, hit: &Hit) {
     let t = name(world, hit.target);
     if hit.amount == 0 {
+        // Armour turned it, or there was no damage to turn.
+        let armoured = world.get::<Stats>(hit.target).is_some_and(|s| s.armour > 0);
+        let words = if armoured {
+            format!("{t}'s armour turns the blow.")
+        } else {
+            format!("The blow does {t} no damage.")
+        };
         log(world, || {
-            Event::new(
-                EventKind::Damage,
-                "004 §Armour",
-                format!("{t}'s armour turns the blow."),
-            )
-            .actor(&t)
+            Event::new(EventKind::Damage, "004 §Armour", words).actor(&t)
         });
         return;
     }
@@ -2016,8 +2018,10 @@ fn flee(world: &mut World, e: Entity, budget: u32) {
         world.entity_mut(e).insert(best);
     }
     count_move(world, e, cost);
-    // One down crawls its 1 cell (ruling grid_scale).
-    let runs = if health(world, e) == Health::Fine {
+    // One down, or prone (ruling injury_effects), crawls its 1 cell (ruling
+    // grid_scale).
+    let prone = world.get::<Hurts>(e).is_some_and(|h| h.prone);
+    let runs = if health(world, e) == Health::Fine && !prone {
         "runs"
     } else {
         "crawls"
