@@ -2714,7 +2714,7 @@ fn a_5_foot_step_to_a_square_taken_in_the_same_instant_is_not_taken() {
     assert_has(&b, "Bram takes a 5' step from (2, 3) to (3, 3)");
     assert_has(
         &b,
-        "Grum cannot take its 5' step to (3, 3): someone stands there now.",
+        "Grum cannot take its 5' step to (3, 3): the square is no longer free.",
     );
     assert_lacks(&b, "Grum takes a 5' step");
     let grum = unit(&b, "Grum");
@@ -2803,4 +2803,56 @@ fn a_broken_tie_names_the_pairs_each_option_sets_and_those_it_sets_none() {
         &b,
         "The tie is broken by the lower weapon speed factor (Sword before Axe): Mage, Sword, Slinger before Axe (Mage, Slinger first by no option, tied with a foe among those first).",
     );
+}
+
+#[test]
+fn one_struck_first_neither_readies_nor_parries_nor_steps_onto_a_body() {
+    // 003 §II E, ruling length_strike: all act at count 5. Gob walks into
+    // Bram's spear, which strikes first: Bram's attacks of the round are
+    // spent, and the missile he was to ready is not readied (readying is
+    // the round's attack, ruling readied_missile). Ordered to parry
+    // instead, he has no attack left to give up for it.
+    let sides = "(name: \"Gob\", side: \"B\", template: \"goblin\", at: (5, 3), set: {\"hp\": 30}),
+                 (name: \"Bram\", side: \"A\", template: \"spearman\", at: (2, 3), weapons: [\"spear\", \"shortbow\"]),
+                 (name: \"Pell\", side: \"A\", template: \"spearman\", at: (2, 6), weapons: [\"spear\"])";
+    let orders = [
+        Order::new("Gob", "move").cell(Cell::new(3, 3)),
+        Order::new("Bram", "ready"),
+        Order::new("Pell", "parry"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[5, 5, 20, 6], &orders);
+    assert_has(&b, "Bram attacks Gob with the spear: 20");
+    assert_has(
+        &b,
+        "Bram has spent its attacks of the round already: it readies no missile.",
+    );
+    assert_lacks(&b, "Bram readies a missile");
+    let parry = [
+        Order::new("Gob", "move").cell(Cell::new(3, 3)),
+        Order::new("Bram", "parry"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[5, 5, 20, 6], &parry);
+    assert_has(
+        &b,
+        "Bram has spent its attacks of the round already: it has none left to give up for a parry.",
+    );
+    assert_lacks(&b, "Bram parries");
+    // Ruling fallen_bodies: Gob (1 hit point) walks into Bram's spear and
+    // falls at (3, 3); Bram's 5' step there, ordered at the same count,
+    // is not taken, and the log does not say it was.
+    let sides = "(name: \"Gob\", side: \"B\", template: \"goblin\", at: (5, 3), set: {\"hp\": 1}),
+                 (name: \"Bram\", side: \"A\", template: \"spearman\", at: (2, 3)),
+                 (name: \"Far\", side: \"B\", template: \"goblin\", at: (11, 7))";
+    let orders = [
+        Order::new("Gob", "move").cell(Cell::new(3, 3)),
+        Order::new("Bram", "step").cell(Cell::new(3, 3)),
+    ];
+    let mut b = battle(NO_SURPRISE, sides, &[5, 5, 20, 6], &orders);
+    assert_has(
+        &b,
+        "Bram cannot take its 5' step to (3, 3): the square is no longer free.",
+    );
+    assert_lacks(&b, "Bram takes a 5' step");
+    let bram = unit(&b, "Bram");
+    assert_eq!(*b.world_mut().get::<Cell>(bram).unwrap(), Cell::new(2, 3));
 }

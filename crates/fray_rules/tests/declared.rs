@@ -2802,7 +2802,7 @@ fn a_stabilised_creature_pays_for_its_second_action_in_a_round() {
 }
 
 #[test]
-fn a_blow_of_no_damage_on_one_without_armour_is_not_laid_to_armour() {
+fn a_blow_of_no_damage_is_not_laid_to_armour() {
     // 004 §Armour, "Armour reduces the damage taken from each hit": Snik's
     // short sword rolls 1, less 1 for his Strength: 0. The Ghoul has no
     // Armour to turn anything: the blow simply does no damage.
@@ -2819,6 +2819,18 @@ fn a_blow_of_no_damage_on_one_without_armour_is_not_laid_to_armour() {
     let mut b = battle(&text);
     let _ = b.run();
     assert_has(&b, "less 0 Armour: 0 piercing damage.");
+    assert_has(&b, "The blow does Ghoul no damage.");
+    assert_lacks(&b, "armour turns the blow");
+    // Nor on one in armour, when the damage was 0 before it.
+    let knight = text
+        .replace(
+            r#"(name: "Ghoul", side: "B", template: "ghoul""#,
+            r#"(name: "Ghoul", side: "B", template: "knight""#,
+        )
+        .replace("15, 1", "19, 1");
+    let mut b = battle(&knight);
+    let _ = b.run();
+    assert_has(&b, "less 2 Armour: 0 piercing damage.");
     assert_has(&b, "The blow does Ghoul no damage.");
     assert_lacks(&b, "armour turns the blow");
 }

@@ -3014,3 +3014,25 @@ fn a_fallen_chaser_needs_movement_left_once_risen() {
     );
     assert_lacks(&b, "Pike chases");
 }
+
+#[test]
+fn a_preparation_kept_to_the_end_of_the_round_is_lost_and_said_so() {
+    // 000 §1.2.4: "The effects of the preparation are lost ... if the round
+    // ends." Ash prepares a great blow with the broadsword (not a thrusting
+    // weapon, so no attack need follow at once) and attacks no more this
+    // round: as round 2 begins the preparation is lost, in the log.
+    let mut b = battle(
+        r#"
+        (name: "Ash", side: "A", template: "swordsman", at: (3, 3)),
+        (name: "Bo", side: "B", template: "swordsman", at: (9, 3)),
+    "#,
+        &[],
+        vec![o(Q::Option, "Ash", "prepare")],
+        2,
+    );
+    run(&mut b);
+    let prepared = line(&b, "Ash prepares a great blow with the broadsword");
+    let lost = line(&b, "Ash's great blow is lost: the round has ended.");
+    let round_two = line(&b, "Round 2 begins");
+    assert!(prepared < lost && lost < round_two);
+}

@@ -2425,12 +2425,12 @@ fn a_withdrawal_draws_nothing_from_a_long_reach_it_withdraws_from() {
 }
 
 #[test]
-fn one_knocked_out_loses_the_action_it_gave_up_by_aborting_ahead() {
-    // Ruling knocked_out: Bo had aborted ahead, giving up his action in the
-    // next phase and barred from aborting until its place passes (002
-    // §Abort Consequences). Ash and Cy knock him out in phase 1: the bar
-    // goes with what waited for his next action, so one who wakes may
-    // abort afresh.
+fn the_bar_of_an_abort_ahead_ends_with_its_phase_even_for_one_knocked_out() {
+    // 002 §Abort Consequences: one who aborted ahead "cannot Abort ... until
+    // after your Initiative in the following Phase". Bo is barred through
+    // phase 2 of turn 1. Cy stuns him in phase 1 and knocks him out in
+    // phase 2; he wakes in the Post-Turn. In turn 2 the bar is long gone:
+    // struck by Ash before his place, he aborts to Dodge.
     let field = format!(
         r#"{STUNNING}
         (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
@@ -2439,17 +2439,26 @@ fn one_knocked_out_loses_the_action_it_gave_up_by_aborting_ahead() {
         &field,
         &[6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2],
         vec![
-            o("Ash", "strike").target("Bo"),
-            o("Cy", "strike").target("Bo"),
+            in_phase(1, o("Ash", "end").into()),
+            in_phase(1, o("Cy", "strike").target("Bo")),
+            in_phase(2, o("Cy", "strike").target("Bo")),
+            abort("Bo", "dodge"),
+            in_phase(1, o("Ash", "strike").target("Bo")),
         ],
         "Square",
-        1,
+        2,
     );
     let bo = entity(&b, "Bo");
-    b.world_mut().entity_mut(bo).insert(phases::AbortedAhead(3));
+    // Turn 1, phase 2: a phase's index is its turn × 13 + its number
+    // (phases::Flow::phase_index).
+    b.world_mut()
+        .entity_mut(bo)
+        .insert(phases::AbortedAhead(13 + 2));
     run(&mut b);
-    line(&b, "Bo is knocked out: STUN 0.");
-    assert!(b.world().get::<phases::AbortedAhead>(bo).is_none());
+    let out = line(&b, "Bo is knocked out: STUN 0.");
+    let wakes = line(&b, "Bo Takes a Recovery in the Post-Turn");
+    let dodges = line(&b, "Bo aborts to Dodge");
+    assert!(out < wakes && wakes < dodges, "{:#?}", texts(&b));
 }
 
 #[test]

@@ -346,7 +346,9 @@ fn enemy(world: &World, e: Entity, order: &Order) -> Result<Entity, String> {
     Ok(t)
 }
 
-fn free_cell(world: &World, e: Entity, c: Cell) -> Result<(), String> {
+/// Whether `c` is free for `e` to stand in: on the grid, not an obstacle,
+/// nobody standing or lying there (ruling `fallen_bodies`).
+pub(super) fn free_cell(world: &World, e: Entity, c: Cell) -> Result<(), String> {
     let grid = world.resource::<Grid>();
     if !grid.in_bounds(c)
         || grid.is_obstacle(c)
@@ -399,9 +401,9 @@ fn spell<'a>(world: &'a World, e: Entity, order: &Order) -> Result<(String, &'a 
 /// 003 §III A, ruling readied_missile: a readied missile held before
 /// initiative fires on its turn from where it stands (moving after, as a
 /// shot may), or the whole action is lost.
-fn held_fires(order: &Order) -> Result<(), String> {
+fn held_fires(order: &Order, here: Cell) -> Result<(), String> {
     match order.action.as_str() {
-        "fire" if order.cell.is_some() => Err(
+        "fire" if order.cell.is_some_and(|c| c != here) => Err(
             "a held readied missile fires from where it stands: it may move after the shot, not before (003 §III A; ruling readied_missile)"
                 .into(),
         ),
@@ -420,7 +422,7 @@ pub fn validate(world: &World, e: Entity, order: &Order) -> Result<Plan, String>
         .get::<RoundState>(e)
         .is_some_and(|r| r.holding_readied)
     {
-        held_fires(order)?;
+        held_fires(order, cell(world, e))?;
     }
     if order.then.is_some() && !matches!(order.action.as_str(), "fire" | "cast") {
         return Err(format!(

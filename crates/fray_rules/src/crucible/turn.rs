@@ -549,6 +549,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
             from,
             after,
         } => cast(world, e, (spell, target, from), after),
+        Plan::Ready if spent_already(world, e, "it readies no missile") => {}
         Plan::Ready => {
             // Ruling readied_missile: readying is the round's attack: no
             // first strike nor any other attack follows it this round.
@@ -564,6 +565,7 @@ fn carry_out(world: &mut World, e: Entity, plan: Plan) {
                 format!("{who} readies a missile: next round it may fire before initiative."),
             );
         }
+        Plan::Parry if spent_already(world, e, "it has none left to give up for a parry") => {}
         Plan::Parry => parry(world, e),
         Plan::FallBack { to, target } => fall_back(world, e, to, target),
         Plan::Disengage => disengage(world, e),
@@ -786,14 +788,15 @@ fn step(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
             .distance(cell(world, e), cell(world, t))
     };
     let entering = target.is_some_and(|t| apart(world, t) > 1);
-    // Someone earlier in its instant may have taken the square.
-    if orders::occupied(world, e).contains(&to) {
+    // Someone earlier in its instant may have taken the square, or fallen
+    // in it.
+    if orders::free_cell(world, e, to).is_err() {
         note(
             world,
             e,
             EventKind::Stop,
             "003 §The 5' Step",
-            format!("{who} cannot take its 5' step to {to}: someone stands there now."),
+            format!("{who} cannot take its 5' step to {to}: the square is no longer free."),
         );
     } else {
         note(
@@ -1332,7 +1335,7 @@ fn fall_back(world: &mut World, e: Entity, to: Cell, target: Option<Entity>) {
 /// parry (003 §Withdrawal Tactics: "you can rest, redirect your attacks");
 /// unasked, a monster fights whoever is in reach, anyone else parries.
 fn fight_on(world: &mut World, e: Entity, target: Option<Entity>, asked: bool) {
-    if spent(world, e) {
+    if spent_already(world, e, "it fights on without a blow") {
         return;
     }
     let here = cell(world, e);

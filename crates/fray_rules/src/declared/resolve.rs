@@ -35,6 +35,8 @@ pub struct Hit {
     amount: i32,
     critical: bool,
     damage_type: DamageType,
+    /// Armour took something off it (004 §Armour).
+    turned: bool,
 }
 
 /// 004 §Step 2: resolve the next initiative count — a group of one, or of
@@ -609,6 +611,7 @@ fn spell_attack(
         .roll_for(dice, || format!("{spell}'s damage to {t}"));
     let armour = world.get::<Stats>(target).map_or(0, |s| s.armour);
     let amount = (roll.total - armour).max(0);
+    let turned = roll.total > 0 && armour > 0;
     log(world, || {
         Event::new(EventKind::Hit, "ruling spell_attack", format!("{spell} strikes {t} ({total} against Defense {defense}) for {} {} damage, {armour} turned by armour: {amount}.", roll.total, dtype.word())).actor(me).roll(roll)
     });
@@ -619,6 +622,7 @@ fn spell_attack(
             amount,
             critical: false,
             damage_type: dtype,
+            turned,
         },
         deferred,
     );
@@ -1600,6 +1604,7 @@ fn damage_roll(world: &mut World, b: &Blow, critical: bool) -> Hit {
         amount,
         critical,
         damage_type: w.damage_type,
+        turned: multiplied > 0 && armour > 0,
     }
 }
 
@@ -1618,8 +1623,7 @@ fn apply_hit(world: &mut World, hit: &Hit) {
     let t = name(world, hit.target);
     if hit.amount == 0 {
         // Armour turned it, or there was no damage to turn.
-        let armoured = world.get::<Stats>(hit.target).is_some_and(|s| s.armour > 0);
-        let words = if armoured {
+        let words = if hit.turned {
             format!("{t}'s armour turns the blow.")
         } else {
             format!("The blow does {t} no damage.")

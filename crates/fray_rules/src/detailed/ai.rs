@@ -19,7 +19,7 @@ use fray_core::grid::{Cell, Grid};
 use fray_core::model::Rostered;
 
 use super::orders::{
-    Need, allowance, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
+    Need, attack_weapon, can_spend, distance, parry_weapon, reach_of, validate, weapon,
 };
 use super::view::{chance, chance_as};
 use super::{Ask, Data, En, Flow, Hands, Stats, alert, enemies_of, up};
@@ -637,8 +637,7 @@ fn trace(s: &Asked, out: &mut Vec<Appraisal>) {
     // to keep up. An unalert archer stands to shoot (000 §1.2.5): the trace
     // toward it stops within reach without the chase's 2" (000 §3.1).
     let running = !archer && !alert(world, f) && !missile_in_hand(world, f);
-    let chase_cost = world.resource::<Data>().0.numbers.chase_cost;
-    if running && allowance(world, me, true) > chase_cost {
+    if running && super::orders::chases(world, me, true) {
         out.push(Appraisal {
             other: 0.6,
             closing: d as f32,

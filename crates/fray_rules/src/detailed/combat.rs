@@ -193,6 +193,11 @@ pub fn start_of_round(world: &mut World) {
         world.resource_mut::<Flow>().stage = Stage::Over;
         return;
     }
+    // 000 §1.2.4: "The effects of the preparation are lost ... if the round
+    // ends."
+    for e in roster(world) {
+        lose_preparation(world, e, "the round has ended");
+    }
     world.resource_mut::<Flow>().round = round;
     stamp(world, || "combat".into());
     for e in roster(world) {
@@ -209,9 +214,7 @@ pub fn start_of_round(world: &mut World) {
             b.en_phase = 0;
             b.spent_in_combat = false;
         }
-        world
-            .entity_mut(e)
-            .remove::<(Passed, Noncombat, Preparation)>();
+        world.entity_mut(e).remove::<(Passed, Noncombat)>();
     }
     {
         let mut flow = world.resource_mut::<Flow>();

@@ -624,7 +624,12 @@ fn waiting(world: &World, grid: &Grid, traces: &[Trace], i: usize) -> EndPoint {
     let left = o.path.len() - o.at;
     match (0..=left).find(|&k| grid.distance(t.start, position(o, k)) <= reach) {
         Some(k) => (i, k, ro.max(1), "within reach"),
-        None => (i, ro.max(1), ro.max(1), "the one it waits for has passed"),
+        None => (
+            i,
+            ro.max(1),
+            ro.max(1),
+            "the one it waits for ends its movement out of reach",
+        ),
     }
 }
 

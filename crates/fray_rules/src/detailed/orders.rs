@@ -1375,7 +1375,7 @@ pub(super) fn chase_cost(world: &World) -> u32 {
 
 /// Whether `me` has movement left to chase with, at full movement or half,
 /// once the chase's cost is paid.
-fn chases(world: &World, me: Entity, full: bool) -> bool {
+pub(super) fn chases(world: &World, me: Entity, full: bool) -> bool {
     risen_allowance(world, me, full) > chase_cost(world)
 }
 

@@ -207,7 +207,8 @@ pub enum MoveHow {
     Move,
     /// Never provokes (002 §1-Hex Step).
     Step,
-    /// The first hex spares (ruling `withdraw`).
+    /// Draws nothing from those threatening the hex it starts in (ruling
+    /// `withdraw`).
     Withdraw,
 }
 

@@ -1482,21 +1482,7 @@ fn walk(world: &mut World, work: Work) -> Next {
 /// later in the withdrawal, draws nothing from them ("Withdraw from combat
 /// | No").
 fn withdrawn_from(world: &mut World, mover: Entity, from: Cell) {
-    let grid = world.resource::<Grid>();
-    let from_them: Vec<Entity> = world
-        .resource::<Flow>()
-        .order
-        .iter()
-        .copied()
-        .filter(|&t| enemies(world, t, mover))
-        .filter(|&t| {
-            let (Some(&at), Some(s)) = (world.get::<Cell>(t), world.get::<Stats>(t)) else {
-                return false;
-            };
-            grid.distance(at, from) <= s.reach
-        })
-        .collect();
-    for t in from_them {
+    for t in threatening(world, mover, from) {
         if let Some(mut u) = world.get_mut::<Use>(t) {
             u.left_by.push(mover);
         }
@@ -1873,9 +1859,13 @@ fn can_abort(world: &World, t: Entity, melee: bool) -> bool {
         .any(|w| matches!(w, Work::Turn { actor, .. } if *actor == t));
     let unaware_now = world.resource::<Flow>().phase == 0 && world.get::<Unaware>(t).is_some();
     let able = up(world, t) && !stunned(world, t) && !unaware_now;
+    // 002 §Abort Consequences: barred "until after your Initiative in the
+    // following Phase"; that phase passed while it lay senseless, the bar
+    // is gone too.
+    let now = world.resource::<Flow>().phase_index();
     !own_turn
         && able
-        && world.get::<AbortedAhead>(t).is_none()
+        && world.get::<AbortedAhead>(t).is_none_or(|a| a.0 < now)
         && world
             .get::<Guard>(t)
             .is_some_and(|g| !(g.dodge || (g.block && melee)))
@@ -2251,11 +2241,8 @@ fn damage(world: &mut World, attacker: Entity, target: Entity, dice: DiceExpr) {
             }
         });
         // Ruling knocked_out: what waited for its next action is lost, a
-        // Stun still to recover from among it (ruling stunned), and an
-        // action given up to an abort ahead, with the bar on aborting again.
-        world
-            .entity_mut(target)
-            .remove::<(Hold, Stunned, AbortedAhead)>();
+        // Stun still to recover from among it (ruling stunned).
+        world.entity_mut(target).remove::<(Hold, Stunned)>();
         next_action(world, target);
         let why = if condition == Condition::Down {
             " is down"

@@ -103,7 +103,9 @@ fn states(world: &World, e: Entity) -> Vec<String> {
         }
         None => {}
     }
-    if world.get::<AbortedAhead>(e).is_some() {
+    // A phase that passed while it lay senseless took the skip with it.
+    let now = world.resource::<Flow>().phase_index();
+    if world.get::<AbortedAhead>(e).is_some_and(|a| a.0 >= now) {
         out.push("aborted: skips next phase".into());
     }
     if let Some(g) = world.get::<Guard>(e) {
