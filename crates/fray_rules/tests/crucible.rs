@@ -538,20 +538,21 @@ fn played_with(
 
 #[test]
 fn an_attack_on_one_already_down_is_said_to_be_lost() {
-    // 003 §III B: Vrek, entering Wren's range with the longer weapon,
-    // strikes first and fells her (003 §II E); Skarg, in the same instant,
-    // has nobody to attack, and the log says so.
-    let sides = "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"hp\": 5}),
-                 (name: \"Tam\", side: \"A\", template: \"fighter\", at: (1, 6), weapons: [\"longsword\"]),
-                 (name: \"Vrek\", side: \"B\", template: \"hobgoblin\", at: (6, 3)),
-                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (3, 5))";
+    // 003 §III B: both sides act at count 9, Vrek and Skarg listed first.
+    // Vrek, entering the range of Wren, still to act, with the longer
+    // weapon, strikes first and fells her (003 §II E); Skarg, in the same
+    // instant, has nobody to attack, and the log says so.
+    let sides = "(name: \"Vrek\", side: \"B\", template: \"hobgoblin\", at: (6, 3)),
+                 (name: \"Skarg\", side: \"B\", template: \"hobgoblin\", at: (3, 5)),
+                 (name: \"Wren\", side: \"A\", template: \"magic_user\", at: (3, 3), set: {\"hp\": 5}),
+                 (name: \"Tam\", side: \"A\", template: \"fighter\", at: (1, 6), weapons: [\"longsword\"])";
     let orders = vec![
         Order::new("Wren", "wait"),
         Order::new("Tam", "wait"),
         Order::new("Vrek", "attack").target("Wren"),
         Order::new("Skarg", "attack").target("Wren"),
     ];
-    let b = played(sides, ((10, 8), 1), orders, &[2, 9, 18, 8, 18, 8]);
+    let b = played(sides, ((10, 8), 1), orders, &[9, 10, 18, 8, 18, 8]);
     let falls = line(&b, "Wren falls at -3 hit points");
     assert!(falls < line(&b, "Wren is down already: Skarg's attack on it is lost."));
     assert_lacks(&b, "Skarg moves");
@@ -2855,4 +2856,49 @@ fn one_struck_first_neither_readies_nor_parries_nor_steps_onto_a_body() {
     assert_lacks(&b, "Bram takes a 5' step");
     let bram = unit(&b, "Bram");
     assert_eq!(*b.world_mut().get::<Cell>(bram).unwrap(), Cell::new(2, 3));
+}
+
+#[test]
+fn a_first_strike_lands_with_its_allies_blows_when_the_target_is_not_in_the_tie() {
+    // 003 §II E and §II F, "Ties are just that": Wren acts at count 1. At
+    // count 9 Gorm walks into her dagger's range with his longer club and
+    // Vessa, beside her already, strikes too. Striking first matters only
+    // against one acting at the same instant: Gorm's blow lands with
+    // Vessa's, so Vessa's attack is rolled though Gorm's fells Wren.
+    let sides =
+        "(name: \"Wren\", side: \"A\", template: \"magic_user\", at: (5, 3), set: {\"hp\": 1}),
+                 (name: \"Gorm\", side: \"B\", template: \"ogre\", at: (8, 3)),
+                 (name: \"Vessa\", side: \"B\", template: \"ogre\", at: (5, 4)),
+                 (name: \"Far\", side: \"A\", template: \"fighter\", at: (0, 7))";
+    let orders = [
+        Order::new("Wren", "wait"),
+        Order::new("Far", "wait"),
+        Order::new("Gorm", "attack").target("Wren"),
+        Order::new("Vessa", "attack").target("Wren"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[1, 9, 20, 6, 20, 6], &orders);
+    assert_has(&b, "Gorm attacks Wren");
+    assert_has(&b, "Vessa attacks Wren");
+    assert_lacks(&b, "Vessa's attack on it is lost");
+    assert_lacks(&b, "strikes first, regardless of initiative");
+}
+
+#[test]
+fn a_cure_says_what_it_restored_up_to_the_maximum() {
+    // Ruling spell_effect: a healing spell "restores its dice up to the
+    // maximum". Cl, unhurt, cures herself: the 7 rolled restore nothing.
+    let sides = "(name: \"Cl\", side: \"A\", template: \"cleric\", at: (1, 2)),
+                 (name: \"Gob\", side: \"B\", template: \"goblin\", at: (10, 6))";
+    let orders = [
+        Order::new("Cl", "cast")
+            .with("cure_light_wounds")
+            .target("Cl"),
+        Order::new("Gob", "wait"),
+    ];
+    let b = battle(NO_SURPRISE, sides, &[1, 12, 7], &orders);
+    assert_has(
+        &b,
+        "Cl completes cure_light_wounds on Cl: 0 hit points restored",
+    );
+    assert_lacks(&b, "7 hit points restored");
 }

@@ -564,12 +564,17 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
             let roll = world
                 .resource_mut::<Dice>()
                 .roll_for(dice, || format!("{who}'s {}", casting.spell));
-            if let Some(mut hp) = world.get_mut::<HitPoints>(target) {
-                hp.current = (hp.current + roll.total).min(hp.max);
-            }
-            let n = roll.total;
+            // Restored up to the maximum: what it gives is what was lacking.
+            let (n, now, max) = match world.get_mut::<HitPoints>(target) {
+                Some(mut hp) => {
+                    let before = hp.current;
+                    hp.current = (hp.current + roll.total).min(hp.max).max(before);
+                    (hp.current - before, hp.current, hp.max)
+                }
+                None => (0, 0, 0),
+            };
             record(world, || {
-                Event::new(EventKind::Heal, "003 §II C", format!("{who} completes {} on {whom}: {n} hit points restored (ruling spell_effect).", casting.spell))
+                Event::new(EventKind::Heal, "003 §II C", format!("{who} completes {} on {whom}: {n} hit points restored, {now} of {max} (ruling spell_effect).", casting.spell))
                     .actor(&who).target(&whom).roll(roll).amount(-n)
             });
         }

@@ -736,7 +736,10 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
 /// the two act at the same instant. Bare hands against a weapon that has
 /// not struck yet, the weapon strikes first (ruling armed_first).
 fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
-    if !first {
+    // Striking first matters only against a target acting at this same
+    // instant; otherwise the blows land with the rest of the instant's, its
+    // allies' among them ("Ties are just that", 003 §II F).
+    if !first || !acting_now(world, target) {
         if armed_in_the_tie(world, e, target) {
             let (who, whom) = (name(world, e), name(world, target));
             record(world, || {
@@ -770,13 +773,17 @@ fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
 /// armed_first): armed `e` strikes unarmed `target`, who is still to act at
 /// this same instant, so its blows land at once rather than together.
 fn armed_in_the_tie(world: &World, e: Entity, target: Entity) -> bool {
-    combat::beats_bare_hands(world, e, target)
-        && world
-            .resource::<Flow>()
-            .group
-            .acting()
-            .iter()
-            .any(|p| p.actor == target)
+    combat::beats_bare_hands(world, e, target) && acting_now(world, target)
+}
+
+/// Whether `t` acts at this same instant (003 §II F).
+fn acting_now(world: &World, t: Entity) -> bool {
+    world
+        .resource::<Flow>()
+        .group
+        .acting()
+        .iter()
+        .any(|p| p.actor == t)
 }
 
 /// 003 §The 5' Step: a shift that draws nothing, then the attack.
