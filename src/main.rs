@@ -434,7 +434,14 @@ fn main() -> ExitCode {
             game.and_then(|g| run(g, log, quiet))
         }
         Some(Command::Replay { file, log, until }) => {
-            not_over_what_is_read(&[(Some(&file), None)], &[("--log", &log)])
+            // The scenario the battle names, and the ruleset beside it, are
+            // read too.
+            let beside: Vec<PathBuf> = fray_ai::save::BattleFile::read(&file)
+                .map(|f| f.files_beside())
+                .unwrap_or_default();
+            let mut read = vec![(Some(file.as_path()), None)];
+            read.extend(beside.iter().map(|p| (Some(p.as_path()), None)));
+            not_over_what_is_read(&read, &[("--log", &log)])
                 .and_then(|()| saved::replay(&file, log, until))
         }
         Some(Command::Sim {

@@ -238,6 +238,18 @@ pub fn check(path: &Path) -> Result<String, Failure> {
 /// log entry `until` when given, and write its log.
 pub fn replay(path: &Path, log_file: Option<PathBuf>, until: Option<u64>) -> Result<(), Failure> {
     let (file, scenario, battle) = read_and_replay(path)?;
+    let last = battle
+        .world()
+        .resource::<BattleLog>()
+        .entries()
+        .last()
+        .map_or(0, |e| e.seq);
+    if let Some(u) = until.filter(|&u| u == 0 || u > last) {
+        return Err(bad_input(format!(
+            "--until {u}: the log of {} runs from entry 1 to entry {last}",
+            path.display()
+        )));
+    }
     let mut log = crate::open_log(log_file.as_deref())?;
     let mut out = crate::out::Out::new();
     let _ = writeln!(
@@ -260,6 +272,13 @@ pub fn replay(path: &Path, log_file: Option<PathBuf>, until: Option<u64>) -> Res
         Some(result) if shown.len() == entries.len() => {
             let words = crate::describe_result(result, &battle);
             let _ = writeln!(out, "Result: {words}");
+        }
+        _ if shown.len() < entries.len() => {
+            let _ = writeln!(
+                out,
+                "Stopped at entry {}, as --until asked.",
+                until.unwrap_or(0)
+            );
         }
         Some(_) => {}
         None => {

@@ -1809,3 +1809,57 @@ fn a_scripted_battle_replays_as_it_was_printed() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn replay_writes_its_log_over_nothing_it_reads_and_refuses_an_entry_out_of_range() {
+    // The battle's scenario and the ruleset beside it are read by a replay
+    // too: a log aimed at either is refused, and they are left as they
+    // were. An --until outside the log's entries is refused as well.
+    let dir = std::env::temp_dir().join(format!("fray-replay-over-{}", std::process::id()));
+    for sub in ["scenarios", "rulesets"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for f in ["scenarios/duel.ron", "rulesets/declared.ron"] {
+        std::fs::copy(here.join("assets").join(f), dir.join(f)).unwrap();
+    }
+    let in_dir = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_fray"))
+            .args(args)
+            .current_dir(&dir)
+            .output()
+            .expect("fray runs")
+    };
+    let o = in_dir(&["run", "scenarios/duel.ron", "--quiet", "--save", "b.ron"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ruleset = std::fs::read(dir.join("rulesets/declared.ron")).unwrap();
+    for over in ["rulesets/declared.ron", "scenarios/duel.ron"] {
+        let o = in_dir(&["replay", "b.ron", "--log", over]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("that is the file being read"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.join("rulesets/declared.ron")).unwrap(),
+        ruleset
+    );
+    for until in ["0", "999999"] {
+        let o = in_dir(&["replay", "b.ron", "--until", until]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(
+            stderr(&o).contains("runs from entry 1 to entry"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = in_dir(&["replay", "b.ron", "--until", "3"]);
+    assert!(
+        stdout(&o).contains("Stopped at entry 3, as --until asked."),
+        "{}",
+        stdout(&o)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
