@@ -1165,6 +1165,10 @@ fn a_damaged_battle_file_is_refused_where_it_is_wrong_and_left_as_it_was() {
             good.replacen("seats: [", "seats: [\n        Ai,", 1),
             "b.ron:13:5: 3 seats for a scenario of 2 sides: one a side",
         ),
+        (
+            good.replacen("ruleset: \"declared\"", "ruleset: \"phases\"", 1),
+            "b.ron:9:5: the file names ruleset \"phases\", but the scenario it holds is played under \"declared\"",
+        ),
     ] {
         std::fs::write(&save, &damage).unwrap();
         let all_ai = ["run", "--load", s, "--all-ai"];

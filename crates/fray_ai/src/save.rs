@@ -214,6 +214,14 @@ impl BattleFile {
         let scenario = LoadedScenario::from_source(Source::inline(&name, &self.scenario))
             .map_err(|e| e.to_string())?;
         self.check_sides(path, scenario.scenario.sides.len())?;
+        if scenario.scenario.ruleset != self.ruleset {
+            return Err(format!(
+                "{}: the file names ruleset {:?}, but the scenario it holds is played under {:?}",
+                field_at(path, "ruleset"),
+                self.ruleset,
+                scenario.scenario.ruleset
+            ));
+        }
         let info = fray_rules::ruleset(&self.ruleset)
             .ok_or_else(|| format!("{}: unknown ruleset {:?}", path.display(), self.ruleset))?;
         let beside = Path::new(&self.scenario_file)
@@ -444,6 +452,23 @@ impl Controller for Stop {
     fn decide(&mut self, _: &mut World, _: &Decision) -> Option<Order> {
         None
     }
+}
+
+/// `path:line:col` of the battle file's top-level `field:`, or the path
+/// alone when it cannot be found.
+fn field_at(path: &Path, field: &str) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let key = format!("{field}:");
+    text.lines()
+        .enumerate()
+        .find_map(|(i, l)| {
+            let col = l.find(&key)?;
+            l[..col]
+                .trim()
+                .is_empty()
+                .then(|| format!("{}:{}:{}", path.display(), i + 1, col + 1))
+        })
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 #[cfg(test)]
