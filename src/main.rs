@@ -433,17 +433,7 @@ fn main() -> ExitCode {
             });
             game.and_then(|g| run(g, log, quiet))
         }
-        Some(Command::Replay { file, log, until }) => {
-            // The scenario the battle names, and the ruleset beside it, are
-            // read too.
-            let beside: Vec<PathBuf> = fray_ai::save::BattleFile::read(&file)
-                .map(|f| f.files_beside())
-                .unwrap_or_default();
-            let mut read = vec![(Some(file.as_path()), None)];
-            read.extend(beside.iter().map(|p| (Some(p.as_path()), None)));
-            not_over_what_is_read(&read, &[("--log", &log)])
-                .and_then(|()| saved::replay(&file, log, until))
-        }
+        Some(Command::Replay { file, log, until }) => replay(&file, log, until),
         Some(Command::Sim {
             scenario,
             battles,
@@ -493,6 +483,17 @@ fn seat_people(scenario: &mut LoadedScenario, humans: &[String]) -> Result<(), F
 
 fn load_scenario(path: &Path) -> Result<(LoadedScenario, LoadedRules), Failure> {
     fray_ai::load_scenario(path).map_err(bad_input)
+}
+
+/// `fray replay FILE`: its log writes over nothing it reads, the scenario
+/// the battle names and the ruleset beside it among them.
+fn replay(file: &Path, log: Option<PathBuf>, until: Option<u64>) -> Result<(), Failure> {
+    let beside: Vec<PathBuf> = fray_ai::save::BattleFile::read(file)
+        .map(|f| f.files_beside())
+        .unwrap_or_default();
+    let mut read = vec![(Some(file), None)];
+    read.extend(beside.iter().map(|p| (Some(p.as_path()), None)));
+    not_over_what_is_read(&read, &[("--log", &log)]).and_then(|()| saved::replay(file, log, until))
 }
 
 /// An output file (`--log`, `--save`) may not be a file the command reads:

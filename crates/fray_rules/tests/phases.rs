@@ -2134,6 +2134,18 @@ fn one_knocked_out_loses_the_recovery_it_began() {
     );
 }
 
+/// Two turns of [`STUNNING`] with Dee far off keeping side B in the
+/// battle: the first blow at Bo (4d6 24) stuns him, the second (4d6 8)
+/// knocks him out, and the Post-Turn's Recovery (+5) wakes him.
+fn stunned_then_out(orders: Vec<(Q, Order)>) -> Battle {
+    let field = format!(
+        r#"{STUNNING}
+        (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
+    );
+    let dice = [6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2];
+    battle_with(&field, &dice, orders, "Square", 2)
+}
+
 #[test]
 fn one_knocked_out_wakes_no_longer_stunned() {
     // Ruling knocked_out: what waited for its next action is lost, a Stun
@@ -2142,20 +2154,10 @@ fn one_knocked_out_wakes_no_longer_stunned() {
     // out at 0. The Post-Turn's Recovery (+5) wakes him, and in turn 2 he
     // acts afresh: his first action is not spent recovering from the Stun.
     // Dee, far off, keeps his side in the battle.
-    let field = format!(
-        r#"{STUNNING}
-        (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
-    );
-    let mut b = battle_with(
-        &field,
-        &[6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2],
-        vec![
-            o("Ash", "strike").target("Bo"),
-            o("Cy", "strike").target("Bo"),
-        ],
-        "Square",
-        2,
-    );
+    let mut b = stunned_then_out(vec![
+        o("Ash", "strike").target("Bo"),
+        o("Cy", "strike").target("Bo"),
+    ]);
     run(&mut b);
     let stunned = line(&b, "Bo is Stunned: 20 STUN is more than its CON of 12.");
     let out = line(&b, "Bo is knocked out: STUN 0.");
@@ -2431,23 +2433,13 @@ fn the_bar_of_an_abort_ahead_ends_with_its_phase_even_for_one_knocked_out() {
     // phase 2 of turn 1. Cy stuns him in phase 1 and knocks him out in
     // phase 2; he wakes in the Post-Turn. In turn 2 the bar is long gone:
     // struck by Ash before his place, he aborts to Dodge.
-    let field = format!(
-        r#"{STUNNING}
-        (name: "Dee", side: "B", template: "bravo", at: (11, 11), set: {{"cv": 3}}),"#
-    );
-    let mut b = battle_with(
-        &field,
-        &[6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 2],
-        vec![
-            in_phase(1, o("Ash", "end").into()),
-            in_phase(1, o("Cy", "strike").target("Bo")),
-            in_phase(2, o("Cy", "strike").target("Bo")),
-            abort("Bo", "dodge"),
-            in_phase(1, o("Ash", "strike").target("Bo")),
-        ],
-        "Square",
-        2,
-    );
+    let mut b = stunned_then_out(vec![
+        in_phase(1, o("Ash", "end").into()),
+        in_phase(1, o("Cy", "strike").target("Bo")),
+        in_phase(2, o("Cy", "strike").target("Bo")),
+        abort("Bo", "dodge"),
+        in_phase(1, o("Ash", "strike").target("Bo")),
+    ]);
     let bo = entity(&b, "Bo");
     // Turn 1, phase 2: a phase's index is its turn × 13 + its number
     // (phases::Flow::phase_index).
