@@ -454,25 +454,52 @@ impl Controller for Stop {
     }
 }
 
-/// `path:line:col` of the battle file's top-level `field:`, or the path
-/// alone when it cannot be found.
+/// `path:line:col` of the battle file's top-level `field:` (not one in the
+/// scenario text it holds), or the path alone when it cannot be found.
 fn field_at(path: &Path, field: &str) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     let key = format!("{field}:");
-    text.lines()
-        .enumerate()
-        .find_map(|(i, l)| {
-            let col = l.find(&key)?;
-            l[..col]
-                .trim()
-                .is_empty()
-                .then(|| format!("{}:{}:{}", path.display(), i + 1, col + 1))
-        })
-        .unwrap_or_else(|| path.display().to_string())
+    let mut inside = false;
+    for (i, line) in text.lines().enumerate() {
+        if inside {
+            inside = !line.contains("\"#");
+            continue;
+        }
+        // The scenario text begins as a raw string: what follows is its.
+        let open = line.find("r#\"");
+        let ours = &line[..open.unwrap_or(line.len())];
+        // A field begins a line or follows another field's comma.
+        let found = ours.match_indices(&key).map(|(at, _)| at).find(|&at| {
+            let before = ours[..at].trim_end();
+            before.is_empty() || before.ends_with(',') || before.ends_with('(')
+        });
+        if let Some(at) = found {
+            return format!("{}:{}:{}", path.display(), i + 1, at + 1);
+        }
+        if let Some(open) = open {
+            inside = !line[open + 3..].contains("\"#");
+        }
+    }
+    path.display().to_string()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_top_level_field_is_found_where_it_is_not_in_the_scenario_text() {
+        // The scenario text's own `ruleset:` is not the battle file's.
+        let dir = std::env::temp_dir().join(format!("fray-field-at-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("b.ron");
+        let text = "(\n    fray_battle: 1,\n    scenario: r#\"(\n    ruleset: \"declared\",\n)\"#,\n    seed: 1, ruleset: \"phases\",\n)\n";
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(
+            super::field_at(&path, "ruleset"),
+            format!("{}:6:14", path.display())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     use super::*;
 
     #[test]

@@ -2901,4 +2901,11 @@ fn a_cure_says_what_it_restored_up_to_the_maximum() {
         "Cl completes cure_light_wounds on Cl: 0 hit points restored",
     );
     assert_lacks(&b, "7 hit points restored");
+    // Nothing restored, nothing to float over the board.
+    let log = b.world().resource::<fray_core::log::BattleLog>();
+    let cure = log
+        .entries()
+        .iter()
+        .find(|e| e.text.contains("0 hit points restored"));
+    assert_eq!(cure.map(|e| e.amount), Some(None));
 }

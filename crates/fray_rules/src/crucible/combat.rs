@@ -574,8 +574,10 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
                 None => (0, 0, 0),
             };
             record(world, || {
-                Event::new(EventKind::Heal, "003 §II C", format!("{who} completes {} on {whom}: {n} hit points restored, {now} of {max} (ruling spell_effect).", casting.spell))
-                    .actor(&who).target(&whom).roll(roll).amount(-n)
+                let e = Event::new(EventKind::Heal, "003 §II C", format!("{who} completes {} on {whom}: {n} hit points restored, {now} of {max} (ruling spell_effect).", casting.spell))
+                    .actor(&who).target(&whom).roll(roll);
+                // Nothing restored is no amount to float over the board.
+                if n > 0 { e.amount(-n) } else { e }
             });
         }
     }

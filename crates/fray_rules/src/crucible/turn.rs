@@ -731,10 +731,10 @@ fn attack_order(world: &mut World, e: Entity, target: Entity, after: Option<Cell
 }
 
 /// 003 §III B: `e`'s attacks of the round at `target`. Having just entered
-/// its melee range with the longer weapon (`first`), 003 §II E: it strikes
-/// first, regardless of initiative, its blows landing at once even when
-/// the two act at the same instant. Bare hands against a weapon that has
-/// not struck yet, the weapon strikes first (ruling armed_first).
+/// its melee range with the longer weapon (`first`), 003 §II E: against a
+/// target still to act at this same instant it strikes first, its blows
+/// landing at once. Bare hands against a weapon that has not struck yet,
+/// the weapon strikes first (ruling armed_first).
 fn strike_entering(world: &mut World, e: Entity, target: Entity, first: bool) {
     // Striking first matters only against a target acting at this same
     // instant; otherwise the blows land with the rest of the instant's, its
