@@ -1865,5 +1865,15 @@ fn replay_writes_its_log_over_nothing_it_reads_and_refuses_an_entry_out_of_range
         "{}",
         stdout(&o)
     );
+    // The last entry itself is within the log: the battle is printed whole.
+    let whole = in_dir(&["replay", "b.ron"]);
+    let last = stdout(&whole)
+        .lines()
+        .filter(|l| !l.starts_with("Result"))
+        .count()
+        - 1;
+    let o = in_dir(&["replay", "b.ron", "--until", &last.to_string()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), stdout(&whole));
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -2908,4 +2908,16 @@ fn a_cure_says_what_it_restored_up_to_the_maximum() {
         .iter()
         .find(|e| e.text.contains("0 hit points restored"));
     assert_eq!(cure.map(|e| e.amount), Some(None));
+    // Lacking 3, she is given 3 of the 7 rolled.
+    let text = field("crucible", (12, 8), 1, NO_SURPRISE, sides);
+    let plays: Vec<(Order, bool)> = orders.iter().map(|o| (o.clone(), false)).collect();
+    let mut b = common::battle(&text, &[1, 12, 7], |_| Box::new(Plays(plays.clone())));
+    let cl = unit(&b, "Cl");
+    let mut hp = b.world_mut().get_mut::<crucible::HitPoints>(cl).unwrap();
+    hp.current = hp.max - 3;
+    common::run(&mut b);
+    assert_has(
+        &b,
+        "Cl completes cure_light_wounds on Cl: 3 hit points restored",
+    );
 }
