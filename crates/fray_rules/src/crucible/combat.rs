@@ -480,17 +480,25 @@ pub fn fire(world: &mut World, shooter: Entity, target: Entity, rule: &str) {
     }
 }
 
-/// Ruling `in_sight`: why `target` is beyond a spell of `range` from
-/// `caster` as it goes off (out of range, or out of sight behind an
-/// obstacle), if it is: it may have moved since the casting began.
-fn out_of_reach(world: &World, (caster, target): (Entity, Entity), range: u32) -> Option<String> {
-    let (here, there) = (super::cell(world, caster), super::cell(world, target));
+/// Why `target` is beyond a shot or spell of `range` from `e`, if it is.
+pub enum Beyond {
+    /// Farther than the range (003 §III D), by so many squares.
+    Range(u32),
+    /// Out of sight behind an obstacle (ruling `in_sight`).
+    Sight,
+}
+
+/// Whether `target` is beyond a shot or spell of `range` from `e`: out of
+/// range (003 §III D) or out of sight (ruling `in_sight`); it may have
+/// moved since the order was given or the casting began.
+pub fn beyond(world: &World, (e, target): (Entity, Entity), range: u32) -> Option<Beyond> {
+    let (here, there) = (super::cell(world, e), super::cell(world, target));
     let grid = world.resource::<Grid>();
     let d = grid.distance(here, there);
     if d > range {
-        return Some(format!("out of its range ({d} squares, range {range})"));
+        return Some(Beyond::Range(d));
     }
-    (!grid.in_sight(here, there)).then(|| "out of sight behind an obstacle".to_string())
+    (!grid.in_sight(here, there)).then_some(Beyond::Sight)
 }
 
 /// 003 §II C: a spell goes off after its casting time, unless damage spoiled
@@ -525,7 +533,11 @@ pub fn complete(world: &mut World, caster: Entity, target: Entity) {
         });
         return;
     }
-    if let Some(why) = out_of_reach(world, (caster, target), spell.range) {
+    if let Some(beyond) = beyond(world, (caster, target), spell.range) {
+        let why = match beyond {
+            Beyond::Range(d) => format!("out of its range ({d} squares, range {})", spell.range),
+            Beyond::Sight => "out of sight behind an obstacle".to_string(),
+        };
         record(world, || {
             Event::new(
                 EventKind::Cast,

@@ -618,30 +618,22 @@ fn move_first(world: &mut World, e: Entity, to: Option<Cell>, rate: u32) -> Opti
 /// `in_sight`), saying so when not (a move before cut short, or the target
 /// moved since the order was given): then no `what` (shot, spell).
 fn in_range(world: &mut World, (e, target): (Entity, Entity), range: u32, what: &str) -> bool {
-    let (here, there) = (cell(world, e), cell(world, target));
-    let d = world.resource::<Grid>().distance(here, there);
+    let Some(beyond) = combat::beyond(world, (e, target), range) else {
+        return true;
+    };
     let (who, whom) = (name(world, e), name(world, target));
-    if d > range {
-        note(
-            world,
-            e,
-            EventKind::OutOfReach,
+    let (rule, text) = match beyond {
+        combat::Beyond::Range(d) => (
             "003 §III D",
             format!("{whom} is out of {who}'s range ({d} squares, range {range}): no {what}."),
-        );
-        return false;
-    }
-    if !world.resource::<Grid>().in_sight(here, there) {
-        note(
-            world,
-            e,
-            EventKind::OutOfReach,
+        ),
+        combat::Beyond::Sight => (
             "ruling in_sight",
             format!("{whom} is out of {who}'s sight behind an obstacle: no {what}."),
-        );
-        return false;
-    }
-    true
+        ),
+    };
+    note(world, e, EventKind::OutOfReach, rule, text);
+    false
 }
 
 /// 003 §III B: whether `e`'s attacks of the round are spent.
@@ -776,7 +768,7 @@ fn armed_in_the_tie(world: &World, e: Entity, target: Entity) -> bool {
     combat::beats_bare_hands(world, e, target) && acting_now(world, target)
 }
 
-/// Whether `t` acts at this same instant (003 §II F).
+/// Whether `t` is still to act at this same instant (003 §II F).
 fn acting_now(world: &World, t: Entity) -> bool {
     world
         .resource::<Flow>()

@@ -264,8 +264,8 @@ fn plot_trace(
     // Ruling fall: a fallen mover rises first, which takes half its
     // movement (the larger half, ruling half_movement): the head of its
     // trace, spent where it lies, still fallen.
-    let rises = if moves && world.get::<super::Fallen>(e).is_some() {
-        full.div_ceil(2)
+    let rises = if moves {
+        super::orders::rising(world, e, full as u32) as usize
     } else {
         0
     };

@@ -897,15 +897,20 @@ pub fn allowance(world: &World, me: Entity, unalert: bool) -> u32 {
     m.saturating_sub(b.spent)
 }
 
-/// Ruling fall: the movement [`allowance`] leaves `me` once it has risen,
-/// if fallen (rising takes the larger half).
+/// Ruling fall: what rising takes of `me`'s `movement` — the larger half
+/// when it is fallen, else nothing.
+pub(super) fn rising(world: &World, me: Entity, movement: u32) -> u32 {
+    if world.get::<super::Fallen>(me).is_some() {
+        movement.div_ceil(2)
+    } else {
+        0
+    }
+}
+
+/// Ruling fall: the movement [`allowance`] leaves `me` once it has risen.
 fn risen_allowance(world: &World, me: Entity, unalert: bool) -> u32 {
     let m = allowance(world, me, unalert);
-    if world.get::<super::Fallen>(me).is_some() {
-        m - m.div_ceil(2)
-    } else {
-        m
-    }
+    m - rising(world, me, m)
 }
 
 /// A path for `me` to `to` around obstacles and others, with its cost.

@@ -173,7 +173,7 @@ fn appraise(world: &World, me: Entity) -> Vec<Appraisal> {
                 closing: if reaches { closing } else { 0.0 },
                 ..Appraisal::plain(Order::new(&name, "attack").target(o.name).with(w))
             });
-            let charge = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
+            let charge = data.ruling_numbers.charge_cells(stats.move_cells);
             // Ruling `charge`: a foe out of reach that a charge, straight
             // at it along a clear line, can reach.
             let runs = || {
@@ -246,7 +246,7 @@ fn allies_charging(world: &World, me: Entity, others: &[Other<'_>]) -> Vec<Vec<C
                 return None;
             };
             let (stats, goal) = (world.get::<Stats>(ally)?, *world.get::<Cell>(target)?);
-            let budget = stats.move_cells * data.ruling_numbers.charge_move_percent / 100;
+            let budget = data.ruling_numbers.charge_cells(stats.move_cells);
             let reach = super::combat::reach_of(world, &weapon);
             Some(super::combat::charge_walk(world, ally, goal, reach, budget))
         })

@@ -142,6 +142,14 @@ fn check_own(d: &SegmentsData, src: &Source) -> Result<(), LoadError> {
     Ok(())
 }
 
+impl RulingNumbers {
+    /// Ruling `charge`: the cells a charge runs, a share of the charger's
+    /// `move_cells`.
+    pub fn charge_cells(&self, move_cells: u32) -> u32 {
+        move_cells * self.charge_move_percent / 100
+    }
+}
+
 impl Checked for Template {
     fn problem(&self) -> Option<String> {
         if self.hp < 1 || !(1..=2).contains(&self.routines) || self.weapons.is_empty() {

@@ -605,13 +605,12 @@ fn charge(
         attack(world, &slot, target, weapon, &mut held);
         return Acted::Done(held);
     }
-    let budget = world.get::<Stats>(e).map_or(0, |s| s.move_cells)
-        * world
-            .resource::<Data>()
-            .0
-            .ruling_numbers
-            .charge_move_percent
-        / 100;
+    let moves = world.get::<Stats>(e).map_or(0, |s| s.move_cells);
+    let budget = world
+        .resource::<Data>()
+        .0
+        .ruling_numbers
+        .charge_cells(moves);
     let who = name(world, e);
     let them = name(world, target);
     record(world, || {
@@ -724,14 +723,11 @@ pub(super) fn backs_turned(world: &World, e: Entity, action: &Action, first: boo
             let reach = data.weapons.get(weapon).map_or(1, |w| w.strikes());
             (toward(*target), reach, budget)
         }
-        Action::Charge { target, weapon } if first => {
-            let percent = data.ruling_numbers.charge_move_percent;
-            (
-                toward(Some(*target)),
-                reach_of(world, weapon),
-                budget * percent / 100,
-            )
-        }
+        Action::Charge { target, weapon } if first => (
+            toward(Some(*target)),
+            reach_of(world, weapon),
+            data.ruling_numbers.charge_cells(budget),
+        ),
         // 001 §Note about spells: a caster walks into its spell's range.
         Action::Cast { spell, target } | Action::HoldCast { spell, target, .. } => {
             let range = data.spells.get(spell).map_or(0, |s| s.range);
